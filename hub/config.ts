@@ -1,0 +1,181 @@
+// Settings come from defaults, then the config file (--config / AGENTBOX_CONFIG), then the
+// environment, then command-line flags. Every key is optional.
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
+
+export const BUILTIN_SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"] as const;
+
+const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
+
+export const serverConfigSchema = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    url: z.string().url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    prefix: z.string().regex(/^[a-zA-Z0-9_-]*$/, "prefix may use letters, digits, _ and - only").optional(),
+    enabled: z.boolean().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    maxTotalTimeoutMs: z.number().int().positive().optional(),
+    maxConcurrency: z.number().int().positive().optional(),
+    maxQueue: z.number().int().nonnegative().optional(),
+    tools: toolFilter.optional(),
+  })
+  .strict()
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: "give either command (stdio) or url (HTTP), not both" });
+
+export type ServerConfig = z.infer<typeof serverConfigSchema>;
+
+const rateSpec = z.string().regex(/^\d+\s*\/\s*(s|sec|second|m|min|minute|h|hour)$/, 'a rate like "100/min", "5/s" or "1000/hour"');
+export const rateLimitsSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      methods: z.record(z.string(), rateSpec).optional(),
+      tools: z.record(z.string(), rateSpec).optional(),
+    })
+    .strict(),
+]);
+export type RateLimitsConfig = z.infer<typeof rateLimitsSchema>;
+
+export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
+  methods: { "tools/list": "10/min" },
+  tools: { "*": "100/min", "file_*": "50/min", "browser_*": "20/min" },
+};
+
+const fileSchema = z
+  .object({
+    host: z.string().optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    workspace: z.string().optional(),
+    apiKey: z.string().optional(),
+    logLevel: z.string().optional(),
+    corsOrigins: z.array(z.string()).optional(),
+    allowedHosts: z.array(z.string()).optional(),
+    sessionIdleMs: z.number().int().positive().optional(),
+    maxBodyBytes: z.number().int().positive().optional(),
+    mcpServers: z.record(z.string(), serverConfigSchema).optional(),
+    rateLimits: rateLimitsSchema.optional(),
+  })
+  .strict();
+
+export interface HubConfig {
+  host: string;
+  port: number;
+  workspace: string;
+  apiKey?: string;
+  logLevel: LogLevel;
+  corsOrigins: string[];
+  /** Extra Host header values to accept besides the bound address and localhost. */
+  allowedHosts: string[];
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+  mcpServers: Record<string, ServerConfig>;
+  rateLimits: RateLimitsConfig;
+  configPath?: string;
+}
+
+export interface CliOverrides {
+  host?: string;
+  port?: number;
+  config?: string;
+  logLevel?: string;
+}
+
+/** dist/ of this build: built-in servers run as `node dist/servers/<name>/main.js`. */
+export function distRoot(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+}
+
+export function builtinServers(names: readonly string[] = BUILTIN_SERVERS): Record<string, ServerConfig> {
+  const servers: Record<string, ServerConfig> = {};
+  for (const name of names) {
+    servers[name] = { command: process.execPath, args: [path.join(distRoot(), "servers", name, "main.js")] };
+  }
+  return servers;
+}
+
+export class ConfigError extends Error {}
+
+function describeZodError(where: string, error: z.ZodError): string {
+  const lines = error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
+  return `${where} is not valid:\n${lines.join("\n")}`;
+}
+
+function readConfigFile(file: string): z.infer<typeof fileSchema> {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`Cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(describeZodError(`Config file ${file}`, parsed.error));
+  return parsed.data;
+}
+
+function parseRateLimitsEnv(value: string): RateLimitsConfig {
+  if (["off", "false", "0", "none"].includes(value.trim().toLowerCase())) return false;
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    throw new ConfigError(`AGENTBOX_RATE_LIMITS must be "off" or a JSON object like {"tools":{"*":"100/min"}}`);
+  }
+  const parsed = rateLimitsSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(describeZodError("AGENTBOX_RATE_LIMITS", parsed.error));
+  return parsed.data;
+}
+
+function parsePort(value: string, where: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${where} must be a port number (0-65535), got "${value}"`);
+  return port;
+}
+
+function positiveInt(value: string | undefined, where: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`${where} must be a positive whole number, got "${value}"`);
+  return n;
+}
+
+export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = process.env): HubConfig {
+  const configPath = cli.config ?? env.AGENTBOX_CONFIG ?? defaultConfigPath();
+  const file = configPath ? readConfigFile(configPath) : {};
+  const port = cli.port ?? (env.AGENTBOX_PORT ? parsePort(env.AGENTBOX_PORT, "AGENTBOX_PORT") : undefined) ?? file.port ?? 8080;
+  const cors = env.AGENTBOX_CORS_ORIGINS
+    ? env.AGENTBOX_CORS_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean)
+    : (file.corsOrigins ?? []);
+  return {
+    host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
+    port,
+    workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? "workspace"),
+    apiKey: env.AGENTBOX_API_KEY || file.apiKey || undefined,
+    logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
+    corsOrigins: cors,
+    allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
+    sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
+    maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
+    mcpServers: file.mcpServers ?? builtinServers(),
+    rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
+    configPath,
+  };
+}
+
+// The image mounts a config here; from source there is none unless given.
+function defaultConfigPath(): string | undefined {
+  const imagePath = "/etc/agentbox/agentbox.json";
+  return fs.existsSync(imagePath) ? imagePath : undefined;
+}

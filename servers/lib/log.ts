@@ -1,0 +1,44 @@
+// Structured JSON logs. Children write to stderr (stdout belongs to JSON-RPC); the hub to stdout.
+export type LogLevel = "debug" | "info" | "warn" | "error";
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export function parseLogLevel(value: string | undefined, fallback: LogLevel = "info"): LogLevel {
+  const v = (value ?? "").toLowerCase();
+  return v in ORDER ? (v as LogLevel) : fallback;
+}
+
+export function createLogger(
+  base: Record<string, unknown>,
+  options: { level?: LogLevel; write?: (line: string) => void } = {},
+): Logger {
+  const level = options.level ?? parseLogLevel(process.env.AGENTBOX_LOG_LEVEL);
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[lvl] < ORDER[level]) return;
+    const entry = { time: new Date().toISOString(), level: lvl, ...base, msg, ...fields };
+    write(JSON.stringify(entry, errorReplacer) + "\n");
+  };
+  return {
+    debug: (m, f) => emit("debug", m, f),
+    info: (m, f) => emit("info", m, f),
+    warn: (m, f) => emit("warn", m, f),
+    error: (m, f) => emit("error", m, f),
+    child: (fields) => createLogger({ ...base, ...fields }, { level, write }),
+  };
+}
+
+function errorReplacer(_key: string, value: unknown): unknown {
+  return value instanceof Error ? { name: value.name, message: value.message } : value;
+}
+
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

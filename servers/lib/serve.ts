@@ -1,0 +1,113 @@
+// The stdio bootstrap every child server shares: register tools, listen for the hub's session
+// notifications, and shut down cleanly (freeing browsers, ptys, interpreters) on SIGTERM or
+// when the hub goes away (stdin closes).
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { createLogger, errorMessage, type Logger } from "./log.js";
+import { emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY } from "./session-events.js";
+import { ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
+import { workspaceRoot } from "./workspace.js";
+
+export interface ServerSpec {
+  name: string;
+  version?: string;
+  instructions?: string;
+  tools: ToolDefinition[];
+  /** Register resources, prompts or anything else on the SDK server. */
+  setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
+  /** Free what the server holds (browsers, ptys, interpreters) before the process exits. */
+  onShutdown?(): void | Promise<void>;
+}
+
+/** The session a request belongs to; calls made without the hub share one "local" session. */
+export function sessionOf(meta: Record<string, unknown> | undefined): string {
+  const value = meta?.[SESSION_META_KEY];
+  return typeof value === "string" && value ? value : "local";
+}
+
+export function registerTools(server: McpServer, tools: ToolDefinition[], workspace: string, log: Logger): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        outputSchema: tool.output,
+        annotations: tool.annotations,
+      },
+      async (args: Record<string, unknown>, extra) => {
+        const progressToken = extra._meta?.progressToken;
+        const ctx: ToolContext = {
+          session: sessionOf(extra._meta),
+          signal: extra.signal,
+          workspace,
+          log: log.child({ tool: tool.name }),
+          extra,
+          async progress(progress, total, message) {
+            if (progressToken === undefined) return;
+            await extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken, progress, total, message } })
+              .catch(() => undefined);
+          },
+        };
+        try {
+          return await tool.run(args as never, ctx);
+        } catch (err) {
+          return toolFailure(err, ctx.log);
+        }
+      },
+    );
+  }
+}
+
+function toolFailure(err: unknown, log: Logger): CallToolResult {
+  if (!(err instanceof ToolError)) log.warn("tool failed", { error: errorMessage(err), stack: (err as Error)?.stack });
+  const result: CallToolResult = { content: [{ type: "text", text: errorMessage(err) }], isError: true };
+  if (err instanceof ToolError && err.structured) result.structuredContent = err.structured;
+  return result;
+}
+
+export async function serve(spec: ServerSpec): Promise<McpServer> {
+  const log = createLogger({ server: spec.name });
+  const workspace = workspaceRoot();
+  const server = new McpServer(
+    { name: `agentbox-${spec.name}`, version: spec.version ?? "0.1.0" },
+    { instructions: spec.instructions, capabilities: { logging: {} } },
+  );
+  registerTools(server, spec.tools, workspace, log);
+  await spec.setup?.(server, { workspace, log });
+  server.server.setNotificationHandler(
+    z.object({ method: z.literal(SESSION_CLOSED_METHOD), params: z.object({ session: z.string() }).passthrough() }),
+    async (notification) => {
+      log.debug("session closed", { session: notification.params.session });
+      await emitSessionClosed(notification.params.session);
+    },
+  );
+
+  let stopping = false;
+  const shutdown = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { why });
+    const force = setTimeout(() => process.exit(0), 5000);
+    force.unref();
+    try {
+      await spec.onShutdown?.();
+    } catch (err) {
+      log.error("shutdown failed", { error: errorMessage(err) });
+    }
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.stdin.on("end", () => void shutdown("stdin closed"));
+  process.stdin.on("close", () => void shutdown("stdin closed"));
+  process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: errorMessage(err) }));
+
+  await server.connect(new StdioServerTransport());
+  log.info("ready", { tools: spec.tools.length, workspace });
+  return server;
+}

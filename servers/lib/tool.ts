@@ -1,0 +1,62 @@
+// One way to define a tool, shared by every server: a schema, annotations and a handler.
+import type { z, ZodRawShape } from "zod";
+import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Logger } from "./log.js";
+
+/** A failure the model can act on: returned as an `isError` result with this message. */
+export class ToolError extends Error {
+  constructor(message: string, readonly structured?: Record<string, unknown>) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export interface ToolContext {
+  /** The client session this call belongs to (the hub's `_meta["agentbox/session"]`). */
+  session: string;
+  /** Aborted when the client cancels the call or the hub gives up on it. */
+  signal: AbortSignal;
+  workspace: string;
+  log: Logger;
+  /** Sends a progress notification when the caller asked for progress; otherwise does nothing. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** The raw SDK request context, for sampling, elicitation and the like. */
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+}
+
+type Args<S extends ZodRawShape> = z.infer<z.ZodObject<S>>;
+
+export interface ToolDefinition<S extends ZodRawShape = ZodRawShape> {
+  name: string;
+  title?: string;
+  description: string;
+  input: S;
+  output?: ZodRawShape;
+  annotations: ToolAnnotations;
+  run(args: Args<S>, ctx: ToolContext): Promise<CallToolResult> | CallToolResult;
+}
+
+export function defineTool<S extends ZodRawShape>(def: ToolDefinition<S>): ToolDefinition<ZodRawShape> {
+  return def as unknown as ToolDefinition<ZodRawShape>;
+}
+
+export const reply = {
+  text(text: string): CallToolResult {
+    return { content: [{ type: "text", text }] };
+  },
+  /** Human-readable text plus the same data as structuredContent (for tools with an outputSchema). */
+  data(text: string, structured: Record<string, unknown>): CallToolResult {
+    return { content: [{ type: "text", text }], structuredContent: structured };
+  },
+  image(base64: string, mimeType: string, caption?: string): CallToolResult {
+    const content: CallToolResult["content"] = [{ type: "image", data: base64, mimeType }];
+    if (caption) content.unshift({ type: "text", text: caption });
+    return { content };
+  },
+  error(message: string, structured?: Record<string, unknown>): CallToolResult {
+    const result: CallToolResult = { content: [{ type: "text", text: message }], isError: true };
+    if (structured) result.structuredContent = structured;
+    return result;
+  },
+};

@@ -1,0 +1,161 @@
+// Start a real hub process on an ephemeral port and connect real SDK clients to it over HTTP.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { builtinServers, distRoot, type ServerConfig } from "../../hub/config.js";
+
+export interface HubOptions {
+  /** Built-in servers to run (default: none unless `extraServers` is empty, then all). */
+  servers?: string[];
+  /** More mcpServers entries (fixtures, third-party servers). */
+  extraServers?: Record<string, ServerConfig>;
+  /** Other top-level config keys (rateLimits, ...). */
+  config?: Record<string, unknown>;
+  /** Extra environment for the hub (children inherit it). Rate limits are off unless set here. */
+  env?: Record<string, string>;
+  /** Workspace folder; a fresh temporary one by default. */
+  workspace?: string;
+  /** Wait until /readyz says every child is ready (default true). */
+  waitReady?: boolean;
+}
+
+export interface TestHub {
+  origin: string;
+  url: string;
+  workspace: string;
+  pid: number;
+  process: ChildProcess;
+  logs: string[];
+  connect(options?: ConnectOptions): Promise<Client>;
+  stop(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  name?: string;
+  capabilities?: ClientCapabilities;
+  headers?: Record<string, string>;
+  path?: string;
+}
+
+export const fixture = (name: string): ServerConfig => ({
+  command: process.execPath,
+  args: [path.join(distRoot(), "test", "fixtures", `${name}.js`)],
+});
+
+export function tempDir(prefix = "agentbox-test-"): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+export async function startHub(options: HubOptions = {}): Promise<TestHub> {
+  const workspace = options.workspace ?? tempDir("agentbox-ws-");
+  const dir = tempDir("agentbox-cfg-");
+  const servers = options.servers ?? (options.extraServers ? [] : undefined);
+  const mcpServers = { ...builtinServers(servers), ...options.extraServers };
+  const configPath = path.join(dir, "agentbox.json");
+  fs.writeFileSync(configPath, JSON.stringify({ ...options.config, mcpServers }, null, 2));
+
+  const child = spawn(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0", "--config", configPath], {
+    env: {
+      ...process.env,
+      AGENTBOX_WORKSPACE: workspace,
+      AGENTBOX_RATE_LIMITS: "off",
+      AGENTBOX_LOG_LEVEL: "info",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const verbose = Boolean(process.env.AGENTBOX_TEST_VERBOSE);
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start listening:\n${logs.join("\n")}`)), 30_000);
+    const onLine = (line: string) => {
+      logs.push(line);
+      if (verbose) process.stderr.write(line + "\n");
+      try {
+        const entry = JSON.parse(line);
+        if (entry.msg === "listening" && entry.url) {
+          clearTimeout(timer);
+          resolve(String(entry.url));
+        }
+      } catch {
+        // not a JSON line
+      }
+    };
+    readline.createInterface({ input: child.stdout! }).on("line", onLine);
+    readline.createInterface({ input: child.stderr! }).on("line", onLine);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub exited with ${code}:\n${logs.join("\n")}`));
+    });
+  });
+
+  if (options.waitReady !== false) await waitReady(origin, logs);
+
+  const clients: Client[] = [];
+  const hub: TestHub = {
+    origin,
+    url: `${origin}/mcp`,
+    workspace,
+    pid: child.pid!,
+    process: child,
+    logs,
+    async connect(connectOptions: ConnectOptions = {}) {
+      const client = new Client(
+        { name: connectOptions.name ?? "agentbox-test", version: "1.0.0" },
+        { capabilities: connectOptions.capabilities ?? {} },
+      );
+      const transport = new StreamableHTTPClientTransport(new URL(connectOptions.path ?? "/mcp", origin), {
+        requestInit: { headers: connectOptions.headers ?? {} },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async stop() {
+      await Promise.allSettled(clients.map((c) => c.close()));
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return hub;
+}
+
+async function waitReady(origin: string, logs: string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let last = "";
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${origin}/readyz`);
+      last = await res.text();
+      if (res.ok) return;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`hub not ready after 60 s: ${last}\n${logs.slice(-30).join("\n")}`);
+}
+
+/** Call a tool and return its result (tool errors come back as isError results, not throws). */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** All text content of a result, joined by newlines. */
+export function textOf(result: CallToolResult): string {
+  return result.content
+    .filter((c): c is { type: "text"; text: string } => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
+}
