@@ -1,0 +1,43 @@
+// Limits read from the environment once at startup; bad values fall back to the defaults
+// (with a warning) rather than stopping the server.
+import type { Logger } from "../lib/log.js";
+
+export interface TerminalConfig {
+  /** Live terminals one client session may hold at once. */
+  maxSessions: number;
+  /** A terminal the client has not touched for this long is killed (0: never). */
+  idleMs: number;
+  /** Bytes kept per exec stream and per terminal scrollback; the tail is kept. */
+  maxOutput: number;
+}
+
+const DEFAULTS: TerminalConfig = { maxSessions: 8, idleMs: 30 * 60_000, maxOutput: 1024 * 1024 };
+
+function positiveInt(name: string, fallback: number, log?: Logger, allowZero = false): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  if (Number.isInteger(value) && (value > 0 || (allowZero && value === 0))) return value;
+  log?.warn("ignoring invalid setting", { name, value: raw, using: fallback });
+  return fallback;
+}
+
+export function loadConfig(log?: Logger): TerminalConfig {
+  return {
+    maxSessions: positiveInt("AGENTBOX_TERMINAL_MAX_SESSIONS", DEFAULTS.maxSessions, log),
+    idleMs: positiveInt("AGENTBOX_TERMINAL_IDLE_MS", DEFAULTS.idleMs, log, true),
+    maxOutput: positiveInt("AGENTBOX_EXEC_MAX_OUTPUT", DEFAULTS.maxOutput, log),
+  };
+}
+
+/**
+ * The environment a command or terminal starts with: the server's own, minus the hub's API key
+ * (a command has no business reading it), plus the caller's variables and the tree marker.
+ */
+export function childEnv(extra: Record<string, string> | undefined, markerName: string, marker: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && key !== "AGENTBOX_API_KEY") env[key] = value;
+  }
+  return { ...env, ...extra, [markerName]: marker };
+}

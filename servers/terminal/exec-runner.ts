@@ -1,0 +1,133 @@
+// Run one command line through bash with separate stdout/stderr, a timeout, cancellation and a
+// guarantee that nothing it started outlives it: when bash exits, on timeout and on cancel the
+// whole tree is killed (see proctree.ts) and every process is reaped.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { StringDecoder } from "node:string_decoder";
+import { childEnv } from "./config.js";
+import { killTree, TREE_MARKER_ENV, type Tree } from "./proctree.js";
+import { TailBuffer } from "./tail-buffer.js";
+
+export interface ExecOptions {
+  command: string;
+  cwd: string;
+  env?: Record<string, string>;
+  stdin?: string;
+  timeoutMs: number;
+  maxOutput: number;
+  signal: AbortSignal;
+  /** Called with each decoded chunk as it arrives. */
+  onOutput?(stream: "stdout" | "stderr", text: string): void;
+}
+
+export interface ExecResult {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  /** Bytes dropped from the front of each stream because of the output cap. */
+  droppedBytes: { stdout: number; stderr: number };
+  durationMs: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Processes killed when the command ended, timed out or was cancelled (leftovers included). */
+  killedProcesses: number;
+}
+
+/** Trees of commands still running, so shutdown can kill them. */
+const running = new Set<Tree>();
+
+export async function killAllExecs(): Promise<void> {
+  await Promise.all([...running].map((tree) => killTree(tree)));
+}
+
+// If some process we could not identify still holds the pipes after the tree was killed, stop
+// waiting for them after this long rather than hanging the call.
+const PIPE_GRACE_MS = 2000;
+
+export function runCommand(options: ExecOptions): Promise<ExecResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const marker = randomUUID();
+    // detached: bash leads a new session and process group, so the group can be killed whole
+    // without touching the server.
+    const child = spawn("/bin/bash", ["-c", options.command], {
+      cwd: options.cwd,
+      env: childEnv(options.env, TREE_MARKER_ENV, marker),
+      detached: true,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    if (child.pid === undefined) {
+      child.once("error", (err) => reject(err));
+      return;
+    }
+    const tree: Tree = { root: child.pid, marker };
+    running.add(tree);
+
+    const out = { stdout: new TailBuffer(options.maxOutput), stderr: new TailBuffer(options.maxOutput) };
+    for (const name of ["stdout", "stderr"] as const) {
+      const decoder = new StringDecoder("utf8");
+      child[name]!.on("data", (chunk: Buffer) => {
+        out[name].append(chunk);
+        const text = decoder.write(chunk);
+        if (text) options.onOutput?.(name, text);
+      });
+    }
+    if (options.stdin !== undefined) {
+      child.stdin!.on("error", () => undefined); // the command may exit without reading its input
+      child.stdin!.end(options.stdin);
+    }
+
+    let timedOut = false;
+    let cancelled = false;
+    let killed = 0;
+    let killing: Promise<void> | undefined;
+    const kill = () => {
+      killing ??= killTree(tree).then((n) => {
+        killed = n;
+      });
+      return killing;
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void kill();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      cancelled = true;
+      void kill();
+    };
+    if (options.signal.aborted) onAbort();
+    else options.signal.addEventListener("abort", onAbort, { once: true });
+
+    let exit: { code: number | null; signal: string | null } | undefined;
+    let graceTimer: NodeJS.Timeout | undefined;
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      // Whatever bash left running in the background goes with it; once those die the pipes close.
+      void kill().then(() => {
+        graceTimer = setTimeout(() => {
+          child.stdout!.destroy();
+          child.stderr!.destroy();
+        }, PIPE_GRACE_MS);
+      });
+    });
+    child.once("close", async () => {
+      await kill();
+      clearTimeout(timer);
+      clearTimeout(graceTimer);
+      options.signal.removeEventListener("abort", onAbort);
+      running.delete(tree);
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stdout: out.stdout.text(),
+        stderr: out.stderr.text(),
+        droppedBytes: { stdout: out.stdout.start, stderr: out.stderr.start },
+        durationMs: Math.round(performance.now() - started),
+        timedOut,
+        cancelled,
+        killedProcesses: killed,
+      });
+    });
+  });
+}

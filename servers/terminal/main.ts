@@ -1,0 +1,17 @@
+// The terminal server: `exec` for one-shot commands, session_* for persistent pty terminals.
+import { serve } from "../lib/serve.js";
+import { killAllExecs } from "./exec-runner.js";
+import { closeAllTerminals } from "./registry.js";
+import exec from "./tools/exec.js";
+import sessionTools from "./tools/sessions.js";
+
+await serve({
+  name: "terminal",
+  instructions:
+    "Use exec for one command that finishes on its own; use session_create + session_send/session_read for " +
+    "interactive programs (REPLs, prompts, top) and long-running processes.",
+  tools: [exec, ...sessionTools],
+  async onShutdown() {
+    await Promise.all([killAllExecs(), closeAllTerminals()]);
+  },
+});

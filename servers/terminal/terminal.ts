@@ -1,0 +1,181 @@
+// One persistent terminal: a real pty running a shell (or any program), its scrollback, the
+// client's read cursor, and waiting for output to match a pattern or go quiet.
+import { randomBytes, randomUUID } from "node:crypto";
+import * as pty from "node-pty";
+import stripAnsi from "strip-ansi";
+import { childEnv } from "./config.js";
+import { killTree, TREE_MARKER_ENV } from "./proctree.js";
+import { TailBuffer } from "./tail-buffer.js";
+
+export interface TerminalOptions {
+  /** Absolute path of the program to run. */
+  program: string;
+  args: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  cols: number;
+  rows: number;
+  /** Bytes of output kept. */
+  scrollback: number;
+}
+
+export interface WaitOptions {
+  /** Absolute output offset the pattern is looked for from. */
+  from: number;
+  pattern?: RegExp;
+  quietMs?: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+export type WaitOutcome = "pattern" | "quiet" | "exited" | "timeout" | "cancelled";
+
+export interface ReadResult {
+  text: string;
+  /** Unread bytes the scrollback cap dropped before this read. */
+  droppedBytes: number;
+}
+
+/** Terminal output for a reader: escape sequences removed and CRLF made LF, when asked. */
+export function clean(text: string, strip: boolean): string {
+  return strip ? stripAnsi(text).replace(/\r+\n/g, "\n") : text;
+}
+
+export class Terminal {
+  readonly id = `t${randomBytes(4).toString("hex")}`;
+  readonly marker = randomUUID();
+  readonly createdAt = new Date();
+  readonly pid: number;
+  cols: number;
+  rows: number;
+  /** Last time the client used this terminal (for the idle limit). */
+  lastUsed = Date.now();
+  exit?: { exitCode: number; signal: number | null };
+
+  private readonly pty: pty.IPty;
+  private readonly output: TailBuffer;
+  /** Absolute offset of the first byte the client has not read. */
+  private cursor = 0;
+  private lastOutputAt = Date.now();
+  private readonly listeners = new Set<() => void>();
+  private readonly exited: Promise<void>;
+
+  constructor(readonly options: TerminalOptions) {
+    this.cols = options.cols;
+    this.rows = options.rows;
+    this.output = new TailBuffer(options.scrollback);
+    this.pty = pty.spawn(options.program, options.args, {
+      name: options.env?.TERM ?? "xterm-256color",
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: childEnv(options.env, TREE_MARKER_ENV, this.marker),
+    });
+    this.pid = this.pty.pid;
+    this.pty.onData((data) => {
+      this.output.append(data);
+      this.lastOutputAt = Date.now();
+      this.notify();
+    });
+    this.exited = new Promise((resolve) => {
+      this.pty.onExit(({ exitCode, signal }) => {
+        this.exit = { exitCode, signal: signal || null };
+        this.notify();
+        resolve();
+      });
+    });
+  }
+
+  get alive(): boolean {
+    return this.exit === undefined;
+  }
+
+  /** Bytes of output produced so far (an offset to wait from). */
+  get written(): number {
+    return this.output.total;
+  }
+
+  /** Absolute offset of the first unread byte. */
+  get readOffset(): number {
+    return this.cursor;
+  }
+
+  get unread(): number {
+    return this.output.total - this.cursor;
+  }
+
+  touch(): void {
+    this.lastUsed = Date.now();
+  }
+
+  write(data: string): void {
+    this.pty.write(data);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.pty.resize(cols, rows);
+    this.cols = cols;
+    this.rows = rows;
+  }
+
+  /** Output since the last read, and mark it read. */
+  readNew(strip: boolean): ReadResult {
+    const droppedBytes = Math.max(0, this.output.start - this.cursor);
+    const text = this.output.text(this.cursor);
+    this.cursor = this.output.total;
+    return { text: clean(text, strip), droppedBytes };
+  }
+
+  /** The last `lines` lines of the scrollback; everything counts as read afterwards. */
+  readTail(lines: number, strip: boolean): ReadResult {
+    const all = clean(this.output.text(this.output.start), strip);
+    this.cursor = this.output.total;
+    const parts = all.replace(/\r?\n$/, "").split(/\r?\n/);
+    return { text: parts.slice(-lines).join("\n"), droppedBytes: 0 };
+  }
+
+  /**
+   * Wait until the pattern shows up in the output after `from` (then, if quietMs is given too,
+   * until output pauses that long), or until output is quiet for quietMs, the program exits,
+   * the time runs out or the call is cancelled.
+   */
+  async wait(options: WaitOptions): Promise<WaitOutcome> {
+    const started = Date.now();
+    const deadline = started + options.timeoutMs;
+    for (;;) {
+      if (options.signal.aborted) return "cancelled";
+      const matched = options.pattern ? options.pattern.test(clean(this.output.text(options.from), true)) : true;
+      const now = Date.now();
+      const quietLeft = options.quietMs ? options.quietMs - (now - Math.max(started, this.lastOutputAt)) : 0;
+      if (matched && quietLeft <= 0) return options.pattern ? "pattern" : "quiet";
+      if (!this.alive) return "exited";
+      if (now >= deadline) return "timeout";
+      await this.nextEvent(Math.min(deadline - now, matched ? quietLeft : Infinity), options.signal);
+    }
+  }
+
+  private nextEvent(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(done);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.listeners.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** Kill the program and everything it started; resolves once the pty has been reaped. */
+  async kill(): Promise<number> {
+    const killed = await killTree({ root: this.pid, marker: this.marker });
+    await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
+    return killed;
+  }
+}

@@ -1,0 +1,92 @@
+// exec: one command line through bash, output captured per stream, the whole tree killed on
+// timeout or cancellation.
+import { z } from "zod";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { errorMessage } from "../../lib/log.js";
+import { runCommand, type ExecResult } from "../exec-runner.js";
+import { ProgressStream } from "../progress.js";
+import { settings } from "../settings.js";
+import { envSchema, resolveCwd } from "./common.js";
+
+const MAX_TIMEOUT_MS = 60 * 60_000;
+
+export default defineTool({
+  name: "exec",
+  title: "Run a command",
+  description:
+    "Run one command line with bash -c (pipes, redirections, && and globs work) and return its exit code, " +
+    "stdout and stderr separately, and the duration. Runs in the workspace unless cwd says otherwise. " +
+    "On timeout or cancellation the whole process tree is killed. Background processes the command leaves " +
+    "running are killed when it exits: use session_create for long-running or interactive programs. " +
+    "Output beyond the cap keeps its tail. When the call carries a progress token, output is streamed as " +
+    "progress notifications whose message is the new output.",
+  input: {
+    command: z.string().min(1).describe("The command line, run as `bash -c <command>`."),
+    cwd: z.string().optional().describe("Working directory, relative to the workspace or absolute inside it (default: the workspace)."),
+    env: envSchema.optional(),
+    stdin: z.string().optional().describe("Text written to the command's standard input (default: no input, stdin is closed)."),
+    timeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .max(MAX_TIMEOUT_MS)
+      .default(120_000)
+      .describe(`Kill the command (and everything it started) after this many ms; default 120000, at most ${MAX_TIMEOUT_MS}.`),
+  },
+  output: {
+    exitCode: z.number().int().nullable().describe("Exit code, null when killed by a signal."),
+    signal: z.string().nullable().describe("The signal that ended the command, if any."),
+    stdout: z.string(),
+    stderr: z.string(),
+    durationMs: z.number(),
+    truncated: z.boolean().describe("True when the output cap dropped the beginning of stdout or stderr."),
+    droppedBytes: z.object({ stdout: z.number(), stderr: z.number() }),
+    timedOut: z.boolean(),
+    cancelled: z.boolean(),
+    killedProcesses: z.number().describe("Processes killed at the end (the tree on timeout/cancel, or background leftovers)."),
+  },
+  annotations: { destructiveHint: true, openWorldHint: true },
+  async run({ command, cwd, env, stdin, timeoutMs }, ctx) {
+    const dir = resolveCwd(ctx.workspace, cwd);
+    const stream = new ProgressStream(ctx);
+    let result: ExecResult;
+    try {
+      result = await runCommand({
+        command,
+        cwd: dir,
+        env,
+        stdin,
+        timeoutMs,
+        maxOutput: settings.maxOutput,
+        signal: ctx.signal,
+        onOutput: (_stream, text) => stream.push(text),
+      });
+    } catch (err) {
+      throw new ToolError(`Could not start bash: ${errorMessage(err)}`);
+    } finally {
+      await stream.close();
+    }
+    const truncated = result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0;
+    const structured = { ...result, truncated };
+    const text = describe(result, timeoutMs, truncated);
+    const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
+    return failed ? reply.error(text, structured) : reply.data(text, structured);
+  },
+});
+
+function describe(r: ExecResult, timeoutMs: number, truncated: boolean): string {
+  let head: string;
+  if (r.timedOut) head = `Timed out after ${timeoutMs} ms: killed the whole process tree (${r.killedProcesses} processes).`;
+  else if (r.cancelled) head = `Cancelled: killed the whole process tree (${r.killedProcesses} processes).`;
+  else if (r.exitCode === null) head = `Killed by ${r.signal}.`;
+  else head = `Exit code ${r.exitCode}.`;
+  const lines = [`${head} Took ${r.durationMs} ms.`];
+  if (!r.timedOut && !r.cancelled && r.killedProcesses > 0) {
+    lines.push(`Killed ${r.killedProcesses} background processes it left running.`);
+  }
+  if (truncated) {
+    lines.push(`Output truncated to the last ${settings.maxOutput} bytes per stream (dropped: stdout ${r.droppedBytes.stdout}, stderr ${r.droppedBytes.stderr}).`);
+  }
+  lines.push("--- stdout ---", r.stdout.replace(/\n$/, ""), "--- stderr ---", r.stderr.replace(/\n$/, ""));
+  return lines.join("\n");
+}

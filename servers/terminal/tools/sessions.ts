@@ -1,0 +1,250 @@
+// The persistent-terminal tools: session_create, session_send, session_read, session_resize,
+// session_kill, session_list. Each works only on the calling client session's terminals.
+import { z } from "zod";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { KEY_HELP, keyBytes } from "../keys.js";
+import { defaultShell, resolveProgram } from "../program.js";
+import { closeTerminal, findTerminal, listTerminals, openTerminal } from "../registry.js";
+import { settings } from "../settings.js";
+import type { ReadResult, Terminal, WaitOutcome } from "../terminal.js";
+import { envSchema, resolveCwd } from "./common.js";
+
+const MAX_WAIT_MS = 10 * 60_000;
+
+const id = z.string().min(1).describe("Terminal id from session_create or session_list.");
+const cols = z.number().int().min(10).max(1000);
+const rows = z.number().int().min(2).max(500);
+const stripAnsi = z
+  .boolean()
+  .default(true)
+  .describe("Remove ANSI escape sequences (colours, cursor moves) and turn CRLF into LF (default true); false gives the raw bytes.");
+const waitParams = {
+  waitFor: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Wait until this JavaScript regular expression (multiline) matches the new output, ANSI stripped, e.g. '>>> $' or '\\$ $'."),
+  quietMs: z
+    .number()
+    .int()
+    .positive()
+    .max(60_000)
+    .optional()
+    .describe("Wait until no output arrives for this many ms (after waitFor matched, when both are given)."),
+  timeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_WAIT_MS)
+    .default(10_000)
+    .describe(`Longest wait in ms (default 10000, at most ${MAX_WAIT_MS}); on timeout the output so far is returned.`),
+  stripAnsi,
+};
+
+const infoShape = {
+  id: z.string(),
+  pid: z.number(),
+  program: z.string(),
+  args: z.array(z.string()),
+  cwd: z.string(),
+  cols: z.number(),
+  rows: z.number(),
+  alive: z.boolean(),
+  exitCode: z.number().nullable(),
+  unreadBytes: z.number(),
+  createdAt: z.string(),
+};
+const readShape = {
+  id: z.string(),
+  output: z.string().describe("The output returned by this call."),
+  droppedBytes: z.number().describe("Unread output lost because the scrollback cap was exceeded."),
+  waited: z.enum(["pattern", "quiet", "exited", "timeout", "cancelled"]).nullable(),
+  alive: z.boolean(),
+  exitCode: z.number().nullable(),
+};
+
+function info(t: Terminal) {
+  return {
+    id: t.id,
+    pid: t.pid,
+    program: t.options.program,
+    args: t.options.args,
+    cwd: t.options.cwd,
+    cols: t.cols,
+    rows: t.rows,
+    alive: t.alive,
+    exitCode: t.exit?.exitCode ?? null,
+    unreadBytes: t.unread,
+    createdAt: t.createdAt.toISOString(),
+  };
+}
+
+function status(t: Terminal): string {
+  return t.alive ? "running" : `exited with code ${t.exit!.exitCode}`;
+}
+
+function compile(pattern: string | undefined): RegExp | undefined {
+  if (pattern === undefined) return undefined;
+  try {
+    return new RegExp(pattern, "m");
+  } catch (err) {
+    throw new ToolError(`waitFor is not a valid regular expression: ${(err as Error).message}`);
+  }
+}
+
+const WAIT_NOTES: Record<WaitOutcome, string> = {
+  pattern: "pattern matched",
+  quiet: "output went quiet",
+  exited: "the program exited",
+  timeout: "timed out waiting",
+  cancelled: "wait cancelled",
+};
+
+function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null) {
+  const notes = [`Terminal ${t.id} (${status(t)})`];
+  if (waited) notes.push(WAIT_NOTES[waited]);
+  if (read.droppedBytes > 0) notes.push(`${read.droppedBytes} unread bytes were dropped by the scrollback cap`);
+  const text = `${notes.join("; ")}.\n${read.text}`;
+  return reply.data(text, { id: t.id, output: read.text, droppedBytes: read.droppedBytes, waited, alive: t.alive, exitCode: t.exit?.exitCode ?? null });
+}
+
+export const sessionCreate = defineTool({
+  name: "session_create",
+  title: "Open a terminal",
+  description:
+    "Start a persistent terminal: a real pty running a shell (or another interactive program such as python3), " +
+    "kept until session_kill, the end of your client session, or the idle limit. Returns its id. " +
+    `At most ${settings.maxSessions} running terminals per client session.`,
+  input: {
+    shell: z.string().min(1).optional().describe("Program to run: a name on PATH or an absolute path (default: $SHELL, else /bin/bash)."),
+    args: z.array(z.string()).default([]).describe("Arguments for the program."),
+    cwd: z.string().optional().describe("Working directory, relative to the workspace or absolute inside it (default: the workspace)."),
+    env: envSchema.optional(),
+    cols: cols.default(120).describe("Terminal width in columns (default 120)."),
+    rows: rows.default(40).describe("Terminal height in rows (default 40)."),
+  },
+  output: infoShape,
+  annotations: { destructiveHint: true, openWorldHint: true },
+  async run({ shell, args, cwd, env, cols, rows }, ctx) {
+    const program = shell ? resolveProgram(shell) : defaultShell();
+    const dir = resolveCwd(ctx.workspace, cwd);
+    const t = await openTerminal(ctx.session, { program, args, cwd: dir, env, cols, rows, scrollback: settings.maxOutput });
+    ctx.log.info("terminal opened", { session: ctx.session, id: t.id, pid: t.pid, program });
+    return reply.data(`Terminal ${t.id} started: ${program} ${args.join(" ")} (pid ${t.pid}, ${cols}x${rows}) in ${dir}.`, info(t));
+  },
+});
+
+export const sessionSend = defineTool({
+  name: "session_send",
+  title: "Type into a terminal",
+  description:
+    "Send input to a terminal: literal text (a newline presses Enter) and/or named keys. " +
+    "With waitFor or quietMs, wait for the response and return the output since your last read (marking it read); " +
+    `otherwise return at once. Keys: ${KEY_HELP}.`,
+  input: {
+    id,
+    input: z.string().optional().describe("Text to type; '\\n' is sent as Enter. E.g. 'ls -la\\n'."),
+    keys: z.array(z.string()).optional().describe("Named keys sent after the text, e.g. ['Ctrl-C'] or ['Up', 'Enter']."),
+    ...waitParams,
+  },
+  output: { ...readShape, sentBytes: z.number() },
+  annotations: { destructiveHint: true, openWorldHint: true },
+  async run({ id, input, keys, waitFor, quietMs, timeoutMs, stripAnsi }, ctx) {
+    if (input === undefined && (keys === undefined || keys.length === 0)) {
+      throw new ToolError("Nothing to send: give input text, keys, or both.");
+    }
+    const pattern = compile(waitFor);
+    let data = (input ?? "").replace(/\r?\n/g, "\r");
+    for (const key of keys ?? []) {
+      const bytes = keyBytes(key);
+      if (bytes === undefined) throw new ToolError(`Unknown key '${key}'. Known keys: ${KEY_HELP}.`);
+      data += bytes;
+    }
+    const t = await findTerminal(ctx.session, id);
+    if (!t.alive) {
+      throw new ToolError(`Terminal ${id} has ${status(t)}; read its last output with session_read, remove it with session_kill.`);
+    }
+    const from = t.written;
+    t.write(data);
+    const sentBytes = Buffer.byteLength(data);
+    if (!pattern && !quietMs) {
+      const result = { id, output: "", droppedBytes: 0, waited: null, alive: t.alive, exitCode: t.exit?.exitCode ?? null, sentBytes };
+      return reply.data(`Sent ${sentBytes} bytes to terminal ${id}; read the response with session_read.`, result);
+    }
+    const waited = await t.wait({ from, pattern, quietMs, timeoutMs, signal: ctx.signal });
+    const answer = readReply(t, t.readNew(stripAnsi), waited);
+    answer.structuredContent = { ...answer.structuredContent, sentBytes };
+    return answer;
+  },
+});
+
+export const sessionRead = defineTool({
+  name: "session_read",
+  title: "Read a terminal",
+  description:
+    "Read a terminal's output: 'new' gives everything since your last read, 'tail' the last lines of the scrollback " +
+    "(either marks the output read). Optionally wait first for a pattern or for output to go quiet.",
+  input: {
+    id,
+    mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `lines` lines."),
+    lines: z.number().int().positive().max(10_000).default(40).describe("Lines for mode 'tail' (default 40)."),
+    ...waitParams,
+  },
+  output: readShape,
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run({ id, mode, lines, waitFor, quietMs, timeoutMs, stripAnsi }, ctx) {
+    const pattern = compile(waitFor);
+    const t = await findTerminal(ctx.session, id);
+    let waited: WaitOutcome | null = null;
+    if (pattern || quietMs) waited = await t.wait({ from: t.readOffset, pattern, quietMs, timeoutMs, signal: ctx.signal });
+    const read = mode === "tail" ? t.readTail(lines, stripAnsi) : t.readNew(stripAnsi);
+    return readReply(t, read, waited);
+  },
+});
+
+export const sessionResize = defineTool({
+  name: "session_resize",
+  title: "Resize a terminal",
+  description: "Change a terminal's size; full-screen programs (top, vim, less) redraw for the new size.",
+  input: { id, cols: cols.describe("Width in columns."), rows: rows.describe("Height in rows.") },
+  output: infoShape,
+  annotations: { idempotentHint: true, openWorldHint: false },
+  async run({ id, cols, rows }, ctx) {
+    const t = await findTerminal(ctx.session, id);
+    if (!t.alive) throw new ToolError(`Terminal ${id} has ${status(t)}; it cannot be resized.`);
+    t.resize(cols, rows);
+    return reply.data(`Terminal ${id} resized to ${cols}x${rows}.`, info(t));
+  },
+});
+
+export const sessionKill = defineTool({
+  name: "session_kill",
+  title: "Close a terminal",
+  description: "Kill a terminal's program and every process started in it, and forget the terminal.",
+  input: { id },
+  output: { ...infoShape, killedProcesses: z.number() },
+  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async run({ id }, ctx) {
+    const { terminal: t, killed } = await closeTerminal(ctx.session, id);
+    ctx.log.info("terminal killed", { session: ctx.session, id, killed });
+    return reply.data(`Terminal ${id} closed (${killed} processes killed).`, { ...info(t), killedProcesses: killed });
+  },
+});
+
+export const sessionList = defineTool({
+  name: "session_list",
+  title: "List terminals",
+  description: "List this client session's terminals: id, program, cwd, size, whether running, unread output.",
+  input: {},
+  output: { terminals: z.array(z.object(infoShape)) },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+  async run(_args, ctx) {
+    const terminals = (await listTerminals(ctx.session)).map(info);
+    const lines = terminals.map(
+      (t) => `${t.id}  ${t.alive ? "running" : `exited(${t.exitCode})`}  ${t.program} ${t.args.join(" ")}  ${t.cols}x${t.rows}  unread ${t.unreadBytes}B  ${t.cwd}`,
+    );
+    return reply.data(terminals.length ? lines.join("\n") : "No terminals in this client session.", { terminals });
+  },
+});
+
+export default [sessionCreate, sessionSend, sessionRead, sessionResize, sessionKill, sessionList];
