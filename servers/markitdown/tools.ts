@@ -1,0 +1,98 @@
+// The markitdown tools: `convert` (any source → Markdown, paged or saved) and `formats`.
+import fs from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, reply, ToolError } from "../lib/tool.js";
+import { relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
+import { convertBytes } from "./convert.js";
+import { FORMATS } from "./formats.js";
+import { pageFooter, pageOf, pageOutput, pagingInput } from "./paging.js";
+import { loadSource } from "./sources.js";
+
+function envInt(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? Math.floor(value) : fallback;
+}
+
+/** Largest document (file, download, decoded content, unpacked archive) we convert. */
+export const MAX_BYTES = envInt("MARKITDOWN_MAX_BYTES", 50 * 1024 * 1024);
+export const FETCH_TIMEOUT_MS = envInt("MARKITDOWN_TIMEOUT_MS", 30_000);
+
+const convert = defineTool({
+  name: "convert",
+  title: "Convert a document to Markdown",
+  description:
+    "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS/Atom, Jupyter, ZIP of these, text…) to Markdown. " +
+    "Source: a workspace path, a file: URI, an http(s) URL, a data: URI, or base64 `content` with a file `name`. " +
+    "Long output is paged (start/maxChars, the result says what remains), or written whole to `saveTo`.",
+  input: {
+    source: z.string().optional().describe("Workspace path, file: URI, http(s): URL or data: URI of the document"),
+    content: z.string().optional().describe("The document itself, base64-encoded (instead of source); needs `name` or `format`"),
+    name: z.string().optional().describe("File name for `content`, e.g. report.pdf: its extension picks the converter"),
+    format: z.string().optional().describe("Force a format by extension or id (pdf, docx, html, csv, json, zip…) when the source's name or type does not tell"),
+    ...pagingInput,
+    saveTo: z.string().optional().describe("Workspace path to write the whole Markdown to, instead of returning it"),
+    overwrite: z.boolean().default(false).describe("With saveTo: replace an existing file"),
+  },
+  output: {
+    title: z.string().nullable().describe("Document title when known"),
+    format: z.string().describe("Format id that was used (pdf, docx, …)"),
+    source: z.string().describe("The source as converted"),
+    savedTo: z.string().optional().describe("Workspace path the Markdown was written to"),
+    ...pageOutput,
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  async run(args, ctx) {
+    const loaded = await loadSource(args, { workspace: ctx.workspace, maxBytes: MAX_BYTES, timeoutMs: FETCH_TIMEOUT_MS, signal: ctx.signal });
+    ctx.log.debug("converting", { source: loaded.label, ext: loaded.ext, bytes: loaded.bytes.length });
+    const doc = await convertBytes(loaded.bytes, loaded.ext, { url: loaded.url, maxBytes: MAX_BYTES });
+    const base = { title: doc.title, format: doc.format.id, source: loaded.label };
+
+    if (args.saveTo) {
+      const target = resolveInWorkspace(ctx.workspace, args.saveTo, { allowMissing: true, noFollowFinal: true });
+      const shown = relativeToWorkspace(ctx.workspace, target);
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      try {
+        await fs.writeFile(target, doc.markdown, { flag: args.overwrite ? "w" : "wx" });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new ToolError(`'${shown}' already exists; pass overwrite: true to replace it.`);
+        if ((err as NodeJS.ErrnoException).code === "EISDIR") throw new ToolError(`'${shown}' is a directory; give a file path.`);
+        throw err;
+      }
+      const all = pageOf(doc.markdown, 0, Number.MAX_SAFE_INTEGER);
+      const { text: _text, ...counts } = all;
+      const title = doc.title ? ` ("${doc.title}")` : "";
+      return reply.data(`Converted ${loaded.label}${title} (${doc.format.label}) to ${all.totalChars} characters of Markdown, saved to ${shown}.`, {
+        ...base,
+        savedTo: shown,
+        ...counts,
+      });
+    }
+
+    const page = pageOf(doc.markdown, args.start, args.maxChars);
+    const { text, ...counts } = page;
+    const heading = doc.title && page.start === 0 ? `<!-- title: ${doc.title} -->\n` : "";
+    return reply.data(heading + text + pageFooter(page), { ...base, ...counts });
+  },
+});
+
+const formats = defineTool({
+  name: "formats",
+  title: "List convertible formats",
+  description: "List the document formats `convert` understands, with their file extensions and media types.",
+  input: {},
+  output: {
+    formats: z.array(
+      z.object({ id: z.string(), label: z.string(), extensions: z.array(z.string()), mimeTypes: z.array(z.string()), note: z.string().optional() }),
+    ),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  run() {
+    const list = FORMATS.map(({ engine: _engine, ...f }) => f);
+    const lines = list.map((f) => `- ${f.label} (${f.id}): ${f.extensions.join(", ")}${f.note ? ` — ${f.note}` : ""}`);
+    const sources = "Sources: workspace path, file: URI, http(s): URL, data: URI, or base64 content + file name.";
+    return reply.data(`${lines.join("\n")}\n\n${sources}`, { formats: list });
+  },
+});
+
+export const tools = [convert, formats];
