@@ -1,0 +1,170 @@
+// Test plumbing for the terminal server: a hub running only `terminal`, client sessions
+// ("agents") that call its tools, and /proc checks for processes the server left behind.
+import fs from "node:fs";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { startHub, type TestHub } from "../helpers/hub.js";
+
+export { textOf } from "../helpers/hub.js";
+
+export interface Agent {
+  client: Client;
+  /** Call a terminal tool by its unprefixed name. */
+  call(tool: string, args?: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult>;
+  /** Data of a successful call (fails the test on an error result). */
+  ok<T = Record<string, any>>(tool: string, args?: Record<string, unknown>): Promise<T>;
+  /** End this client session (DELETE on the MCP endpoint), so the hub reports it closed. */
+  end(): Promise<void>;
+}
+
+export interface Harness {
+  hub: TestHub;
+  workspace: string;
+  connect(): Promise<Agent>;
+  /** Pid of the terminal server process under the hub. */
+  serverPid(): number;
+  stop(): Promise<void>;
+}
+
+export async function startTerminal(env: Record<string, string> = {}): Promise<Harness> {
+  if (process.env.TERMINAL_DIRECT) return startDirect(env); // TEMPORARY until the hub runs
+  const hub = await startHub({ servers: ["terminal"], env });
+  return {
+    hub,
+    workspace: hub.workspace,
+    async connect() {
+      const client = await hub.connect();
+      const call = async (tool: string, args: Record<string, unknown> = {}, options?: RequestOptions) =>
+        (await client.callTool({ name: `terminal_${tool}`, arguments: args }, undefined, options)) as CallToolResult;
+      return {
+        client,
+        call,
+        async end() {
+          await (client.transport as StreamableHTTPClientTransport).terminateSession();
+          await client.close();
+        },
+        async ok(tool, args) {
+          const result = await call(tool, args);
+          if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
+          return result.structuredContent as any;
+        },
+      };
+    },
+    serverPid() {
+      const pid = descendants(hub.pid).find((p) => cmdline(p).includes("servers/terminal/main.js"));
+      if (pid === undefined) throw new Error("terminal server process not found under the hub");
+      return pid;
+    },
+    stop: () => hub.stop(),
+  };
+}
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+}
+
+function procs(): Proc[] {
+  const out: Proc[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.push({ pid: Number(name), state: fields[0], ppid: Number(fields[1]) });
+    } catch {
+      // exited while we looked
+    }
+  }
+  return out;
+}
+
+export function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+  } catch {
+    return "";
+  }
+}
+
+/** Pids below `root` in the parent chain, zombies included. */
+export function descendants(root: number): number[] {
+  const all = procs();
+  const found: number[] = [];
+  const queue = [root];
+  while (queue.length) {
+    const parent = queue.shift()!;
+    for (const p of all) {
+      if (p.ppid === parent) {
+        found.push(p.pid);
+        queue.push(p.pid);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Processes the terminal server started that are still around: anything below it (zombies
+ * included) and anything anywhere carrying its tree marker in the environment (which catches
+ * processes that escaped with setsid and were reparented away from it).
+ */
+export function leftovers(serverPid: number): string[] {
+  const found = new Set(descendants(serverPid));
+  for (const p of procs()) {
+    try {
+      if (fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").includes("AGENTBOX_TERMINAL_TREE=")) found.add(p.pid);
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return [...found].map((pid) => `${pid} ${cmdline(pid)}`);
+}
+
+/** Poll until `check` returns true; fails with `what` after `ms`. */
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+// TEMPORARY: the child straight over stdio, client sessions faked with _meta, until the hub runs.
+import { connectChild } from "../helpers/child.js";
+import { tempDir } from "../helpers/hub.js";
+async function startDirect(env: Record<string, string>): Promise<Harness> {
+  const workspace = tempDir("agentbox-ws-");
+  const client = await connectChild("terminal", { AGENTBOX_WORKSPACE: workspace, ...env });
+  let n = 0;
+  return {
+    hub: undefined as any,
+    workspace,
+    async connect() {
+      const session = `agent-${++n}`;
+      const call = async (tool: string, args: Record<string, unknown> = {}, options?: RequestOptions) =>
+        (await client.callTool({ name: tool, arguments: args, _meta: { "agentbox/session": session } }, undefined, options)) as CallToolResult;
+      return {
+        client,
+        call,
+        async end() {
+          await client.notification({ method: "notifications/agentbox/session_closed", params: { session } } as any);
+        },
+        async ok(tool, args) {
+          const result = await call(tool, args);
+          if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
+          return result.structuredContent as any;
+        },
+      };
+    },
+    serverPid() {
+      const pid = descendants(process.pid).find((p) => cmdline(p).includes("servers/terminal/main.js"));
+      if (pid === undefined) throw new Error("terminal server process not found");
+      return pid;
+    },
+    stop: () => client.close(),
+  };
+}
