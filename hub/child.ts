@@ -1,0 +1,292 @@
+// One child MCP server: spawned (stdio) or connected (HTTP), listed, supervised. A child that
+// exits fails its calls in flight at once, drops out of the catalog, and comes back after an
+// exponential backoff; the hub is told each time so it can send list_changed to its clients.
+import readline from "node:readline";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ResultSchema,
+  ToolListChangedNotificationSchema,
+  type ClientNotification,
+  type ClientRequest,
+  type Notification,
+  type Prompt,
+  type Request,
+  type ResourceTemplate,
+  type Result,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage, type Logger } from "../servers/lib/log.js";
+import type { ServerConfig } from "./config.js";
+import { killTree } from "./proctree.js";
+import { CallQueue } from "./queue.js";
+
+export type ChildState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
+
+export interface ChildHooks {
+  /** Tools, prompts or resources of this child appeared, changed or went away. */
+  onListChanged(child: Child, what: "tools" | "prompts" | "resources"): void;
+  /** A request from the child to the client (sampling, elicitation, roots). */
+  onRequest(child: Child, request: Request, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<Result>;
+  /** A notification the hub forwards to clients (logging, resources/updated). */
+  onNotification(child: Child, notification: Notification): void;
+  onRestart(child: Child): void;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export class ChildUnavailableError extends Error {}
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
+const MAX_BACKOFF_MS = 30_000;
+const STABLE_AFTER_MS = 30_000;
+
+export class Child {
+  state: ChildState;
+  pid?: number;
+  restarts = 0;
+  lastError?: string;
+  startedAt?: number;
+  tools: Tool[] = [];
+  prompts: Prompt[] = [];
+  resourceTemplates: ResourceTemplate[] = [];
+  capabilities: ServerCapabilities = {};
+  readonly prefix: string;
+  private client?: Client;
+  private readonly queue: CallQueue;
+  private attempt = 0;
+  private restartTimer?: NodeJS.Timeout;
+  private stopping = false;
+  private readyWaiters: Array<() => void> = [];
+
+  constructor(
+    readonly name: string,
+    readonly config: ServerConfig,
+    private readonly hubEnv: Record<string, string>,
+    private readonly hooks: ChildHooks,
+    private readonly log: Logger,
+  ) {
+    this.prefix = config.prefix ?? name;
+    this.state = config.enabled === false ? "disabled" : "starting";
+    this.queue = new CallQueue(config.maxConcurrency ?? 32, config.maxQueue ?? 512);
+  }
+
+  get enabled(): boolean {
+    return this.state !== "disabled";
+  }
+
+  get queueStats() {
+    return this.queue.stats;
+  }
+
+  /** Resolves once the child has been ready, failed, or been stopped at least once. */
+  settled(): Promise<void> {
+    if (this.state !== "starting") return Promise.resolve();
+    return new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  async start(): Promise<void> {
+    if (!this.enabled || this.stopping) return;
+    this.state = this.restarts > 0 ? "restarting" : "starting";
+    const transport = this.makeTransport();
+    const client = new Client(
+      { name: "agentbox-hub", version: "0.1.0" },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
+    this.wireClient(client);
+    try {
+      await client.connect(transport);
+      this.pid = (transport as StdioClientTransport).pid ?? undefined;
+      this.capabilities = client.getServerCapabilities() ?? {};
+      await this.refreshLists(client);
+    } catch (err) {
+      this.lastError = errorMessage(err);
+      this.log.error("child failed to start", { error: this.lastError });
+      await client.close().catch(() => undefined);
+      this.state = "failed";
+      this.settle();
+      this.scheduleRestart();
+      return;
+    }
+    this.client = client;
+    this.startedAt = Date.now();
+    this.state = "ready";
+    this.log.info("child ready", { pid: this.pid, tools: this.tools.length });
+    this.settle();
+    this.hooks.onListChanged(this, "tools");
+    if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
+    if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
+  }
+
+  private settle(): void {
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    waiters.forEach((w) => w());
+  }
+
+  private makeTransport(): Transport {
+    if (this.config.url) {
+      return new StreamableHTTPClientTransport(new URL(this.config.url), {
+        requestInit: { headers: this.config.headers ?? {} },
+      });
+    }
+    const transport = new StdioClientTransport({
+      command: this.config.command!,
+      args: this.config.args ?? [],
+      env: { ...(process.env as Record<string, string>), ...this.hubEnv, ...this.config.env },
+      cwd: this.config.cwd,
+      stderr: "pipe",
+    });
+    // an unread stderr pipe fills up and blocks the child: always drain it into the hub's log
+    const stderr = transport.stderr;
+    if (stderr) readline.createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => this.logChildLine(line));
+    return transport;
+  }
+
+  private logChildLine(line: string): void {
+    if (!line.trim()) return;
+    try {
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      const level = (["debug", "info", "warn", "error"].includes(String(entry.level)) ? entry.level : "info") as "info";
+      const { msg, level: _l, time: _t, ...fields } = entry;
+      this.log[level](String(msg ?? ""), fields);
+    } catch {
+      this.log.info(line);
+    }
+  }
+
+  private wireClient(client: Client): void {
+    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
+      client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra) as never);
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      await this.refreshLists(client).catch((err) => this.log.warn("tool refresh failed", { error: errorMessage(err) }));
+      this.hooks.onListChanged(this, "tools");
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
+      await this.refreshLists(client).catch(() => undefined);
+      this.hooks.onListChanged(this, "prompts");
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
+      await this.refreshLists(client).catch(() => undefined);
+      this.hooks.onListChanged(this, "resources");
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onNotification(this, n));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
+    client.onclose = () => this.onClosed(client);
+    client.onerror = (err) => this.log.debug("child transport error", { error: errorMessage(err) });
+  }
+
+  private async refreshLists(client: Client): Promise<void> {
+    const caps = client.getServerCapabilities() ?? {};
+    this.tools = caps.tools ? await collectPages((cursor) => client.listTools({ cursor }), "tools") : [];
+    this.prompts = caps.prompts ? await collectPages((cursor) => client.listPrompts({ cursor }), "prompts") : [];
+    this.resourceTemplates = caps.resources
+      ? await collectPages((cursor) => client.listResourceTemplates({ cursor }), "resourceTemplates")
+      : [];
+  }
+
+  private onClosed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.tools = [];
+    this.prompts = [];
+    this.resourceTemplates = [];
+    if (this.stopping) {
+      this.state = "stopped";
+      return;
+    }
+    this.lastError = `exited unexpectedly (pid ${this.pid})`;
+    this.log.warn("child exited; restarting", { pid: this.pid });
+    if (this.startedAt && Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
+    this.state = "restarting";
+    this.hooks.onListChanged(this, "tools");
+    if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
+    if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopping) return;
+    const delay = Math.min(MAX_BACKOFF_MS, 250 * 2 ** this.attempt);
+    this.attempt++;
+    this.restartTimer = setTimeout(() => {
+      this.restarts++;
+      this.hooks.onRestart(this);
+      void this.start();
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  /** Send a request to the child, within its concurrency limit and timeouts. */
+  async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
+    return this.queue.run(async () => {
+      const client = this.client;
+      if (!client || this.state !== "ready") throw this.unavailable();
+      return client.request({ method, params } as ClientRequest, ResultSchema, {
+        signal: options.signal,
+        onprogress: options.onprogress,
+        timeout: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
+      });
+    }, options.signal);
+  }
+
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    if (this.state !== "ready" || !this.client) return;
+    await this.client.notification({ method, params } as ClientNotification).catch(() => undefined);
+  }
+
+  unavailable(): ChildUnavailableError {
+    const why =
+      this.state === "disabled"
+        ? "is disabled in the configuration"
+        : this.state === "stopped"
+          ? "has been stopped"
+          : `is ${this.state === "failed" ? "failing to start" : "restarting"}${this.lastError ? ` (${this.lastError})` : ""}; try again in a moment`;
+    return new ChildUnavailableError(`The '${this.name}' server ${why}.`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const pid = this.pid;
+    const client = this.client;
+    this.state = "stopped";
+    // SIGTERM lets the child free browsers and ptys; then everything left in its tree is killed
+    if (pid) await killTree(pid, 3000);
+    await client?.close().catch(() => undefined);
+    this.settle();
+  }
+}
+
+async function collectPages<K extends string, T>(
+  fetchPage: (cursor?: string) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
+  key: K,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await fetchPage(cursor);
+    items.push(...result[key]);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
+}

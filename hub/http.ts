@@ -1,0 +1,55 @@
+// The HTTP face of the hub, composed in one place: each middleware does one thing.
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { HttpBindings } from "@hono/node-server";
+import type { Hub } from "./hub.js";
+import { jsonRpcError } from "./jsonrpc-response.js";
+import { LegacySseEndpoint } from "./legacy-sse.js";
+import { apiKeyAuth, OriginPolicy } from "./security.js";
+import { StreamableEndpoint } from "./streamable.js";
+
+const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
+
+export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  const origins = new OriginPolicy(hub.config);
+  const streamable = new StreamableEndpoint(hub);
+  const legacy = new LegacySseEndpoint(hub);
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", (c) => c.json({ ready: hub.ready, servers: hub.status().servers.map((s) => ({ name: s.name, state: s.state })) }, hub.ready ? 200 : 503));
+
+  app.use(
+    "*",
+    cors({
+      origin: (origin, c) => (origins.allowsOrigin(origin, c.req.header("host")) ? origin : null),
+      allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+      allowHeaders: MCP_HEADERS,
+      exposeHeaders: ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate", "Retry-After"],
+      maxAge: 600,
+    }),
+  );
+  app.use("*", origins.middleware());
+  app.use("*", apiKeyAuth(hub.config.apiKey, (req) => streamable.isInternal(req)));
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: hub.config.maxBodyBytes,
+      onError: () => jsonRpcError(413, -32600, `Request body too large: the limit is ${hub.config.maxBodyBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`),
+    }),
+  );
+
+  app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
+  app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
+  for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, (c) => streamable.handle(c));
+  app.get("/sse", (c) => legacy.open(c));
+  app.post("/messages", (c) => legacy.message(c));
+
+  app.notFound((c) => c.json({ error: `No route for ${c.req.method} ${c.req.path}. The MCP endpoint is /mcp.` }, 404));
+  app.onError((err, c) => {
+    hub.log.error("request failed", { path: c.req.path, error: err.message });
+    return jsonRpcError(500, -32603, `Internal error: ${err.message}`);
+  });
+  return app;
+}

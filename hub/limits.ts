@@ -1,0 +1,82 @@
+// Rate limits per client (API key, else remote address): per method ("tools/list") and per tool,
+// where a tool's limit comes from the most specific matching pattern ("file_read" beats "file_*"
+// beats "*"). Counters are kept per client and tool, so one busy tool does not starve the others.
+import picomatch from "picomatch";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { RateLimitsConfig } from "./config.js";
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, sec: 1, second: 1, m: 60, min: 60, minute: 60, h: 3600, hour: 3600 };
+
+interface Rule {
+  pattern: string;
+  matches: (name: string) => boolean;
+  specificity: number;
+  limiter: RateLimiterMemory;
+  spec: string;
+}
+
+export interface LimitVerdict {
+  allowed: boolean;
+  retryAfterMs: number;
+  rule?: string;
+}
+
+const ALLOWED: LimitVerdict = { allowed: true, retryAfterMs: 0 };
+
+function makeRule(pattern: string, spec: string): Rule {
+  const [count, unit] = spec.split("/").map((s) => s.trim());
+  const wildcards = (pattern.match(/[*?]/g) ?? []).length;
+  return {
+    pattern,
+    matches: picomatch(pattern),
+    // exact names first, then longer patterns, then fewer wildcards
+    specificity: (wildcards === 0 ? 10_000 : 0) + pattern.length * 10 - wildcards,
+    limiter: new RateLimiterMemory({ points: Number(count), duration: UNIT_SECONDS[unit] }),
+    spec,
+  };
+}
+
+export class RateLimits {
+  private readonly methodRules: Rule[];
+  private readonly toolRules: Rule[];
+  private readonly ruleForTool = new Map<string, Rule | null>();
+
+  constructor(config: RateLimitsConfig) {
+    const methods = config === false ? {} : (config.methods ?? {});
+    const tools = config === false ? {} : (config.tools ?? {});
+    this.methodRules = Object.entries(methods).map(([p, s]) => makeRule(p, s));
+    this.toolRules = Object.entries(tools)
+      .map(([p, s]) => makeRule(p, s))
+      .sort((a, b) => b.specificity - a.specificity);
+  }
+
+  get enabled(): boolean {
+    return this.methodRules.length + this.toolRules.length > 0;
+  }
+
+  async checkMethod(client: string, method: string): Promise<LimitVerdict> {
+    const rule = this.methodRules.find((r) => r.matches(method));
+    return rule ? consume(rule, `${client}\u0000${method}`) : ALLOWED;
+  }
+
+  async checkTool(client: string, tool: string): Promise<LimitVerdict> {
+    let rule = this.ruleForTool.get(tool);
+    if (rule === undefined) {
+      rule = this.toolRules.find((r) => r.matches(tool)) ?? null;
+      this.ruleForTool.set(tool, rule);
+    }
+    return rule ? consume(rule, `${client}\u0000${tool}`) : ALLOWED;
+  }
+}
+
+async function consume(rule: Rule, key: string): Promise<LimitVerdict> {
+  try {
+    await rule.limiter.consume(key);
+    return ALLOWED;
+  } catch (res) {
+    if (res instanceof RateLimiterRes) {
+      return { allowed: false, retryAfterMs: Math.max(1, res.msBeforeNext), rule: `${rule.pattern} ${rule.spec}` };
+    }
+    throw res;
+  }
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+// agentbox: one MCP endpoint for a browser, files, a terminal, documents, arXiv and code.
+import { parseArgs } from "node:util";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { createLogger, errorMessage } from "../servers/lib/log.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { createApp } from "./http.js";
+import { Hub, VERSION } from "./hub.js";
+
+const HELP = `agentbox ${VERSION} — one MCP endpoint for a browser, files, a terminal, documents, arXiv and code
+
+Usage: agentbox [options]
+
+  --host <addr>       address to bind (default 127.0.0.1; AGENTBOX_HOST)
+  --port <n>          port (default 8080, 0 picks a free one; AGENTBOX_PORT)
+  --config <file>     JSON config with mcpServers / rateLimits (AGENTBOX_CONFIG)
+  --log-level <lvl>   debug | info | warn | error (AGENTBOX_LOG_LEVEL)
+  --version           print the version
+  --help              this text
+
+Environment: AGENTBOX_WORKSPACE, AGENTBOX_API_KEY, AGENTBOX_CORS_ORIGINS, AGENTBOX_ALLOWED_HOSTS,
+AGENTBOX_RATE_LIMITS (off | JSON), AGENTBOX_SESSION_IDLE_MS, AGENTBOX_MAX_BODY_BYTES.
+The MCP endpoint is http://HOST:PORT/mcp (also /v1/mcp; legacy SSE at /sse).`;
+
+function parseCli() {
+  try {
+    return parseArgs({
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        config: { type: "string" },
+        "log-level": { type: "string" },
+        version: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    process.stderr.write(`agentbox: ${errorMessage(err)}\n\n${HELP}\n`);
+    process.exit(2);
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseCli();
+  if (args.help) return void process.stdout.write(HELP + "\n");
+  if (args.version) return void process.stdout.write(VERSION + "\n");
+
+  let config;
+  try {
+    config = loadConfig({
+      host: args.host,
+      port: args.port === undefined ? undefined : Number(args.port),
+      config: args.config,
+      logLevel: args["log-level"],
+    });
+  } catch (err) {
+    process.stderr.write(`agentbox: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
+    process.exit(2);
+  }
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) {
+    process.stderr.write(`agentbox: --port must be a port number (0-65535)\n`);
+    process.exit(2);
+  }
+
+  const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => process.stdout.write(line) });
+  const hub = new Hub(config, log);
+  const app = createApp(hub);
+
+  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", reject);
+  }).catch((err) => {
+    log.error("cannot listen", { host: config.host, port: config.port, error: errorMessage(err) });
+    process.exit(1);
+  });
+  const { port } = server.address() as AddressInfo;
+  const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const loopback = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : shownHost;
+  log.info("listening", { url: `http://${shownHost}:${port}`, mcp: `http://${shownHost}:${port}/mcp`, version: VERSION });
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { signal });
+    setTimeout(() => process.exit(1), 15_000).unref();
+    server.close();
+    await hub.stop();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+
+  await hub.startChildren(`http://${loopback}:${port}/mcp`);
+  if (hub.catalog.collisions.length) {
+    for (const collision of hub.catalog.collisions) log.error(collision);
+    log.error("refusing to start: tool or prompt names collide (see above)");
+    await hub.stop();
+    process.exit(1);
+  }
+  log.info("ready", { servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
+}
+
+main().catch((err) => {
+  process.stderr.write(`agentbox: ${errorMessage(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,264 @@
+// The MCP face of the hub for one client session: an SDK Server whose handlers answer from the
+// merged catalog and route each call to the child that owns it, carrying progress, cancellation
+// and the client session id across.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+  type Resource,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { SESSION_META_KEY } from "../servers/lib/session-events.js";
+import { errorMessage, type Logger } from "../servers/lib/log.js";
+import type { Catalog } from "./catalog.js";
+import { ChildUnavailableError, type Child } from "./child.js";
+import type { RateLimits } from "./limits.js";
+import type { HubMetrics } from "./metrics.js";
+import { QueueFullError } from "./queue.js";
+import type { ClientSession, InflightCall } from "./sessions.js";
+
+export const RATE_LIMITED_CODE = -32029;
+const MAX_RESOURCES_PER_CHILD = 10_000;
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
+
+export interface RouterDeps {
+  version: string;
+  children: Child[];
+  catalog: Catalog;
+  limits: RateLimits;
+  metrics: HubMetrics;
+  log: Logger;
+  /** Tools the hub serves itself (hub_*), checked before the children's. */
+  localTools?: LocalTools;
+}
+
+export interface LocalTools {
+  list(): import("@modelcontextprotocol/sdk/types.js").Tool[];
+  call(name: string, args: Record<string, unknown>, session: ClientSession, extra: Extra): Promise<CallToolResult> | undefined;
+}
+
+export class Router {
+  /** Which child owns a resource URI, as last seen in a resources/list. */
+  private readonly resourceOwners = new Map<string, Child>();
+
+  constructor(private readonly deps: RouterDeps) {}
+
+  createServer(session: ClientSession): Server {
+    const server = new Server(
+      { name: "agentbox", version: this.deps.version, title: "agentbox" },
+      {
+        capabilities: {
+          tools: { listChanged: true },
+          resources: { listChanged: true, subscribe: true },
+          prompts: { listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        instructions:
+          "agentbox gives you a browser, a workspace file system, a terminal, document-to-Markdown conversion, arXiv search and code execution. Tools are prefixed by the server that provides them (browser_, file_, terminal_, markitdown_, arxiv_, code_). All of them share one workspace folder.",
+      },
+    );
+    const touch = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {
+      session.touch();
+      return fn(...a);
+    };
+    server.setRequestHandler(ListToolsRequestSchema, touch(async () => {
+      await this.checkMethodLimit(session, "tools/list");
+      return { tools: [...(this.deps.localTools?.list() ?? []), ...this.deps.catalog.tools] };
+    }));
+    server.setRequestHandler(CallToolRequestSchema, touch((req, extra) => this.callTool(session, req.params as Params, extra)));
+    server.setRequestHandler(ListPromptsRequestSchema, touch(async () => {
+      await this.checkMethodLimit(session, "prompts/list");
+      return { prompts: this.deps.catalog.prompts };
+    }));
+    server.setRequestHandler(GetPromptRequestSchema, touch(async (req, extra) => {
+      await this.checkMethodLimit(session, "prompts/get");
+      const owner = this.deps.catalog.prompt(req.params.name);
+      if (!owner) throw unknownName("prompt", req.params.name, this.deps.catalog.suggestPrompts(req.params.name));
+      return this.forward(owner.child, "prompts/get", { ...req.params, name: owner.original }, session, extra);
+    }));
+    server.setRequestHandler(ListResourcesRequestSchema, touch(async () => {
+      await this.checkMethodLimit(session, "resources/list");
+      return { resources: await this.listResources(session) };
+    }));
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, touch(async () => {
+      await this.checkMethodLimit(session, "resources/templates/list");
+      return { resourceTemplates: this.deps.catalog.resourceTemplates().map((t) => t.template) };
+    }));
+    server.setRequestHandler(ReadResourceRequestSchema, touch(async (req, extra) => {
+      await this.checkMethodLimit(session, "resources/read");
+      return this.forward(this.resourceOwner(req.params.uri), "resources/read", req.params as Params, session, extra);
+    }));
+    server.setRequestHandler(SubscribeRequestSchema, touch(async (req, extra) => {
+      const owner = this.resourceOwner(req.params.uri);
+      session.subscriptions.add(req.params.uri);
+      if (owner.capabilities.resources?.subscribe) await this.forward(owner, "resources/subscribe", req.params as Params, session, extra);
+      return {};
+    }));
+    server.setRequestHandler(UnsubscribeRequestSchema, touch(async (req, extra) => {
+      session.subscriptions.delete(req.params.uri);
+      const owner = this.resourceOwners.get(req.params.uri) ?? this.deps.catalog.templateOwner(req.params.uri);
+      if (owner?.capabilities.resources?.subscribe) await this.forward(owner, "resources/unsubscribe", req.params as Params, session, extra).catch(() => undefined);
+      return {};
+    }));
+    server.setRequestHandler(CompleteRequestSchema, touch(async (req, extra) => {
+      const ref = req.params.ref as { type: string; name?: string; uri?: string };
+      if (ref.type === "ref/prompt") {
+        const owner = this.deps.catalog.prompt(ref.name ?? "");
+        if (!owner) throw unknownName("prompt", ref.name ?? "", this.deps.catalog.suggestPrompts(ref.name ?? ""));
+        return this.forward(owner.child, "completion/complete", { ...req.params, ref: { ...ref, name: owner.original } }, session, extra);
+      }
+      const owner = this.deps.catalog.templateOwner(ref.uri ?? "") ?? this.resourceOwners.get(ref.uri ?? "");
+      if (!owner) return { completion: { values: [], hasMore: false } };
+      return this.forward(owner, "completion/complete", req.params as Params, session, extra);
+    }));
+    server.setRequestHandler(SetLevelRequestSchema, touch(async (req) => {
+      session.logLevel = req.params.level;
+      return {};
+    }));
+    session.servers.add(server);
+    server.onclose = () => session.servers.delete(server);
+    return server;
+  }
+
+  private async checkMethodLimit(session: ClientSession, method: string): Promise<void> {
+    const verdict = await this.deps.limits.checkMethod(session.clientKey, method);
+    if (verdict.allowed) return;
+    this.deps.metrics.rateLimited.inc({ kind: "method", name: method });
+    const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+    throw new McpError(RATE_LIMITED_CODE, `Rate limit for ${method} reached (${verdict.rule}); retry in ${seconds} s.`, {
+      retryAfterMs: verdict.retryAfterMs,
+    });
+  }
+
+  private async callTool(session: ClientSession, params: Params, extra: Extra): Promise<CallToolResult> {
+    const name = String(params.name ?? "");
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    const local = this.deps.localTools?.call(name, args, session, extra);
+    if (local) return local;
+    const owner = this.deps.catalog.tool(name);
+    if (!owner) throw unknownName("tool", name, this.deps.catalog.suggestTools(name));
+
+    const { metrics } = this.deps;
+    const verdict = await this.deps.limits.checkTool(session.clientKey, name);
+    if (!verdict.allowed) {
+      metrics.rateLimited.inc({ kind: "tool", name });
+      metrics.toolCalls.inc({ tool: name, outcome: "rate_limited" });
+      const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+      return {
+        content: [{ type: "text", text: `Rate limit for ${name} reached (${verdict.rule}); retry in ${seconds} s.` }],
+        structuredContent: { error: "rate_limited", retryAfterMs: verdict.retryAfterMs },
+        isError: true,
+      };
+    }
+
+    const started = performance.now();
+    const call: InflightCall = { child: owner.child, tool: name, extra };
+    session.inflight.add(call);
+    try {
+      const result = (await this.forward(owner.child, "tools/call", { ...params, name: owner.original }, session, extra)) as CallToolResult;
+      metrics.toolCalls.inc({ tool: name, outcome: result.isError ? "tool_error" : "ok" });
+      return result;
+    } catch (err) {
+      if (extra.signal.aborted) throw err;
+      metrics.toolCalls.inc({ tool: name, outcome: "error" });
+      const message = this.toolFailureMessage(err, owner.child, name);
+      if (message === undefined) throw err;
+      return { content: [{ type: "text", text: message }], isError: true };
+    } finally {
+      session.inflight.delete(call);
+      session.touch();
+      metrics.toolLatency.observe({ tool: name }, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** A model-actionable message for a failed call, or undefined to pass a protocol error through. */
+  private toolFailureMessage(err: unknown, child: Child, tool: string): string | undefined {
+    if (err instanceof ChildUnavailableError) return err.message;
+    if (err instanceof QueueFullError) return `The '${child.name}' server is busy (${err.message}); retry ${tool} shortly.`;
+    if (err instanceof McpError) {
+      if (err.code === ErrorCode.ConnectionClosed) {
+        return `The '${child.name}' server exited while running ${tool}; it is being restarted and anything it held may be lost. Retry the call.`;
+      }
+      if (err.code === ErrorCode.RequestTimeout) return `${tool} timed out: ${err.message}. The call was cancelled.`;
+      return undefined;
+    }
+    this.deps.log.warn("tool call failed", { tool, error: errorMessage(err) });
+    return `${tool} failed: ${errorMessage(err)}`;
+  }
+
+  /** Send a request to a child on behalf of a session, with progress and cancellation carried across. */
+  private async forward(child: Child, method: string, params: Params, session: ClientSession, extra: Extra) {
+    const { progressToken, ...meta } = params._meta ?? {};
+    const forwarded: Params = { ...params, _meta: { ...meta, [SESSION_META_KEY]: session.id } };
+    const onprogress =
+      progressToken === undefined
+        ? undefined
+        : (p: { progress: number; total?: number; message?: string }) => {
+            void extra
+              .sendNotification({ method: "notifications/progress", params: { ...p, progressToken: progressToken as string | number } })
+              .catch(() => undefined);
+          };
+    try {
+      return await child.request(method, forwarded, { signal: extra.signal, onprogress });
+    } catch (err) {
+      if (err instanceof ChildUnavailableError && method !== "tools/call") throw new McpError(ErrorCode.InternalError, err.message);
+      throw err;
+    }
+  }
+
+  private async listResources(session: ClientSession): Promise<Resource[]> {
+    const lists = await Promise.all(
+      this.deps.children
+        .filter((c) => c.state === "ready" && c.capabilities.resources)
+        .map(async (child) => {
+          const resources: Resource[] = [];
+          let cursor: string | undefined;
+          try {
+            do {
+              const page = (await child.request("resources/list", {
+                ...(cursor ? { cursor } : {}),
+                _meta: { [SESSION_META_KEY]: session.id },
+              })) as { resources: Resource[]; nextCursor?: string };
+              resources.push(...page.resources);
+              cursor = page.nextCursor;
+            } while (cursor && resources.length < MAX_RESOURCES_PER_CHILD);
+          } catch (err) {
+            this.deps.log.warn("resources/list failed", { server: child.name, error: errorMessage(err) });
+          }
+          for (const r of resources) if (!this.resourceOwners.has(r.uri)) this.resourceOwners.set(r.uri, child);
+          return resources;
+        }),
+    );
+    return lists.flat();
+  }
+
+  private resourceOwner(uri: string): Child {
+    const owner = this.resourceOwners.get(uri) ?? this.deps.catalog.templateOwner(uri);
+    if (owner) return owner;
+    const withResources = this.deps.children.filter((c) => c.state === "ready" && c.capabilities.resources);
+    if (withResources.length === 1) return withResources[0];
+    throw new McpError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
+  }
+}
+
+function unknownName(kind: string, name: string, suggestions: string[]): McpError {
+  const hint = suggestions.length ? ` Did you mean: ${suggestions.join(", ")}?` : ` List them with ${kind}s/list.`;
+  return new McpError(ErrorCode.InvalidParams, `Unknown ${kind} '${name}'.${hint}`);
+}

@@ -1,0 +1,100 @@
+// Client sessions: one SDK Server per session, whatever the transport (Streamable HTTP, legacy
+// SSE, plain JSON clients without a session, stdio). Sessions idle past their expiry are closed,
+// and every child is told so it can free the session's browser contexts, terminals, interpreters.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { LoggingLevel, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Child } from "./child.js";
+
+export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
+
+export interface InflightCall {
+  child: Child;
+  tool: string;
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+}
+
+export class ClientSession {
+  readonly createdAt = Date.now();
+  lastActivity = Date.now();
+  readonly inflight = new Set<InflightCall>();
+  readonly subscriptions = new Set<string>();
+  logLevel?: LoggingLevel;
+  /** Servers connected for this session: one for stateful transports, one per request for implicit sessions. */
+  readonly servers = new Set<Server>();
+  transport?: Transport;
+  closed = false;
+
+  constructor(
+    readonly id: string,
+    readonly kind: SessionKind,
+    /** Who the client is, for rate limits: a hash of its API key or its remote address. */
+    readonly clientKey: string,
+  ) {}
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  get idleMs(): number {
+    return this.inflight.size > 0 ? 0 : Date.now() - this.lastActivity;
+  }
+}
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, ClientSession>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly onClosed: (session: ClientSession) => void,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(idleMs / 2, 60_000)));
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  all(): ClientSession[] {
+    return [...this.sessions.values()];
+  }
+
+  get(id: string | undefined): ClientSession | undefined {
+    return id ? this.sessions.get(id) : undefined;
+  }
+
+  add(session: ClientSession): ClientSession {
+    this.sessions.set(session.id, session);
+    return session;
+  }
+
+  /** The session a plain client without a session header gets: one per client, kept until idle. */
+  implicit(clientKey: string): ClientSession {
+    const id = `implicit-${clientKey}`;
+    return this.sessions.get(id) ?? this.add(new ClientSession(id, "implicit", clientKey));
+  }
+
+  async close(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session || session.closed) return;
+    session.closed = true;
+    this.sessions.delete(id);
+    await Promise.allSettled([...session.servers].map((s) => s.close()));
+    await session.transport?.close().catch(() => undefined);
+    this.onClosed(session);
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.allSettled(this.all().map((s) => this.close(s.id)));
+  }
+
+  private sweep(): void {
+    for (const session of this.sessions.values()) {
+      if (session.kind !== "stdio" && session.idleMs > this.idleMs) void this.close(session.id);
+    }
+  }
+}

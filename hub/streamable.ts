@@ -1,0 +1,109 @@
+// POST/GET/DELETE on /mcp: Streamable HTTP sessions through the SDK's web-standard transport, plus
+// the paths the SDK has no opinion on: plain JSON clients without a session, and children calling
+// the hub's tools on behalf of one of its sessions.
+import { randomUUID } from "node:crypto";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
+import { BoundedEventStore } from "./event-store.js";
+import type { Hub } from "./hub.js";
+import { jsonRpcError } from "./jsonrpc-response.js";
+import { acceptsSse, sseToJson, withFullAccept } from "./plain-json.js";
+import { clientKey } from "./security.js";
+import type { ClientSession } from "./sessions.js";
+
+export const INTERNAL_TOKEN_HEADER = "x-agentbox-hub-token";
+export const INTERNAL_SESSION_HEADER = "x-agentbox-session";
+const EVENTS_KEPT_PER_SESSION = 500;
+
+type Parsed = { ok: true; body: unknown; text: string } | { ok: false; response: Response };
+
+async function readJsonBody(req: Request): Promise<Parsed> {
+  const text = await req.text();
+  try {
+    return { ok: true, body: JSON.parse(text), text };
+  } catch (err) {
+    return { ok: false, response: jsonRpcError(400, -32700, `Parse error: the request body is not valid JSON (${(err as Error).message}).`) };
+  }
+}
+
+export class StreamableEndpoint {
+  constructor(private readonly hub: Hub) {}
+
+  isInternal(req: Request): boolean {
+    return req.headers.get(INTERNAL_TOKEN_HEADER) === this.hub.internalToken;
+  }
+
+  async handle(c: Context): Promise<Response> {
+    const req = c.req.raw;
+    if (this.isInternal(req)) return this.handleInternal(req);
+    const sessionId = req.headers.get("mcp-session-id");
+    if (sessionId) return this.handleExisting(req, sessionId);
+    if (req.method !== "POST") {
+      return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
+    }
+    const parsed = await readJsonBody(req);
+    if (!parsed.ok) return parsed.response;
+    if (isInitializeRequest(parsed.body)) return this.initialize(req, parsed, clientKey(c));
+    return this.handleOneShot(req, parsed, this.hub.implicitSession(clientKey(c)));
+  }
+
+  private async handleExisting(req: Request, sessionId: string): Promise<Response> {
+    const session = this.hub.sessions.get(sessionId);
+    if (!session || session.kind !== "streamable" || !session.transport) {
+      return jsonRpcError(404, -32001, `Session not found: '${sessionId}' is unknown or has expired. Start a new session with initialize.`);
+    }
+    session.touch();
+    const transport = session.transport as WebStandardStreamableHTTPServerTransport;
+    if (req.method !== "POST") return transport.handleRequest(req);
+    const parsed = await readJsonBody(req);
+    if (!parsed.ok) return parsed.response;
+    const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+    return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
+  }
+
+  private async initialize(req: Request, parsed: { body: unknown; text: string }, key: string): Promise<Response> {
+    const id = randomUUID();
+    const session = this.hub.newSession(id, "streamable", key);
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: new BoundedEventStore(EVENTS_KEPT_PER_SESSION),
+      onsessionclosed: (closedId) => void this.hub.sessions.close(closedId),
+      maxRequestBodySize: this.hub.config.maxBodyBytes,
+    });
+    session.transport = transport;
+    await this.hub.createServer(session).connect(transport);
+    const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+    if (res.status >= 400) await this.hub.sessions.close(id);
+    return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
+  }
+
+  /** A request outside any Streamable HTTP session: answered as plain JSON by a one-request server. */
+  private async handleOneShot(req: Request, parsed: { body: unknown; text: string }, session: ClientSession): Promise<Response> {
+    session.touch();
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      maxRequestBodySize: this.hub.config.maxBodyBytes,
+    });
+    const server = this.hub.createServer(session);
+    await server.connect(transport);
+    try {
+      const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+      return await sseToJson(res, Array.isArray(parsed.body));
+    } finally {
+      void server.close();
+    }
+  }
+
+  /** A child (the code server) calling tools as one of the hub's client sessions. */
+  private async handleInternal(req: Request): Promise<Response> {
+    const sessionId = req.headers.get(INTERNAL_SESSION_HEADER) ?? "";
+    const session = this.hub.sessions.get(sessionId);
+    if (!session) return jsonRpcError(404, -32001, `Session '${sessionId}' has ended; its tools can no longer be called.`);
+    if (req.method !== "POST") return jsonRpcError(405, -32000, "Only POST is supported for internal calls.");
+    const parsed = await readJsonBody(req);
+    if (!parsed.ok) return parsed.response;
+    return this.handleOneShot(req, parsed, session);
+  }
+}
