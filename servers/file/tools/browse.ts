@@ -1,0 +1,100 @@
+// list and tree: what is in a folder.
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, ToolError } from "../../lib/tool.js";
+import { formatSize, typeOf } from "../content.js";
+import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
+import { DEFAULT_EXCLUDES, walk } from "../walk.js";
+
+const dirParam = z.string().default(".").describe("Folder, relative to the workspace (default: the workspace root).");
+const entryType = z.enum(["file", "directory", "symlink", "other"]);
+
+async function assertDirectory(dir: string, userPath: string): Promise<void> {
+  if (!(await fsp.stat(dir)).isDirectory()) throw new ToolError(`'${userPath}' is not a folder; use info or read for a file.`);
+}
+
+export const list = defineTool({
+  name: "list",
+  description: "List one folder's entries with type, size and modification time.",
+  input: {
+    path: dirParam,
+    hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+    sort: z.enum(["name", "size", "mtime", "type"]).default("name").describe("Sort key (folders first when sorting by type)."),
+    reverse: z.boolean().default(false).describe("Reverse the order."),
+    limit: z.number().int().min(1).max(10_000).default(1000).describe("Most entries to return."),
+  },
+  output: {
+    path: z.string(),
+    entries: z.array(z.object({ name: z.string(), type: entryType, size: z.number(), mtime: z.string() })),
+    total: z.number(),
+    truncated: z.boolean(),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ path: userPath, hidden, sort, reverse, limit }, ctx) {
+    const dir = resolveExisting(ctx, userPath);
+    await assertDirectory(dir, userPath);
+    const names = (await fsp.readdir(dir)).filter(
+      (n) => (hidden || !n.startsWith(".")) && !(dir === ctx.workspace && n === RESERVED_DIR),
+    );
+    const entries = [];
+    for (const name of names) {
+      const st = await fsp.lstat(path.join(dir, name)).catch(() => null);
+      if (st) entries.push({ name, type: typeOf(st), size: st.size, mtime: st.mtime.toISOString() });
+    }
+    const rank = (t: string) => (t === "directory" ? 0 : 1);
+    const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    entries.sort((a, b) => {
+      const primary =
+        sort === "size" ? a.size - b.size : sort === "mtime" ? a.mtime.localeCompare(b.mtime) : sort === "type" ? rank(a.type) - rank(b.type) : 0;
+      return primary || byName(a, b);
+    });
+    if (reverse) entries.reverse();
+    const shown = entries.slice(0, limit);
+    const lines = shown.map((e) => `${e.type === "directory" ? "d" : e.type === "symlink" ? "l" : "-"} ${formatSize(e.size).padStart(10)}  ${e.mtime}  ${e.name}${e.type === "directory" ? "/" : ""}`);
+    if (entries.length > limit) lines.push(`[${entries.length - limit} more entries not shown; raise limit]`);
+    const where = rel(ctx, dir);
+    return {
+      content: [{ type: "text", text: lines.length ? `${where}:\n${lines.join("\n")}` : `${where}: empty` }],
+      structuredContent: { path: where, entries: shown, total: entries.length, truncated: entries.length > limit },
+    };
+  },
+});
+
+export const tree = defineTool({
+  name: "tree",
+  description: `Show a folder's nested structure down to a depth, skipping excluded names (default: ${DEFAULT_EXCLUDES.join(", ")}).`,
+  input: {
+    path: dirParam,
+    depth: z.number().int().min(1).max(20).default(3).describe("How many levels to descend (1 = the folder's own entries)."),
+    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Glob patterns of names or relative paths to skip."),
+    hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+    limit: z.number().int().min(1).max(10_000).default(500).describe("Most entries to return."),
+  },
+  output: {
+    path: z.string(),
+    entries: z.array(z.object({ path: z.string(), type: entryType, depth: z.number() })),
+    truncated: z.boolean(),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ path: userPath, depth, exclude, hidden, limit }, ctx) {
+    const dir = resolveExisting(ctx, userPath);
+    await assertDirectory(dir, userPath);
+    const entries: { path: string; type: "file" | "directory" | "symlink" | "other"; depth: number }[] = [];
+    let truncated = false;
+    for await (const e of walk(dir, { workspace: ctx.workspace, hidden, exclude, maxDepth: depth })) {
+      if (entries.length >= limit) {
+        truncated = true;
+        break;
+      }
+      entries.push({ path: e.relative, type: e.type, depth: e.depth });
+    }
+    const where = rel(ctx, dir);
+    const lines = entries.map((e) => `${"  ".repeat(e.depth - 1)}${path.posix.basename(e.path)}${e.type === "directory" ? "/" : e.type === "symlink" ? "@" : ""}`);
+    if (truncated) lines.push(`[stopped at ${limit} entries; raise limit or narrow path/depth]`);
+    return {
+      content: [{ type: "text", text: `${where}/\n${lines.join("\n")}` }],
+      structuredContent: { path: where, entries, truncated },
+    };
+  },
+});

@@ -1,0 +1,62 @@
+// edit: exact-text replacements with an expected count, applied all-or-nothing and atomically.
+import fsp from "node:fs/promises";
+import { createTwoFilesPatch } from "diff";
+import { z } from "zod";
+import { defineTool, ToolError } from "../../lib/tool.js";
+import { atomicWrite, formatSize, kindOf } from "../content.js";
+import { assertWritable, rel, resolveExisting, resolveTarget } from "../paths.js";
+import { applyReplacements } from "../replace.js";
+
+const MAX_EDIT_BYTES = 10 * 1024 * 1024;
+
+export const edit = defineTool({
+  name: "edit",
+  description:
+    "Replace exact text in a text file. Each edit's oldText must match exactly expectedCount times (default 1); " +
+    "if it matches nowhere, a match ignoring whitespace differences is tried. Ambiguous or missing matches are " +
+    "refused and nothing changes. Edits apply in order, all or none. Returns a unified diff; dryRun only shows it.",
+  input: {
+    path: z.string().describe("Text file path, relative to the workspace (or absolute inside it)."),
+    edits: z
+      .array(
+        z.object({
+          oldText: z.string().describe("Text to find, exactly as in the file (include enough context to be unique)."),
+          newText: z.string().describe("Replacement text."),
+          expectedCount: z.number().int().min(1).default(1).describe("How many matches to replace; any other count is refused."),
+        }),
+      )
+      .min(1)
+      .describe("Replacements, applied in order."),
+    dryRun: z.boolean().default(false).describe("Return the diff without writing the file."),
+  },
+  output: {
+    path: z.string(),
+    dryRun: z.boolean(),
+    changed: z.boolean(),
+    diff: z.string().describe("Unified diff of the change."),
+    applied: z.array(z.object({ mode: z.enum(["exact", "whitespace"]), replacements: z.number(), lines: z.array(z.number()) })),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async run({ path: userPath, edits, dryRun }, ctx) {
+    if (!dryRun) assertWritable("edit");
+    const file = dryRun ? resolveExisting(ctx, userPath) : resolveTarget(ctx, userPath);
+    const st = await fsp.stat(file).catch(() => null);
+    if (!st) throw new ToolError(`No such file: ${userPath}. Use write to create it.`);
+    if (!st.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
+    if (st.size > MAX_EDIT_BYTES) throw new ToolError(`'${userPath}' is ${formatSize(st.size)}, over the ${formatSize(MAX_EDIT_BYTES)} edit limit.`);
+    if ((await kindOf(file)) !== "text") throw new ToolError(`'${userPath}' is not a text file; edit works on UTF-8 text only.`);
+    const before = await fsp.readFile(file, "utf8");
+    const { text: after, applied } = applyReplacements(before, edits);
+    const shown = rel(ctx, file);
+    const diff = createTwoFilesPatch(`a/${shown}`, `b/${shown}`, before, after);
+    const changed = before !== after;
+    if (!dryRun && changed) await atomicWrite(file, Buffer.from(after, "utf8"));
+    const total = applied.reduce((s, a) => s + a.replacements, 0);
+    const head = dryRun ? `Dry run: ${total} replacement(s) would change ${shown}.` : changed ? `Edited ${shown}: ${total} replacement(s).` : `No change to ${shown}: the replacements equal the original text.`;
+    const loose = applied.some((a) => a.mode === "whitespace") ? " (some matched only with whitespace differences ignored)" : "";
+    return {
+      content: [{ type: "text", text: `${head}${loose}\n\n${diff}` }],
+      structuredContent: { path: shown, dryRun, changed, diff, applied },
+    };
+  },
+});

@@ -1,0 +1,181 @@
+// read and read_many: text by line window (paged), images as image content, other binaries as
+// base64 only when asked.
+import fsp from "node:fs/promises";
+import { pathToFileURL } from "node:url";
+import { z } from "zod";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { defineTool, ToolError, type ToolContext } from "../../lib/tool.js";
+import { errorMessage } from "../../lib/log.js";
+import { kindOf, mimeTypeOf, formatSize } from "../content.js";
+import { DEFAULT_LINE_LIMIT, pageText, readLines } from "../lines.js";
+import { rel, resolveExisting } from "../paths.js";
+
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+const DEFAULT_BYTE_LIMIT = 1024 * 1024;
+const MAX_BYTE_LIMIT = 8 * 1024 * 1024;
+
+const pathParam = z.string().describe("File path, relative to the workspace (or absolute inside it).");
+
+const readOutput = {
+  path: z.string(),
+  kind: z.enum(["text", "image", "binary"]),
+  mimeType: z.string(),
+  size: z.number().describe("File size in bytes."),
+  text: z.string().optional().describe("The returned lines (text files)."),
+  startLine: z.number().optional(),
+  endLine: z.number().optional(),
+  totalLines: z.number().optional().describe("Known when the page reached the end of the file."),
+  hasMore: z.boolean().describe("True when there is more to read: call again with offset = nextOffset."),
+  nextOffset: z.number().optional(),
+  byteOffset: z.number().optional(),
+  bytes: z.number().optional().describe("Bytes returned as base64."),
+};
+
+async function statFile(file: string, userPath: string) {
+  const st = await fsp.stat(file);
+  if (st.isDirectory()) throw new ToolError(`'${userPath}' is a directory; use list or tree to see its entries.`);
+  if (!st.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
+  return st;
+}
+
+export const read = defineTool({
+  name: "read",
+  description:
+    "Read a file. Text comes back by line window (offset/limit; large files are paged: follow nextOffset), " +
+    "with line numbers on request. Images come back as image content. Other binary files are only described " +
+    "unless encoding is 'base64', then offset/limit count bytes.",
+  input: {
+    path: pathParam,
+    offset: z.number().int().min(1).optional().describe("First line to read (1-based); with encoding 'base64', the first byte (0-based)."),
+    limit: z.number().int().min(1).optional().describe(`Lines to read (default ${DEFAULT_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
+    lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
+    encoding: z.enum(["auto", "base64"]).default("auto").describe("'auto': text, image or a description; 'base64': the raw bytes of any file."),
+  },
+  output: readOutput,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ path: userPath, offset, limit, lineNumbers, encoding }, ctx) {
+    const file = resolveExisting(ctx, userPath);
+    const st = await statFile(file, userPath);
+    const shown = rel(ctx, file);
+    if (encoding === "base64") return readBytes(file, shown, st.size, offset ?? 0, limit);
+    const kind = await kindOf(file);
+    const mimeType = mimeTypeOf(file, kind === "text");
+    if (kind === "image") {
+      if (st.size > MAX_IMAGE_BYTES) {
+        throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
+      }
+      const data = (await fsp.readFile(file)).toString("base64");
+      return {
+        content: [
+          { type: "text", text: `${shown} (${mimeType}, ${formatSize(st.size)})` },
+          { type: "image", data, mimeType },
+        ],
+        structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false },
+      };
+    }
+    if (kind === "binary") {
+      const text = `${shown} is a binary file (${mimeType}, ${formatSize(st.size)}); pass encoding 'base64' to get its bytes.`;
+      return { content: [{ type: "text", text }], structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false } };
+    }
+    const start = offset ?? 1;
+    const page = await readLines(file, start, limit ?? DEFAULT_LINE_LIMIT);
+    if (page.lines.length === 0 && start > 1) {
+      throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
+    }
+    const endLine = start + page.lines.length - 1;
+    const nextOffset = page.hasMore ? endLine + 1 : undefined;
+    let text = pageText(page, lineNumbers);
+    const notes: string[] = [];
+    if (page.truncatedLine) notes.push(`line ${start} is longer than one page and was cut`);
+    if (page.hasMore) notes.push(`showing lines ${start}-${endLine}; more follows, read on with offset=${nextOffset}`);
+    if (notes.length) text += `\n\n[${notes.join("; ")}]`;
+    return {
+      content: [{ type: "text", text }],
+      structuredContent: {
+        path: shown,
+        kind,
+        mimeType,
+        size: st.size,
+        text: pageText(page, false),
+        startLine: start,
+        endLine,
+        totalLines: page.totalLines,
+        hasMore: page.hasMore,
+        nextOffset,
+      },
+    };
+  },
+});
+
+async function readBytes(file: string, shown: string, size: number, offset: number, limit?: number): Promise<CallToolResult> {
+  const length = Math.min(limit ?? DEFAULT_BYTE_LIMIT, MAX_BYTE_LIMIT);
+  if (offset > size) throw new ToolError(`offset ${offset} is past the end of '${shown}' (${size} bytes).`);
+  const handle = await fsp.open(file, "r");
+  let buf: Buffer;
+  try {
+    buf = Buffer.alloc(Math.min(length, size - offset));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
+    buf = buf.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+  const end = offset + buf.length;
+  const hasMore = end < size;
+  const mimeType = mimeTypeOf(file, false);
+  const note = `${shown}: bytes ${offset}-${end} of ${size}` + (hasMore ? `; more follows, read on with offset=${end}` : "");
+  return {
+    content: [
+      { type: "text", text: note },
+      { type: "resource", resource: { uri: pathToFileURL(file).href, mimeType, blob: buf.toString("base64") } },
+    ],
+    structuredContent: { path: shown, kind: "binary", mimeType, size, hasMore, nextOffset: hasMore ? end : undefined, byteOffset: offset, bytes: buf.length },
+  };
+}
+
+const MAX_MANY = 50;
+const MANY_LINE_LIMIT = 500;
+
+export const readMany = defineTool({
+  name: "read_many",
+  description:
+    `Read several text files at once (up to ${MAX_MANY}), each up to 'limit' lines. A file that cannot be read ` +
+    "is reported in place without failing the others; binary files are skipped with a note.",
+  input: {
+    paths: z.array(pathParam).min(1).max(MAX_MANY).describe("Files to read."),
+    limit: z.number().int().min(1).default(MANY_LINE_LIMIT).describe("Lines per file (from the start)."),
+    lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
+  },
+  output: {
+    files: z.array(
+      z.object({
+        path: z.string(),
+        ok: z.boolean(),
+        text: z.string().optional(),
+        hasMore: z.boolean().optional(),
+        error: z.string().optional(),
+      }),
+    ),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ paths, limit, lineNumbers }, ctx) {
+    const files = [];
+    for (const p of paths) files.push(await readOne(ctx, p, limit, lineNumbers));
+    const text = files
+      .map((f) => `==> ${f.path} <==\n` + (f.ok ? f.text + (f.hasMore ? `\n[more follows; use read with offset=${limit + 1}]` : "") : `[error: ${f.error}]`))
+      .join("\n\n");
+    return { content: [{ type: "text", text }], structuredContent: { files } };
+  },
+});
+
+async function readOne(ctx: ToolContext, userPath: string, limit: number, lineNumbers: boolean) {
+  try {
+    const file = resolveExisting(ctx, userPath);
+    await statFile(file, userPath);
+    if ((await kindOf(file)) !== "text") return { path: userPath, ok: false, error: "binary file skipped; use read" };
+    const page = await readLines(file, 1, limit);
+    const text = pageText(page, lineNumbers);
+    return { path: userPath, ok: true, text, hasMore: page.hasMore };
+  } catch (err) {
+    return { path: userPath, ok: false, error: err instanceof ToolError ? err.message : errorMessage(err) };
+  }
+}

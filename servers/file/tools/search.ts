@@ -1,0 +1,147 @@
+// find (glob on names) and grep (regex on contents).
+import fsp from "node:fs/promises";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { defineTool, ToolError } from "../../lib/tool.js";
+import { looksLikeText } from "../content.js";
+import { rel, resolveExisting } from "../paths.js";
+import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
+
+const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
+
+const common = {
+  path: z.string().default(".").describe("Folder to search, relative to the workspace (default: the workspace root)."),
+  exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Glob patterns of names or relative paths to skip."),
+  hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+};
+
+/** Globs with a slash match the path relative to the search folder, others just the name. */
+function globMatcher(glob: string): (e: WalkEntry) => boolean {
+  const match = picomatch(glob, { dot: true });
+  return glob.includes("/") ? (e) => match(e.relative) : (e) => match(e.name);
+}
+
+export const find = defineTool({
+  name: "find",
+  description: "Find files and folders whose name matches a glob (e.g. '*.ts', 'test_*'); a glob with '/' matches the relative path ('src/**/*.ts').",
+  input: {
+    pattern: z.string().min(1).describe("Glob: * ? [abc] {a,b} and ** across folders."),
+    ...common,
+    type: z.enum(["any", "file", "directory"]).default("any").describe("Only files, only folders, or both."),
+    limit: z.number().int().min(1).max(10_000).default(200).describe("Most results to return."),
+  },
+  output: { matches: z.array(z.object({ path: z.string(), type: z.string() })), truncated: z.boolean() },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ pattern, path: userPath, exclude, hidden, type, limit }, ctx) {
+    const dir = resolveExisting(ctx, userPath);
+    const base = rel(ctx, dir);
+    const isMatch = globMatcher(pattern);
+    const matches: { path: string; type: string }[] = [];
+    let truncated = false;
+    for await (const e of walk(dir, { workspace: ctx.workspace, hidden, exclude })) {
+      if (type !== "any" && e.type !== type) continue;
+      if (!isMatch(e)) continue;
+      if (matches.length >= limit) {
+        truncated = true;
+        break;
+      }
+      matches.push({ path: base === "." ? e.relative : `${base}/${e.relative}`, type: e.type });
+    }
+    const lines = matches.map((m) => m.path + (m.type === "directory" ? "/" : ""));
+    if (truncated) lines.push(`[stopped at ${limit} results; raise limit or narrow the pattern]`);
+    return {
+      content: [{ type: "text", text: matches.length ? lines.join("\n") : `No names match '${pattern}' under ${base}.` }],
+      structuredContent: { matches, truncated },
+    };
+  },
+});
+
+interface GrepMatch {
+  path: string;
+  line: number;
+  text: string;
+  before: string[];
+  after: string[];
+}
+
+export const grep = defineTool({
+  name: "grep",
+  description: "Search file contents with a regular expression (JavaScript syntax), with context lines and a cap on results. Binary and very large files are skipped.",
+  input: {
+    pattern: z.string().min(1).describe("Regular expression (JavaScript syntax), or plain text with literal: true."),
+    ...common,
+    include: z.string().optional().describe("Only files whose name (or relative path, if it has '/') matches this glob, e.g. '*.py'."),
+    ignoreCase: z.boolean().default(false).describe("Case-insensitive matching."),
+    literal: z.boolean().default(false).describe("Treat the pattern as plain text, not a regex."),
+    context: z.number().int().min(0).max(20).default(0).describe("Lines of context before and after each match."),
+    maxResults: z.number().int().min(1).max(5000).default(100).describe("Stop after this many matching lines."),
+  },
+  output: {
+    matches: z.array(z.object({ path: z.string(), line: z.number(), text: z.string(), before: z.array(z.string()), after: z.array(z.string()) })),
+    filesSearched: z.number(),
+    truncated: z.boolean(),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, maxResults }, ctx) {
+    let re: RegExp;
+    try {
+      re = new RegExp(literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern, ignoreCase ? "i" : "");
+    } catch (err) {
+      throw new ToolError(`Invalid regular expression '${pattern}': ${(err as Error).message}. Use JavaScript regex syntax, or literal: true.`);
+    }
+    const start = resolveExisting(ctx, userPath);
+    const isIncluded = include ? globMatcher(include) : () => true;
+    const files: string[] = [];
+    if ((await fsp.stat(start)).isFile()) files.push(start);
+    else {
+      for await (const e of walk(start, { workspace: ctx.workspace, hidden, exclude })) {
+        if (e.type === "file" && isIncluded(e)) files.push(e.absolute);
+      }
+    }
+    const matches: GrepMatch[] = [];
+    let truncated = false;
+    let searched = 0;
+    for (const file of files) {
+      if (truncated || ctx.signal.aborted) break;
+      const st = await fsp.stat(file).catch(() => null);
+      if (!st || st.size > MAX_GREP_FILE_BYTES) continue;
+      const buf = await fsp.readFile(file).catch(() => null);
+      if (!buf || !looksLikeText(buf)) continue;
+      searched++;
+      const lines = buf.toString("utf8").split(/\r?\n/);
+      for (let i = 0; i < lines.length; i++) {
+        if (!re.test(lines[i])) continue;
+        if (matches.length >= maxResults) {
+          truncated = true;
+          break;
+        }
+        matches.push({
+          path: rel(ctx, file),
+          line: i + 1,
+          text: lines[i],
+          before: lines.slice(Math.max(0, i - context), i),
+          after: lines.slice(i + 1, i + 1 + context),
+        });
+      }
+    }
+    return {
+      content: [{ type: "text", text: formatGrep(matches, pattern, searched, truncated, maxResults) }],
+      structuredContent: { matches, filesSearched: searched, truncated },
+    };
+  },
+});
+
+/** grep -n style: 'path:line:text' for matches, 'path-line-text' for context. */
+function formatGrep(matches: GrepMatch[], pattern: string, searched: number, truncated: boolean, cap: number): string {
+  if (matches.length === 0) return `No matches for /${pattern}/ in ${searched} file(s).`;
+  const out: string[] = [];
+  for (const m of matches) {
+    const ctxLines = m.before.length + m.after.length > 0;
+    if (ctxLines && out.length) out.push("--");
+    m.before.forEach((t, k) => out.push(`${m.path}-${m.line - m.before.length + k}-${t}`));
+    out.push(`${m.path}:${m.line}:${m.text}`);
+    m.after.forEach((t, k) => out.push(`${m.path}-${m.line + 1 + k}-${t}`));
+  }
+  if (truncated) out.push(`[stopped at ${cap} matches; raise maxResults or narrow the search]`);
+  return out.join("\n");
+}

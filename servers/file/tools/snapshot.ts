@@ -1,0 +1,81 @@
+// snapshot_take, snapshot_list, snapshot_restore, snapshot_delete: whole-workspace checkpoints.
+import { z } from "zod";
+import { defineTool } from "../../lib/tool.js";
+import { formatSize } from "../content.js";
+import { assertWritable } from "../paths.js";
+import { deleteSnapshot, listSnapshots, restoreSnapshot, serialized, takeSnapshot, type SnapshotMeta } from "../snapshots.js";
+
+const nameParam = z.string().min(1).max(64).describe("Snapshot name: letters, digits, '-', '_' and single dots (e.g. 'before-refactor').");
+
+const metaShape = {
+  name: z.string(),
+  createdAt: z.string(),
+  files: z.number(),
+  directories: z.number(),
+  symlinks: z.number(),
+  bytes: z.number(),
+  skipped: z.array(z.string()).describe("Special files (sockets, FIFOs, devices) not copied."),
+};
+
+function describe(m: SnapshotMeta): string {
+  return `${m.name}  ${m.createdAt}  ${m.files} files, ${m.directories} folders, ${m.symlinks} symlinks, ${formatSize(m.bytes)}`;
+}
+
+function metaOut(m: SnapshotMeta) {
+  const { name, createdAt, files, directories, symlinks, bytes, skipped } = m;
+  return { name, createdAt, files, directories, symlinks, bytes, skipped };
+}
+
+export const snapshotTake = defineTool({
+  name: "snapshot_take",
+  description: "Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with snapshot_restore.",
+  input: { name: nameParam, overwrite: z.boolean().default(false).describe("Replace an existing snapshot of that name.") },
+  output: metaShape,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run({ name, overwrite }, ctx) {
+    assertWritable("snapshot_take");
+    const meta = await serialized(() => takeSnapshot(ctx.workspace, name, overwrite));
+    const skipped = meta.skipped.length ? `\nNot copied (special files): ${meta.skipped.join(", ")}` : "";
+    return { content: [{ type: "text", text: `Snapshot taken: ${describe(meta)}${skipped}` }], structuredContent: metaOut(meta) };
+  },
+});
+
+export const snapshotList = defineTool({
+  name: "snapshot_list",
+  description: "List the workspace snapshots, oldest first.",
+  input: {},
+  output: { snapshots: z.array(z.object(metaShape)) },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run(_args, ctx) {
+    const metas = await listSnapshots(ctx.workspace);
+    const text = metas.length ? metas.map(describe).join("\n") : "No snapshots yet; take one with snapshot_take.";
+    return { content: [{ type: "text", text }], structuredContent: { snapshots: metas.map(metaOut) } };
+  },
+});
+
+export const snapshotRestore = defineTool({
+  name: "snapshot_restore",
+  description:
+    "Bring the workspace back exactly to a snapshot: files changed since are restored, files created since are removed, deleted ones come back. Everything not in the snapshot is lost.",
+  input: { name: nameParam },
+  output: metaShape,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async run({ name }, ctx) {
+    assertWritable("snapshot_restore");
+    const meta = await serialized(() => restoreSnapshot(ctx.workspace, name));
+    return { content: [{ type: "text", text: `Workspace restored to snapshot ${describe(meta)}` }], structuredContent: metaOut(meta) };
+  },
+});
+
+export const snapshotDelete = defineTool({
+  name: "snapshot_delete",
+  description: "Delete a snapshot (the workspace itself is not touched).",
+  input: { name: nameParam },
+  output: metaShape,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async run({ name }, ctx) {
+    assertWritable("snapshot_delete");
+    const meta = await serialized(() => deleteSnapshot(ctx.workspace, name));
+    return { content: [{ type: "text", text: `Deleted snapshot ${meta.name}.` }], structuredContent: metaOut(meta) };
+  },
+});

@@ -1,0 +1,52 @@
+// write: create or replace (or append to) a file, atomically, creating parent folders.
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, ToolError } from "../../lib/tool.js";
+import { atomicWrite, formatSize, statOrNull } from "../content.js";
+import { assertWritable, rel, resolveTarget } from "../paths.js";
+
+export const write = defineTool({
+  name: "write",
+  description:
+    "Write a file: create it (with missing parent folders) or replace it, or append to it. The new content is " +
+    "written to a temp file and renamed into place, so a crash never leaves half a file. An existing file keeps its mode.",
+  input: {
+    path: z.string().describe("File path, relative to the workspace (or absolute inside it)."),
+    content: z.string().describe("The content: text, or base64 when encoding is 'base64'."),
+    encoding: z.enum(["utf8", "base64"]).default("utf8").describe("How 'content' is encoded."),
+    append: z.boolean().default(false).describe("Add to the end of the existing file instead of replacing it."),
+    createParents: z.boolean().default(true).describe("Create missing parent folders."),
+  },
+  output: { path: z.string(), bytesWritten: z.number(), size: z.number(), created: z.boolean() },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  async run({ path: userPath, content, encoding, append, createParents }, ctx) {
+    assertWritable("write");
+    const target = resolveTarget(ctx, userPath);
+    const existing = statOrNull(target);
+    if (existing?.isDirectory()) throw new ToolError(`'${userPath}' is a directory; give a file path.`);
+    if (existing && !existing.isFile()) throw new ToolError(`'${userPath}' exists and is not a regular file.`);
+    if (encoding === "base64" && !/^[A-Za-z0-9+/]*={0,2}$/.test(content.replace(/\s+/g, ""))) {
+      throw new ToolError("content is not valid base64 (allowed: A-Z a-z 0-9 + / and = padding).");
+    }
+    const data = Buffer.from(content, encoding === "base64" ? "base64" : "utf8");
+    const parent = path.dirname(target);
+    const parentStat = statOrNull(parent);
+    if (!parentStat) {
+      if (!createParents) throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or mkdir it first.`);
+      await fsp.mkdir(parent, { recursive: true });
+    } else if (!parentStat.isDirectory()) {
+      throw new ToolError(`Parent of '${userPath}' is not a folder.`);
+    }
+    const size = await atomicWrite(target, data, {
+      append,
+      onChunk: (done, total) => ctx.progress(done, total, `writing ${rel(ctx, target)}`),
+    });
+    const shown = rel(ctx, target);
+    const verb = existing ? (append ? "Appended" : "Replaced") : "Created";
+    return {
+      content: [{ type: "text", text: `${verb} ${shown}: wrote ${formatSize(data.length)}, file is now ${formatSize(size)}.` }],
+      structuredContent: { path: shown, bytesWritten: data.length, size, created: !existing },
+    };
+  },
+});

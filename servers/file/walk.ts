@@ -1,0 +1,63 @@
+// One bounded directory walk shared by tree, find, grep and the resource list. It never follows
+// symlinked directories (no loops, no escapes) and never enters agentbox's own .agentbox folder.
+import fsp from "node:fs/promises";
+import path from "node:path";
+import picomatch from "picomatch";
+import { RESERVED_DIR } from "./paths.js";
+
+export const DEFAULT_EXCLUDES = [".git", "node_modules"];
+
+export interface WalkOptions {
+  /** The workspace root: .agentbox directly under it is always skipped. */
+  workspace: string;
+  /** Include names starting with a dot. */
+  hidden?: boolean;
+  /** Globs matched against each entry's name and its path relative to the walk's start. */
+  exclude?: string[];
+  /** 1 lists only the start directory's entries. */
+  maxDepth?: number;
+}
+
+export interface WalkEntry {
+  absolute: string;
+  /** Relative to the walk's start, with forward slashes. */
+  relative: string;
+  name: string;
+  type: "file" | "directory" | "symlink" | "other";
+  depth: number;
+}
+
+export function excluder(patterns: string[]): (name: string, relative: string) => boolean {
+  if (patterns.length === 0) return () => false;
+  const match = picomatch(patterns, { dot: true });
+  return (name, relative) => match(name) || match(relative);
+}
+
+/** Entries depth-first in name order; the caller stops iterating when it has enough. */
+export async function* walk(start: string, options: WalkOptions): AsyncGenerator<WalkEntry> {
+  const isExcluded = excluder(options.exclude ?? DEFAULT_EXCLUDES);
+  const reserved = path.join(options.workspace, RESERVED_DIR);
+  const maxDepth = options.maxDepth ?? Infinity;
+
+  async function* visit(dir: string, prefix: string, depth: number): AsyncGenerator<WalkEntry> {
+    let dirents;
+    try {
+      dirents = await fsp.readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // unreadable or vanished meanwhile: nothing to list
+    }
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of dirents) {
+      const absolute = path.join(dir, d.name);
+      const relative = prefix ? `${prefix}/${d.name}` : d.name;
+      if (absolute === reserved) continue;
+      if (!options.hidden && d.name.startsWith(".")) continue;
+      if (isExcluded(d.name, relative)) continue;
+      const type = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "directory" : d.isFile() ? "file" : "other";
+      yield { absolute, relative, name: d.name, type, depth };
+      if (type === "directory" && depth < maxDepth) yield* visit(absolute, relative, depth + 1);
+    }
+  }
+
+  yield* visit(start, "", 1);
+}
