@@ -1,0 +1,53 @@
+// Turning a tool's target (a ref from the latest snapshot, or a selector) into a Locator, with
+// errors that tell the model what to do next. Refs resolve the way @playwright/mcp does it: the
+// `aria-ref` engine (page.getByRef) against the latest snapshot taken in that frame.
+import { z } from "zod";
+import type { Locator, Page } from "playwright-core";
+import { ToolError } from "../lib/tool.js";
+
+const REF_PATTERN = /^(f\d+)?e\d+$/;
+const SELECTOR_WAIT_MS = 3_000;
+
+/** The same two target parameters on every tool that acts on an element. */
+export const target = {
+  ref: z.string().optional().describe("Element ref from the latest snapshot, e.g. \"e12\" (from `[ref=e12]`)."),
+  selector: z
+    .string()
+    .optional()
+    .describe("Instead of ref: a CSS selector (\"#login button\") or a Playwright selector (\"text=Sign in\", \"role=button[name='OK']\"). The first match is used."),
+};
+
+export interface Target {
+  ref?: string;
+  selector?: string;
+}
+
+export function hasTarget(t: Target): boolean {
+  return Boolean(t.ref || t.selector);
+}
+
+export async function locate(page: Page, t: Target, what = "element"): Promise<Locator> {
+  if (t.ref && t.selector) throw new ToolError("Give either ref or selector, not both.");
+  if (t.ref) {
+    const ref = t.ref.replace(/^\[?ref=/, "").replace(/\]$/, "");
+    if (!REF_PATTERN.test(ref)) throw new ToolError(`"${t.ref}" is not a ref; refs look like e12 (from [ref=e12] in a snapshot).`);
+    const locator = page.getByRef(ref);
+    if ((await locator.count()) === 0) {
+      throw new ToolError(`Ref ${ref} is not in the current page (the page changed since that snapshot). Take a new snapshot and use a ref from it.`);
+    }
+    return locator;
+  }
+  if (t.selector) {
+    const locator = page.locator(t.selector).first();
+    try {
+      await locator.waitFor({ state: "attached", timeout: SELECTOR_WAIT_MS });
+    } catch (err) {
+      if (/Unexpected token|is not a valid selector|Unknown engine/i.test(String(err))) {
+        throw new ToolError(`"${t.selector}" is not a valid selector: use CSS, or text=..., role=...[name='...'].`);
+      }
+      throw new ToolError(`No ${what} matches selector "${t.selector}". Take a snapshot and use a ref, or another selector.`);
+    }
+    return locator;
+  }
+  throw new ToolError(`Say which ${what}: give ref (from the latest snapshot) or selector.`);
+}

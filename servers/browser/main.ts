@@ -1,0 +1,16 @@
+// The browser child server: one shared Chromium, one BrowserContext per client session.
+import { serve } from "../lib/serve.js";
+import { initRuntime, shutdownRuntime } from "./runtime.js";
+import content from "./tools/content.js";
+import interaction from "./tools/interaction.js";
+import navigation from "./tools/navigation.js";
+import session from "./tools/session.js";
+
+await serve({
+  name: "browser",
+  instructions:
+    "A headless Chromium. navigate to a page, read it with snapshot (elements carry [ref=eN]), act with click/type/fill/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.",
+  tools: [...navigation, ...interaction, ...content, ...session],
+  setup: (_server, { workspace, log }) => void initRuntime(workspace, log),
+  onShutdown: shutdownRuntime,
+});

@@ -1,0 +1,70 @@
+// The one response every page tool returns: what the tool did, where the page is, what happened
+// meanwhile (downloads, new tabs, dialogs, a relaunch), and the accessibility snapshot, bounded
+// so one huge page cannot flood the model (the rest is a `snapshot` call with an offset away).
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { describeDialog, type BrowserSession } from "./session.js";
+
+export const DEFAULT_MAX_CHARS = 20_000;
+const DOWNLOAD_WAIT_MS = 30_000;
+const SNAPSHOT_TIMEOUT_MS = 10_000;
+
+export interface ReplyOptions {
+  /** What the tool did, in a line or two. */
+  result?: string;
+  /** Include the snapshot (default true). */
+  snapshot?: boolean;
+  offset?: number;
+  maxChars?: number;
+  /** Reuse the latest snapshot instead of taking a new one (paging through it). */
+  reuse?: boolean;
+}
+
+/** A window of a long text, with a line saying how to get the rest. */
+export function window(text: string, offset = 0, maxChars = DEFAULT_MAX_CHARS, how = "this tool"): string {
+  if (offset >= text.length && text.length > 0) return `(offset ${offset} is past the end: the text has ${text.length} characters)`;
+  const part = text.slice(offset, offset + maxChars);
+  const end = offset + part.length;
+  if (offset === 0 && end >= text.length) return part;
+  const more = end < text.length ? ` Call ${how} with offset=${end} for more.` : "";
+  return `${part}\n[characters ${offset}-${end} of ${text.length}.${more}]`;
+}
+
+export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): Promise<CallToolResult> {
+  await waitDownloads(b);
+  const sections: string[] = [];
+  if (options.result) sections.push(`### Result\n${options.result}`);
+
+  const page = await b.page({ allowDialog: true });
+  const tabs = b.tabs();
+  const lines = [`- URL: ${page.url()}`];
+  if (!b.dialog) lines.push(`- Title: ${await page.title().catch(() => "")}`);
+  if (tabs.length > 1) lines.push(`- Tab ${b.currentIndex()} of ${tabs.length} (tabs 0-${tabs.length - 1}; see tabs)`);
+  sections.push(`### Page\n${lines.join("\n")}`);
+
+  const notices = b.takeNotices();
+  if (notices.length) sections.push(`### Events\n${notices.map((n) => `- ${n}`).join("\n")}`);
+
+  if (b.dialog) {
+    sections.push(`### Dialog\n${describeDialog(b.dialog)}. The page is blocked until you answer it with handle_dialog (accept true/false).`);
+  } else if (options.snapshot !== false) {
+    let text: string;
+    if (options.reuse && b.lastSnapshot && b.lastSnapshot.url === page.url()) {
+      text = b.lastSnapshot.text;
+    } else {
+      text = await page.ariaSnapshot({ mode: "ai", timeout: SNAPSHOT_TIMEOUT_MS });
+      b.lastSnapshot = { url: page.url(), text };
+    }
+    const shown = window(text, options.offset ?? 0, options.maxChars ?? DEFAULT_MAX_CHARS, "snapshot");
+    sections.push(`### Snapshot\n\`\`\`yaml\n${shown}\n\`\`\``);
+  }
+  return { content: [{ type: "text", text: sections.join("\n\n") }] };
+}
+
+async function waitDownloads(b: BrowserSession): Promise<void> {
+  const pending = [...b.recorder.pendingDownloads];
+  if (!pending.length) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, DOWNLOAD_WAIT_MS)));
+  await Promise.race([Promise.allSettled(pending), timeout]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,127 @@
+// The browser server's shared pieces: one Chromium, one BrowserSession per client session, the
+// tool definer that hands each tool its session, and the translation of Playwright's errors into
+// messages the model can act on.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Page, Request } from "playwright-core";
+import type { ZodRawShape } from "zod";
+import stripAnsi from "strip-ansi";
+import { errorMessage, type Logger } from "../lib/log.js";
+import { SessionStore } from "../lib/session-state.js";
+import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../lib/tool.js";
+import { ChromiumHost, firstLine } from "./chromium.js";
+import { BrowserSession } from "./session.js";
+
+const DEFAULT_IDLE_MS = 30 * 60_000;
+const SETTLE_MS = 5_000;
+
+interface Runtime {
+  host: ChromiumHost;
+  store: SessionStore<BrowserSession>;
+}
+let runtime: Runtime | undefined;
+
+function idleMs(): number {
+  const value = Number(process.env.AGENTBOX_BROWSER_IDLE_MS);
+  return Number.isFinite(value) && value > 0 ? value : DEFAULT_IDLE_MS;
+}
+
+/** Called from the server's setup with the server-wide workspace and logger. */
+export function initRuntime(workspace: string, log: Logger): Runtime {
+  const host = new ChromiumHost(log);
+  const store = new SessionStore<BrowserSession>({
+    create: () => new BrowserSession(host, workspace, log),
+    dispose: async (b, session, reason) => {
+      log.info("closing browser context", { session, reason });
+      await b.close();
+    },
+    idleMs: idleMs(),
+  });
+  runtime = { host, store };
+  return runtime;
+}
+
+function getRuntime(ctx: ToolContext): Runtime {
+  return runtime ?? initRuntime(ctx.workspace, ctx.log);
+}
+
+export function chromiumHost(ctx: ToolContext): ChromiumHost {
+  return getRuntime(ctx).host;
+}
+
+export async function shutdownRuntime(): Promise<void> {
+  if (!runtime) return;
+  await runtime.store.releaseAll();
+  await runtime.host.close();
+}
+
+type Args<S extends ZodRawShape> = Parameters<ToolDefinition<S>["run"]>[0];
+
+export interface BrowserToolDefinition<S extends ZodRawShape> extends Omit<ToolDefinition<S>, "run"> {
+  run(args: Args<S>, b: BrowserSession, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/** defineTool, plus the session's browser and Playwright errors turned into actionable ones. */
+export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>): ToolDefinition<ZodRawShape> {
+  return defineTool<S>({
+    ...def,
+    async run(args, ctx) {
+      try {
+        const b = await getRuntime(ctx).store.get(ctx.session);
+        return await def.run(args, b, ctx);
+      } catch (err) {
+        throw toToolError(err);
+      }
+    },
+  });
+}
+
+export function toToolError(err: unknown): ToolError {
+  if (err instanceof ToolError) return err;
+  const message = stripAnsi(errorMessage(err));
+  const head = firstLine(message).replace(/^\w+\.\w+: /, "");
+  if (/has been closed|Target closed|Browser closed|browser has disconnected/i.test(message)) {
+    return new ToolError(`The page or browser closed during the call (${head}). Call again: a crashed Chromium is relaunched.`);
+  }
+  if (/Timeout \d+ms exceeded/.test(message)) {
+    const waiting = message.match(/waiting for (.+)/)?.[1];
+    const detail = message.match(/- (element is not \w+|.*intercepts pointer events.*)/)?.[1];
+    return new ToolError(
+      `${head}${waiting ? ` (waiting for ${waiting})` : ""}${detail ? `: ${detail}` : ""}. The element may be hidden, disabled or covered; take a new snapshot.`,
+    );
+  }
+  return new ToolError(head);
+}
+
+/**
+ * Run an action and let the page settle: requests the action started finish (bounded), and a
+ * navigation it caused reaches `load`. If the action opened a dialog, return at once.
+ */
+export async function perform(b: BrowserSession, page: Page, action: () => Promise<unknown>): Promise<void> {
+  const inflight = new Set<Request>();
+  const started = (r: Request) => inflight.add(r);
+  const done = (r: Request) => inflight.delete(r);
+  let navigated = false;
+  const onNavigate = (frame: unknown) => (navigated ||= frame === page.mainFrame());
+  page.on("request", started);
+  page.on("requestfinished", done);
+  page.on("requestfailed", done);
+  page.on("framenavigated", onNavigate);
+  try {
+    const { dialog } = await b.act(action);
+    if (dialog) return;
+    // Give the page a moment to react (start a navigation, a fetch, a download).
+    await sleep(100);
+    const deadline = Date.now() + SETTLE_MS;
+    while (inflight.size > 0 && !b.dialog && Date.now() < deadline) await sleep(50);
+    if (navigated && !b.dialog) await page.waitForLoadState("load", { timeout: SETTLE_MS }).catch(() => undefined);
+  } finally {
+    page.off("request", started);
+    page.off("requestfinished", done);
+    page.off("requestfailed", done);
+    page.off("framenavigated", onNavigate);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

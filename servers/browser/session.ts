@@ -1,0 +1,163 @@
+// One client session's browser: its own BrowserContext (cookies, storage, tabs) inside the shared
+// Chromium, the current tab, an open dialog, and notices for the next response (a download
+// finished, a tab opened, Chromium was relaunched and the pages were lost).
+import type { BrowserContext, Dialog, Page } from "playwright-core";
+import type { Logger } from "../lib/log.js";
+import { ToolError } from "../lib/tool.js";
+import type { ChromiumHost } from "./chromium.js";
+import { Recorder } from "./recorder.js";
+
+export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+const ACTION_TIMEOUT_MS = 10_000;
+const NAVIGATION_TIMEOUT_MS = 30_000;
+
+/** "A confirm dialog is open: \"Sure?\"" — the same words wherever a dialog blocks the page. */
+export function describeDialog(d: Dialog): string {
+  const prompt = d.type() === "prompt" ? ` (default value "${d.defaultValue()}")` : "";
+  return `${/^[aeiou]/.test(d.type()) ? "An" : "A"} ${d.type()} dialog is open: "${d.message()}"${prompt}`;
+}
+
+export class BrowserSession {
+  private context?: BrowserContext;
+  private generation = 0;
+  private current?: Page;
+  private readonly pages: Page[] = [];
+  private notices: string[] = [];
+  /** A dialog that is open and blocks its page until handle_dialog answers it. */
+  dialog?: Dialog;
+  /** The action that opened the dialog; it finishes once the dialog is answered. */
+  blockedAction?: Promise<unknown>;
+  private readonly dialogWaiters = new Set<(d: Dialog) => void>();
+  /** The latest snapshot, so `snapshot` with an offset pages through it without renumbering refs. */
+  lastSnapshot?: { url: string; text: string };
+  readonly recorder: Recorder;
+
+  constructor(
+    private readonly host: ChromiumHost,
+    readonly workspace: string,
+    private readonly log: Logger,
+  ) {
+    this.recorder = new Recorder(workspace, (page) => this.pages.indexOf(page), (text) => this.notice(text));
+  }
+
+  notice(text: string): void {
+    this.notices.push(text);
+  }
+
+  takeNotices(): string[] {
+    const taken = this.notices;
+    this.notices = [];
+    return taken;
+  }
+
+  /** The session's context, created on first use and recreated when Chromium was relaunched. */
+  async ensureContext(): Promise<BrowserContext> {
+    if (this.context && !this.host.alive(this.generation)) {
+      this.notice("Chromium stopped (crashed or was killed) and has been relaunched: this session's tabs, cookies and storage were lost. Navigate again.");
+      this.forget();
+    }
+    if (this.context) return this.context;
+    const browser = await this.host.browser();
+    const context = await browser.newContext({ acceptDownloads: true, viewport: DEFAULT_VIEWPORT });
+    context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+    context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
+    context.on("page", (page) => this.adopt(page, true));
+    this.context = context;
+    this.generation = this.host.generation;
+    return context;
+  }
+
+  /** The current tab (opening one if there is none). Refuses while a dialog blocks the page. */
+  async page(options: { allowDialog?: boolean } = {}): Promise<Page> {
+    await this.ensureContext();
+    if (this.dialog && !options.allowDialog) {
+      throw new ToolError(`${describeDialog(this.dialog)}; answer it with handle_dialog first.`);
+    }
+    if (!this.current || this.current.isClosed()) this.current = this.pages.at(-1) ?? (await this.newTab());
+    return this.current;
+  }
+
+  async newTab(url?: string): Promise<Page> {
+    const context = await this.ensureContext();
+    const page = await context.newPage(); // the "page" listener adopts it
+    this.current = page;
+    if (url) await page.goto(url);
+    return page;
+  }
+
+  tabs(): Page[] {
+    return this.pages.filter((p) => !p.isClosed());
+  }
+
+  currentIndex(): number {
+    return this.current ? this.pages.indexOf(this.current) : -1;
+  }
+
+  select(index: number): Page {
+    const page = this.tabAt(index);
+    this.current = page;
+    return page;
+  }
+
+  tabAt(index: number): Page {
+    const page = this.pages[index];
+    if (!page) throw new ToolError(`No tab ${index}; tabs are numbered 0 to ${this.pages.length - 1} (see tabs with action "list").`);
+    return page;
+  }
+
+  /**
+   * Run an action on a page; if it opens a dialog, return at once (the page is blocked until the
+   * dialog is answered) and keep the action to finish later.
+   */
+  async act<T>(action: () => Promise<T>): Promise<{ value?: T; dialog?: Dialog }> {
+    let resolveDialog!: (d: Dialog) => void;
+    const shown = new Promise<Dialog>((resolve) => (resolveDialog = resolve));
+    this.dialogWaiters.add(resolveDialog);
+    const running = action();
+    try {
+      const winner = await Promise.race([running.then((value) => ({ value })), shown.then((dialog) => ({ dialog }))]);
+      if ("dialog" in winner) this.blockedAction = running.catch(() => undefined);
+      return winner;
+    } finally {
+      this.dialogWaiters.delete(resolveDialog);
+    }
+  }
+
+  private adopt(page: Page, announce: boolean): void {
+    if (this.pages.includes(page)) return;
+    this.pages.push(page);
+    this.recorder.attach(page);
+    page.on("dialog", (dialog) => {
+      this.dialog = dialog;
+      for (const waiter of this.dialogWaiters) waiter(dialog);
+    });
+    page.on("close", () => {
+      const index = this.pages.indexOf(page);
+      if (index >= 0) this.pages.splice(index, 1);
+      if (this.dialog?.page() === page) this.dialog = undefined;
+      if (this.current === page) this.current = this.pages.at(-1);
+    });
+    // Tabs the page opens itself (window.open, target=_blank) are worth telling the model about.
+    const opener = page.opener();
+    void opener.then((o) => {
+      if (announce && o) this.notice(`The page opened a new tab ${this.pages.indexOf(page)}: ${page.url()} (switch with tabs action "select").`);
+    });
+  }
+
+  /** Close this session's context: all its tabs, cookies and storage. */
+  async close(): Promise<void> {
+    const context = this.context;
+    this.forget();
+    await context?.close().catch((err) => this.log.debug("context close failed", { error: String(err) }));
+  }
+
+  private forget(): void {
+    this.context = undefined;
+    this.current = undefined;
+    this.pages.length = 0;
+    this.dialog = undefined;
+    this.blockedAction = undefined;
+    this.lastSnapshot = undefined;
+    this.recorder.clear();
+  }
+}

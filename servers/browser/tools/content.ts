@@ -1,0 +1,176 @@
+// Reading the page: snapshot, text, Markdown, links, JavaScript results, screenshots and PDFs.
+import fs from "node:fs";
+import path from "node:path";
+import { parseExpressionAt } from "acorn";
+import TurndownService from "turndown";
+import { z } from "zod";
+import { reply, ToolError } from "../../lib/tool.js";
+import { relativeToWorkspace, resolveInWorkspace } from "../../lib/workspace.js";
+import { capture } from "../capture.js";
+import { hasTarget, locate, target } from "../locate.js";
+import { DEFAULT_MAX_CHARS, pageReply, window } from "../response.js";
+import { browserTool, perform } from "../runtime.js";
+
+const paging = {
+  offset: z.number().int().min(0).default(0).describe("Start at this character (to read past a cut-off)."),
+  maxChars: z.number().int().min(100).max(200_000).default(DEFAULT_MAX_CHARS).describe(`At most this many characters (default ${DEFAULT_MAX_CHARS}).`),
+};
+const reading = { readOnlyHint: true, openWorldHint: true } as const;
+
+export const snapshot = browserTool({
+  name: "snapshot",
+  description: "The accessibility snapshot of the current tab (YAML, elements marked [ref=eN] for the action tools). Use offset to read the rest of a long one.",
+  input: { ...paging },
+  annotations: { title: "Snapshot", ...reading },
+  async run({ offset, maxChars }, b) {
+    return pageReply(b, { offset, maxChars, reuse: offset > 0 });
+  },
+});
+
+/** True when the code is a function (arrow or `function`), which we call rather than evaluate. */
+function isFunctionSource(code: string): boolean {
+  try {
+    const node = parseExpressionAt(`(${code})`, 0, { ecmaVersion: "latest" });
+    const inner = node.type === "ParenthesizedExpression" ? (node as unknown as { expression: { type: string } }).expression : node;
+    return inner.type === "ArrowFunctionExpression" || inner.type === "FunctionExpression";
+  } catch {
+    return false;
+  }
+}
+
+export const evaluate = browserTool({
+  name: "evaluate",
+  description: "Run JavaScript in the page: an expression (\"document.title\") or a function (\"() => ...\", or \"(el) => ...\" with a target element). Returns the JSON result.",
+  input: {
+    code: z.string().describe("A JavaScript expression or function source; may be async."),
+    ...target,
+  },
+  output: { result: z.unknown().describe("The JSON-serialisable result (undefined becomes null).") },
+  annotations: { title: "Evaluate JavaScript", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  async run({ code, ref, selector }, b) {
+    const page = await b.page();
+    const asFunction = isFunctionSource(code);
+    let result: unknown;
+    try {
+      if (hasTarget({ ref, selector })) {
+        const el = await locate(page, { ref, selector });
+        if (!asFunction) throw new ToolError("With a target element, code must be a function taking it, e.g. \"(el) => el.value\".");
+        await perform(b, page, async () => (result = await el.evaluate((node, src) => (0, eval)(`(${src})`)(node), code)));
+      } else {
+        await perform(b, page, async () => (result = await page.evaluate(asFunction ? `(${code})()` : code)));
+      }
+    } catch (err) {
+      if (err instanceof ToolError) throw err;
+      const message = String((err as Error).message ?? err).replace(/^\w+\.evaluate: /, "");
+      throw new ToolError(`The script threw: ${message.split("\n")[0]}`);
+    }
+    const json = result === undefined ? "undefined" : JSON.stringify(result, null, 2);
+    return reply.data(window(json ?? String(result), 0, DEFAULT_MAX_CHARS), { result: result ?? null });
+  },
+});
+
+export const getText = browserTool({
+  name: "get_text",
+  description: "The visible text of the page or of one element (innerText), paged by offset/maxChars.",
+  input: { ...target, ...paging },
+  output: { url: z.string(), text: z.string(), offset: z.number(), totalChars: z.number() },
+  annotations: { title: "Get text", ...reading },
+  async run({ ref, selector, offset, maxChars }, b) {
+    const page = await b.page();
+    const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
+    const text = await el.innerText();
+    const part = text.slice(offset, offset + maxChars);
+    return reply.data(window(text, offset, maxChars, "get_text"), { url: page.url(), text: part, offset, totalChars: text.length });
+  },
+});
+
+const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
+turndown.remove(["script", "style", "noscript", "template"]);
+
+export const getMarkdown = browserTool({
+  name: "get_markdown",
+  description: "The page (or one element) converted to Markdown, with absolute link URLs; paged by offset/maxChars.",
+  input: { ...target, ...paging },
+  output: { url: z.string(), markdown: z.string(), offset: z.number(), totalChars: z.number() },
+  annotations: { title: "Get Markdown", ...reading },
+  async run({ ref, selector, offset, maxChars }, b) {
+    const page = await b.page();
+    const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("html");
+    // Make links and images absolute in a copy, so the Markdown works outside the page.
+    const html = await el.evaluate((node) => {
+      const copy = node.cloneNode(true) as Element;
+      const originals = node.querySelectorAll("a[href], img[src]");
+      copy.querySelectorAll("a[href], img[src]").forEach((c, i) => {
+        const o = originals[i] as HTMLAnchorElement & HTMLImageElement;
+        if (c.hasAttribute("href")) c.setAttribute("href", o.href);
+        else c.setAttribute("src", o.src);
+      });
+      return copy.outerHTML;
+    });
+    const markdown = turndown.turndown(html).trim();
+    const part = markdown.slice(offset, offset + maxChars);
+    return reply.data(window(markdown, offset, maxChars, "get_markdown"), { url: page.url(), markdown: part, offset, totalChars: markdown.length });
+  },
+});
+
+export const links = browserTool({
+  name: "links",
+  description: "The links on the current page (text and absolute URL), in document order.",
+  input: {
+    offset: z.number().int().min(0).default(0).describe("Skip this many links."),
+    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many links (default 200)."),
+  },
+  output: { links: z.array(z.object({ text: z.string(), href: z.string() })), total: z.number() },
+  annotations: { title: "Links", ...reading },
+  async run({ offset, limit }, b) {
+    const page = await b.page();
+    const all = await page.evaluate(() =>
+      [...document.querySelectorAll("a[href]")].map((a) => ({
+        text: ((a as HTMLElement).innerText || a.getAttribute("aria-label") || "").trim().replace(/\s+/g, " "),
+        href: (a as HTMLAnchorElement).href,
+      })),
+    );
+    const part = all.slice(offset, offset + limit);
+    const lines = part.map((l, i) => `${offset + i}. [${l.text}](${l.href})`);
+    if (offset + part.length < all.length) lines.push(`(${all.length - offset - part.length} more: call links with offset=${offset + part.length})`);
+    return reply.data(lines.join("\n") || "No links on this page.", { links: part, total: all.length });
+  },
+});
+
+export const screenshot = browserTool({
+  name: "screenshot",
+  description: "A PNG of the viewport, the full page, or one element, scaled down to at most 1568 px on the long side.",
+  input: { ...target, fullPage: z.boolean().default(false).describe("Capture the whole scrollable page instead of the viewport.") },
+  annotations: { title: "Screenshot", ...reading },
+  async run({ ref, selector, fullPage }, b) {
+    const page = await b.page();
+    if (fullPage && hasTarget({ ref, selector })) throw new ToolError("Give either fullPage or a target element, not both.");
+    const element = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : undefined;
+    const shot = await capture(page, { element, fullPage });
+    const scaled = shot.scale < 1 ? `, scaled to ${Math.round(shot.scale * 100)}%` : "";
+    return reply.image(shot.base64, "image/png", `Screenshot of ${element ? (ref ?? selector) : fullPage ? "the full page" : "the viewport"} of ${page.url()}: ${shot.width}x${shot.height} px${scaled}.`);
+  },
+});
+
+export const pdf = browserTool({
+  name: "pdf",
+  description: "Save the current page as a PDF file in the workspace.",
+  input: {
+    path: z.string().optional().describe("Workspace path for the PDF (default page-<time>.pdf)."),
+    format: z.enum(["A4", "Letter", "Legal", "A3", "A5"]).default("A4").describe("Paper size."),
+    landscape: z.boolean().default(false).describe("Landscape orientation."),
+  },
+  output: { path: z.string(), bytes: z.number() },
+  annotations: { title: "Save as PDF", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  async run({ path: wanted, format, landscape }, b) {
+    const page = await b.page();
+    const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, { allowMissing: true, noFollowFinal: true });
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    await page.pdf({ path: target, format, landscape, printBackground: true });
+    const rel = relativeToWorkspace(b.workspace, target);
+    const bytes = fs.statSync(target).size;
+    return reply.data(`Saved ${page.url()} as ${rel} (${bytes} bytes).`, { path: rel, bytes });
+  },
+});
+
+export default [snapshot, evaluate, getText, getMarkdown, links, screenshot, pdf];

@@ -1,0 +1,230 @@
+// Acting on elements. Every tool takes the same target (ref or selector), acts, lets the page
+// settle and returns a fresh snapshot.
+import { z } from "zod";
+import { ToolError } from "../../lib/tool.js";
+import { relativeToWorkspace, resolveInWorkspace } from "../../lib/workspace.js";
+import { locate, target } from "../locate.js";
+import { pageReply } from "../response.js";
+import { browserTool, perform } from "../runtime.js";
+
+const modifiers = z
+  .array(z.enum(["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]))
+  .optional()
+  .describe("Modifier keys held during the action.");
+const acting = { readOnlyHint: false, destructiveHint: true, openWorldHint: true } as const;
+
+export const click = browserTool({
+  name: "click",
+  description: "Click an element (ref from the latest snapshot, or selector). Returns the new snapshot.",
+  input: {
+    ...target,
+    double: z.boolean().default(false).describe("Double-click instead of a single click."),
+    button: z.enum(["left", "right", "middle"]).default("left").describe("Mouse button."),
+    modifiers,
+  },
+  annotations: { title: "Click", ...acting },
+  async run({ ref, selector, double, button, modifiers }, b) {
+    const page = await b.page();
+    const el = await locate(page, { ref, selector });
+    await perform(b, page, () => (double ? el.dblclick({ button, modifiers }) : el.click({ button, modifiers })));
+    return pageReply(b, { result: `${double ? "Double-clicked" : "Clicked"} ${ref ?? selector}.` });
+  },
+});
+
+export const hover = browserTool({
+  name: "hover",
+  description: "Move the mouse over an element.",
+  input: { ...target },
+  annotations: { title: "Hover", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  async run({ ref, selector }, b) {
+    const page = await b.page();
+    const el = await locate(page, { ref, selector });
+    await perform(b, page, () => el.hover());
+    return pageReply(b, { result: `Hovering over ${ref ?? selector}.` });
+  },
+});
+
+export const type = browserTool({
+  name: "type",
+  description: "Type text into an editable element (replacing its content unless slowly is set), optionally pressing Enter after.",
+  input: {
+    ...target,
+    text: z.string().describe("Text to type."),
+    submit: z.boolean().default(false).describe("Press Enter afterwards (submits most forms)."),
+    slowly: z.boolean().default(false).describe("Type one key at a time (fires key handlers; appends to existing content)."),
+  },
+  annotations: { title: "Type", ...acting },
+  async run({ ref, selector, text, submit, slowly }, b) {
+    const page = await b.page();
+    const el = await locate(page, { ref, selector }, "editable element");
+    await perform(b, page, async () => {
+      if (slowly) await el.pressSequentially(text, { delay: 30 });
+      else await el.fill(text);
+      if (submit) await el.press("Enter");
+    });
+    return pageReply(b, { result: `Typed ${JSON.stringify(text)} into ${ref ?? selector}${submit ? " and pressed Enter" : ""}.` });
+  },
+});
+
+const field = z.object({
+  ...target,
+  value: z.string().describe("Text for text fields; \"true\"/\"false\" for checkboxes and radios; the option label or value for selects."),
+});
+
+export const fill = browserTool({
+  name: "fill",
+  description: "Fill one or several form fields at once (text boxes, checkboxes, radios, selects).",
+  input: { fields: z.array(field).min(1).describe("The fields to fill, each with ref or selector and value.") },
+  annotations: { title: "Fill form", ...acting },
+  async run({ fields }, b) {
+    const page = await b.page();
+    const done: string[] = [];
+    await perform(b, page, async () => {
+      for (const f of fields) {
+        const el = await locate(page, f, "form field");
+        const kind = await el.evaluate((node) => {
+          const tag = node.tagName.toLowerCase();
+          return tag === "input" ? ((node as HTMLInputElement).type || "text").toLowerCase() : tag;
+        });
+        if (kind === "checkbox" || kind === "radio") await el.setChecked(/^(true|on|yes|1|checked)$/i.test(f.value));
+        else if (kind === "select") await el.selectOption(f.value);
+        else await el.fill(f.value);
+        done.push(`${f.ref ?? f.selector} = ${JSON.stringify(f.value)}`);
+      }
+    });
+    return pageReply(b, { result: `Filled ${done.join(", ")}.` });
+  },
+});
+
+export const selectOption = browserTool({
+  name: "select_option",
+  description: "Choose one or more options in a <select> by label or value.",
+  input: { ...target, values: z.array(z.string()).min(1).describe("Option labels or values to select.") },
+  annotations: { title: "Select option", ...acting },
+  async run({ ref, selector, values }, b) {
+    const page = await b.page();
+    const el = await locate(page, { ref, selector }, "select");
+    let chosen: string[] = [];
+    await perform(b, page, async () => {
+      // Try values first, then labels: the model sees labels in the snapshot.
+      chosen = await el.selectOption(values).catch(() => el.selectOption(values.map((label) => ({ label }))));
+    });
+    return pageReply(b, { result: `Selected ${chosen.map((v) => JSON.stringify(v)).join(", ")} in ${ref ?? selector}.` });
+  },
+});
+
+function checkTool(name: "check" | "uncheck") {
+  return browserTool({
+    name,
+    description: `${name === "check" ? "Check" : "Uncheck"} a checkbox or radio button.`,
+    input: { ...target },
+    annotations: { title: name === "check" ? "Check" : "Uncheck", ...acting, idempotentHint: true },
+    async run({ ref, selector }, b) {
+      const page = await b.page();
+      const el = await locate(page, { ref, selector }, "checkbox");
+      await perform(b, page, () => el.setChecked(name === "check"));
+      return pageReply(b, { result: `${name === "check" ? "Checked" : "Unchecked"} ${ref ?? selector}.` });
+    },
+  });
+}
+
+export const pressKey = browserTool({
+  name: "press_key",
+  description: "Press a key or chord (\"Enter\", \"ArrowDown\", \"Control+a\"), on an element if given, otherwise on the focused element.",
+  input: { ...target, key: z.string().describe("Key name or chord, Playwright style: Enter, Tab, ArrowLeft, Shift+Tab, Control+a, a.") },
+  annotations: { title: "Press key", ...acting },
+  async run({ ref, selector, key }, b) {
+    const page = await b.page();
+    const el = ref || selector ? await locate(page, { ref, selector }) : undefined;
+    await perform(b, page, () => (el ? el.press(key) : page.keyboard.press(key)));
+    return pageReply(b, { result: `Pressed ${key}${el ? ` on ${ref ?? selector}` : ""}.` });
+  },
+});
+
+export const scroll = browserTool({
+  name: "scroll",
+  description: "Scroll an element into view, or scroll the page (or the element under a target) by a number of pixels.",
+  input: {
+    ...target,
+    deltaX: z.number().default(0).describe("Pixels to scroll right (negative: left)."),
+    deltaY: z.number().default(0).describe("Pixels to scroll down (negative: up). With a target and no deltas, the target is scrolled into view."),
+  },
+  annotations: { title: "Scroll", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  async run({ ref, selector, deltaX, deltaY }, b) {
+    const page = await b.page();
+    const el = ref || selector ? await locate(page, { ref, selector }) : undefined;
+    await perform(b, page, async () => {
+      if (el && !deltaX && !deltaY) return el.scrollIntoViewIfNeeded();
+      if (el) await el.hover();
+      await page.mouse.wheel(deltaX, deltaY);
+    });
+    const pos = await page.evaluate(() => ({ x: Math.round(window.scrollX), y: Math.round(window.scrollY) }));
+    return pageReply(b, { result: `Scrolled; page scroll position is x=${pos.x}, y=${pos.y}.` });
+  },
+});
+
+export const drag = browserTool({
+  name: "drag",
+  description: "Drag one element onto another.",
+  input: {
+    startRef: z.string().optional().describe("Ref of the element to drag."),
+    startSelector: z.string().optional().describe("Or a selector for it."),
+    endRef: z.string().optional().describe("Ref of the drop target."),
+    endSelector: z.string().optional().describe("Or a selector for it."),
+  },
+  annotations: { title: "Drag", ...acting },
+  async run({ startRef, startSelector, endRef, endSelector }, b) {
+    const page = await b.page();
+    const from = await locate(page, { ref: startRef, selector: startSelector }, "element to drag");
+    const to = await locate(page, { ref: endRef, selector: endSelector }, "drop target");
+    await perform(b, page, () => from.dragTo(to));
+    return pageReply(b, { result: `Dragged ${startRef ?? startSelector} to ${endRef ?? endSelector}.` });
+  },
+});
+
+export const uploadFile = browserTool({
+  name: "upload_file",
+  description: "Set the files of a file input (or of the file chooser a button opens). Paths are inside the workspace.",
+  input: { ...target, paths: z.array(z.string()).describe("Workspace paths of the files; an empty list clears the input.") },
+  annotations: { title: "Upload file", ...acting },
+  async run({ ref, selector, paths }, b) {
+    const files = paths.map((p) => resolveInWorkspace(b.workspace, p));
+    const page = await b.page();
+    const el = await locate(page, { ref, selector }, "file input");
+    const isInput = await el.evaluate((node) => node instanceof HTMLInputElement && node.type === "file");
+    await perform(b, page, async () => {
+      if (isInput) return el.setInputFiles(files);
+      // A styled button: click it and answer the chooser it opens.
+      const [chooser] = await Promise.all([page.waitForEvent("filechooser"), el.click()]);
+      await chooser.setFiles(files);
+    });
+    const names = files.map((f) => relativeToWorkspace(b.workspace, f));
+    return pageReply(b, { result: names.length ? `Set files: ${names.join(", ")}.` : "Cleared the file input." });
+  },
+});
+
+export const handleDialog = browserTool({
+  name: "handle_dialog",
+  description: "Answer the open alert/confirm/prompt/beforeunload dialog: accept (OK) or dismiss (Cancel), with text for a prompt.",
+  input: {
+    accept: z.boolean().describe("true: OK/accept; false: Cancel/dismiss."),
+    promptText: z.string().optional().describe("Text to enter in a prompt dialog before accepting."),
+  },
+  annotations: { title: "Handle dialog", ...acting },
+  async run({ accept, promptText }, b) {
+    const dialog = b.dialog;
+    if (!dialog) throw new ToolError("No dialog is open.");
+    b.dialog = undefined;
+    const what = `${accept ? "Accepted" : "Dismissed"} the ${dialog.type()} dialog "${dialog.message()}"${promptText !== undefined && accept ? ` with ${JSON.stringify(promptText)}` : ""}.`;
+    const page = dialog.page() ?? (await b.page({ allowDialog: true }));
+    const blocked = b.blockedAction;
+    b.blockedAction = undefined;
+    await perform(b, page, async () => {
+      await (accept ? dialog.accept(promptText) : dialog.dismiss());
+      await blocked;
+    });
+    return pageReply(b, { result: what });
+  },
+});
+
+export default [click, hover, type, fill, selectOption, checkTool("check"), checkTool("uncheck"), pressKey, scroll, drag, uploadFile, handleDialog];

@@ -1,0 +1,112 @@
+// Going places: navigate, back, forward, reload, and waiting for the page to reach a state.
+import { z } from "zod";
+import { ToolError } from "../../lib/tool.js";
+import { resolveInWorkspace } from "../../lib/workspace.js";
+import { pageReply } from "../response.js";
+import { browserTool, perform, sleep } from "../runtime.js";
+
+const waitUntil = z
+  .enum(["load", "domcontentloaded", "networkidle", "commit"])
+  .default("load")
+  .describe("When navigation counts as done: load (default), domcontentloaded, networkidle or commit.");
+
+/** http(s), about:blank and data: go anywhere; file: only inside the workspace. */
+function checkUrl(url: string, workspace: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    // "example.com/path" — the model often leaves the scheme out.
+    if (/^[\w.-]+(:\d+)?(\/|$)/.test(url)) return checkUrl(`http://${url}`, workspace);
+    throw new ToolError(`"${url}" is not a URL; give an absolute URL like https://example.com/ or file:///path/in/workspace.`);
+  }
+  if (parsed.protocol === "file:") return `file://${resolveInWorkspace(workspace, url)}`;
+  if (!["http:", "https:", "about:", "data:"].includes(parsed.protocol)) {
+    throw new ToolError(`URL scheme ${parsed.protocol} is not allowed; use http:, https:, about:, data: or file: (workspace only).`);
+  }
+  return parsed.href;
+}
+
+export const navigate = browserTool({
+  name: "navigate",
+  description: "Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot.",
+  input: { url: z.string().describe("Absolute URL to open."), waitUntil },
+  annotations: { title: "Navigate", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  async run({ url, waitUntil }, b) {
+    const target = checkUrl(url, b.workspace);
+    const page = await b.page();
+    let status = "";
+    await perform(b, page, async () => {
+      const response = await page.goto(target, { waitUntil });
+      if (response) status = ` (HTTP ${response.status()})`;
+    });
+    return pageReply(b, { result: `Navigated to ${target}${status}` });
+  },
+});
+
+function historyTool(name: "back" | "forward" | "reload", description: string) {
+  return browserTool({
+    name,
+    description,
+    input: { waitUntil },
+    annotations: { title: name[0].toUpperCase() + name.slice(1), readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    async run({ waitUntil }, b) {
+      const page = await b.page();
+      let moved = true;
+      await perform(b, page, async () => {
+        const op = name === "back" ? page.goBack({ waitUntil }) : name === "forward" ? page.goForward({ waitUntil }) : page.reload({ waitUntil });
+        moved = (await op) !== null || name === "reload";
+      });
+      // goBack/goForward answer null both for "no history" and for same-document moves; say what we know.
+      return pageReply(b, { result: moved ? `Went ${name}.` : `${name}: no ${name === "back" ? "previous" : "next"} page with a new document (history may be empty).` });
+    },
+  });
+}
+
+export const back = historyTool("back", "Go back in the current tab's history.");
+export const forward = historyTool("forward", "Go forward in the current tab's history.");
+export const reload = historyTool("reload", "Reload the current tab.");
+
+export const waitFor = browserTool({
+  name: "wait_for",
+  description: "Wait until text appears or disappears, a selector reaches a state, or some seconds pass; then return the snapshot.",
+  input: {
+    text: z.string().optional().describe("Wait until this text is visible on the page."),
+    textGone: z.string().optional().describe("Wait until this text is no longer visible."),
+    selector: z.string().optional().describe("Wait until this CSS/Playwright selector reaches `state`."),
+    state: z.enum(["attached", "detached", "visible", "hidden"]).default("visible").describe("State for `selector` (default visible)."),
+    time: z.number().min(0).max(60).optional().describe("Seconds to wait (alone, or before the other conditions)."),
+    timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many milliseconds (default 10000)."),
+  },
+  annotations: { title: "Wait for", readOnlyHint: true, openWorldHint: true },
+  async run({ text, textGone, selector, state, time, timeoutMs }, b) {
+    if (!text && !textGone && !selector && time === undefined) throw new ToolError("Give text, textGone, selector or time.");
+    const page = await b.page();
+    const done: string[] = [];
+    if (time !== undefined) {
+      await sleep(time * 1000);
+      done.push(`waited ${time} s`);
+    }
+    const timeout = timeoutMs;
+    try {
+      if (text) {
+        await page.getByText(text).first().waitFor({ state: "visible", timeout });
+        done.push(`"${text}" is visible`);
+      }
+      if (textGone) {
+        await page.getByText(textGone).first().waitFor({ state: "hidden", timeout });
+        done.push(`"${textGone}" is gone`);
+      }
+      if (selector) {
+        await page.locator(selector).first().waitFor({ state, timeout });
+        done.push(`${selector} is ${state}`);
+      }
+    } catch (err) {
+      if (/Timeout/.test(String(err))) throw new ToolError(`Still waiting after ${timeout} ms (${done.length ? done.join(", ") + "; " : ""}condition not met). Take a snapshot to see the page.`);
+      throw err;
+    }
+    return pageReply(b, { result: `Done: ${done.join(", ")}.` });
+  },
+});
+
+export default [navigate, back, forward, reload, waitFor];

@@ -1,0 +1,138 @@
+// The session's browser as a whole: tabs, viewport, what the pages logged and requested, the CDP
+// endpoint, and closing everything.
+import { z } from "zod";
+import { reply, ToolError } from "../../lib/tool.js";
+import { pageReply } from "../response.js";
+import { browserTool, chromiumHost } from "../runtime.js";
+
+export const tabs = browserTool({
+  name: "tabs",
+  description: "List, open, select or close tabs of this session. new/select/close return the snapshot of the resulting current tab.",
+  input: {
+    action: z.enum(["list", "new", "select", "close"]).describe("list, new (optionally with url), select or close (index; default the current tab)."),
+    index: z.number().int().min(0).optional().describe("Tab number (from list) for select and close."),
+    url: z.string().optional().describe("For new: URL to open in the new tab."),
+  },
+  annotations: { title: "Tabs", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  async run({ action, index, url }, b) {
+    if (action === "new") {
+      if (url && !/^(https?:|about:|data:)/.test(url)) throw new ToolError("tabs new takes an http(s), about: or data: URL; open file: URLs with navigate.");
+      await b.newTab(url);
+      return pageReply(b, { result: `Opened tab ${b.currentIndex()}${url ? ` at ${url}` : ""}.` });
+    }
+    if (action === "select") {
+      if (index === undefined) throw new ToolError("select needs index (see tabs list).");
+      const page = b.select(index);
+      await page.bringToFront();
+      return pageReply(b, { result: `Selected tab ${index}.` });
+    }
+    if (action === "close") {
+      const page = index === undefined ? await b.page({ allowDialog: true }) : b.tabAt(index);
+      const closed = b.tabs().indexOf(page);
+      await page.close({ runBeforeUnload: false });
+      return pageReply(b, { result: `Closed tab ${closed}.` });
+    }
+    await b.ensureContext();
+    const list = await Promise.all(
+      b.tabs().map(async (p, i) => ({ index: i, url: p.url(), title: await p.title().catch(() => ""), current: i === b.currentIndex() })),
+    );
+    const text = list.map((t) => `${t.current ? "*" : " "} ${t.index}: ${t.title || "(no title)"} — ${t.url}`).join("\n") || "No tabs open.";
+    return reply.data(text, { tabs: list });
+  },
+});
+
+export const resize = browserTool({
+  name: "resize",
+  description: "Set the current tab's viewport size in CSS pixels.",
+  input: {
+    width: z.number().int().min(100).max(7680).describe("Viewport width in CSS pixels."),
+    height: z.number().int().min(100).max(4320).describe("Viewport height in CSS pixels."),
+  },
+  annotations: { title: "Resize viewport", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async run({ width, height }, b) {
+    const page = await b.page();
+    await page.setViewportSize({ width, height });
+    return pageReply(b, { result: `Viewport is now ${width}x${height}.` });
+  },
+});
+
+const listing = {
+  tab: z.number().int().min(0).optional().describe("Only entries from this tab (default: all tabs)."),
+  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many of the latest entries (default 100)."),
+  clear: z.boolean().default(false).describe("Forget the returned entries afterwards."),
+};
+
+export const consoleMessages = browserTool({
+  name: "console_messages",
+  description: "Console messages and uncaught page errors of this session's tabs, oldest first.",
+  input: { ...listing, level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("Only this type (error includes uncaught page errors).") },
+  output: { messages: z.array(z.object({ type: z.string(), text: z.string(), url: z.string(), tab: z.number() })) },
+  annotations: { title: "Console messages", readOnlyHint: true, openWorldHint: false },
+  async run({ tab, limit, clear, level }, b) {
+    const all = b.recorder.console;
+    const match = (m: (typeof all)[number]) =>
+      (tab === undefined || m.tab === tab) && (level === "all" || m.type === level || (level === "error" && m.type === "pageerror"));
+    const messages = all.filter(match).slice(-limit);
+    if (clear) for (const m of messages) all.splice(all.indexOf(m), 1);
+    const text = messages.map((m) => `[${m.type}] ${m.text}${m.url ? ` (${m.url})` : ""}`).join("\n") || "No console messages.";
+    return reply.data(text, { messages });
+  },
+});
+
+export const networkRequests = browserTool({
+  name: "network_requests",
+  description: "Network requests of this session's tabs, oldest first, with status or failure.",
+  input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media (default: only documents, scripts, XHR/fetch and others).") },
+  output: {
+    requests: z.array(
+      z.object({ method: z.string(), url: z.string(), resourceType: z.string(), status: z.number().optional(), failure: z.string().optional(), tab: z.number() }),
+    ),
+  },
+  annotations: { title: "Network requests", readOnlyHint: true, openWorldHint: false },
+  async run({ tab, limit, clear, includeStatic }, b) {
+    const all = b.recorder.network;
+    const staticTypes = new Set(["image", "font", "stylesheet", "media"]);
+    const requests = all.filter((r) => (tab === undefined || r.tab === tab) && (includeStatic || !staticTypes.has(r.resourceType))).slice(-limit);
+    if (clear) for (const r of requests) all.splice(all.indexOf(r), 1);
+    const text =
+      requests.map((r) => `${r.method} ${r.url} [${r.resourceType}] → ${r.failure ?? r.status ?? "pending"}`).join("\n") || "No network requests.";
+    return reply.data(text, { requests });
+  },
+});
+
+export const info = browserTool({
+  name: "info",
+  description: "The browser's version and CDP endpoint (webSocketDebuggerUrl, for Playwright connectOverCDP or other CDP tools on this machine), and this session's tab count.",
+  input: {},
+  output: {
+    browserVersion: z.string(),
+    webSocketDebuggerUrl: z.string(),
+    cdpPort: z.number(),
+    pid: z.number().optional(),
+    tabs: z.number(),
+  },
+  annotations: { title: "Browser info", readOnlyHint: true, openWorldHint: false },
+  async run(_args, b, ctx) {
+    await b.ensureContext();
+    const ep = await chromiumHost(ctx).endpoint();
+    const data = { browserVersion: ep.browserVersion, webSocketDebuggerUrl: ep.webSocketDebuggerUrl, cdpPort: ep.port, pid: ep.pid, tabs: b.tabs().length };
+    const notices = b.takeNotices().map((n) => `\n${n}`).join("");
+    return reply.data(
+      `${data.browserVersion}\nCDP endpoint: ${data.webSocketDebuggerUrl} (loopback only; other sessions' contexts are visible there too)\nChromium pid: ${data.pid ?? "unknown"}\nThis session has ${data.tabs} tab(s).${notices}`,
+      data,
+    );
+  },
+});
+
+export const close = browserTool({
+  name: "close",
+  description: "Close this session's browser: all its tabs, cookies and storage. The next browser call starts fresh.",
+  input: {},
+  annotations: { title: "Close browser", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async run(_args, b) {
+    await b.close();
+    return reply.text("Closed this session's browser context (tabs, cookies, storage).");
+  },
+});
+
+export default [tabs, resize, consoleMessages, networkRequests, info, close];
