@@ -27,6 +27,8 @@ export class HttpStatusError extends ToolError {
     readonly status: number,
     readonly url: string,
     readonly retryAfter: string | null,
+    /** The start of the error body: some APIs (arXiv) explain the error there. */
+    readonly body: string,
   ) {
     super(`HTTP ${status} from ${url}`);
   }
@@ -39,8 +41,8 @@ export async function fetchLimited(url: string, limits: FetchLimits): Promise<Fe
   try {
     res = await fetch(url, { signal, headers: limits.headers, redirect: "follow" });
     if (!res.ok) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new HttpStatusError(res.status, url, res.headers.get("retry-after"));
+      const body = await readCapped(res, url, 64 * 1024).catch(() => Buffer.alloc(0));
+      throw new HttpStatusError(res.status, url, res.headers.get("retry-after"), body.toString("utf8"));
     }
     const declared = Number(res.headers.get("content-length"));
     if (Number.isFinite(declared) && declared > limits.maxBytes) {
