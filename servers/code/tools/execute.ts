@@ -1,0 +1,97 @@
+// code_execute: run Python or JavaScript in a persistent session, notebook style.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { defineTool, reply } from "../../lib/tool.js";
+import type { CodeConfig } from "../config.js";
+import type { ExecOutcome } from "../kernel.js";
+import { DEFAULT_SESSION, type CodeSessions } from "../sessions.js";
+
+export const languageSchema = z.enum(["python", "javascript"]).describe("The interpreter: python or javascript.");
+export const sessionNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, "a session name uses letters, digits, '_', '.' and '-' (at most 64)")
+  .optional()
+  .describe(`Named session to run in; sessions keep their state apart. Default: '${DEFAULT_SESSION}' (one per language).`);
+
+const output = {
+  status: z.enum(["ok", "error", "timeout", "cancelled", "crashed"]),
+  stdout: z.string(),
+  stderr: z.string(),
+  result: z.string().nullable().describe("repr / inspect of the last expression, if the code ended with one"),
+  error: z.string().nullable().describe("the exception with its traceback trimmed to the user's code"),
+  images: z.number().int().describe("number of figures returned as image content"),
+  stateKept: z.boolean().describe("false when the interpreter had to be restarted and earlier state is gone"),
+  truncated: z.boolean(),
+  note: z.string().optional(),
+  language: z.enum(["python", "javascript"]),
+  session: z.string(),
+  cell: z.number().int(),
+  durationMs: z.number().int(),
+};
+
+/** One text block with labelled parts; a bare value (`2**10` → `1024`) stays bare. */
+export function formatOutcome(outcome: ExecOutcome): string {
+  const parts: Array<[string, string]> = [];
+  if (outcome.stdout) parts.push(["stdout", outcome.stdout]);
+  if (outcome.stderr) parts.push(["stderr", outcome.stderr]);
+  if (outcome.error) parts.push(["error", outcome.error]);
+  if (outcome.value !== null) parts.push(["result", outcome.value]);
+  if (outcome.images.length) parts.push(["figures", `${outcome.images.length} figure(s) returned as PNG images`]);
+  if (outcome.note) parts.push(["note", outcome.note]);
+  if (parts.length === 1 && parts[0][0] === "result") return parts[0][1];
+  if (parts.length === 0) return outcome.status === "ok" ? "(no output)" : `(${outcome.status}, no output)`;
+  return parts.map(([label, text]) => `[${label}]\n${text.replace(/\n$/, "")}`).join("\n");
+}
+
+export function executeTool(sessions: CodeSessions, config: CodeConfig) {
+  return defineTool({
+    name: "execute",
+    title: "Run code",
+    description:
+      "Run Python or JavaScript in a persistent session, like a notebook cell: variables, imports and functions stay for the next call; " +
+      "the working directory is the workspace. stdout and stderr come back separately, the value of a trailing expression is shown " +
+      "(Python repr, JavaScript inspect), exceptions return an error with the traceback, matplotlib figures come back as PNG images, " +
+      "and top-level await works in JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, " +
+      "JavaScript `await tools.file_read({ path })`. A timeout or cancellation interrupts the code (KeyboardInterrupt first; if ignored the " +
+      "interpreter is restarted) and the reply says whether the state survived. Long output keeps its tail.",
+    input: {
+      language: languageSchema,
+      code: z.string().min(1).describe("The code to run. A trailing expression's value is displayed."),
+      session: sessionNameSchema,
+      timeoutMs: z
+        .number()
+        .int()
+        .min(100)
+        .max(config.maxTimeoutMs)
+        .optional()
+        .describe(`Interrupt the code after this many milliseconds (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}).`),
+    },
+    output,
+    annotations: { destructiveHint: true, openWorldHint: true, idempotentHint: false, readOnlyHint: false },
+    async run({ language, code, session, timeoutMs }, ctx) {
+      const name = session ?? DEFAULT_SESSION;
+      const kernel = await sessions.kernel(ctx.session, language, name, ctx.workspace);
+      const started = Date.now();
+      const outcome = await kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal);
+      const structured = {
+        status: outcome.status,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+        result: outcome.value,
+        error: outcome.error,
+        images: outcome.images.length,
+        stateKept: outcome.stateKept,
+        truncated: outcome.truncated,
+        ...(outcome.note ? { note: outcome.note } : {}),
+        language,
+        session: name,
+        cell: outcome.cell,
+        durationMs: Date.now() - started,
+      };
+      const result: CallToolResult = reply.data(formatOutcome(outcome), structured);
+      for (const image of outcome.images) result.content.push({ type: "image", data: image.data, mimeType: image.mimeType });
+      if (outcome.status !== "ok") result.isError = true;
+      return result;
+    },
+  });
+}

@@ -1,0 +1,27 @@
+// code_reset: a fresh interpreter for one session (everything it defined is dropped).
+import { defineTool, reply } from "../../lib/tool.js";
+import { z } from "zod";
+import { DEFAULT_SESSION, type CodeSessions } from "../sessions.js";
+import { languageSchema, sessionNameSchema } from "./execute.js";
+
+export function resetTool(sessions: CodeSessions) {
+  return defineTool({
+    name: "reset",
+    title: "Restart a code session",
+    description:
+      "Restart the interpreter of a code session: its variables, imports and functions are dropped and a running execute is stopped. " +
+      "Use it when a session is stuck or its state is broken.",
+    input: { language: languageSchema, session: sessionNameSchema },
+    output: { language: z.enum(["python", "javascript"]), session: z.string(), pid: z.number().int().nullable() },
+    annotations: { destructiveHint: true, idempotentHint: true, readOnlyHint: false, openWorldHint: false },
+    async run({ language, session }, ctx) {
+      const name = session ?? DEFAULT_SESSION;
+      const kernel = await sessions.reset(ctx.session, language, name);
+      return reply.data(`The ${language} session '${name}' has a fresh interpreter (pid ${kernel.pid}); earlier state is gone.`, {
+        language,
+        session: name,
+        pid: kernel.pid ?? null,
+      });
+    },
+  });
+}
