@@ -130,8 +130,9 @@ export class Terminal {
   readTail(lines: number, strip: boolean): ReadResult {
     const all = clean(this.output.text(this.output.start), strip);
     this.cursor = this.output.total;
-    const parts = all.replace(/\r?\n$/, "").split(/\r?\n/);
-    return { text: parts.slice(-lines).join("\n"), droppedBytes: 0 };
+    // Split after each newline so raw output keeps its own line endings.
+    const parts = all.split(/(?<=\n)/);
+    return { text: parts.slice(-lines).join(""), droppedBytes: 0 };
   }
 
   /**
