@@ -1,0 +1,101 @@
+// arxiv `search` and `get`: the arXiv API's metadata as text and structuredContent.
+import { z } from "zod";
+import { defineTool, reply, ToolError } from "../lib/tool.js";
+import { paperSchema, type Paper } from "./atom.js";
+import { ArxivClient, configFromEnv } from "./client.js";
+import { normalizeId, splitVersion } from "./ids.js";
+import { buildSearchQuery, SORT_FIELDS } from "./query.js";
+import { renderPaper } from "./render.js";
+
+/** One client per process: the spacing and the cache hold across every session and tool. */
+export const arxiv = new ArxivClient(configFromEnv());
+
+const search = defineTool({
+  name: "search",
+  title: "Search arXiv",
+  description:
+    "Search arXiv papers. `query` takes arXiv syntax (ti:, au:, abs:, cat:, all: prefixes; AND, OR, ANDNOT; parentheses) or plain words " +
+    "(all must match). Filter by categories and submission dates; page with start/maxResults; sort by relevance, submitted or updated date.",
+  input: {
+    query: z.string().optional().describe('Search terms, e.g. "diffusion models" or "ti:transformer AND au:vaswani"'),
+    categories: z.array(z.string()).optional().describe("Only papers in any of these categories, e.g. [\"cs.LG\", \"stat.ML\"]"),
+    submittedFrom: z.string().optional().describe("Only papers first submitted on or after this date (YYYY-MM-DD)"),
+    submittedTo: z.string().optional().describe("Only papers first submitted on or before this date (YYYY-MM-DD)"),
+    start: z.number().int().min(0).max(30_000).default(0).describe("Index of the first result (for paging)"),
+    maxResults: z.number().int().min(1).max(100).default(10).describe("Results per page (1-100, default 10)"),
+    sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance").describe("Order by relevance, submission date or last update"),
+    sortOrder: z.enum(["descending", "ascending"]).default("descending").describe("Sort direction"),
+  },
+  output: {
+    searchQuery: z.string().describe("The search_query sent to arXiv"),
+    total: z.number().describe("Total matching papers"),
+    start: z.number(),
+    count: z.number().describe("Papers in this page"),
+    nextStart: z.number().nullable().describe("start for the next page, or null"),
+    papers: z.array(paperSchema),
+  },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  async run(args, ctx) {
+    const searchQuery = buildSearchQuery(args);
+    const feed = await arxiv.query(
+      {
+        search_query: searchQuery,
+        start: String(args.start),
+        max_results: String(args.maxResults),
+        sortBy: SORT_FIELDS[args.sortBy],
+        sortOrder: args.sortOrder,
+      },
+      ctx.signal,
+    );
+    const end = args.start + feed.papers.length;
+    const nextStart = feed.papers.length > 0 && end < feed.total ? end : null;
+    const header =
+      feed.papers.length === 0
+        ? `No papers on this page (${feed.total} match ${searchQuery}).`
+        : `${feed.total} papers match ${searchQuery}; showing ${args.start + 1}-${end}.` +
+          (nextStart !== null ? ` Next page: start=${nextStart}.` : "");
+    const body = feed.papers.map((p, i) => renderPaper(p, args.start + i + 1, 600)).join("\n\n");
+    return reply.data(body ? `${header}\n\n${body}` : header, {
+      searchQuery,
+      total: feed.total,
+      start: args.start,
+      count: feed.papers.length,
+      nextStart,
+      papers: feed.papers,
+    });
+  },
+});
+
+/** Metadata for ids (any accepted shape); ids arXiv does not know come back in notFound. */
+export async function fetchPapers(ids: string[], signal?: AbortSignal): Promise<{ papers: Paper[]; notFound: string[] }> {
+  const wanted = [...new Set(ids.map(normalizeId))];
+  const feed = await arxiv.query({ id_list: wanted.join(","), start: "0", max_results: String(wanted.length) }, signal);
+  const papers: Paper[] = [];
+  const notFound: string[] = [];
+  for (const id of wanted) {
+    const exact = splitVersion(id).version !== null;
+    const match = feed.papers.find((p) => (exact ? p.id === id : splitVersion(p.id).base === id));
+    if (match) papers.push(match);
+    else notFound.push(id);
+  }
+  return { papers, notFound };
+}
+
+const get = defineTool({
+  name: "get",
+  title: "Get arXiv papers by id",
+  description: "Full metadata for one or more arXiv ids (2401.12345, 2401.12345v2, hep-ex/0307015, arXiv:… or abs/pdf URLs).",
+  input: {
+    ids: z.array(z.string()).min(1).max(50).describe("arXiv ids, with or without version (at most 50)"),
+  },
+  output: { papers: z.array(paperSchema), notFound: z.array(z.string()).describe("Requested ids arXiv has no paper for") },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  async run({ ids }, ctx) {
+    const { papers, notFound } = await fetchPapers(ids, ctx.signal);
+    if (papers.length === 0) throw new ToolError(`arXiv has no paper with id ${notFound.join(", ")}.`);
+    const missing = notFound.length ? `\n\nNot found: ${notFound.join(", ")}` : "";
+    return reply.data(papers.map((p) => renderPaper(p, null)).join("\n\n") + missing, { papers, notFound });
+  },
+});
+
+export const metadataTools = [search, get];
