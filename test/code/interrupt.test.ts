@@ -1,0 +1,137 @@
+// Timeouts, cancellation and client-session isolation of code_execute, through the hub.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { run, startCodeHub, type CodeHub } from "./harness.js";
+
+async function waitIdle(client: Client, name = "default"): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const listed = await client.callTool({ name: "code_sessions", arguments: {} });
+    const sessions = (listed.structuredContent as { sessions: Array<{ name: string; busy: boolean }> }).sessions;
+    if (!sessions.some((s) => s.name === name && s.busy)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`session ${name} stayed busy`);
+}
+
+describe("code_execute: interrupts and isolation", () => {
+  let hub: CodeHub;
+  let client: Client;
+
+  before(async () => {
+    hub = await startCodeHub();
+    client = await hub.connect();
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  test("Python: a while True loop is interrupted by the timeout and the state survives", async () => {
+    await run(client, "python", "survivor = 'still here'");
+    const looped = await run(client, "python", "import time\nticks = 0\nwhile True:\n    ticks += 1\n    time.sleep(0.005)", { timeoutMs: 400 });
+    assert.equal(looped.result.isError, true);
+    assert.equal(looped.data.status, "timeout");
+    assert.equal(looped.data.stateKept, true);
+    assert.match(looped.data.error!, /KeyboardInterrupt/);
+    assert.match(looped.data.note!, /state survived/);
+    const after = await run(client, "python", "(survivor, ticks > 0)");
+    assert.equal(after.text, "('still here', True)");
+  });
+
+  test("Python: code that ignores SIGINT is killed and the session clearly restarted", async () => {
+    await run(client, "python", "doomed = 1");
+    const stubborn = await run(client, "python", "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass", { timeoutMs: 300 });
+    assert.equal(stubborn.result.isError, true);
+    assert.equal(stubborn.data.status, "timeout");
+    assert.equal(stubborn.data.stateKept, false);
+    assert.match(stubborn.data.note!, /killed and restarted/);
+    const fresh = await run(client, "python", "'doomed' in globals()");
+    assert.equal(fresh.text, "False", "a fresh interpreter");
+    assert.equal((await run(client, "python", "6 * 7")).text, "42", "and it works");
+  });
+
+  test("JavaScript: a synchronous loop and a pending await are interrupted, state kept", async () => {
+    await run(client, "javascript", "const keep = 'js state'");
+    const spin = await run(client, "javascript", "while (true) {}", { timeoutMs: 300 });
+    assert.equal(spin.data.status, "timeout");
+    assert.equal(spin.data.stateKept, true);
+    const waiting = await run(client, "javascript", "await new Promise(() => {})", { timeoutMs: 300 });
+    assert.equal(waiting.data.status, "timeout");
+    assert.equal(waiting.data.stateKept, true);
+    assert.equal((await run(client, "javascript", "keep")).text, "'js state'");
+  });
+
+  test("JavaScript: a loop after an await cannot take SIGINT: killed and restarted", async () => {
+    await run(client, "javascript", "const lost = 1");
+    const spin = await run(client, "javascript", "await null\nwhile (true) {}", { timeoutMs: 300 });
+    assert.equal(spin.data.status, "timeout");
+    assert.equal(spin.data.stateKept, false);
+    assert.match(spin.data.note!, /restarted/);
+    assert.equal((await run(client, "javascript", "typeof lost")).text, "'undefined'");
+  });
+
+  test("cancelling the call interrupts the running code", async () => {
+    await run(client, "python", "import os, time\nbeats = 0");
+    const controller = new AbortController();
+    const pending = client.callTool(
+      { name: "code_execute", arguments: { language: "python", code: "while True:\n    beats += 1\n    time.sleep(0.01)" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    // cancel once the loop is really running
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const listed = await client.callTool({ name: "code_sessions", arguments: {} });
+      const busy = (listed.structuredContent as { sessions: Array<{ name: string; language: string; busy: boolean }> }).sessions.some(
+        (s) => s.name === "default" && s.language === "python" && s.busy,
+      );
+      if (busy || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    controller.abort();
+    await assert.rejects(pending);
+    await waitIdle(client);
+    const first = await run(client, "python", "beats");
+    await new Promise((r) => setTimeout(r, 300));
+    const second = await run(client, "python", "beats");
+    assert.ok(Number(first.text) > 0, "the loop ran");
+    assert.equal(second.text, first.text, "the loop stopped counting after the cancellation");
+  });
+
+  test("two client sessions never see each other's interpreters", async () => {
+    const other = await hub.connect();
+    await run(client, "python", "mine = 'client one'");
+    await run(client, "javascript", "globalThis.mineJs = 'client one'");
+    const py = await run(other, "python", "mine");
+    assert.equal(py.result.isError, true);
+    assert.match(py.data.error!, /NameError/);
+    const js = await run(other, "javascript", "typeof mineJs");
+    assert.equal(js.text, "'undefined'");
+    await run(other, "python", "mine = 'client two'");
+    assert.equal((await run(client, "python", "mine")).text, "'client one'");
+
+    const listed = await other.callTool({ name: "code_sessions", arguments: {} });
+    const names = (listed.structuredContent as { sessions: Array<{ name: string; language: string }> }).sessions.map((s) => `${s.language}:${s.name}`);
+    assert.deepEqual(names.sort(), ["javascript:default", "python:default"], "only its own sessions are listed");
+
+    // a client that goes away takes its interpreters with it
+    const pidsBefore = (await other.callTool({ name: "code_sessions", arguments: {} })).structuredContent as { sessions: Array<{ pid: number }> };
+    await (other.transport as StreamableHTTPClientTransport).terminateSession();
+    await other.close();
+    const pids = pidsBefore.sessions.map((s) => s.pid);
+    const deadline = Date.now() + 15_000;
+    while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(pids.filter(alive), [], "interpreters of a closed client session are stopped");
+  });
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
