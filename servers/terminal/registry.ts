@@ -39,9 +39,10 @@ async function sweepIdle(): Promise<void> {
   for (const [session, terminals] of byClient) {
     for (const terminal of [...terminals.values()]) {
       if (now - terminal.lastUsed <= settings.idleMs) continue;
-      terminals.delete(terminal.id);
       log.info("idle terminal killed", { session, id: terminal.id, idleMs: settings.idleMs });
+      // Forget it only once it is dead, so a listing never hides a terminal still running.
       await terminal.kill();
+      terminals.delete(terminal.id);
     }
   }
 }

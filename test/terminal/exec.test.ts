@@ -78,7 +78,7 @@ describe("terminal exec", () => {
   });
 
   test("timeout kills the whole process tree and says so", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     const r = await agent.call("exec", { command: "sh -c 'sleep 100 & sleep 100'; echo never", timeoutMs: 500 });
     assert.equal(r.isError, true);
     const data = r.structuredContent as Record<string, any>;
@@ -90,14 +90,14 @@ describe("terminal exec", () => {
   });
 
   test("a process that escaped the group with setsid is killed too", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     const r = await agent.call("exec", { command: "setsid sleep 101 & sleep 100", timeoutMs: 500 });
     assert.equal((r.structuredContent as any).timedOut, true);
     assert.deepEqual(leftovers(server), []);
   });
 
   test("background processes are killed when the command exits", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     const r = await agent.ok("exec", { command: "sleep 102 & setsid sleep 103 & echo started" });
     assert.equal(r.stdout, "started\n");
     assert.ok(r.killedProcesses >= 2);
@@ -125,7 +125,7 @@ describe("terminal exec", () => {
   });
 
   test("cancelling the call kills the process tree", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     const controller = new AbortController();
     const pending = agent.call(
       "exec",
@@ -137,7 +137,7 @@ describe("terminal exec", () => {
   });
 
   test("hundreds of execs leave the process table as it was", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     const commands = ["true", "echo x | cat", "exit 3", "sleep 30 &", "(sleep 30 &) ; echo y", "false || echo z >&2"];
     for (let i = 0; i < 200; i++) {
       const r = await agent.call("exec", { command: commands[i % commands.length] });

@@ -23,13 +23,12 @@ export interface Harness {
   hub: TestHub;
   workspace: string;
   connect(): Promise<Agent>;
-  /** Pid of the terminal server process under the hub. */
-  serverPid(): number;
+  /** Pid of the terminal server process, from the hub's status page. */
+  serverPid(): Promise<number>;
   stop(): Promise<void>;
 }
 
 export async function startTerminal(env: Record<string, string> = {}): Promise<Harness> {
-  if (process.env.TERMINAL_DIRECT) return startDirect(env); // TEMPORARY until the hub runs
   const hub = await startHub({ servers: ["terminal"], env });
   return {
     hub,
@@ -52,9 +51,12 @@ export async function startTerminal(env: Record<string, string> = {}): Promise<H
         },
       };
     },
-    serverPid() {
-      const pid = descendants(hub.pid).find((p) => cmdline(p).includes("servers/terminal/main.js"));
-      if (pid === undefined) throw new Error("terminal server process not found under the hub");
+    async serverPid() {
+      const status = (await (await fetch(`${hub.origin}/`)).json()) as { servers: Array<{ name: string; pid: number | null }> };
+      const pid = status.servers.find((s) => s.name === "terminal")?.pid;
+      if (!pid) throw new Error(`the hub reports no terminal server pid: ${JSON.stringify(status)}`);
+      // The process checks below are only as good as this pid: make sure it is the server.
+      if (!cmdline(pid).includes("servers/terminal/main.js")) throw new Error(`pid ${pid} is not the terminal server`);
       return pid;
     },
     stop: () => hub.stop(),
@@ -82,7 +84,7 @@ function procs(): Proc[] {
   return out;
 }
 
-export function cmdline(pid: number): string {
+function cmdline(pid: number): string {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
   } catch {
@@ -133,38 +135,3 @@ export async function eventually(what: string, check: () => boolean | Promise<bo
   }
 }
 
-// TEMPORARY: the child straight over stdio, client sessions faked with _meta, until the hub runs.
-import { connectChild } from "../helpers/child.js";
-import { tempDir } from "../helpers/hub.js";
-async function startDirect(env: Record<string, string>): Promise<Harness> {
-  const workspace = tempDir("agentbox-ws-");
-  const client = await connectChild("terminal", { AGENTBOX_WORKSPACE: workspace, ...env });
-  let n = 0;
-  return {
-    hub: undefined as any,
-    workspace,
-    async connect() {
-      const session = `agent-${++n}`;
-      const call = async (tool: string, args: Record<string, unknown> = {}, options?: RequestOptions) =>
-        (await client.callTool({ name: tool, arguments: args, _meta: { "agentbox/session": session } }, undefined, options)) as CallToolResult;
-      return {
-        client,
-        call,
-        async end() {
-          await client.notification({ method: "notifications/agentbox/session_closed", params: { session } } as any);
-        },
-        async ok(tool, args) {
-          const result = await call(tool, args);
-          if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
-          return result.structuredContent as any;
-        },
-      };
-    },
-    serverPid() {
-      const pid = descendants(process.pid).find((p) => cmdline(p).includes("servers/terminal/main.js"));
-      if (pid === undefined) throw new Error("terminal server process not found");
-      return pid;
-    },
-    stop: () => client.close(),
-  };
-}

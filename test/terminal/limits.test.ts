@@ -58,7 +58,7 @@ describe("terminal limits", () => {
   });
 
   test("shutdown kills every terminal and running command", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     await agent.ok("session_create", { shell: "sh", args: ["-c", "sleep 300 & sleep 301"] });
     const pending = agent.call("exec", { command: "sleep 302 & sleep 303", timeoutMs: 60_000 }).catch(() => undefined);
     await eventually("the command is running", () => leftovers(server).some((l) => l.includes("sleep 303")));

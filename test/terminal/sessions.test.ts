@@ -123,7 +123,7 @@ describe("terminal sessions", () => {
   });
 
   test("session_kill kills everything started in the terminal", async () => {
-    const server = h.serverPid();
+    const server = await h.serverPid();
     const id = await bash();
     await agent.ok("session_send", { id, input: "sleep 200 & setsid sleep 201 & (sleep 202 &)\n", waitFor: PROMPT });
     const killed = await agent.ok("session_kill", { id });
