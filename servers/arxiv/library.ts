@@ -45,7 +45,7 @@ const download = defineTool({
     const pdf = await arxiv.pdf(paper.id, ctx.signal);
     await ctx.progress(2, 3, "converting to Markdown");
     const converted = await convertBytes(pdf, ".pdf", { maxBytes: arxiv.config.maxPdfBytes });
-    const markdown = markdownHeader(paper) + "\n" + converted.markdown + "\n";
+    const markdown = markdownHeader(paper) + converted.markdown + "\n";
     const paths = await savePaper(ctx.workspace, paper.id, pdf, markdown);
     await ctx.progress(3, 3, "done");
     ctx.log.info("paper downloaded", { id: paper.id, bytes: pdf.length, chars: markdown.length });

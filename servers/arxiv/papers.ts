@@ -1,6 +1,7 @@
 // Downloaded papers live in <workspace>/papers/<id>.pdf and <id>.md (old-style ids with "/"
 // made file-safe), where the file, terminal and markitdown tools can reach them too. The .md
 // opens with a small header (title, authors, links) so `list` can show titles without the network.
+import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../lib/tool.js";
@@ -30,28 +31,23 @@ export function paperPaths(workspace: string, id: string): { pdf: string; md: st
 }
 
 export function markdownHeader(paper: Paper): string {
-  const lines = [
-    `# ${paper.title}`,
-    "",
-    `- arXiv: ${paper.id}`,
-    `- Authors: ${paper.authors.join(", ")}`,
-    paper.primaryCategory ? `- Category: ${paper.primaryCategory}` : "",
-    paper.published ? `- Published: ${paper.published}` : "",
-    paper.doi ? `- DOI: ${paper.doi}` : "",
-    `- Abstract page: ${paper.absUrl}`,
-    "",
-    "---",
-    "",
-  ];
-  return lines.filter((l, i) => l !== "" || lines[i - 1] !== "").join("\n") + "\n";
+  const facts = [
+    `arXiv: ${paper.id}`,
+    `Authors: ${paper.authors.join(", ")}`,
+    paper.primaryCategory && `Category: ${paper.primaryCategory}`,
+    paper.published && `Published: ${paper.published}`,
+    paper.doi && `DOI: ${paper.doi}`,
+    `Abstract page: ${paper.absUrl}`,
+  ].filter(Boolean);
+  return `# ${paper.title}\n\n${facts.map((f) => `- ${f}`).join("\n")}\n\n---\n\n`;
 }
 
 export async function savePaper(workspace: string, id: string, pdf: Buffer, markdown: string): Promise<{ pdf: string; md: string }> {
   const paths = paperPaths(workspace, id);
   await fs.mkdir(path.dirname(paths.pdf), { recursive: true });
-  // write then rename, so a reader never sees half a paper
+  // write then rename, so a reader never sees half a paper (and two downloads never share a temp file)
   for (const [file, data] of [[paths.pdf, pdf], [paths.md, markdown]] as const) {
-    const temp = `${file}.part`;
+    const temp = `${file}.${randomUUID()}.part`;
     await fs.writeFile(temp, data);
     await fs.rename(temp, file);
   }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { ToolError } from "../lib/tool.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { fetchLimited, HttpStatusError } from "./fetch.js";
-import { formatByExtension, formatByMime, formatByName } from "./formats.js";
+import { formatByExtension, formatByMime, formatByName, supportedList } from "./formats.js";
 import { unsupported } from "./convert.js";
 
 export interface SourceRequest {
@@ -34,7 +34,7 @@ export interface SourceLimits {
 
 export async function loadSource(req: SourceRequest, limits: SourceLimits): Promise<LoadedSource> {
   const override = req.format ? formatByName(req.format) : undefined;
-  if (req.format && !override) throw unsupported(`format '${req.format}'`, "");
+  if (req.format && !override) throw new ToolError(`Unknown format '${req.format}'. Supported: ${supportedList()}.`);
   const loaded = await loadRaw(req, limits);
   const ext = override?.ext ?? loaded.ext;
   if (!formatByExtension(ext)) throw unsupported(loaded.label, ext);

@@ -230,8 +230,10 @@ describe("paging and saving", () => {
 });
 
 describe("errors", () => {
-  test("missing file", async () => {
+  test("missing file, folder, unknown format name", async () => {
     assert.match(await failure({ source: "nope.pdf" }), /No such file/);
+    assert.match(await failure({ source: "sub" }), /not a regular file/);
+    assert.match(await failure({ source: "page.html", format: "hologram" }), /Unknown format 'hologram'\. Supported: PDF/);
   });
 
   test("unsupported format lists the supported ones", async () => {
