@@ -41,6 +41,9 @@ export function clean(text: string, strip: boolean): string {
   return strip ? stripAnsi(text).replace(/\r+\n/g, "\n") : text;
 }
 
+/** Output already searched for a wait pattern is searched again this far back, for matches spanning chunks. */
+const SCAN_OVERLAP = 64 * 1024;
+
 export class Terminal {
   readonly id = `t${randomBytes(4).toString("hex")}`;
   readonly marker = randomUUID();
@@ -143,9 +146,15 @@ export class Terminal {
   async wait(options: WaitOptions): Promise<WaitOutcome> {
     const started = Date.now();
     const deadline = started + options.timeoutMs;
+    let matched = !options.pattern;
+    let scanned = options.from;
     for (;;) {
       if (options.signal.aborted) return "cancelled";
-      const matched = options.pattern ? options.pattern.test(clean(this.output.text(options.from), true)) : true;
+      if (!matched && this.output.total > scanned) {
+        // Rescan only the new output plus an overlap, not everything since `from` on every chunk.
+        matched = options.pattern!.test(clean(this.output.text(Math.max(options.from, scanned - SCAN_OVERLAP)), true));
+        scanned = this.output.total;
+      }
       const now = Date.now();
       const quietLeft = options.quietMs ? options.quietMs - (now - Math.max(started, this.lastOutputAt)) : 0;
       if (matched && quietLeft <= 0) return options.pattern ? "pattern" : "quiet";
