@@ -32,7 +32,9 @@ export async function locate(page: Page, t: Target, what = "element"): Promise<L
     const ref = t.ref.replace(/^\[?ref=/, "").replace(/\]$/, "");
     if (!REF_PATTERN.test(ref)) throw new ToolError(`"${t.ref}" is not a ref; refs look like e12 (from [ref=e12] in a snapshot).`);
     const locator = page.getByRef(ref);
-    if ((await locator.count()) === 0) {
+    // A ref from another page's snapshot (its frame is gone) throws instead of counting 0.
+    const count = await locator.count().catch(() => 0);
+    if (count === 0) {
       throw new ToolError(`Ref ${ref} is not in the current page (the page changed since that snapshot). Take a new snapshot and use a ref from it.`);
     }
     return locator;

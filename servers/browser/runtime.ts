@@ -32,7 +32,7 @@ export function initRuntime(workspace: string, log: Logger): Runtime {
     create: () => new BrowserSession(host, workspace, log),
     dispose: async (b, session, reason) => {
       log.info("closing browser context", { session, reason });
-      await b.close();
+      await b.dispose();
     },
     idleMs: idleMs(),
   });
@@ -65,11 +65,17 @@ export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>
   return defineTool<S>({
     ...def,
     async run(args, ctx) {
+      const { store } = getRuntime(ctx);
+      // A call in progress is use: keep touching the session so the idle sweep cannot close its
+      // context underneath a slow call (SessionStore only sees the moment the call started).
+      const keepAlive = setInterval(() => void store.peek(ctx.session), Math.max(50, Math.floor(idleMs() / 3)));
       try {
-        const b = await getRuntime(ctx).store.get(ctx.session);
+        const b = await store.get(ctx.session);
         return await def.run(args, b, ctx);
       } catch (err) {
         throw toToolError(err);
+      } finally {
+        clearInterval(keepAlive);
       }
     },
   });

@@ -31,6 +31,8 @@ export class BrowserSession {
   /** The latest snapshot, so `snapshot` with an offset pages through it without renumbering refs. */
   lastSnapshot?: { url: string; text: string };
   readonly recorder: Recorder;
+  /** Set once the session ended (closed or idle): its state is never rebuilt. */
+  private closed = false;
 
   constructor(
     private readonly host: ChromiumHost,
@@ -59,6 +61,11 @@ export class BrowserSession {
     if (this.context) return this.context;
     const browser = await this.host.browser();
     const context = await browser.newContext({ acceptDownloads: true, viewport: DEFAULT_VIEWPORT });
+    if (this.closed) {
+      // The session ended while Chromium was starting: do not leak a context nobody will close.
+      await context.close().catch(() => undefined);
+      throw new ToolError("This client session was closed while the browser was starting.");
+    }
     context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
     context.on("page", (page) => this.adopt(page, true));
@@ -144,7 +151,13 @@ export class BrowserSession {
     });
   }
 
-  /** Close this session's context: all its tabs, cookies and storage. */
+  /** The session ended: close everything and refuse to start again. */
+  async dispose(): Promise<void> {
+    this.closed = true;
+    await this.close();
+  }
+
+  /** Close this session's context: all its tabs, cookies and storage (the `close` tool). */
   async close(): Promise<void> {
     const context = this.context;
     this.forget();
