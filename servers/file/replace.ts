@@ -19,7 +19,7 @@ interface Match {
   end: number;
 }
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+export const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function lineOf(text: string, index: number): number {
   let line = 1;

@@ -98,6 +98,8 @@ describe("grep", () => {
     assert.equal(capped.truncated, true);
     const onlyMd = structured(await f.tool("grep", { pattern: "TODO", include: "*.md" }));
     assert.deepEqual(names(onlyMd.matches), ["README.md"]);
+    const literal = structured(await f.tool("grep", { pattern: "s.toUpperCase()", literal: true }));
+    assert.deepEqual(names(literal.matches), ["src/util/strings.ts"]);
     const bad = await f.tool("grep", { pattern: "(unclosed" });
     assert.equal(bad.isError, true);
     assert.match(textOf(bad), /Invalid regular expression/);

@@ -81,6 +81,9 @@ describe("read", () => {
     const dir = await f.tool("read", { path: "notes" });
     assert.equal(dir.isError, true);
     assert.match(textOf(dir), /is a directory; use list or tree/);
+    const zero = await f.tool("read", { path: "notes/a.txt", offset: 0 });
+    assert.equal(zero.isError, true);
+    assert.match(textOf(zero), /offset counts lines from 1/);
     const past = await f.tool("read", { path: "notes/a.txt", offset: 100 });
     assert.equal(past.isError, true);
     assert.match(textOf(past), /past the end/);
@@ -143,6 +146,16 @@ describe("write", () => {
     const noParents = await f.tool("write", { path: "absent/dir/x.txt", content: "x", createParents: false });
     assert.equal(noParents.isError, true);
     assert.match(textOf(noParents), /Parent folder .* does not exist/);
+  });
+
+  test("reports progress on a large write when asked", async () => {
+    const seen: number[] = [];
+    const content = "z".repeat(3 * 1024 * 1024 + 10);
+    const r = await f.client.callTool({ name: "file_write", arguments: { path: "progress.txt", content } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    assert.equal(r.isError, undefined);
+    assert.deepEqual(seen, [1, 2, 3].map((n) => n * 1024 * 1024).concat(content.length));
   });
 
   test("a file being replaced is never seen half-written", async () => {

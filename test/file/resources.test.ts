@@ -19,6 +19,18 @@ after(async () => {
   await f?.stop();
 });
 
+describe("catalog", () => {
+  test("every tool is published with the prefix, annotations and, for data, an output schema", async () => {
+    const { tools } = await f.client.listTools();
+    const expected = ["read", "read_many", "write", "edit", "list", "tree", "find", "grep", "move", "copy", "delete", "mkdir", "info", "snapshot_take", "snapshot_list", "snapshot_restore", "snapshot_delete"];
+    assert.deepEqual(tools.map((t) => t.name).sort(), expected.map((n) => `file_${n}`).sort());
+    for (const t of tools) {
+      assert.ok(t.annotations && typeof t.annotations.readOnlyHint === "boolean", `${t.name} annotations`);
+      assert.ok(t.outputSchema, `${t.name} outputSchema`);
+    }
+  });
+});
+
 describe("resources", () => {
   test("the template is published and resources/list shows workspace files only", async () => {
     const templates = await f.client.listResourceTemplates();

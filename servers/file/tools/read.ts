@@ -46,7 +46,7 @@ export const read = defineTool({
     "unless encoding is 'base64', then offset/limit count bytes.",
   input: {
     path: pathParam,
-    offset: z.number().int().min(1).optional().describe("First line to read (1-based); with encoding 'base64', the first byte (0-based)."),
+    offset: z.number().int().min(0).optional().describe("First line to read (1-based); with encoding 'base64', the first byte (0-based)."),
     limit: z.number().int().min(1).optional().describe(`Lines to read (default ${DEFAULT_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
     lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
     encoding: z.enum(["auto", "base64"]).default("auto").describe("'auto': text, image or a description; 'base64': the raw bytes of any file."),
@@ -78,6 +78,7 @@ export const read = defineTool({
       return { content: [{ type: "text", text }], structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false } };
     }
     const start = offset ?? 1;
+    if (start < 1) throw new ToolError("offset counts lines from 1 for text files (0 is only valid with encoding 'base64').");
     const page = await readLines(file, start, limit ?? DEFAULT_LINE_LIMIT);
     if (page.lines.length === 0 && start > 1) {
       throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { looksLikeText } from "../content.js";
 import { rel, resolveExisting } from "../paths.js";
+import { escapeRegExp } from "../replace.js";
 import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 
 const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
@@ -85,7 +86,7 @@ export const grep = defineTool({
   async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, maxResults }, ctx) {
     let re: RegExp;
     try {
-      re = new RegExp(literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern, ignoreCase ? "i" : "");
+      re = new RegExp(literal ? escapeRegExp(pattern) : pattern, ignoreCase ? "i" : "");
     } catch (err) {
       throw new ToolError(`Invalid regular expression '${pattern}': ${(err as Error).message}. Use JavaScript regex syntax, or literal: true.`);
     }
