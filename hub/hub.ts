@@ -28,6 +28,12 @@ export const VERSION: string = JSON.parse(
   fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
 ).version;
 
+const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+
 const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 export class Hub {
@@ -145,6 +151,13 @@ export class Hub {
     const origin = this.originOf(child, request.params);
     if (!origin) {
       throw new McpError(ErrorCode.InvalidRequest, `No client session is waiting on the '${child.name}' server, so ${request.method} has nobody to ask.`);
+    }
+    const needed = CAPABILITY_FOR[request.method];
+    if (needed && !origin.session.clientCapabilities[needed]) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `The client of this session does not support ${needed} (it did not declare the capability at initialize), so ${request.method} cannot be forwarded to it.`,
+      );
     }
     const params = stripSessionMeta(request.params);
     const outgoing = { method: request.method, params } as never;

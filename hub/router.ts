@@ -132,6 +132,9 @@ export class Router {
       session.logLevel = req.params.level;
       return {};
     }));
+    server.oninitialized = () => {
+      session.clientCapabilities = server.getClientCapabilities() ?? {};
+    };
     session.servers.add(server);
     server.onclose = () => session.servers.delete(server);
     return server;
@@ -207,16 +210,19 @@ export class Router {
   private async forward(child: Child, method: string, params: Params, session: ClientSession, extra: Extra) {
     const { progressToken, ...meta } = params._meta ?? {};
     const forwarded: Params = { ...params, _meta: { ...meta, [SESSION_META_KEY]: session.id } };
+    // progress is relayed in order, and all of it before the result, or the client loses the tail
+    let relayed: Promise<unknown> = Promise.resolve();
     const onprogress =
       progressToken === undefined
         ? undefined
         : (p: { progress: number; total?: number; message?: string }) => {
-            void extra
-              .sendNotification({ method: "notifications/progress", params: { ...p, progressToken: progressToken as string | number } })
-              .catch(() => undefined);
+            const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
+            relayed = relayed.then(() => extra.sendNotification(notification)).catch(() => undefined);
           };
     try {
-      return await child.request(method, forwarded, { signal: extra.signal, onprogress });
+      const result = await child.request(method, forwarded, { signal: extra.signal, onprogress });
+      await relayed;
+      return result;
     } catch (err) {
       if (err instanceof ChildUnavailableError && method !== "tools/call") throw new McpError(ErrorCode.InternalError, err.message);
       throw err;

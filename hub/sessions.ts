@@ -4,7 +4,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { LoggingLevel, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, LoggingLevel, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Child } from "./child.js";
 
 export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
@@ -21,6 +21,8 @@ export class ClientSession {
   readonly inflight = new Set<InflightCall>();
   readonly subscriptions = new Set<string>();
   logLevel?: LoggingLevel;
+  /** What the client declared at initialize; none for plain JSON clients. */
+  clientCapabilities: ClientCapabilities = {};
   /** Servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
   transport?: Transport;
@@ -69,12 +71,6 @@ export class SessionRegistry {
   add(session: ClientSession): ClientSession {
     this.sessions.set(session.id, session);
     return session;
-  }
-
-  /** The session a plain client without a session header gets: one per client, kept until idle. */
-  implicit(clientKey: string): ClientSession {
-    const id = `implicit-${clientKey}`;
-    return this.sessions.get(id) ?? this.add(new ClientSession(id, "implicit", clientKey));
   }
 
   async close(id: string): Promise<void> {

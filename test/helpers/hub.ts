@@ -94,7 +94,7 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
     });
   });
 
-  if (options.waitReady !== false) await waitReady(origin, logs);
+  if (options.waitReady !== false) await waitReady(origin, logs, child);
 
   const clients: Client[] = [];
   const hub: TestHub = {
@@ -131,10 +131,11 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
   return hub;
 }
 
-async function waitReady(origin: string, logs: string[]): Promise<void> {
+async function waitReady(origin: string, logs: string[], child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 60_000;
   let last = "";
   while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`hub exited with ${child.exitCode ?? child.signalCode}:\n${logs.join("\n")}`);
     try {
       const res = await fetch(`${origin}/readyz`);
       last = await res.text();

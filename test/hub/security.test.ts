@@ -1,0 +1,132 @@
+// API key, Origin/Host checks, CORS and rate limits, as a client meets them over HTTP.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+
+const listBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+const json = { "Content-Type": "application/json" };
+
+describe("API key", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_API_KEY: "s3cret-key" } });
+  });
+  after(() => hub.stop());
+
+  test("requests without the key get 401 with a JSON-RPC error; health stays open", async () => {
+    const res = await fetch(hub.url, { method: "POST", headers: json, body: listBody });
+    assert.equal(res.status, 401);
+    assert.match(res.headers.get("www-authenticate")!, /Bearer/);
+    const body = await res.json();
+    assert.equal(body.jsonrpc, "2.0");
+    assert.match(body.error.message, /requires an API key/);
+    const wrong = await fetch(hub.url, { method: "POST", headers: { ...json, Authorization: "Bearer nope" }, body: listBody });
+    assert.equal(wrong.status, 401);
+    assert.match((await wrong.json()).error.message, /not valid/);
+    assert.equal((await fetch(hub.origin + "/healthz")).status, 200);
+    assert.equal((await fetch(hub.origin + "/readyz")).status, 200);
+    assert.equal((await fetch(hub.origin + "/metrics")).status, 401);
+  });
+
+  test("the key is accepted as Bearer, X-API-Key and ?api_key=", async () => {
+    for (const [url, headers] of [
+      [hub.url, { Authorization: "Bearer s3cret-key" }],
+      [hub.url, { "X-API-Key": "s3cret-key" }],
+      [`${hub.url}?api_key=s3cret-key`, {}],
+    ] as const) {
+      const res = await fetch(url, { method: "POST", headers: { ...json, ...headers }, body: listBody });
+      assert.equal(res.status, 200, JSON.stringify(headers));
+    }
+    const client = await hub.connect({ headers: { Authorization: "Bearer s3cret-key" } });
+    assert.equal(textOf(await call(client, "echo_echo", { text: "authorized" })), "authorized");
+  });
+});
+
+describe("Origin, Host and CORS", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_CORS_ORIGINS: "https://playground.example" } });
+  });
+  after(() => hub.stop());
+
+  test("a foreign Origin is refused with 403 (DNS rebinding)", async () => {
+    const res = await fetch(hub.url, { method: "POST", headers: { ...json, Origin: "https://evil.example" }, body: listBody });
+    assert.equal(res.status, 403);
+    assert.match((await res.json()).error.message, /Origin 'https:\/\/evil.example' is not allowed/);
+  });
+
+  test("a Host header that is not loopback is refused on a loopback bind", async () => {
+    const { request } = await import("node:http");
+    const url = new URL(hub.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: "/mcp", method: "POST", headers: { ...json, Host: "attacker.example:80" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on("error", reject);
+      req.end(listBody);
+    });
+    assert.equal(status, 403);
+  });
+
+  test("a configured origin gets CORS headers exposing the session id", async () => {
+    const preflight = await fetch(hub.url, {
+      method: "OPTIONS",
+      headers: { Origin: "https://playground.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,mcp-session-id,mcp-protocol-version" },
+    });
+    assert.ok(preflight.status < 300);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), "https://playground.example");
+    assert.match(preflight.headers.get("access-control-allow-headers")!.toLowerCase(), /mcp-session-id/);
+    const res = await fetch(hub.url, { method: "POST", headers: { ...json, Origin: "https://playground.example" }, body: listBody });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("access-control-expose-headers")!, /Mcp-Session-Id/);
+  });
+
+  test("a loopback origin (a local page) is allowed", async () => {
+    const res = await fetch(hub.url, { method: "POST", headers: { ...json, Origin: "http://localhost:5173" }, body: listBody });
+    assert.equal(res.status, 200);
+  });
+});
+
+describe("rate limits", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({
+      extraServers: { echo: fixture("echo-server") },
+      env: { AGENTBOX_RATE_LIMITS: JSON.stringify({ methods: { "tools/list": "2/min" }, tools: { "*": "100/min", "echo_e*": "3/min", echo_whoami: "1/min" } }) },
+    });
+  });
+  after(() => hub.stop());
+
+  test("a limited tools/call is a tool error with retryAfterMs; the most specific rule applies", async () => {
+    const client = await hub.connect();
+    for (let i = 0; i < 3; i++) assert.equal(textOf(await call(client, "echo_echo", { text: `${i}` })), `${i}`);
+    const limited = await call(client, "echo_echo", { text: "one too many" });
+    assert.equal(limited.isError, true);
+    assert.match(textOf(limited), /Rate limit for echo_echo reached.*retry in \d+ s/);
+    assert.ok((limited.structuredContent as { retryAfterMs: number }).retryAfterMs > 0);
+    assert.equal((await call(client, "echo_whoami")).isError, undefined);
+    assert.equal((await call(client, "echo_whoami")).isError, true, "echo_whoami has its own 1/min");
+    assert.equal((await call(client, "echo_stats")).isError, undefined, "other tools keep their own budget");
+  });
+
+  test("a limited tools/list is a JSON-RPC error with data.retryAfterMs, and HTTP 429 for plain JSON", async () => {
+    const client = await hub.connect({ headers: { "X-API-Key": "client-b" } });
+    await client.listTools();
+    await client.listTools();
+    await assert.rejects(() => client.listTools(), (err: McpError) => {
+      assert.match(err.message, /Rate limit for tools\/list/);
+      assert.ok((err.data as { retryAfterMs: number }).retryAfterMs > 0);
+      return true;
+    });
+    const plain = { ...json, "X-API-Key": "client-c" };
+    for (let i = 0; i < 2; i++) assert.equal((await fetch(hub.url, { method: "POST", headers: plain, body: listBody })).status, 200);
+    const res = await fetch(hub.url, { method: "POST", headers: plain, body: listBody });
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get("retry-after")) >= 1);
+    assert.ok((await res.json()).error.data.retryAfterMs > 0);
+    const metrics = await (await fetch(hub.origin + "/metrics")).text();
+    assert.match(metrics, /agentbox_rate_limit_hits_total\{kind="method",name="tools\/list"\} [1-9]/);
+  });
+});

@@ -1,0 +1,133 @@
+// A child that dies mid-call: a clean error at once, a restart, list_changed, and calls work again.
+// On shutdown, no process is left behind.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { describe, test } from "node:test";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { call, fixture, startHub, textOf } from "../helpers/hub.js";
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone
+    }
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length) {
+    for (const c of children.get(queue.shift()!) ?? []) {
+      out.push(c);
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await probe()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("supervision", () => {
+  test("a crash mid-call fails that call clearly, the child restarts, clients hear list_changed, calls work again", async () => {
+    const hub = await startHub({ extraServers: { echo: fixture("echo-server"), steady: { ...fixture("echo-server"), prefix: "steady" } } });
+    try {
+      const client = await hub.connect();
+      let listChanged = 0;
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+      const status = async () => (await (await fetch(hub.origin + "/")).json()).servers.find((s: { name: string }) => s.name === "echo");
+      const pidBefore = (await status()).pid;
+
+      const result = await call(client, "echo_crash");
+      assert.equal(result.isError, true);
+      assert.match(textOf(result), /'echo' server exited while running echo_crash.*restarted/);
+
+      // the other child and the hub keep serving while echo is down
+      assert.equal(textOf(await call(client, "steady_echo", { text: "still here" })), "still here");
+      await until("the restart", async () => {
+        const s = await status();
+        return s.state === "ready" && s.pid !== pidBefore;
+      });
+      assert.equal((await status()).restarts, 1);
+      await until("list_changed notifications (tools gone, tools back)", () => listChanged >= 2);
+      assert.ok(!alive(pidBefore));
+      assert.equal(textOf(await call(client, "echo_echo", { text: "back" })), "back");
+      const metrics = await (await fetch(hub.origin + "/metrics")).text();
+      assert.match(metrics, /agentbox_child_restarts_total\{server="echo"\} 1/);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  test("calls to a child that is down fail at once with a message, not a hang", async () => {
+    const hub = await startHub({ extraServers: { echo: fixture("echo-server") } });
+    try {
+      const client = await hub.connect();
+      const crashed = call(client, "echo_crash");
+      const during = call(client, "echo_slow", { steps: 50, delayMs: 100 });
+      const [a, b] = await Promise.all([crashed, during]);
+      assert.equal(a.isError, true);
+      assert.equal(b.isError, true);
+      assert.match(textOf(b), /exited while running echo_slow/);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  test("SIGTERM to the hub ends every child and leaves no process behind", async () => {
+    const hub = await startHub({ extraServers: { a: fixture("echo-server"), b: fixture("echo-server") } });
+    const tree = descendants(hub.pid);
+    assert.ok(tree.length >= 2, `children running: ${tree}`);
+    await hub.stop();
+    await until("every child to exit", () => tree.every((pid) => !alive(pid)), 10_000);
+    assert.equal(hub.process.exitCode, 0);
+  });
+
+  test("a child exits when the hub is killed outright", async () => {
+    const hub = await startHub({ extraServers: { a: fixture("echo-server") } });
+    const tree = descendants(hub.pid);
+    hub.process.kill("SIGKILL");
+    await until("the orphaned child to notice and exit", () => tree.every((pid) => !alive(pid)), 10_000);
+    await hub.stop();
+  });
+
+  test("a child that cannot start is reported failed, and the hub still serves the others", async () => {
+    const hub = await startHub({
+      extraServers: { good: fixture("echo-server"), broken: { command: "/nonexistent/binary" } },
+      waitReady: false,
+    });
+    try {
+      await until("good to be ready", async () => {
+        const s = (await (await fetch(hub.origin + "/")).json()).servers;
+        return s.find((x: { name: string }) => x.name === "good").state === "ready" && s.find((x: { name: string }) => x.name === "broken").state !== "starting";
+      });
+      const ready = await fetch(hub.origin + "/readyz");
+      assert.equal(ready.status, 503);
+      const status = (await (await fetch(hub.origin + "/")).json()).servers.find((s: { name: string }) => s.name === "broken");
+      assert.match(status.lastError, /ENOENT|nonexistent/);
+      const client = await hub.connect();
+      assert.equal(textOf(await call(client, "good_echo", { text: "fine" })), "fine");
+    } finally {
+      await hub.stop();
+    }
+  });
+});
