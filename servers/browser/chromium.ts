@@ -62,7 +62,8 @@ export class ChromiumHost {
 
   private async launch(): Promise<Browser> {
     const executablePath = chromiumPath();
-    const port = process.env.AGENTBOX_CDP_PORT ?? "0";
+    const port = Number(process.env.AGENTBOX_CDP_PORT ?? "0");
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolError(`AGENTBOX_CDP_PORT must be a port number (0 picks a free one), got "${process.env.AGENTBOX_CDP_PORT}".`);
     let browser: Browser;
     try {
       browser = await chromium.launch({

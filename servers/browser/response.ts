@@ -31,6 +31,7 @@ export function window(text: string, offset = 0, maxChars = DEFAULT_MAX_CHARS, h
 
 export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): Promise<CallToolResult> {
   await waitDownloads(b);
+  await b.leaving;
   const sections: string[] = [];
   if (options.result) sections.push(`### Result\n${options.result}`);
 

@@ -4,6 +4,7 @@
 import type { BrowserContext, Dialog, Page } from "playwright-core";
 import type { Logger } from "../lib/log.js";
 import { ToolError } from "../lib/tool.js";
+import { resolveInWorkspace } from "../lib/workspace.js";
 import type { ChromiumHost } from "./chromium.js";
 import { Recorder } from "./recorder.js";
 
@@ -31,6 +32,8 @@ export class BrowserSession {
   /** The latest snapshot, so `snapshot` with an offset pages through it without renumbering refs. */
   lastSnapshot?: { url: string; text: string };
   readonly recorder: Recorder;
+  /** Navigation away from a forbidden file: page; responses wait for it so none shows that page. */
+  leaving?: Promise<void>;
   /** Set once the session ended (closed or idle): its state is never rebuilt. */
   private closed = false;
 
@@ -138,6 +141,15 @@ export class BrowserSession {
       this.dialog = dialog;
       for (const waiter of this.dialogWaiters) waiter(dialog);
     });
+    // navigate checks file: URLs, but a workspace page can link anywhere on disk: leave such pages.
+    page.on("framenavigated", (frame) => {
+      if (frame !== page.mainFrame() || !frame.url().startsWith("file:") || this.insideWorkspace(frame.url())) return;
+      this.notice(`Blocked ${frame.url()}: file: pages outside the workspace are not allowed.`);
+      this.leaving = page.goto("about:blank").then(
+        () => undefined,
+        () => undefined,
+      );
+    });
     page.on("close", () => {
       const index = this.pages.indexOf(page);
       if (index >= 0) this.pages.splice(index, 1);
@@ -155,6 +167,15 @@ export class BrowserSession {
   async dispose(): Promise<void> {
     this.closed = true;
     await this.close();
+  }
+
+  private insideWorkspace(fileUrl: string): boolean {
+    try {
+      resolveInWorkspace(this.workspace, fileUrl);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Close this session's context: all its tabs, cookies and storage (the `close` tool). */

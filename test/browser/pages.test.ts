@@ -182,10 +182,14 @@ describe("browser pages", () => {
   });
 
   test("file: URLs and uploads stay inside the workspace; pdf saves into it", async () => {
-    fs.writeFileSync(path.join(h.workspace, "local.html"), "<title>Local</title><input type=file aria-label=Pick>");
+    fs.writeFileSync(path.join(h.workspace, "local.html"), "<title>Local</title><input type=file aria-label=Pick><a href='file:///etc/hostname'>escape</a>");
     const local = textOf(await ok(c, "navigate", { url: `file://${path.join(h.workspace, "local.html")}` }));
     assert.match(local, /Title: Local/);
     assert.match(await fails(c, "navigate", { url: "file:///etc/passwd" }), /outside the workspace/);
+    const escaped = textOf(await ok(c, "click", { ref: refOf(local, 'link "escape"') }));
+    assert.match(escaped, /Blocked file:\/\/\/etc\/hostname/);
+    assert.notEqual(await evaluate(c, "location.href"), "file:///etc/hostname");
+    await ok(c, "navigate", { url: `file://${path.join(h.workspace, "local.html")}` });
     assert.match(await fails(c, "navigate", { url: "javascript:alert(1)" }), /not allowed/);
 
     fs.writeFileSync(path.join(h.workspace, "up.txt"), "upload me");
