@@ -5,6 +5,7 @@ import { cors } from "hono/cors";
 import type { HttpBindings } from "@hono/node-server";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
+import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
 import { apiKeyAuth, OriginPolicy } from "./security.js";
 import { StreamableEndpoint } from "./streamable.js";
@@ -42,6 +43,7 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
 
   app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
+  mountPlayground(app);
   for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, (c) => streamable.handle(c));
   app.get("/sse", (c) => legacy.open(c));
   app.post("/messages", (c) => legacy.message(c));

@@ -1,0 +1,93 @@
+// The live log of this page's MCP session: every request, response and notification crossing the
+// wire, newest at the bottom, each foldable to its full JSON.
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Direction } from "./connection.js";
+import { formatDuration, h, replace } from "./dom.js";
+import { jsonTree } from "./json-tree.js";
+
+const MAX_ENTRIES = 1000;
+
+type Kind = "request" | "response" | "error" | "notification";
+
+export class LogPanel {
+  readonly element: HTMLElement;
+  private readonly list = h("ol", { class: "log-list", "aria-live": "polite" });
+  private readonly counter = h("span", { class: "muted" }, "0 messages");
+  private readonly filter = h("input", { type: "search", placeholder: "Filter (method, id…)", class: "log-filter", "aria-label": "Filter the log" });
+  private readonly pending = new Map<string, { method: string; at: number }>();
+  private count = 0;
+
+  constructor() {
+    const clear = h("button", { type: "button", class: "ghost small", title: "Clear the log" }, "Clear");
+    clear.addEventListener("click", () => {
+      replace(this.list);
+      this.count = 0;
+      this.counter.textContent = "0 messages";
+    });
+    this.filter.addEventListener("input", () => this.applyFilter());
+    this.element = h(
+      "aside",
+      { class: "log-panel", id: "log" },
+      h("div", { class: "panel-head" }, h("h2", null, "Session log"), this.counter, h("span", { class: "spacer" }), clear),
+      h("div", { class: "log-tools" }, this.filter),
+      this.list,
+    );
+  }
+
+  /** Record one message crossing the wire. */
+  add(direction: Direction, message: JSONRPCMessage): void {
+    const { kind, label } = this.describe(direction, message);
+    const stick = this.list.scrollTop + this.list.clientHeight >= this.list.scrollHeight - 24;
+    const time = new Date().toLocaleTimeString([], { hour12: false });
+    const details = h(
+      "details",
+      { class: `log-entry ${kind} ${direction}`, "data-kind": kind },
+      h("summary", null, h("span", { class: "arrow", title: direction === "out" ? "sent by the page" : "received from the hub" }, direction === "out" ? "→" : "←"), h("span", { class: "log-label" }, label), h("time", null, time)),
+    );
+    // the JSON is built only when someone opens the entry: progress streams can be long
+    details.addEventListener("toggle", () => details.open && details.childElementCount === 1 && details.appendChild(jsonTree(message, { openDepth: 3 })), { once: false });
+    const li = h("li", null, details);
+    li.dataset.search = `${label} ${JSON.stringify(message).slice(0, 2000)}`.toLowerCase();
+    this.list.appendChild(li);
+    this.count++;
+    while (this.list.childElementCount > MAX_ENTRIES) this.list.firstElementChild?.remove();
+    this.counter.textContent = `${this.count} message${this.count === 1 ? "" : "s"}`;
+    this.applyFilter(li);
+    if (stick) this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  /** A note from the page itself (connection state), shown in the same timeline. */
+  note(text: string, level: "info" | "error" = "info"): void {
+    const li = h("li", { class: `log-note ${level}` }, text);
+    li.dataset.search = text.toLowerCase();
+    this.list.appendChild(li);
+    this.list.scrollTop = this.list.scrollHeight;
+  }
+
+  private describe(direction: Direction, message: JSONRPCMessage): { kind: Kind; label: string } {
+    const m = message as { id?: string | number; method?: string; error?: { code: number; message: string }; params?: Record<string, unknown> };
+    const key = `${direction}:${m.id}`;
+    if (m.method && m.id !== undefined) {
+      this.pending.set(`${direction === "out" ? "in" : "out"}:${m.id}`, { method: m.method, at: performance.now() });
+      const tool = m.method === "tools/call" ? ` ${String(m.params?.name ?? "")}` : "";
+      return { kind: "request", label: `${m.method}${tool} #${m.id}` };
+    }
+    if (m.method) {
+      const p = m.params ?? {};
+      const extra = m.method === "notifications/progress" ? ` ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? ` ${p.message}` : ""}` : m.method === "notifications/cancelled" ? ` #${p.requestId}` : "";
+      return { kind: "notification", label: `${m.method}${extra}` };
+    }
+    const origin = this.pending.get(key);
+    this.pending.delete(key);
+    const took = origin ? ` · ${formatDuration(performance.now() - origin.at)}` : "";
+    const what = origin ? `${origin.method} #${m.id}` : `#${m.id}`;
+    if (m.error) return { kind: "error", label: `${what} error ${m.error.code}: ${m.error.message}${took}` };
+    return { kind: "response", label: `${what} result${took}` };
+  }
+
+  private applyFilter(only?: HTMLElement): void {
+    const q = this.filter.value.trim().toLowerCase();
+    const items = only ? [only] : (Array.from(this.list.children) as HTMLElement[]);
+    for (const li of items) li.hidden = q !== "" && !(li.dataset.search ?? "").includes(q);
+  }
+}

@@ -1,0 +1,141 @@
+// One tool: its description and annotations, its arguments as a form, Run and Cancel, live
+// progress, and the result. A panel keeps its inputs and result while the user looks elsewhere.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { CallToolResultSchema, type CallToolResult, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { formatDuration, h, replace } from "./dom.js";
+import { renderResult, type OutputCheck } from "./result-view.js";
+import { buildForm, type JsonSchema } from "./schema-form.js";
+
+// long tools (a build, a crawl) run as long as they keep reporting progress
+const CALL_TIMEOUT_MS = 10 * 60_000;
+const validator = new CfWorkerJsonSchemaValidator();
+
+const ANNOTATIONS: [keyof NonNullable<Tool["annotations"]>, string, string][] = [
+  ["readOnlyHint", "read-only", "Does not change its environment"],
+  ["destructiveHint", "destructive", "May change or delete things"],
+  ["idempotentHint", "idempotent", "Calling again with the same arguments has no further effect"],
+  ["openWorldHint", "open world", "Talks to the world outside (network, web pages)"],
+];
+
+export class ToolPanel {
+  readonly element: HTMLElement;
+  private readonly form;
+  private readonly runButton = h("button", { type: "submit", class: "primary", "data-action": "run" }, "Run");
+  private readonly cancelButton = h("button", { type: "button", class: "secondary danger", "data-action": "cancel", hidden: true }, "Cancel");
+  private readonly status = h("div", { class: "call-status", "data-state": "idle" });
+  private readonly result = h("div", { class: "result", "aria-live": "polite" });
+  private abort?: AbortController;
+
+  constructor(
+    readonly tool: Tool,
+    private readonly client: () => Client,
+  ) {
+    this.form = buildForm(tool.inputSchema as JsonSchema);
+    const annotations = ANNOTATIONS.filter(([key]) => tool.annotations?.[key] === true).map(([key, label, title]) => h("span", { class: `badge ann-${key}`, title }, label));
+    const formEl = h(
+      "form",
+      { class: "tool-form", novalidate: true },
+      h("h3", null, "Arguments"),
+      this.form.element,
+      h("div", { class: "actions" }, this.runButton, this.cancelButton, this.status),
+    );
+    formEl.addEventListener("submit", (e) => {
+      e.preventDefault();
+      void this.run();
+    });
+    // Ctrl/Cmd+Enter runs from inside a text box
+    formEl.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        void this.run();
+      }
+    });
+    this.cancelButton.addEventListener("click", () => this.abort?.abort("Cancelled in the playground"));
+    this.element = h(
+      "article",
+      { class: "tool-panel", id: `tool-${tool.name}`, "data-tool": tool.name },
+      h(
+        "header",
+        { class: "tool-head" },
+        h("h2", null, h("code", null, tool.name)),
+        tool.title && tool.title !== tool.name ? h("span", { class: "tool-title" }, tool.title) : null,
+        h("div", { class: "badges" }, annotations),
+      ),
+      h("p", { class: "tool-desc" }, tool.description ?? ""),
+      formEl,
+      this.result,
+    );
+  }
+
+  private setStatus(state: string, ...children: (Node | string)[]): void {
+    this.status.dataset.state = state;
+    replace(this.status, ...children);
+  }
+
+  async run(): Promise<void> {
+    if (this.abort) return;
+    const args = this.form.read();
+    if (!args.ok) {
+      this.setStatus("invalid", `Fix ${args.errors.length} field${args.errors.length === 1 ? "" : "s"} first.`);
+      return;
+    }
+    const abort = (this.abort = new AbortController());
+    const started = performance.now();
+    const bar = h("progress", { class: "progress" });
+    const progressText = h("span", { class: "progress-text" }, "Running…");
+    const elapsed = h("span", { class: "muted elapsed" }, "");
+    this.setStatus("running", bar, progressText, elapsed);
+    const tick = setInterval(() => (elapsed.textContent = formatDuration(performance.now() - started)), 200);
+    this.runButton.disabled = true;
+    this.cancelButton.hidden = false;
+    const onprogress = (p: Progress) => {
+      if (p.total) {
+        bar.max = p.total;
+        bar.value = p.progress;
+      }
+      progressText.textContent = p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`);
+    };
+    try {
+      const result = (await this.client().request({ method: "tools/call", params: { name: this.tool.name, arguments: args.value } }, CallToolResultSchema, {
+        signal: abort.signal,
+        onprogress,
+        timeout: CALL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+      })) as CallToolResult;
+      const took = formatDuration(performance.now() - started);
+      this.setStatus(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
+      this.showResult(result.isError ? "error" : "ok", result.isError ? "Tool reported an error" : "Result", renderResult(result, this.checkOutput(result)));
+    } catch (err) {
+      const took = formatDuration(performance.now() - started);
+      if (abort.signal.aborted) {
+        this.setStatus("cancelled", `Cancelled after ${took}`);
+        this.showResult("cancelled", "Cancelled", h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."));
+      } else {
+        const message = err instanceof Error ? err.message : String(err);
+        this.setStatus("failed", `Request failed · ${took}`);
+        this.showResult("failed", "Request failed", h("pre", { class: "text" }, message));
+      }
+    } finally {
+      clearInterval(tick);
+      this.abort = undefined;
+      this.runButton.disabled = false;
+      this.cancelButton.hidden = true;
+    }
+  }
+
+  private checkOutput(result: CallToolResult): OutputCheck | undefined {
+    if (!this.tool.outputSchema || result.structuredContent === undefined || result.isError) return undefined;
+    try {
+      const verdict = validator.getValidator(this.tool.outputSchema as never)(result.structuredContent);
+      return verdict.valid ? { valid: true } : { valid: false, message: verdict.errorMessage };
+    } catch (err) {
+      return { valid: false, message: `schema could not be checked: ${(err as Error).message}` };
+    }
+  }
+
+  private showResult(state: string, title: string, body: HTMLElement): void {
+    this.result.dataset.state = state;
+    replace(this.result, h("div", { class: "result-head" }, h("h3", null, title), h("span", { class: `badge state-${state}` }, state === "ok" ? "ok" : state === "error" ? "isError" : state)), body);
+  }
+}
