@@ -7,6 +7,8 @@ import { createLogger, errorMessage } from "../servers/lib/log.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createApp } from "./http.js";
 import { Hub, VERSION } from "./hub.js";
+import { hubTools } from "./local-tools.js";
+import { serveStdio } from "./stdio.js";
 
 const HELP = `agentbox ${VERSION} — one MCP endpoint for a browser, files, a terminal, documents, arXiv and code
 
@@ -16,6 +18,9 @@ Usage: agentbox [options]
   --port <n>          port (default 8080, 0 picks a free one; AGENTBOX_PORT)
   --config <file>     JSON config with mcpServers / rateLimits (AGENTBOX_CONFIG)
   --log-level <lvl>   debug | info | warn | error (AGENTBOX_LOG_LEVEL)
+  --stdio             serve MCP over stdin/stdout for a desktop client that launches agentbox
+                      (logs go to stderr; HTTP then listens on 127.0.0.1 with a free port unless
+                      --port is given, so code can still call tools)
   --version           print the version
   --help              this text
 
@@ -32,6 +37,7 @@ function parseCli() {
         config: { type: "string" },
         "log-level": { type: "string" },
         version: { type: "boolean" },
+        stdio: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -50,8 +56,8 @@ async function main(): Promise<void> {
   let config;
   try {
     config = loadConfig({
-      host: args.host,
-      port: args.port === undefined ? undefined : Number(args.port),
+      host: args.stdio && !args.host ? "127.0.0.1" : args.host,
+      port: args.port === undefined ? (args.stdio ? 0 : undefined) : Number(args.port),
       config: args.config,
       logLevel: args["log-level"],
     });
@@ -64,8 +70,10 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => process.stdout.write(line) });
-  const hub = new Hub(config, log);
+  // in stdio mode stdout carries JSON-RPC: logs go to stderr
+  const logStream = args.stdio ? process.stderr : process.stdout;
+  const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line) });
+  const hub = new Hub(config, log, hubTools);
   const app = createApp(hub);
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
@@ -101,6 +109,10 @@ async function main(): Promise<void> {
     log.error("refusing to start: tool or prompt names collide (see above)");
     await hub.stop();
     process.exit(1);
+  }
+  if (args.stdio) {
+    await serveStdio(hub);
+    process.stdin.on("end", () => void stop("stdin closed"));
   }
   log.info("ready", { servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
 }

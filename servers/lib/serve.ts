@@ -6,7 +6,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
-import { emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY } from "./session-events.js";
+import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY } from "./session-events.js";
 import { ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
 
@@ -85,6 +85,11 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
       log.debug("session closed", { session: notification.params.session });
       await emitSessionClosed(notification.params.session);
     },
+  );
+
+  server.server.setRequestHandler(
+    z.object({ method: z.literal(DESCRIBE_SESSION_METHOD), params: z.object({ session: z.string() }).passthrough() }),
+    async (request) => ({ state: await describeSession(request.params.session) }),
   );
 
   let stopping = false;

@@ -3,6 +3,27 @@ export const SESSION_CLOSED_METHOD = "notifications/agentbox/session_closed";
 /** The _meta key carrying the client session id on every call the hub forwards. */
 export const SESSION_META_KEY = "agentbox/session";
 
+/** The hub asks every child what it holds for a session (hub_sessions) with this request. */
+export const DESCRIBE_SESSION_METHOD = "agentbox/describe_session";
+
+type Describer = (session: string) => Promise<unknown> | unknown;
+const describers = new Map<string, Describer>();
+
+/** Report what this server holds for a session (tabs, terminals, interpreters) under a name. */
+export function registerSessionDescriber(name: string, describer: Describer): void {
+  describers.set(name, describer);
+}
+
+/** Everything registered describers report for a session; those holding nothing are left out. */
+export async function describeSession(session: string): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [name, describe] of describers) {
+    const value = await Promise.resolve(describe(session)).catch((err) => ({ error: String(err) }));
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
 type Listener = (session: string) => void | Promise<void>;
 const listeners = new Set<Listener>();
 

@@ -1,13 +1,16 @@
 // Per-client-session state inside a shared child (a BrowserContext, terminals, interpreters).
 // The hub names the session in _meta["agentbox/session"] and notifies when it ends; state that
 // sits idle longer than idleMs is freed as well.
-import { onSessionClosed } from "./session-events.js";
+import { onSessionClosed, registerSessionDescriber } from "./session-events.js";
 
 export interface SessionStoreOptions<T> {
   create(session: string): Promise<T> | T;
   dispose(state: T, session: string, reason: "closed" | "idle" | "shutdown"): Promise<void> | void;
   /** Free a session's state after this long without use; 0 keeps it until the session ends. */
   idleMs?: number;
+  /** Summarise a session's state for hub_sessions, reported under `describeAs`. */
+  describe?(state: T, session: string): unknown;
+  describeAs?: string;
 }
 
 interface Entry<T> {
@@ -26,6 +29,13 @@ export class SessionStore<T> {
       this.sweeper.unref();
     }
     onSessionClosed((session) => this.release(session, "closed"));
+    const { describe, describeAs } = options;
+    if (describe) {
+      registerSessionDescriber(describeAs ?? "state", async (session) => {
+        const state = this.entries.get(session)?.state;
+        return state ? describe(await state, session) : undefined;
+      });
+    }
   }
 
   /** The session's state, created on first use. */

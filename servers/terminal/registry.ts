@@ -27,6 +27,9 @@ const store = new SessionStore<Terminals>({
     terminals.clear();
   },
   idleMs: settings.idleMs,
+  describeAs: "terminals",
+  describe: (terminals) =>
+    [...terminals.values()].map((t) => ({ id: t.id, pid: t.pid, alive: t.alive, createdAt: t.createdAt.toISOString() })),
 });
 
 if (settings.idleMs > 0) {

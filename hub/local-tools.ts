@@ -1,0 +1,143 @@
+// Tools the hub serves itself (prefix hub_): its own status and metrics, and the calling client's
+// session — what it holds in every child, and a way to end it and free all of that.
+import fs from "node:fs";
+import os from "node:os";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { DESCRIBE_SESSION_METHOD } from "../servers/lib/session-events.js";
+import type { Hub } from "./hub.js";
+import { treeUsage } from "./proctree.js";
+import type { LocalTools } from "./router.js";
+import type { ClientSession } from "./sessions.js";
+
+const noInput = { type: "object" as const, properties: {} };
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+
+const TOOLS: Tool[] = [
+  {
+    name: "hub_status",
+    description: "agentbox's servers with their state, pid, restarts and tool counts, plus uptime and version.",
+    inputSchema: noInput,
+    annotations: readOnly,
+  },
+  {
+    name: "hub_metrics",
+    description: "CPU, memory and disk use of the container, the hub and each server process (with everything it started).",
+    inputSchema: noInput,
+    annotations: readOnly,
+  },
+  {
+    name: "hub_sessions",
+    description: "Your own client session: its age and idle time, and what it holds in each server (browser tabs, terminals, code sessions).",
+    inputSchema: noInput,
+    annotations: readOnly,
+  },
+  {
+    name: "hub_end_session",
+    description: "End your client session now, closing its browser context, terminals and code interpreters. Reconnect to start a new one.",
+    inputSchema: noInput,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  },
+];
+
+const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+function readNumber(file: string): number | undefined {
+  try {
+    const value = fs.readFileSync(file, "utf8").trim();
+    return value === "max" ? undefined : Number(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function containerUsage() {
+  const cpuStat = (() => {
+    try {
+      const line = fs.readFileSync("/sys/fs/cgroup/cpu.stat", "utf8").match(/usage_usec (\d+)/);
+      return line ? Number(line[1]) / 1e6 : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  return {
+    cpus: os.availableParallelism(),
+    loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    cgroupCpuSeconds: cpuStat,
+    memoryMiB: { total: mib(os.totalmem()), free: mib(os.freemem()), cgroupUsed: mibOrNull(readNumber("/sys/fs/cgroup/memory.current")), cgroupLimit: mibOrNull(readNumber("/sys/fs/cgroup/memory.max")) },
+  };
+}
+
+function mibOrNull(bytes: number | undefined): number | null {
+  return bytes === undefined ? null : mib(bytes);
+}
+
+function diskUsage(path: string) {
+  try {
+    const s = fs.statfsSync(path);
+    return { path, totalMiB: mib(s.blocks * s.bsize), freeMiB: mib(s.bavail * s.bsize) };
+  } catch (err) {
+    return { path, error: (err as Error).message };
+  }
+}
+
+function result(text: string, data: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text }], structuredContent: data };
+}
+
+export function hubTools(hub: Hub): LocalTools {
+  const handlers: Record<string, (session: ClientSession) => Promise<CallToolResult>> = {
+    async hub_status() {
+      const status = hub.status();
+      const lines = status.servers.map((s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}`);
+      return result(`agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions\n${lines.join("\n")}`, status);
+    },
+    async hub_metrics() {
+      const servers = hub.children.map((c) => {
+        const usage = c.pid ? treeUsage(c.pid) : undefined;
+        return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
+      });
+      const cpu = process.cpuUsage();
+      const data = {
+        container: containerUsage(),
+        disk: diskUsage(hub.config.workspace),
+        hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: hub.sessions.size },
+        servers,
+      };
+      const lines = servers.map((s) => `${s.name.padEnd(12)} ${String(s.rssMiB).padStart(7)} MiB  ${s.cpuSeconds.toFixed(1)} s CPU  ${s.processes} processes`);
+      return result(`hub ${data.hub.rssMiB} MiB; workspace disk free ${"freeMiB" in data.disk ? data.disk.freeMiB : "?"} MiB\n${lines.join("\n")}`, data);
+    },
+    async hub_sessions(session) {
+      const held: Record<string, unknown> = {};
+      await Promise.all(
+        hub.children
+          .filter((c) => c.state === "ready")
+          .map(async (child) => {
+            try {
+              const reply = (await child.request(DESCRIBE_SESSION_METHOD, { session: session.id })) as { state?: Record<string, unknown> };
+              if (reply.state && Object.keys(reply.state).length) held[child.name] = reply.state;
+            } catch {
+              // a third-party server does not know this request; it holds nothing we can show
+            }
+          }),
+      );
+      const data = {
+        id: session.id,
+        transport: session.kind,
+        ageSeconds: Math.round((Date.now() - session.createdAt) / 1000),
+        idleSeconds: Math.round((Date.now() - session.lastActivity) / 1000),
+        callsInFlight: session.inflight.size,
+        held,
+      };
+      return result(`session ${data.id} (${data.transport}), ${data.ageSeconds} s old\n${JSON.stringify(held, null, 2)}`, data);
+    },
+    async hub_end_session(session) {
+      // answer first, then close: closing the session closes the stream the answer travels on
+      setTimeout(() => void hub.sessions.close(session.id), 50);
+      return result(`Session ${session.id} ends now; its browser context, terminals and interpreters are freed.`, { ended: session.id });
+    },
+  };
+  return {
+    list: () => TOOLS,
+    call: (name, _args, session) => handlers[name]?.(session),
+  };
+}

@@ -1,0 +1,10 @@
+// `agentbox --stdio`: the same aggregated catalog for a client that launches the hub itself.
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { Hub } from "./hub.js";
+
+export async function serveStdio(hub: Hub): Promise<void> {
+  const session = hub.newSession(`stdio-${process.pid}`, "stdio", "stdio");
+  const transport = new StdioServerTransport();
+  session.transport = transport;
+  await hub.createServer(session).connect(transport);
+}

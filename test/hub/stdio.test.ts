@@ -1,0 +1,61 @@
+// `agentbox --stdio`: the aggregated catalog over stdin/stdout for desktop clients.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { distRoot } from "../../hub/config.js";
+import { call, fixture, tempDir, textOf } from "../helpers/hub.js";
+
+describe("stdio mode", () => {
+  let client: Client;
+  let transport: StdioClientTransport;
+  before(async () => {
+    const dir = tempDir();
+    const config = path.join(dir, "agentbox.json");
+    fs.writeFileSync(config, JSON.stringify({ mcpServers: { echo: fixture("echo-server") } }));
+    transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [path.join(distRoot(), "hub", "main.js"), "--stdio", "--config", config],
+      env: { ...(process.env as Record<string, string>), AGENTBOX_WORKSPACE: dir, AGENTBOX_RATE_LIMITS: "off" },
+      stderr: "ignore",
+    });
+    client = new Client({ name: "desktop", version: "1" });
+    await client.connect(transport);
+  });
+  after(() => client.close());
+
+  test("lists and calls the children's tools and the hub's own", async () => {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("echo_echo") && names.includes("hub_status"), names.join(","));
+    assert.equal(textOf(await call(client, "echo_echo", { text: "over stdio" })), "over stdio");
+  });
+
+  test("progress crosses the stdio hub", async () => {
+    const seen: number[] = [];
+    await client.callTool({ name: "echo_slow", arguments: { steps: 3, delayMs: 10 } }, CallToolResultSchema, { onprogress: (p) => seen.push(p.progress) });
+    assert.deepEqual(seen, [1, 2, 3]);
+  });
+
+  test("a child crash is a clean error, then the child is back", async () => {
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    const crashed = await call(client, "echo_crash");
+    assert.equal(crashed.isError, true);
+    assert.match(textOf(crashed), /exited while running/);
+    const deadline = Date.now() + 15_000;
+    let text = "";
+    while (Date.now() < deadline) {
+      const r = await call(client, "echo_echo", { text: "again" }).catch(() => undefined);
+      if (r && !r.isError) {
+        text = textOf(r);
+        break;
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal(text, "again");
+    assert.ok(changed >= 1);
+  });
+});
