@@ -50,7 +50,8 @@ export function loadConfig(): CodeConfig {
     pythonDir: findPythonDir(),
     jsDriver: path.join(here, "js", "driver.js"),
     defaultTimeoutMs,
-    maxTimeoutMs: Math.max(defaultTimeoutMs, intEnv("AGENTBOX_CODE_MAX_TIMEOUT_MS", 600_000)),
+    // below the hub's default 5-minute call timeout, so an interrupt and restart fit inside it
+    maxTimeoutMs: Math.max(defaultTimeoutMs, intEnv("AGENTBOX_CODE_MAX_TIMEOUT_MS", 280_000)),
     interruptGraceMs: intEnv("AGENTBOX_CODE_INTERRUPT_GRACE_MS", 2_000),
     maxOutputChars: intEnv("AGENTBOX_CODE_MAX_OUTPUT", 50_000),
     idleMs: intEnv("AGENTBOX_CODE_IDLE_MS", 30 * 60_000),

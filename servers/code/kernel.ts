@@ -84,6 +84,9 @@ export class Kernel {
   /** Set when the interpreter died between executes; the next execute says so. */
   private lostState?: string;
   private startedAt = Date.now();
+  /** The process is being killed by a reset, so a running execute can say why it ended. */
+  private resetting = false;
+  private exitedByReset = false;
 
   constructor(private readonly options: KernelOptions) {
     this.language = options.language;
@@ -159,6 +162,10 @@ export class Kernel {
     this.channel = proc.stdio[3] as Duplex;
     proc.stdout!.setEncoding("utf8");
     proc.stderr!.setEncoding("utf8");
+    // a dying interpreter resets its pipes; its exit event is what we act on, these must not throw
+    for (const stream of [this.channel, proc.stdout!, proc.stderr!]) {
+      stream.on("error", (err) => log.debug("interpreter pipe error", { error: err.message }));
+    }
     // what the interpreter says before it is ready explains a failed start
     const early: string[] = [];
     let started = false;
@@ -183,7 +190,9 @@ export class Kernel {
         this.onExit(proc, code, signal);
         fail(new Error(`it exited with ${signal ?? `code ${code}`}`));
       });
-      readline.createInterface({ input: this.channel! }).on("line", (line) => {
+      const lines = readline.createInterface({ input: this.channel! });
+      lines.on("error", () => undefined); // reported by the channel's own error handler
+      lines.on("line", (line) => {
         let message: { type?: string } & Record<string, unknown>;
         try {
           message = JSON.parse(line);
@@ -215,6 +224,8 @@ export class Kernel {
     this.proc = undefined;
     this.channel = undefined;
     this.ready = undefined;
+    this.exitedByReset = this.resetting;
+    this.resetting = false;
     if (this.running) {
       this.running.out.finish();
       this.running.err.finish();
@@ -301,7 +312,11 @@ export class Kernel {
       }
     } else if (outcome === "exited") {
       stateKept = false;
-      notes.push(`The ${this.language} interpreter died while running this code; it was restarted and the session's earlier state is gone.`);
+      notes.push(
+        this.exitedByReset
+          ? `Session '${this.name}' was reset while this code ran; it has a fresh interpreter.`
+          : `The ${this.language} interpreter died while running this code; it was restarted and the session's earlier state is gone.`,
+      );
     }
     // the end markers are written before the result message but travel on other pipes
     await Promise.race([Promise.all([running.out.finished, running.err.finished]), delay(2000)]);
@@ -339,16 +354,17 @@ export class Kernel {
     return running.result;
   }
 
-  /** A fresh interpreter: everything the session defined is dropped. */
+  /** A fresh interpreter: everything the session defined is dropped, a running execute stopped. */
   async restart(): Promise<void> {
+    // let a start in progress finish first, so the reset kills a whole interpreter, not a half-started one
+    await this.ready?.catch(() => undefined);
     const proc = this.proc;
     if (proc) {
+      this.resetting = true;
       const exited = new Promise((resolve) => proc.once("exit", resolve));
       this.killProcess(proc);
-      await exited;
+      await exited; // onExit has forgotten the process by now
     }
-    this.proc = undefined;
-    this.ready = undefined;
     this.lostState = undefined;
     if (!this.closed) await this.start();
   }

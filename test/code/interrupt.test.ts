@@ -5,6 +5,16 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { run, startCodeHub, type CodeHub } from "./harness.js";
 
+async function waitBusy(client: Client, name: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const listed = await client.callTool({ name: "code_sessions", arguments: {} });
+    const sessions = (listed.structuredContent as { sessions: Array<{ name: string; language: string; busy: boolean }> }).sessions;
+    if (sessions.some((s) => s.name === name && s.language === "python" && s.busy)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`session ${name} never became busy`);
+}
+
 async function waitIdle(client: Client, name = "default"): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const listed = await client.callTool({ name: "code_sessions", arguments: {} });
@@ -71,6 +81,33 @@ describe("code_execute: interrupts and isolation", () => {
     assert.equal((await run(client, "javascript", "typeof lost")).text, "'undefined'");
   });
 
+  test("an interpreter that dies is replaced and the agent is told", async () => {
+    await run(client, "python", "gone_soon = 1");
+    const died = await run(client, "python", "import os\nprint('last words', flush=True)\nos._exit(3)");
+    assert.equal(died.data.status, "crashed");
+    assert.equal(died.data.stateKept, false);
+    assert.equal(died.data.stdout, "last words\n");
+    assert.match(died.data.note!, /died while running/);
+    assert.equal((await run(client, "python", "'gone_soon' in globals()")).text, "False");
+  });
+
+  test("a reset stops a running execute, which says so", async () => {
+    const pending = run(client, "python", "import time\nwhile True:\n    time.sleep(0.01)", { session: "busy" });
+    await waitBusy(client, "busy");
+    const reset = await client.callTool({ name: "code_reset", arguments: { language: "python", session: "busy" } });
+    assert.equal(reset.isError, undefined);
+    const ended = await pending;
+    assert.ok(ended.data, ended.text);
+    assert.equal(ended.data.status, "crashed");
+    assert.equal(ended.data.stateKept, false);
+    assert.match(ended.data.note!, /was reset while this code ran/);
+    assert.equal((await run(client, "python", "1 + 1", { session: "busy" })).text, "2");
+    const listed = await client.callTool({ name: "code_sessions", arguments: {} });
+    const busy = (listed.structuredContent as { sessions: Array<{ name: string; pid: number }> }).sessions.filter((s) => s.name === "busy");
+    assert.equal(busy.length, 1);
+    assert.ok(alive(busy[0].pid));
+  });
+
   test("cancelling the call interrupts the running code", async () => {
     await run(client, "python", "import os, time\nbeats = 0");
     const controller = new AbortController();
@@ -80,15 +117,7 @@ describe("code_execute: interrupts and isolation", () => {
       { signal: controller.signal },
     );
     // cancel once the loop is really running
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const listed = await client.callTool({ name: "code_sessions", arguments: {} });
-      const busy = (listed.structuredContent as { sessions: Array<{ name: string; language: string; busy: boolean }> }).sessions.some(
-        (s) => s.name === "default" && s.language === "python" && s.busy,
-      );
-      if (busy || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitBusy(client, "default");
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
     await assert.rejects(pending);

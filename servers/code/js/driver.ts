@@ -132,5 +132,7 @@ readline.createInterface({ input: channel }).on("line", (line) => {
     send({ type: "result", id: message.id, ...result });
   });
 });
+// the server went away: nothing is left to answer to
 channel.on("end", () => process.exit(0));
+channel.on("error", () => process.exit(0));
 send({ type: "ready", pid: process.pid, version: process.version });

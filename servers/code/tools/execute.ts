@@ -72,7 +72,9 @@ export function executeTool(sessions: CodeSessions, config: CodeConfig) {
       const name = session ?? DEFAULT_SESSION;
       const kernel = await sessions.kernel(ctx.session, language, name, ctx.workspace);
       const started = Date.now();
-      const outcome = await kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal);
+      // a heartbeat for callers that asked for progress (the hub resets its timeout on progress)
+      const heartbeat = setInterval(() => void ctx.progress(Math.round((Date.now() - started) / 1000), undefined, "running"), 15_000);
+      const outcome = await kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal).finally(() => clearInterval(heartbeat));
       const structured = {
         status: outcome.status,
         stdout: outcome.stdout,
