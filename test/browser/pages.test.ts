@@ -68,6 +68,20 @@ describe("browser pages", () => {
     assert.equal(await evaluate(c, "document.getElementById('log').textContent.trim()"), "a b ArrowLeft Shift Tab");
   });
 
+  test("wait_for, hover, drag and scroll", async () => {
+    await ok(c, "navigate", { url: url("/later") });
+    assert.match(textOf(await ok(c, "wait_for", { text: "arrived" })), /paragraph.*: arrived/);
+    assert.match(await fails(c, "wait_for", { text: "never there", timeoutMs: 300 }), /Still waiting after 300 ms/);
+
+    const snap = textOf(await ok(c, "navigate", { url: url("/dnd") }));
+    assert.match(textOf(await ok(c, "hover", { ref: refOf(snap, 'button "hover me"') })), /button "hovered"/);
+    await ok(c, "drag", { startSelector: "#src", endSelector: "#dst" });
+    assert.equal(await evaluate(c, "document.getElementById('dst').textContent"), "dropped");
+
+    await ok(c, "navigate", { url: url("/tall") });
+    assert.match(textOf(await ok(c, "scroll", { deltaY: 500 })), /scroll position is x=0, y=500/);
+  });
+
   test("back and forward move through history", async () => {
     const a = textOf(await ok(c, "navigate", { url: url("/a") }));
     assert.match(textOf(await ok(c, "click", { ref: refOf(a, 'link "to B"') })), /Title: Page B/);

@@ -143,7 +143,7 @@ export const pressKey = browserTool({
 
 export const scroll = browserTool({
   name: "scroll",
-  description: "Scroll an element into view, or scroll the page (or the element under a target) by a number of pixels.",
+  description: "Scroll an element into view (target, no deltas), scroll inside a scrollable element (target and deltas), or scroll the page by pixels.",
   input: {
     ...target,
     deltaX: z.number().default(0).describe("Pixels to scroll right (negative: left)."),
@@ -153,10 +153,11 @@ export const scroll = browserTool({
   async run({ ref, selector, deltaX, deltaY }, b) {
     const page = await b.page();
     const el = ref || selector ? await locate(page, { ref, selector }) : undefined;
+    // scrollBy rather than the mouse wheel: the wheel returns before the scroll happens.
     await perform(b, page, async () => {
       if (el && !deltaX && !deltaY) return el.scrollIntoViewIfNeeded();
-      if (el) await el.hover();
-      await page.mouse.wheel(deltaX, deltaY);
+      if (el) return el.evaluate((node, d) => node.scrollBy(d.x, d.y), { x: deltaX, y: deltaY });
+      return page.evaluate((d) => window.scrollBy(d.x, d.y), { x: deltaX, y: deltaY });
     });
     const pos = await page.evaluate(() => ({ x: Math.round(window.scrollX), y: Math.round(window.scrollY) }));
     return pageReply(b, { result: `Scrolled; page scroll position is x=${pos.x}, y=${pos.y}.` });
