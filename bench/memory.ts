@@ -1,0 +1,117 @@
+// 6. Memory: RSS of the hub and of each child (with the processes it started) idle, after the
+// browser has launched, and after 1,000 client sessions have been opened, used and closed.
+import fs from "node:fs";
+import path from "node:path";
+import { startBuiltinHub } from "./builtin.js";
+import { inBatches } from "./load.js";
+import { servePage } from "./operations.js";
+import { parentMap, rssOf, treePss, treeRss } from "./proc.js";
+import { writeResult } from "./results.js";
+import { round, sleep } from "./stats.js";
+import { callOk, connectHttp, hubStatus, tempDir, type HttpTarget } from "./targets.js";
+
+const SESSIONS = Number(process.env.BENCH_MEMORY_SESSIONS ?? 1000);
+const SETTLE_MS = 2000;
+export const IDLE_TARGET_MIB = 200;
+
+const mib = (bytes: number) => round(bytes / 2 ** 20, 1);
+
+interface Snapshot {
+  hubMiB: number;
+  /** child name → its process tree's RSS */
+  childrenMiB: Record<string, number>;
+  totalMiB: number;
+  /** the same tree as PSS: shared pages split among the processes sharing them */
+  totalPssMiB: number;
+  processes: number;
+  hubSessions: number;
+}
+
+async function snapshot(hub: HttpTarget): Promise<Snapshot> {
+  const status = await hubStatus(hub.origin);
+  const map = parentMap();
+  const childrenMiB: Record<string, number> = {};
+  for (const s of status.servers) childrenMiB[s.name] = s.pid ? mib(treeRss(s.pid, map).bytes) : 0;
+  const total = treeRss(hub.pid, map);
+  return { hubMiB: mib(rssOf(hub.pid) ?? 0), childrenMiB, totalMiB: mib(total.bytes), totalPssMiB: mib(treePss(hub.pid, map)), processes: total.processes, hubSessions: status.sessions };
+}
+
+export async function runMemory(log: (msg: string) => void): Promise<Record<string, unknown>> {
+  const workspace = tempDir("agentbox-bench-mem-");
+  fs.writeFileSync(path.join(workspace, "note.txt"), "hello\n");
+  const page = await servePage();
+  const { hub, servers, missing } = await startBuiltinHub({ workspace });
+  try {
+    await sleep(SETTLE_MS);
+    const idle = await snapshot(hub);
+    log(`memory idle: total ${idle.totalMiB} MiB (hub ${idle.hubMiB})`);
+
+    let afterBrowser: Snapshot | { skipped: string };
+    if (servers.includes("browser")) {
+      const conn = await connectHttp(hub.url);
+      try {
+        await callOk(conn.client, "browser_navigate", { url: page.url });
+        await sleep(SETTLE_MS);
+        afterBrowser = await snapshot(hub);
+        log(`memory after browser launch: total ${afterBrowser.totalMiB} MiB`);
+      } catch (err) {
+        afterBrowser = { skipped: `browser_navigate failed: ${String(err).slice(0, 300)}` };
+      } finally {
+        await conn.close();
+      }
+    } else {
+      afterBrowser = { skipped: "browser server not running" };
+    }
+
+    // each session does what a short-lived agent does: open, list, one call, close (DELETE)
+    const useTool = servers.includes("file") ? { name: "file_read", arguments: { path: "note.txt" } } : undefined;
+    const checkpoints: Record<string, Snapshot> = {};
+    let failures = 0;
+    let firstFailure: string | undefined;
+    const half = Math.floor(SESSIONS / 2);
+    for (const [label, count] of [
+      [`after${half}Sessions`, half],
+      [`after${SESSIONS}Sessions`, SESSIONS - half],
+    ] as const) {
+      await inBatches(count, 8, async () => {
+        try {
+          const conn = await connectHttp(hub.url);
+          await conn.client.listTools();
+          if (useTool) await callOk(conn.client, useTool.name, useTool.arguments);
+          await conn.close();
+        } catch (err) {
+          failures++;
+          firstFailure ??= String(err).slice(0, 300);
+        }
+      });
+      await sleep(SETTLE_MS);
+      checkpoints[label] = await snapshot(hub);
+      log(`memory ${label}: total ${checkpoints[label].totalMiB} MiB, hub ${checkpoints[label].hubMiB} MiB, open sessions ${checkpoints[label].hubSessions}`);
+    }
+    const last = checkpoints[`after${SESSIONS}Sessions`];
+    const mid = checkpoints[`after${half}Sessions`];
+    const result = {
+      method: `RSS from /proc (VmRSS), each child with its descendants; hub alone; total = the hub's whole process tree. ${SETTLE_MS} ms settle before each reading. Sessions: ${SESSIONS} SDK clients, 8 at a time, each initialize + tools/list + ${useTool ? useTool.name : "no call"} + DELETE`,
+      servers,
+      missing,
+      idle,
+      afterBrowser,
+      ...checkpoints,
+      sessionFailures: failures,
+      ...(firstFailure ? { firstSessionFailure: firstFailure } : {}),
+      growth: {
+        note: "hub RSS growth over the second half of the sessions against the first half; open sessions should be back to what they were",
+        hubFirstHalfMiB: round(mid.hubMiB - idle.hubMiB, 1),
+        hubSecondHalfMiB: round(last.hubMiB - mid.hubMiB, 1),
+        sessionsLeftOpen: last.hubSessions - idle.hubSessions,
+      },
+      target: { idleTotalMiB: IDLE_TARGET_MIB, met: idle.totalMiB <= IDLE_TARGET_MIB && Object.keys(missing).length === 0 },
+    };
+    writeResult("memory", result);
+    return result;
+  } finally {
+    await hub.stop();
+    await page.close();
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }
+}

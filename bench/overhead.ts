@@ -1,0 +1,93 @@
+// 1. Hub overhead (and 3. peers' latency): sequential calls of the echo tool, straight to the
+// child over stdio and through each HTTP front, interleaved round by round so that the machine's
+// noise falls on every contender alike.
+import { ECHO_ARGS, setupEcho } from "./echo-setup.js";
+import { sequential, type Call } from "./load.js";
+import { writeResult } from "./results.js";
+import { median, round, roundSummary, summarize } from "./stats.js";
+import type { Connection } from "./targets.js";
+
+const ROUNDS = 5;
+const CALLS_PER_ROUND = Number(process.env.BENCH_OVERHEAD_CALLS ?? 200);
+const WARMUP_CALLS = 100;
+export const ADDED_P50_TARGET_MS = 0.5;
+
+const spread = (values: number[]) => ({ median: round(median(values)), min: round(Math.min(...values)), max: round(Math.max(...values)) });
+
+export async function runOverhead(log: (msg: string) => void): Promise<Record<string, unknown>> {
+  const setup = await setupEcho();
+  const connections: Connection[] = [];
+  try {
+    const contenders: { key: string; label: string; call: Call }[] = [
+      { key: "direct", label: "direct stdio (no hub)", call: async () => void (await setup.direct.client.callTool({ name: "echo", arguments: ECHO_ARGS })) },
+    ];
+    for (const v of setup.variants) {
+      const conn = await v.connect();
+      connections.push(conn);
+      contenders.push({ key: v.key, label: v.label, call: async () => void (await conn.client.callTool({ name: v.tool, arguments: ECHO_ARGS })) });
+    }
+    for (const c of contenders) await sequential(c.call, WARMUP_CALLS);
+
+    const samples = new Map<string, number[]>(contenders.map((c) => [c.key, []]));
+    const roundP50 = new Map<string, number[]>(contenders.map((c) => [c.key, []]));
+    const errors = new Map<string, { count: number; first?: string }>(contenders.map((c) => [c.key, { count: 0 }]));
+    for (let r = 0; r < ROUNDS; r++) {
+      // rotate the order each round: nobody always goes first after a pause
+      const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]);
+      for (const c of order) {
+        const result = await sequential(c.call, CALLS_PER_ROUND);
+        samples.get(c.key)!.push(...result.latencies);
+        roundP50.get(c.key)!.push(summarize(result.latencies).p50);
+        const e = errors.get(c.key)!;
+        e.count += result.errors;
+        e.first ??= result.firstError;
+      }
+      log(`overhead round ${r + 1}/${ROUNDS}: ` + contenders.map((c) => `${c.key} ${roundP50.get(c.key)!.at(-1)!.toFixed(3)}ms`).join(", "));
+    }
+
+    const perRound = (key: string, f: (x: number, base: number) => number, base = "direct") =>
+      roundP50.has(key) ? spread(roundP50.get(key)!.map((x, i) => f(x, roundP50.get(base)![i]))) : undefined;
+    const contendersOut = Object.fromEntries(
+      contenders.map((c) => [
+        c.key,
+        {
+          label: c.label,
+          latencyMs: roundSummary(summarize(samples.get(c.key)!)),
+          roundP50Ms: spread(roundP50.get(c.key)!),
+          errors: errors.get(c.key)!.count,
+          ...(errors.get(c.key)!.first ? { firstError: errors.get(c.key)!.first } : {}),
+        },
+      ]),
+    );
+    const addedSse = perRound("hub-sse", (x, base) => x - base);
+    const addedJson = perRound("hub-json", (x, base) => x - base);
+    const direct = summarize(samples.get("direct")!);
+    const p99Added = (key: string) => (samples.has(key) ? round(summarize(samples.get(key)!).p99 - direct.p99) : undefined);
+    const result = {
+      method: `${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND} sequential echo calls per contender after ${WARMUP_CALLS} warm-up calls; latency from the client's call to its resolved result`,
+      contenders: contendersOut,
+      addedPerCallMs: {
+        note: "hub p50 minus direct stdio p50, per round; median and min/max over rounds",
+        sse: addedSse,
+        json: addedJson,
+        p99Sse: p99Added("hub-sse"),
+        p99Json: p99Added("hub-json"),
+      },
+      // > 1: the peer is slower than the hub (its p50 divided by the hub's, per round)
+      peerP50OverHub: Object.fromEntries(
+        ["supergateway", "mcp-proxy"].filter((k) => roundP50.has(k)).map((k) => [k, perRound(k, (x, base) => x / base, "hub-sse")]),
+      ),
+      unavailable: setup.unavailable,
+      target: {
+        addedP50Ms: ADDED_P50_TARGET_MS,
+        metSse: addedSse ? addedSse.median <= ADDED_P50_TARGET_MS : false,
+        metJson: addedJson ? addedJson.median <= ADDED_P50_TARGET_MS : false,
+      },
+    };
+    writeResult("overhead", result);
+    return result;
+  } finally {
+    await Promise.allSettled(connections.map((c) => c.close()));
+    await setup.stop();
+  }
+}
