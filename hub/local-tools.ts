@@ -5,7 +5,7 @@ import os from "node:os";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DESCRIBE_SESSION_METHOD } from "../servers/lib/session-events.js";
 import type { Hub } from "./hub.js";
-import { treeUsage } from "./proctree.js";
+import { treeUsage } from "../servers/lib/proctree.js";
 import type { LocalTools } from "./router.js";
 import type { ClientSession } from "./sessions.js";
 

@@ -3,62 +3,10 @@
 // is identified three ways: the parent chain from its root, the root's process group / session,
 // and an environment marker every descendant inherits (which survives reparenting).
 import fs from "node:fs";
+import { descendantsOf, listProcesses } from "../lib/proctree.js";
 
 /** The environment variable carrying a tree's marker into every process it starts. */
 export const TREE_MARKER_ENV = "AGENTBOX_TERMINAL_TREE";
-
-export interface ProcInfo {
-  pid: number;
-  ppid: number;
-  pgrp: number;
-  sid: number;
-  state: string;
-  comm: string;
-}
-
-/** A snapshot of the process table from /proc. Processes that vanish while reading are skipped. */
-export function listProcesses(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readStat(Number(name));
-    if (info) out.push(info);
-  }
-  return out;
-}
-
-function readStat(pid: number): ProcInfo | undefined {
-  let stat: string;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // comm is in parentheses and may itself contain spaces or ')': split after the last ')'.
-  const close = stat.lastIndexOf(")");
-  const comm = stat.slice(stat.indexOf("(") + 1, close);
-  const [state, ppid, pgrp, sid] = stat.slice(close + 2).split(" ");
-  return { pid, comm, state, ppid: Number(ppid), pgrp: Number(pgrp), sid: Number(sid) };
-}
-
-/** Every process below `root` in the parent chain (not including root). */
-export function descendantsOf(root: number, procs: ProcInfo[] = listProcesses()): ProcInfo[] {
-  const children = new Map<number, ProcInfo[]>();
-  for (const p of procs) {
-    const list = children.get(p.ppid);
-    if (list) list.push(p);
-    else children.set(p.ppid, [p]);
-  }
-  const found: ProcInfo[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      found.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return found;
-}
 
 function carriesMarker(pid: number, marker: string): boolean {
   try {

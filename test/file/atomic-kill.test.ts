@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { descendants } from "../../hub/proctree.js";
+import { descendantsOf } from "../../servers/lib/proctree.js";
 import { textOf } from "../helpers/hub.js";
 import { startFiles, type FileHarness } from "./harness.js";
 
@@ -19,7 +19,7 @@ after(async () => {
 });
 
 function fileServerPid(hubPid: number): number {
-  const pids = descendants(hubPid).filter((pid) => {
+  const pids = descendantsOf(hubPid).map((p) => p.pid).filter((pid) => {
     try {
       return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(path.join("servers", "file", "main.js"));
     } catch {

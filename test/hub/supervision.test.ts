@@ -1,42 +1,13 @@
 // A child that dies mid-call: a clean error at once, a restart, list_changed, and calls work again.
 // On shutdown, no process is left behind.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import { describe, test } from "node:test";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { descendantsOf, isAlive } from "../../servers/lib/proctree.js";
 import { call, fixture, startHub, textOf } from "../helpers/hub.js";
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
-    } catch {
-      // gone
-    }
-  }
-  const out: number[] = [];
-  const queue = [pid];
-  while (queue.length) {
-    for (const c of children.get(queue.shift()!) ?? []) {
-      out.push(c);
-      queue.push(c);
-    }
-  }
-  return out;
-}
+const alive = isAlive;
+const descendants = (pid: number) => descendantsOf(pid).map((p) => p.pid);
 
 async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
   const deadline = Date.now() + ms;
