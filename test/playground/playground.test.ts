@@ -99,7 +99,12 @@ describe("playground page", () => {
 
   test("runs terminal_exec and shows its output as text", async () => {
     const panel = await openTool(page, "terminal_exec");
-    await panel.locator('[name="command"]').fill("echo hello-from-the-playground; echo second line");
+    await panel.locator('[name="command"]').fill('echo "hello-from-the-$WHERE"; echo second line');
+    // env is a map (no fixed properties): the form offers a JSON box for it
+    await panel.locator('[name="env"]').fill("{ not json");
+    await panel.locator('[data-action="run"]').click();
+    assert.match((await panel.locator('.field[data-path="env"] .field-error').textContent()) ?? "", /Not valid JSON/);
+    await panel.locator('[name="env"]').fill('{"WHERE": "playground"}');
     await runAndWait(page, "terminal_exec");
     const text = (await panel.locator(".result .kind-text").first().textContent()) ?? "";
     assert.match(text, /hello-from-the-playground\s+second line/);

@@ -82,7 +82,8 @@ export class LogPanel {
     const took = origin ? ` · ${formatDuration(performance.now() - origin.at)}` : "";
     const what = origin ? `${origin.method} #${m.id}` : `#${m.id}`;
     if (m.error) return { kind: "error", label: `${what} error ${m.error.code}: ${m.error.message}${took}` };
-    return { kind: "response", label: `${what} result${took}` };
+    const isError = (m as { result?: { isError?: boolean } }).result?.isError === true;
+    return { kind: isError ? "error" : "response", label: `${what} result${isError ? " (isError)" : ""}${took}` };
   }
 
   private applyFilter(only?: HTMLElement): void {

@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { config as zodConfig } from "zod";
 import { apiKey, connect, fetchStatus, Unauthorized, type Connection, type HubStatus, type ServerStatus } from "./connection.js";
-import { h, replace } from "./dom.js";
+import { formatDuration, h, replace } from "./dom.js";
 import { askForKey } from "./key-dialog.js";
 import { LogPanel } from "./log-panel.js";
 import { ToolPanel } from "./tool-panel.js";
@@ -113,12 +113,37 @@ function renderSidebar(): void {
 }
 
 function welcome(): HTMLElement {
+  const servers = status?.servers ?? [];
   return h(
     "div",
     { class: "welcome" },
     h("h1", null, "Try every tool of this hub"),
     h("p", null, "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. Long calls show their progress and can be cancelled."),
     h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the log on the right shows every message of its session."),
+    servers.length
+      ? h(
+          "table",
+          { class: "overview" },
+          h("thead", null, h("tr", null, ["Server", "Prefix", "State", "Process", "Restarts", "Tools"].map((t) => h("th", null, t)))),
+          h(
+            "tbody",
+            null,
+            servers.map((s) =>
+              h(
+                "tr",
+                null,
+                h("td", null, h("strong", null, s.name)),
+                h("td", null, h("code", null, s.prefix ? `${s.prefix}_*` : "(none)")),
+                h("td", null, h("span", { class: `state state-${s.state}` }, s.state)),
+                h("td", { class: "num" }, s.pid ? `pid ${s.pid}` : s.transport === "http" ? "remote" : "—"),
+                h("td", { class: "num" }, String(s.restarts)),
+                h("td", { class: "num" }, String(s.tools)),
+              ),
+            ),
+          ),
+        )
+      : null,
+    status ? h("p", { class: "muted" }, `Hub ${status.name} ${status.version}, up ${formatDuration(status.uptimeSeconds * 1000)}.`) : null,
   );
 }
 
@@ -163,7 +188,8 @@ async function refreshStatus(): Promise<void> {
     status = await fetchStatus();
     const after = status.servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join();
     if (before !== after && connection) await listTools(connection.client);
-    else renderSidebar();
+    else if (selected) renderSidebar();
+    else select(undefined); // the welcome page shows the status too
   } catch (err) {
     if (!(err instanceof Unauthorized)) log.note(`status: ${(err as Error).message}`, "error");
   }

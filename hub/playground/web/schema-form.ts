@@ -94,10 +94,12 @@ function typeHint(s: JsonSchema): string {
   if (s.enum) bits.push("one of " + s.enum.map((v) => JSON.stringify(v)).join(", "));
   else if (s.type === "array") bits.push(`array of ${normalizeType(s.items)}`);
   else bits.push(String(s.type ?? "JSON"));
-  if (s.minimum !== undefined) bits.push(`≥ ${s.minimum}`);
-  if (s.exclusiveMinimum !== undefined) bits.push(`> ${s.exclusiveMinimum}`);
-  if (s.maximum !== undefined) bits.push(`≤ ${s.maximum}`);
-  if (s.exclusiveMaximum !== undefined) bits.push(`< ${s.exclusiveMaximum}`);
+  // zod writes ±MAX_SAFE_INTEGER as the bounds of any integer: not worth showing
+  const shown = (n: number | undefined): n is number => n !== undefined && Math.abs(n) < Number.MAX_SAFE_INTEGER;
+  if (shown(s.minimum)) bits.push(`≥ ${s.minimum}`);
+  if (shown(s.exclusiveMinimum)) bits.push(`> ${s.exclusiveMinimum}`);
+  if (shown(s.maximum)) bits.push(`≤ ${s.maximum}`);
+  if (shown(s.exclusiveMaximum)) bits.push(`< ${s.exclusiveMaximum}`);
   if (s.minItems) bits.push(`at least ${s.minItems}`);
   if (s.default !== undefined) bits.push(`default ${JSON.stringify(s.default)}`);
   return bits.join(" · ");
@@ -105,14 +107,18 @@ function typeHint(s: JsonSchema): string {
 
 const normalizeType = (s?: JsonSchema) => (s?.enum ? "enum" : String(s?.type ?? "any"));
 
-/** Label, hints, control and an error line: the frame every field shares. */
+/**
+ * Label, hints, control and an error line: the frame every field shares. Array items are `bare`:
+ * the list already says what they are, so they show only their control.
+ */
 function frame(name: string, path: string, s: JsonSchema, required: boolean, control: Child, wide = false): { element: HTMLElement; error: HTMLElement } {
+  const bare = name === "";
   const error = h("div", { class: "field-error", role: "alert" });
   const element = h(
     "div",
-    { class: `field${wide ? " wide" : ""}`, "data-path": path },
-    h("label", { class: "field-label", for: `f-${path}` }, h("code", null, name), required ? h("span", { class: "required", title: "required" }, "*") : null, h("span", { class: "type-hint" }, typeHint(s))),
-    s.description ? h("div", { class: "field-desc" }, s.description) : null,
+    { class: `field${wide ? " wide" : ""}${bare ? " bare" : ""}`, "data-path": path },
+    bare ? null : h("label", { class: "field-label", for: `f-${path}` }, h("code", null, name), required ? h("span", { class: "required", title: "required" }, "*") : null, h("span", { class: "type-hint" }, typeHint(s))),
+    s.description && !bare ? h("div", { class: "field-desc" }, s.description) : null,
     control,
     error,
   );
@@ -212,7 +218,9 @@ function enumField(s: JsonSchema, name: string, path: string, required: boolean)
 function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, required: boolean): Field {
   const itemSchema = s.items ?? {};
   const list = h("div", { class: "array-items" });
+  const empty = h("div", { class: "muted empty" }, "No items.");
   const items: { field: Field; row: HTMLElement }[] = [];
+  let nextId = 0;
   const renumber = () => {
     items.forEach((it, i) => (it.row.querySelector(".item-index")!.textContent = `#${i + 1}`));
     empty.hidden = items.length > 0;
@@ -220,10 +228,9 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
   const add = () => {
     // each item gets a stable path, so a removed item never shifts another one's name
     const itemPath = `${path}.${nextId++}`;
-    const f = field(ctx, itemSchema, "item", itemPath, true);
+    const f = field(ctx, itemSchema, "", itemPath, true);
     const remove = h("button", { type: "button", class: "ghost small danger", title: "Remove this item", "data-remove": itemPath }, "Remove");
     const row = h("div", { class: "array-item" }, h("div", { class: "item-head" }, h("span", { class: "item-index" }), remove), f.element);
-    f.element.querySelector(".field-label code")?.remove();
     remove.addEventListener("click", () => {
       items.splice(items.findIndex((it) => it.row === row), 1);
       row.remove();
@@ -234,8 +241,6 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
     renumber();
     (row.querySelector("input, textarea, select") as HTMLElement | null)?.focus();
   };
-  let nextId = 0;
-  const empty = h("div", { class: "muted empty" }, "No items.");
   const addButton = h("button", { type: "button", class: "secondary small", "data-add": path }, `+ Add ${normalizeType(itemSchema) === "object" ? "item" : normalizeType(itemSchema)}`);
   addButton.addEventListener("click", add);
   const { element, error } = frame(name, path, s, required, h("div", { class: "array" }, list, empty, addButton), true);
