@@ -35,6 +35,8 @@ export function initRuntime(workspace: string, log: Logger): Runtime {
       await b.dispose();
     },
     idleMs: idleMs(),
+    describeAs: "tabs",
+    describe: async (b) => Promise.all(b.tabs().map(async (page) => ({ url: page.url(), title: await page.title().catch(() => "") }))),
   });
   runtime = { host, store };
   return runtime;
