@@ -146,8 +146,9 @@ export class Kernel {
     }
     return {
       command: process.execPath,
-      // the driver uses vm's main-context loader for import(), which Node 20 flags as experimental
-      args: ["--disable-warning=ExperimentalWarning", config.jsDriver],
+      // import() inside a vm context goes through the driver's resolver, which needs the vm
+      // modules flag (it only enables that callback; the warning about it is noise to the user)
+      args: ["--experimental-vm-modules", "--disable-warning=ExperimentalWarning", config.jsDriver],
       env: { ...env, AGENTBOX_NODE_ENV: nodeEnv(config) },
     };
   }

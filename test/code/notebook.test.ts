@@ -1,6 +1,8 @@
 // Notebook behaviour of code_execute through the hub: state, display, streams, tracebacks, plots.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { PNG } from "pngjs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { run, startCodeHub, type CodeHub } from "./harness.js";
@@ -67,6 +69,19 @@ describe("code_execute: notebook semantics", () => {
     assert.equal(py.data.result, `'${hub.workspace}'`);
     const js = await run(client, "javascript", "process.cwd()");
     assert.equal(js.data.result, `'${hub.workspace}'`);
+  });
+
+  test("modules in the workspace import by relative path; a missing package says how to get it", async () => {
+    fs.writeFileSync(path.join(hub.workspace, "helper.cjs"), "exports.v = 'cjs';\n");
+    fs.writeFileSync(path.join(hub.workspace, "helper.mjs"), "export const w = 'esm';\n");
+    fs.writeFileSync(path.join(hub.workspace, "pyhelper.py"), "z = 'py'\n");
+    const js = await run(client, "javascript", "import { w } from './helper.mjs'\n[require('./helper.cjs').v, w]");
+    assert.equal(js.text, "[ 'cjs', 'esm' ]");
+    const py = await run(client, "python", "import pyhelper\npyhelper.z");
+    assert.equal(py.text, "'py'");
+    const missing = await run(client, "javascript", "await import('agentbox-no-such-package')");
+    assert.equal(missing.result.isError, true);
+    assert.match(missing.data.error!, /Cannot find package 'agentbox-no-such-package': install it with code_install/);
   });
 
   test("stdout and stderr are captured separately", async () => {

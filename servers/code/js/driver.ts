@@ -3,14 +3,15 @@
 // on fd 3, the user's output on fd 1 and 2 followed by an end marker after each cell.
 import { Console } from "node:console";
 import fs from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import net from "node:net";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import readline from "node:readline";
 import util from "node:util";
 import vm from "node:vm";
 import { GENERATED, loadTools } from "./hub-tools.js";
-import { DISPLAY_KEY, transformCell } from "./transform.js";
+import { CELL_LINE_OFFSET, DISPLAY_KEY, transformCell } from "./transform.js";
 
 interface ExecuteMessage {
   type: "execute";
@@ -24,8 +25,12 @@ const envDir = process.env.AGENTBOX_NODE_ENV || process.cwd();
 const channel = new net.Socket({ fd: 3, readable: true, writable: true });
 const send = (message: Record<string, unknown>) => channel.write(JSON.stringify(message) + "\n");
 
-// require() finds packages `install` put in the session environment, then the workspace's own
+const isPath = (specifier: string) => /^(\.{1,2}(\/|$)|\/|file:)/.test(specifier);
+
+// require() finds packages `install` put in the session environment, then the workspace's own;
+// relative paths are relative to the working directory (the workspace), as in a notebook
 function userRequire(specifier: string): unknown {
+  if (isPath(specifier)) return createRequire(path.join(process.cwd(), "noop.js"))(specifier);
   for (const base of [envDir, process.cwd()]) {
     try {
       return createRequire(path.join(base, "noop.js"))(specifier);
@@ -53,12 +58,54 @@ function createSessionContext(): vm.Context {
   return vm.createContext(sandbox, { name: "agentbox-code" });
 }
 
+// import() of a bare name must resolve from the install environment: a module that lives there
+// does the import, so Node's own resolver (exports maps, ESM-only packages) applies
+function envImporter(): (specifier: string) => Promise<unknown> {
+  const helper = path.join(envDir, ".agentbox-import.mjs");
+  try {
+    fs.mkdirSync(envDir, { recursive: true });
+    if (!fs.existsSync(helper)) fs.writeFileSync(helper, "export default (specifier) => import(specifier);\n");
+  } catch {
+    return (specifier) => import(specifier);
+  }
+  let loaded: Promise<(specifier: string) => Promise<unknown>> | undefined;
+  return async (specifier) => {
+    loaded ??= import(pathToFileURL(helper).href).then((m) => m.default);
+    return (await loaded)(specifier);
+  };
+}
+
+const importFromEnv = envImporter();
+
+async function userImport(specifier: string): Promise<unknown> {
+  if (isPath(specifier)) {
+    const url = specifier.startsWith("file:") ? specifier : pathToFileURL(path.resolve(process.cwd(), specifier)).href;
+    return import(url);
+  }
+  if (isBuiltin(specifier)) return import(specifier);
+  try {
+    return await importFromEnv(specifier);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw err;
+    // not installed for the sessions: the workspace's own node_modules
+    let resolved: string;
+    try {
+      resolved = createRequire(path.join(process.cwd(), "noop.js")).resolve(specifier);
+    } catch {
+      throw Object.assign(new Error(`Cannot find package '${specifier}': install it with code_install, or put it in the workspace's node_modules.`), {
+        code: "ERR_MODULE_NOT_FOUND",
+      });
+    }
+    return import(pathToFileURL(resolved).href);
+  }
+}
+
 const context = createSessionContext();
 let interruptCurrent: (() => void) | undefined;
 
 function cellFile(cell: number): string {
-  // import() resolves bare names from this file's folder: the install environment
-  return path.join(envDir, `cell-${cell}.js`);
+  // a name that cannot clash with a real file; errors show it as <cell N>
+  return path.join(process.cwd(), `agentbox-cell-${cell}.js`);
 }
 
 /** The error as the user's code sees it: message plus only the frames inside the cell. */
@@ -91,7 +138,8 @@ async function runCell(message: ExecuteMessage): Promise<{ status: string; value
     const source = transformCell(message.code);
     const script = new vm.Script(source, {
       filename: cellFile(message.cell),
-      importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+      lineOffset: CELL_LINE_OFFSET,
+      importModuleDynamically: ((specifier: string) => userImport(specifier)) as never,
     });
     // breakOnSigint stops a synchronous loop; the SIGINT handler below stops a pending await
     const promise = script.runInContext(context, { breakOnSigint: true }) as Promise<Record<string, unknown> | undefined>;

@@ -116,6 +116,9 @@ function edits(code: string, program: acorn.Program): { edits: Edit[]; functions
   return { edits: result, functions };
 }
 
+/** vm.Script lineOffset for a transformed cell, so line 1 is the user's first line. */
+export const CELL_LINE_OFFSET = -1;
+
 /** The source to run with vm: an async arrow function called at once, evaluating to a Promise. */
 export function transformCell(code: string): string {
   const program = parse(code);
@@ -128,6 +131,7 @@ export function transformCell(code: string): string {
   }
   out += code.slice(at);
   const publish = functions.map((name) => `globalThis[${JSON.stringify(name)}] = ${name};`).join(" ");
-  // the prelude shares the first line with the code, so line numbers stay the same
-  return `(async () => { ${publish}${out}\n})()`;
+  // the prelude has a line of its own: run with lineOffset -1 (CELL_LINE_OFFSET) the user's
+  // lines and columns are reported as written
+  return `(async () => { ${publish}\n${out}\n})()`;
 }
