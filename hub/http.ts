@@ -41,7 +41,7 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
     }),
   );
 
-  app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
+  app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
   mountPlayground(app);
   for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, (c) => streamable.handle(c));
