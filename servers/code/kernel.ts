@@ -7,16 +7,15 @@
 // group is killed and a fresh interpreter started (state lost), and the agent is told which.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import readline from "node:readline";
 import type { Duplex } from "node:stream";
 import { ToolError } from "../lib/tool.js";
 import type { Logger } from "../lib/log.js";
-import { nodeEnv, pythonVenv, type CodeConfig } from "./config.js";
+import type { CodeConfig } from "./config.js";
+import { launchSpec, residentMemory, type Language } from "./launch.js";
 import { capTail, StreamCapture } from "./output.js";
 
-export type Language = "python" | "javascript";
+export type { Language };
 
 export interface Image {
   mimeType: string;
@@ -101,16 +100,9 @@ export class Kernel {
     return this.proc?.pid;
   }
 
-  /** Resident memory of the interpreter process, from /proc (Linux); undefined elsewhere. */
+  /** Resident memory of the interpreter process. */
   memoryBytes(): number | undefined {
-    if (!this.proc?.pid) return undefined;
-    try {
-      const status = fs.readFileSync(`/proc/${this.proc.pid}/status`, "utf8");
-      const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
-      return kb ? Number(kb) * 1024 : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.proc?.pid ? residentMemory(this.proc.pid) : undefined;
   }
 
   /** Start the interpreter if it is not running; resolves once the driver said it is ready. */
@@ -123,38 +115,8 @@ export class Kernel {
     return this.ready;
   }
 
-  private command(): { command: string; args: string[]; env: Record<string, string> } {
-    const { config } = this.options;
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>),
-      AGENTBOX_SESSION: this.options.session,
-      AGENTBOX_CODE_SESSION: this.name,
-    };
-    if (this.language === "python") {
-      return {
-        command: config.python,
-        args: [path.join(config.pythonDir, "driver.py")],
-        env: {
-          ...env,
-          PYTHONUNBUFFERED: "1",
-          PYTHONIOENCODING: "utf-8",
-          MPLBACKEND: "Agg",
-          MPLCONFIGDIR: path.join(config.dataDir, "matplotlib"),
-          AGENTBOX_PYTHON_VENV: pythonVenv(config),
-        },
-      };
-    }
-    return {
-      command: process.execPath,
-      // import() inside a vm context goes through the driver's resolver, which needs the vm
-      // modules flag (it only enables that callback; the warning about it is noise to the user)
-      args: ["--experimental-vm-modules", "--disable-warning=ExperimentalWarning", config.jsDriver],
-      env: { ...env, AGENTBOX_NODE_ENV: nodeEnv(config) },
-    };
-  }
-
   private spawn(): Promise<void> {
-    const { command, args, env } = this.command();
+    const { command, args, env } = launchSpec(this.language, this.options.config, this.options.session, this.name);
     const log = this.options.log;
     // its own process group, so killing it also ends the subprocesses the code started
     const proc = spawn(command, args, { cwd: this.options.workspace, env, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });

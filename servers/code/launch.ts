@@ -1,0 +1,53 @@
+// How an interpreter of each language is started: command, arguments and environment.
+import fs from "node:fs";
+import path from "node:path";
+import { nodeEnv, pythonVenv, type CodeConfig } from "./config.js";
+
+export type Language = "python" | "javascript";
+
+export interface LaunchSpec {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+export function launchSpec(language: Language, config: CodeConfig, session: string, name: string): LaunchSpec {
+  // the drivers call the hub as this client session (AGENTBOX_HUB_URL and the token are inherited)
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    AGENTBOX_SESSION: session,
+    AGENTBOX_CODE_SESSION: name,
+  };
+  if (language === "python") {
+    return {
+      command: config.python,
+      args: [path.join(config.pythonDir, "driver.py")],
+      env: {
+        ...env,
+        PYTHONUNBUFFERED: "1",
+        PYTHONIOENCODING: "utf-8",
+        MPLBACKEND: "Agg",
+        MPLCONFIGDIR: path.join(config.dataDir, "matplotlib"),
+        AGENTBOX_PYTHON_VENV: pythonVenv(config),
+      },
+    };
+  }
+  return {
+    command: process.execPath,
+    // import() inside a vm context goes through the driver's resolver, which needs the vm
+    // modules flag (it only enables that callback; the warning about it is noise to the user)
+    args: ["--experimental-vm-modules", "--disable-warning=ExperimentalWarning", config.jsDriver],
+    env: { ...env, AGENTBOX_NODE_ENV: nodeEnv(config) },
+  };
+}
+
+/** Resident memory of a process, from /proc (Linux); undefined elsewhere or when it is gone. */
+export function residentMemory(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = /VmRSS:\s+(\d+)\s+kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
