@@ -1,10 +1,11 @@
 // POST/GET/DELETE on /mcp: Streamable HTTP sessions through the SDK's web-standard transport, plus
 // the paths the SDK has no opinion on: plain JSON clients without a session, and children calling
 // the hub's tools on behalf of one of its sessions.
-import { randomUUID } from "node:crypto";
+import { randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
+import { sessionToken } from "../servers/lib/session-events.js";
 import { BoundedEventStore } from "./event-store.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
@@ -30,8 +31,14 @@ async function readJsonBody(req: Request): Promise<Parsed> {
 export class StreamableEndpoint {
   constructor(private readonly hub: Hub) {}
 
+  /** A call from code in a child, carrying the token of the one session it may act as. */
   isInternal(req: Request): boolean {
-    return req.headers.get(INTERNAL_TOKEN_HEADER) === this.hub.internalToken;
+    const token = req.headers.get(INTERNAL_TOKEN_HEADER);
+    const session = req.headers.get(INTERNAL_SESSION_HEADER);
+    if (!token || !session) return false;
+    const expected = Buffer.from(sessionToken(this.hub.internalToken, session));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   async handle(c: Context): Promise<Response> {

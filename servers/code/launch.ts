@@ -1,6 +1,7 @@
 // How an interpreter of each language is started: command, arguments and environment.
 import fs from "node:fs";
 import path from "node:path";
+import { sessionToken } from "../lib/session-events.js";
 import { nodeEnv, pythonVenv, type CodeConfig } from "./config.js";
 
 export type Language = "python" | "javascript";
@@ -12,9 +13,11 @@ export interface LaunchSpec {
 }
 
 export function launchSpec(language: Language, config: CodeConfig, session: string, name: string): LaunchSpec {
-  // the drivers call the hub as this client session (AGENTBOX_HUB_URL and the token are inherited)
+  // the drivers call the hub as this client session, with a token good for that session only
+  const { AGENTBOX_HUB_TOKEN: hubSecret, ...inherited } = process.env as Record<string, string>;
   const env: Record<string, string> = {
-    ...(process.env as Record<string, string>),
+    ...inherited,
+    ...(hubSecret ? { AGENTBOX_HUB_TOKEN: sessionToken(hubSecret, session) } : {}),
     AGENTBOX_SESSION: session,
     AGENTBOX_CODE_SESSION: name,
   };

@@ -1,4 +1,5 @@
 // The hub tells every child when a client session ends with this notification.
+import { createHmac } from "node:crypto";
 export const SESSION_CLOSED_METHOD = "notifications/agentbox/session_closed";
 /** The _meta key carrying the client session id on every call the hub forwards. */
 export const SESSION_META_KEY = "agentbox/session";
@@ -34,4 +35,12 @@ export function onSessionClosed(listener: Listener): () => void {
 
 export async function emitSessionClosed(session: string): Promise<void> {
   await Promise.allSettled([...listeners].map((l) => l(session)));
+}
+
+/**
+ * The credential that lets code call the hub's tools as one client session: derived from the
+ * hub's secret, so code holding it can act only as its own session, never as another.
+ */
+export function sessionToken(hubSecret: string, session: string): string {
+  return createHmac("sha256", hubSecret).update(session).digest("hex");
 }

@@ -130,3 +130,22 @@ describe("rate limits", () => {
     assert.match(metrics, /agentbox_rate_limit_hits_total\{kind="method",name="tools\/list"\} [1-9]/);
   });
 });
+
+describe("calls from code in a child", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_API_KEY: "k" } });
+  });
+  after(() => hub.stop());
+
+  test("a token derived for one session does not let a caller act as another", async () => {
+    const client = await hub.connect({ headers: { Authorization: "Bearer k" } });
+    const sessionId = textOf(await call(client, "echo_whoami"));
+    const forged = await fetch(hub.url, {
+      method: "POST",
+      headers: { ...json, "X-Agentbox-Hub-Token": "0".repeat(64), "X-Agentbox-Session": sessionId },
+      body: listBody,
+    });
+    assert.equal(forged.status, 401, "a wrong token is no credential at all");
+  });
+});
