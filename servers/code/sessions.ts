@@ -26,6 +26,8 @@ export class CodeSessions {
         await Promise.allSettled([...kernels.values()].map((k) => k.close()));
       },
       idleMs: config.idleMs,
+      describeAs: "code",
+      describe: (kernels) => [...kernels.values()].map((k) => ({ language: k.language, name: k.name, busy: k.busy, executions: k.executions })),
     });
   }
 
