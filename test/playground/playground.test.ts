@@ -243,6 +243,18 @@ describe("playground page", () => {
     await page.fill(".log-filter", "");
     assert.deepEqual(errors.filter((e) => e.startsWith("pageerror")), []);
   });
+
+  test("ends its session on the hub when the tab closes", async () => {
+    const sessions = async () => ((await (await fetch(`${hub.origin}/`)).json()) as { sessions: number }).sessions;
+    const before = await sessions();
+    await page.close({ runBeforeUnload: true });
+    let now = before;
+    for (let i = 0; i < 50 && now === before; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await sessions();
+    }
+    assert.equal(now, before - 1);
+  });
 });
 
 describe("playground on a hub with an API key", () => {

@@ -218,11 +218,13 @@ async function start(): Promise<void> {
       document.getElementById("forget-key")?.removeAttribute("hidden");
     }
   }
-  setPill("connected", "connected");
   log.note(`Connected, session ${connection.sessionId ?? "(stateless)"}`);
   const client = connection.client;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listTools(client));
-  await listTools(client);
+  const relist = () => listTools(client).catch((err: Error) => log.note(`tools/list failed: ${err.message}`, "error"));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void relist());
+  await relist();
+  // "connected" once the catalog is on screen, so what the pill promises is there
+  setPill("connected", "connected");
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);
   setInterval(() => void refreshStatus(), STATUS_EVERY_MS);

@@ -113,8 +113,14 @@ export class ToolPanel {
         this.showResult("cancelled", "Cancelled", h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."));
       } else {
         const message = err instanceof Error ? err.message : String(err);
+        // 404 on /mcp: the hub restarted or let the session idle out; only a new session helps
+        const gone = (err as { code?: number }).code === 404;
         this.setStatus("failed", `Request failed · ${took}`);
-        this.showResult("failed", "Request failed", h("pre", { class: "text" }, message));
+        this.showResult(
+          "failed",
+          "Request failed",
+          h("div", null, h("pre", { class: "text" }, message), gone ? h("p", { class: "hint" }, "The hub no longer knows this page's session. ", h("a", { href: location.href }, "Reload the page"), " to start a new one.") : null),
+        );
       }
     } finally {
       clearInterval(tick);
