@@ -32,6 +32,8 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
     }),
   );
   app.use("*", origins.middleware());
+  // the page's own files hold no data: served before the key check so the page can ask for the key
+  mountPlayground(app);
   app.use("*", apiKeyAuth(hub.config.apiKey, (req) => streamable.isInternal(req)));
   app.use(
     "*",
@@ -43,7 +45,6 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
 
   app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
-  mountPlayground(app);
   for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, (c) => streamable.handle(c));
   app.get("/sse", (c) => legacy.open(c));
   app.post("/messages", (c) => legacy.message(c));

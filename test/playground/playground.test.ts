@@ -274,13 +274,7 @@ describe("playground on a hub with an API key", () => {
 
   test("asks for the key once, keeps it in the tab's session, and says when it is wrong", async () => {
     const { page } = await openPage(browser);
-    // The hub's auth middleware runs before every route, the page's own files included, so a
-    // browser cannot load the page without the key yet (the lead is asked to serve /playground
-    // ahead of auth). Until then the page's static files, and only those, carry the key here;
-    // /, /mcp and everything the page itself sends still rely on the key typed into the dialog.
-    await page.route(/\/playground(\/[^/]*)?$/, (route) =>
-      route.continue({ headers: { ...route.request().headers(), authorization: `Bearer ${KEY}` } }),
-    );
+    // the page's own files load without the key; everything it then asks the hub needs it
     await page.goto(`${hub.origin}/playground`);
     const dialog = page.locator("dialog.key-dialog");
     await dialog.waitFor();
