@@ -1,0 +1,75 @@
+# agentbox: one MCP endpoint with a browser, files, a terminal, document conversion, arXiv search
+# and code execution.
+#
+#   docker build -t agentbox .
+#   docker run --rm -p 8080:8080 agentbox        # MCP at http://localhost:8080/mcp (and /v1/mcp)
+#
+# Two stages: `build` has the compilers (node-pty is a native addon) and the dev dependencies;
+# the runtime stage gets only the compiled app and production node_modules. Nothing is
+# downloaded at run time: Chromium, fonts and the Python data stack come from Debian here.
+
+FROM node:22-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+# node-gyp builds node-pty against the headers that ship with Node in /usr/local/include/node
+# instead of downloading them, so the build needs the npm registry only.
+ENV npm_config_nodedir=/usr/local
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY hub ./hub
+COPY servers ./servers
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && rm -f dist/.tsbuildinfo
+
+FROM node:22-bookworm-slim
+# chromium-headless-shell rather than chromium: it drives Playwright headless just the same and is
+# much smaller (see DESIGN.md). Fonts: Liberation for Latin metrics, WenQuanYi Zen Hei for CJK,
+# so pages in those scripts render as text rather than boxes. python3-munkres satisfies
+# python3-fonttools' "python3-scipy | python3-munkres" (matplotlib needs fonttools): without it apt
+# picks scipy, which drags in pythran and with it g++, boost and BLAS headers (~600 MB of compilers).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      chromium-headless-shell fonts-liberation fonts-wqy-zenhei fontconfig \
+      supervisor tini \
+      python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-munkres \
+      git curl ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+# The unprivileged user that runs the hub and its children. uid 1000 is `node` in the base
+# image: it is replaced, so a host user with uid 1000 owns what agent writes without remapping.
+RUN if id node >/dev/null 2>&1; then userdel --remove node; fi \
+ && groupadd --gid 1000 agent \
+ && useradd --uid 1000 --gid agent --create-home --shell /bin/bash agent \
+ && mkdir -p /workspace /etc/agentbox \
+ && chown agent:agent /workspace
+
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# servers/ carries non-TypeScript assets the servers load at run time (Python drivers, ...).
+COPY --from=build /app/servers ./servers
+COPY supervisord.conf /etc/supervisor/agentbox.conf
+COPY docker/entrypoint.sh /usr/local/bin/agentbox-entrypoint
+RUN chmod 0755 /usr/local/bin/agentbox-entrypoint
+
+# AGENTBOX_PORT is left unset so a mounted /etc/agentbox/agentbox.json may choose the port;
+# the hub's default is 8080. Other settings (AGENTBOX_API_KEY, AGENTBOX_RATE_LIMITS,
+# AGENTBOX_LOG_LEVEL, AGENTBOX_CORS_ORIGINS, ...) are read from the environment at start.
+ENV NODE_ENV=production \
+    AGENTBOX_HOST=0.0.0.0 \
+    AGENTBOX_WORKSPACE=/workspace \
+    AGENTBOX_PYTHON=/usr/bin/python3 \
+    AGENTBOX_CHROMIUM_PATH=/usr/bin/chromium-headless-shell
+EXPOSE 8080
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
+  CMD curl -fsS "http://127.0.0.1:${AGENTBOX_PORT:-8080}/healthz" >/dev/null || exit 1
+
+# tini is PID 1: it reaps zombies and passes docker stop's SIGTERM to supervisord.
+ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/agentbox-entrypoint"]
+CMD ["/usr/bin/supervisord", "--nodaemon", "--configuration", "/etc/supervisor/agentbox.conf"]

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+// Record what the container costs: the image's size and the time from `docker run` to a ready
+// hub (/readyz 200, every child server started), over a few cold starts of a fresh container.
+//
+//   node bench/docker.mjs [--image agentbox] [--runs 3] [--out bench/results/docker.json]
+//
+// Needs a running Docker engine and a built image (bash docker/ci.sh does both). Host networking
+// only, the hub on a free loopback port.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { docker, imageSize, removeContainer, startContainer, stopContainer, waitReady } from "../docker/container.mjs";
+
+function arg(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+const image = arg("--image", "agentbox");
+const runs = Number(arg("--runs", "3"));
+const out = arg("--out", "bench/results/docker.json");
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const round = (x) => Math.round(x);
+
+async function main() {
+  const bytes = await imageSize(image);
+  const base = await imageSize("node:22-bookworm-slim").catch(() => null);
+  // The biggest layers say where the size goes (Chromium + Python stack, node_modules, ...).
+  const layers = (await docker(["history", "--no-trunc", "--format", "{{.Size}}\t{{.CreatedBy}}", image]))
+    .split("\n")
+    .map((line) => line.split("\t"))
+    .filter(([size]) => /GB|MB/.test(size))
+    .map(([size, by]) => ({ size, createdBy: by.replace(/\s+/g, " ").slice(0, 160) }));
+
+  const readyMs = [];
+  const stopMs = [];
+  for (let i = 0; i < runs; i++) {
+    const container = await startContainer({ image, env: { AGENTBOX_RATE_LIMITS: "off" } });
+    try {
+      readyMs.push(await waitReady(container));
+      const stop = await stopContainer(container);
+      if (stop.exitCode !== 0) throw new Error(`run ${i + 1}: exit code ${stop.exitCode} after docker stop`);
+      stopMs.push(stop.stopMs);
+    } finally {
+      await removeContainer(container);
+    }
+    console.log(`run ${i + 1}: ready ${(readyMs.at(-1) / 1000).toFixed(2)} s, stop ${(stopMs.at(-1) / 1000).toFixed(2)} s`);
+  }
+
+  const result = {
+    date: new Date().toISOString(),
+    image,
+    machine: { cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dockerServer: await docker(["version", "-f", "{{.Server.Version}}"]) },
+    imageBytes: bytes,
+    imageMB: round(bytes / 1e6),
+    baseImageMB: base === null ? null : round(base / 1e6),
+    largestLayers: layers,
+    runToReadyMs: { runs: readyMs.map(round), median: round(median(readyMs)), min: round(Math.min(...readyMs)), max: round(Math.max(...readyMs)) },
+    dockerStopMs: { runs: stopMs.map(round), median: round(median(stopMs)) },
+    notes: "docker run -d --network host to /readyz 200 (all six built-in servers started); fresh container each run, image already built.",
+  };
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, JSON.stringify(result, null, 2) + "\n");
+  console.log(`image ${result.imageMB} MB; run to ready median ${(result.runToReadyMs.median / 1000).toFixed(2)} s over ${runs} runs; written to ${out}`);
+}
+
+main().catch((err) => {
+  console.error(`docker benchmark failed: ${err?.stack ?? err}`);
+  process.exitCode = 1;
+});

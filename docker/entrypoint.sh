@@ -1,0 +1,91 @@
+#!/bin/bash
+# agentbox container entry point, started by tini.
+#
+#   agentbox-entrypoint CMD...  prepare the container (remap the `agent` user to AGENTBOX_UID /
+#                               AGENTBOX_GID, check the workspace), then exec CMD (supervisord)
+#   agentbox-entrypoint hub     what supervisord runs: the hub, as `agent` when started as root,
+#                               else as the container's own --user
+#
+# Two ways to start the container both work:
+#   - as root (the default): the hub drops to `agent`, which needs CAP_SETUID/CAP_SETGID (in
+#     Docker's default set); AGENTBOX_UID/AGENTBOX_GID make a mounted /workspace stay owned by the
+#     host user.
+#   - with --user agent / --user UID:GID (for example with --cap-drop ALL): nothing needs a
+#     capability; the hub runs as that user.
+set -euo pipefail
+
+say() { echo "agentbox-entrypoint: $*" >&2; }
+
+# Is capability number $1 in this process's effective set? (CAP_CHOWN=0, SETGID=6, SETUID=7)
+has_cap() {
+  local eff
+  eff="$(awk '/^CapEff:/ { print $2 }' /proc/self/status)"
+  (((16#$eff >> $1) & 1))
+}
+
+home_of() { getent passwd "$1" | cut -d: -f6; }
+
+is_id() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
+remap_agent() {
+  local uid="${AGENTBOX_UID:-}" gid="${AGENTBOX_GID:-}" old_uid home
+  [[ -z "$uid" && -z "$gid" ]] && return 0
+  if [[ -n "$uid" ]] && ! is_id "$uid"; then say "AGENTBOX_UID must be a numeric user id, got '$uid'"; exit 64; fi
+  if [[ -n "$gid" ]] && ! is_id "$gid"; then say "AGENTBOX_GID must be a numeric group id, got '$gid'"; exit 64; fi
+  old_uid="$(id -u agent)"
+  home="$(home_of agent)"
+  # -o: the host's id may already belong to someone in the image (1000 was `node` upstream)
+  [[ -n "$gid" && "$gid" != "$(id -g agent)" ]] && groupmod -o -g "$gid" agent
+  [[ -n "$uid" && "$uid" != "$old_uid" ]] && usermod -o -u "$uid" agent
+  chown -R agent:agent "$home"
+  # The image's own /workspace follows the user; a mounted folder is the host's and is left as it
+  # is (only its top is taken over when it still belongs to the image's old uid).
+  if [[ "$(stat -c %u /workspace)" == "$old_uid" ]]; then chown agent:agent /workspace; fi
+  say "user agent is now uid $(id -u agent), gid $(id -g agent)"
+}
+
+prepare() {
+  if [[ "$(id -u)" == 0 ]]; then
+    if ! has_cap 6 || ! has_cap 7; then
+      say "started as root without CAP_SETUID/CAP_SETGID (for example --cap-drop ALL), so the hub cannot"
+      say "switch to the unprivileged user 'agent'. Start the container with --user agent (or"
+      say "--user UID:GID, the owner of a mounted /workspace) instead; AGENTBOX_UID/AGENTBOX_GID need"
+      say "Docker's default capabilities."
+      exit 64
+    fi
+    remap_agent
+  else
+    if [[ -n "${AGENTBOX_UID:-}${AGENTBOX_GID:-}" ]]; then
+      say "AGENTBOX_UID/AGENTBOX_GID are ignored: the container already runs as uid $(id -u) (--user)"
+    fi
+  fi
+  if [[ "$(id -u)" != 0 && ! -w /workspace ]]; then
+    say "warning: /workspace is not writable by uid $(id -u); tools that write files will fail"
+  fi
+}
+
+run_hub() {
+  cd /app
+  if [[ "$(id -u)" == 0 ]]; then
+    local home
+    home="$(home_of agent)"
+    # Same pid after exec, so supervisord's SIGTERM reaches the hub itself.
+    exec setpriv --reuid=agent --regid=agent --init-groups --no-new-privs \
+      env HOME="$home" USER=agent LOGNAME=agent /usr/local/bin/node /app/dist/hub/main.js
+  fi
+  # A --user uid may have no passwd entry and so no home; Chromium and Python want a writable one.
+  local home
+  home="$(home_of "$(id -u)" || true)"
+  if [[ -z "$home" || ! -w "$home" ]]; then
+    home=/tmp/agentbox-home
+    mkdir -p "$home"
+  fi
+  export HOME="$home"
+  exec /usr/local/bin/node /app/dist/hub/main.js
+}
+
+if [[ "${1:-}" == "hub" ]]; then
+  run_hub
+fi
+prepare
+exec "$@"
