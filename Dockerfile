@@ -21,9 +21,12 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY hub ./hub
 COPY servers ./servers
+# node-pty ships prebuilt binaries for macOS and Windows only (~60 MB); on Linux it loads the
+# one compiled above from build/Release, so the others are dropped.
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
- && rm -f dist/.tsbuildinfo
+ && rm -f dist/.tsbuildinfo \
+ && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} +
 
 FROM node:22-bookworm-slim
 # chromium-headless-shell rather than chromium: it drives Playwright headless just the same and is

@@ -26,11 +26,12 @@ async function main() {
   const bytes = await imageSize(image);
   const base = await imageSize("node:22-bookworm-slim").catch(() => null);
   // The biggest layers say where the size goes (Chromium + Python stack, node_modules, ...).
-  const layers = (await docker(["history", "--no-trunc", "--format", "{{.Size}}\t{{.CreatedBy}}", image]))
+  // (json quoting keeps a multi-line RUN on one line)
+  const layers = (await docker(["history", "--no-trunc", "--format", "{{.Size}}\t{{json .CreatedBy}}", image]))
     .split("\n")
     .map((line) => line.split("\t"))
     .filter(([size]) => /GB|MB/.test(size))
-    .map(([size, by]) => ({ size, createdBy: by.replace(/\s+/g, " ").slice(0, 160) }));
+    .map(([size, by]) => ({ size, createdBy: JSON.parse(by).replace(/\s+/g, " ").slice(0, 160) || "(base image node:22-bookworm-slim)" }));
 
   const readyMs = [];
   const stopMs = [];
