@@ -27,6 +27,7 @@ import {
   type ServerCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import type { ServerConfig } from "./config.js";
 import { killTree } from "./proctree.js";
@@ -111,6 +112,7 @@ export class Child {
     this.wireClient(client);
     try {
       await client.connect(transport);
+      keepProgressBeforeResponse(transport);
       this.pid = (transport as StdioClientTransport).pid ?? undefined;
       this.capabilities = client.getServerCapabilities() ?? {};
       await this.refreshLists(client);
@@ -289,4 +291,20 @@ async function collectPages<K extends string, T>(
     if (!cursor) break;
   }
   return items;
+}
+
+/**
+ * The SDK's Protocol runs notification handlers a microtask late but settles a response at once,
+ * dropping its progress handler. A progress notification a child writes just before its result
+ * (the usual progress === total, then return) can arrive in the same read and is then discarded
+ * as "unknown token" (modelcontextprotocol/typescript-sdk#2580). Deferring responses by one
+ * microtask keeps arrival order: the notification's handler runs, and the hub relays it, first.
+ */
+function keepProgressBeforeResponse(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) void Promise.resolve().then(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
 }

