@@ -31,12 +31,12 @@ export function serversConfig(names: string[]): Record<string, ServerConfig> {
  * the timeout are recorded in `missing` and the hub is restarted without them.
  */
 export async function startBuiltinHub(
-  options: { workspace?: string; readyTimeoutMs?: number } = {},
+  options: { workspace?: string; readyTimeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<{ hub: HttpTarget; servers: string[]; missing: Record<string, string> }> {
   const { present, missing } = presentBuiltins();
   let servers = present;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const hub = await startHub({ servers: serversConfig(servers), workspace: options.workspace });
+    const hub = await startHub({ servers: serversConfig(servers), workspace: options.workspace, nodeArgs: options.nodeArgs });
     if (await waitHubReady(hub.origin, options.readyTimeoutMs ?? 30_000, 50)) return { hub, servers, missing };
     const status = await hubStatus(hub.origin).catch(() => undefined);
     const failing = (status?.servers ?? []).filter((s) => s.state !== "ready");

@@ -29,6 +29,8 @@ export async function sequential(call: Call, count: number): Promise<SequentialR
 
 export interface WindowResult {
   calls: number;
+  /** calls completed from the first warm-up call to the end, for CPU per call */
+  allCalls: number;
   errors: number;
   firstError?: string;
   latencies: number[];
@@ -54,6 +56,7 @@ export async function closedLoop(
   const windowEnd = windowStart + windowMs;
   const latencies: number[] = [];
   let errors = 0;
+  let allCalls = 0;
   let firstError: string | undefined;
   const ticker = onTick ? setInterval(onTick, tickMs) : undefined;
   await Promise.all(
@@ -63,6 +66,7 @@ export async function closedLoop(
         try {
           await call();
           const t1 = performance.now();
+          allCalls++;
           if (t1 >= windowStart && t1 <= windowEnd) latencies.push(t1 - t0);
         } catch (err) {
           const t1 = performance.now();
@@ -74,7 +78,7 @@ export async function closedLoop(
   );
   if (ticker) clearInterval(ticker);
   const seconds = windowMs / 1000;
-  return { calls: latencies.length, errors, firstError, latencies, seconds, callsPerSecond: latencies.length / seconds };
+  return { calls: latencies.length, allCalls, errors, firstError, latencies, seconds, callsPerSecond: latencies.length / seconds };
 }
 
 /** Run async jobs with at most `width` at a time (opening many sessions without a stampede). */

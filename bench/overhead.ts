@@ -3,6 +3,7 @@
 // noise falls on every contender alike.
 import { ECHO_ARGS, setupEcho } from "./echo-setup.js";
 import { sequential, type Call } from "./load.js";
+import { cpuMs } from "./proc.js";
 import { writeResult } from "./results.js";
 import { median, round, roundSummary, summarize } from "./stats.js";
 import type { Connection } from "./targets.js";
@@ -18,24 +19,36 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
   const setup = await setupEcho();
   const connections: Connection[] = [];
   try {
-    const contenders: { key: string; label: string; call: Call }[] = [
-      { key: "direct", label: "direct stdio (no hub)", call: async () => void (await setup.direct.client.callTool({ name: "echo", arguments: ECHO_ARGS })) },
+    const contenders: { key: string; label: string; pid: number; call: Call }[] = [
+      { key: "direct", label: "direct stdio (no hub)", pid: setup.direct.pid, call: async () => void (await setup.direct.client.callTool({ name: "echo", arguments: ECHO_ARGS })) },
     ];
     for (const v of setup.variants) {
       const conn = await v.connect();
       connections.push(conn);
-      contenders.push({ key: v.key, label: v.label, call: async () => void (await conn.client.callTool({ name: v.tool, arguments: ECHO_ARGS })) });
+      contenders.push({ key: v.key, label: v.label, pid: v.target.pid, call: async () => void (await conn.client.callTool({ name: v.tool, arguments: ECHO_ARGS })) });
     }
     for (const c of contenders) await sequential(c.call, WARMUP_CALLS);
 
     const samples = new Map<string, number[]>(contenders.map((c) => [c.key, []]));
     const roundP50 = new Map<string, number[]>(contenders.map((c) => [c.key, []]));
+    // CPU the front process (hub, peer; for direct the child itself) and its children spent
+    const cpu = new Map(contenders.map((c) => [c.key, { front: 0, children: 0, client: 0, calls: 0 }]));
     const errors = new Map<string, { count: number; first?: string }>(contenders.map((c) => [c.key, { count: 0 }]));
     for (let r = 0; r < ROUNDS; r++) {
       // rotate the order each round: nobody always goes first after a pause
       const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]);
       for (const c of order) {
+        const front0 = cpuMs(c.pid);
+        const tree0 = cpuMs(c.pid, true);
+        const client0 = process.cpuUsage();
         const result = await sequential(c.call, CALLS_PER_ROUND);
+        const client = process.cpuUsage(client0);
+        const front = cpuMs(c.pid) - front0;
+        const used = cpu.get(c.key)!;
+        used.client += (client.user + client.system) / 1000;
+        used.front += front;
+        used.children += cpuMs(c.pid, true) - tree0 - front;
+        used.calls += result.latencies.length;
         samples.get(c.key)!.push(...result.latencies);
         roundP50.get(c.key)!.push(summarize(result.latencies).p50);
         const e = errors.get(c.key)!;
@@ -54,6 +67,11 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
           label: c.label,
           latencyMs: roundSummary(summarize(samples.get(c.key)!)),
           roundP50Ms: spread(roundP50.get(c.key)!),
+          cpuMsPerCall: {
+            front: round(cpu.get(c.key)!.front / cpu.get(c.key)!.calls),
+            children: round(cpu.get(c.key)!.children / cpu.get(c.key)!.calls),
+            client: round(cpu.get(c.key)!.client / cpu.get(c.key)!.calls),
+          },
           errors: errors.get(c.key)!.count,
           ...(errors.get(c.key)!.first ? { firstError: errors.get(c.key)!.first } : {}),
         },
@@ -64,7 +82,7 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
     const direct = summarize(samples.get("direct")!);
     const p99Added = (key: string) => (samples.has(key) ? round(summarize(samples.get(key)!).p99 - direct.p99) : undefined);
     const result = {
-      method: `${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND} sequential echo calls per contender after ${WARMUP_CALLS} warm-up calls; latency from the client's call to its resolved result`,
+      method: `${ROUNDS} interleaved rounds of ${CALLS_PER_ROUND} sequential echo calls per contender after ${WARMUP_CALLS} warm-up calls; latency from the client's call to its resolved result; CPU per call from /proc of the front process (hub, peer, or for direct the echo child) and of its children, and of the benchmark process (the SDK client)`,
       contenders: contendersOut,
       addedPerCallMs: {
         note: "hub p50 minus direct stdio p50, per round; median and min/max over rounds",

@@ -169,3 +169,23 @@ export function treePss(pid: number, map = parentMap()): number {
   }
   return bytes;
 }
+
+/**
+ * CPU time (user + system) a process and its descendants have used, in ms. On a shared machine
+ * wall-clock latency mostly measures the queue for a core; CPU per call is what a server costs.
+ */
+export function cpuMs(pid: number, withChildren = false, map?: Map<number, number[]>): number {
+  const pids = withChildren ? [pid, ...descendants(pid, map ?? parentMap())] : [pid];
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  let total = 0;
+  for (const p of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * tick;
+    } catch {
+      // exited
+    }
+  }
+  return total;
+}

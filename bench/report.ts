@@ -44,13 +44,16 @@ function overhead(r: J | undefined): string {
     ms(v.latencyMs.p99, 3),
     range(v.roundP50Ms, (x) => ms(x, 3)),
     r.peerP50OverHub?.[key] ? ratio(r.peerP50OverHub[key]) : key === "hub-sse" ? "1×" : "–",
+    v.cpuMsPerCall ? `${num(v.cpuMsPerCall.front, 3)} + ${num(v.cpuMsPerCall.children, 3)}` : "–",
+    v.cpuMsPerCall ? num(v.cpuMsPerCall.client, 3) : "–",
     String(v.errors),
   ]);
   const a = r.addedPerCallMs ?? {};
   return [
     "### 1. Hub overhead (sequential echo calls)",
     header(r),
-    table(["contender", "p50", "p99", "p50 per round: median (min–max)", "p50 ÷ agentbox SSE p50 (> 1: slower than agentbox)", "errors"], rows),
+    table(["contender", "p50", "p99", "p50 per round: median (min–max)", "p50 ÷ agentbox SSE p50 (> 1: slower than agentbox)", "CPU ms per call: front + children", "client CPU ms per call", "errors"], rows),
+    "CPU per call: the front process (agentbox hub, the peer; for direct stdio the echo child itself) + the processes it started (the echo child). It is what each front costs, little affected by other load on the machine. Client CPU: the benchmark process (the SDK client) for the same calls.",
     table(
       ["added by the hub per call (p50, vs direct stdio)", "median over rounds (min–max)", "p99 added", "target ≤ 0.5 ms"],
       [
@@ -80,6 +83,7 @@ function throughput(r: J | undefined): string {
       ms(l[k]?.latencyMs?.p50),
       ms(l[k]?.latencyMs?.p99),
       String(l[k]?.errors ?? "–") + (l[k]?.firstError ? ` (${String(l[k].firstError).slice(0, 60)})` : ""),
+      `${num(l[k]?.cpuMsPerCall?.front, 3)} + ${num(l[k]?.cpuMsPerCall?.children, 3)}`,
       `${num(l[k]?.rssMaxMiB, 1)} / ${num(l[k]?.treeRssMaxMiB, 1)} MiB`,
     ]),
   );
@@ -88,7 +92,7 @@ function throughput(r: J | undefined): string {
     header(r),
     "calls/s: median over repeats (min–max); ratios are taken repeat by repeat, then median (min–max). Target: agentbox ≥ 0.8× the child alone, and > 1× both peers.",
     table(["sessions", ...keys.map((k) => `${k} calls/s`), "agentbox / child", "agentbox / supergateway", "agentbox / mcp-proxy"], rate),
-    table(["sessions", "contender", "p50", "p99", "errors", "RSS max: front process / with children"], detail),
+    table(["sessions", "contender", "p50", "p99", "errors", "CPU ms per call: front + children", "RSS max: front process / with children"], detail),
     `Targets: agentbox ≥ 80 % of the child: ${yes(r.target?.metHubOverChild)}; ahead of both peers at every level: ${yes(r.target?.aheadOfPeers)}.`,
   ].join("\n\n") + unavailable(r);
 }
@@ -145,6 +149,7 @@ function memory(r: J | undefined): string {
     ...names.map((n) => [n, ...phases.map(([, s]) => cell(s, (x) => x.childrenMiB?.[n]))]),
     ["**total RSS**", ...phases.map(([, s]) => cell(s, (x) => x.totalMiB))],
     ["total PSS (shared pages split)", ...phases.map(([, s]) => cell(s, (x) => x.totalPssMiB))],
+    ["hub V8 heap in use (from /metrics)", ...phases.map(([, s]) => cell(s, (x) => x.hubHeapUsedMiB))],
     ["open hub sessions", ...phases.map(([, s]) => cell(s, (x) => x.hubSessions).replace(".0", ""))],
   ];
   const g = r.growth ?? {};
@@ -154,6 +159,9 @@ function memory(r: J | undefined): string {
     table(["process", ...phases.map(([k]) => k)], rows),
     `Hub RSS growth: first half of the sessions ${num(g.hubFirstHalfMiB, 1)} MiB, second half ${num(g.hubSecondHalfMiB, 1)} MiB; sessions left open ${g.sessionsLeftOpen}; failed sessions ${r.sessionFailures}.` +
       (r.afterBrowser?.skipped ? ` Browser phase skipped: ${r.afterBrowser.skipped}.` : ""),
+    r.leakCheck
+      ? `Leak check: the hub's heap right after a full GC was ${num(r.leakCheck.heapAfterGcBeforeMiB, 1)} MiB, and ${num(r.leakCheck.heapAfterGcAfterMiB, 1)} MiB after ${r.leakCheck.sessions} more sessions: ${num(r.leakCheck.kibPerSession, 2)} KiB per session.`
+      : "",
     `Target idle total before the browser's first use ≤ 200 MiB RSS: ${yes(r.target?.met)}.`,
   ].join("\n\n") + unavailable(r);
 }

@@ -3,15 +3,15 @@
 // client with as many calls in flight (a stdio child has no sessions).
 import { ECHO_ARGS, setupEcho, type HttpVariant } from "./echo-setup.js";
 import { closedLoop, inBatches, type Call, type WindowResult } from "./load.js";
-import { parentMap, rssOf, treeRss } from "./proc.js";
+import { cpuMs, parentMap, rssOf, treeRss } from "./proc.js";
 import { writeResult } from "./results.js";
 import { median, round, summarize } from "./stats.js";
 import type { Connection } from "./targets.js";
 
 const LEVELS = (process.env.BENCH_LEVELS ?? "1,8,32,128").split(",").map(Number);
 const REPEATS = Number(process.env.BENCH_THROUGHPUT_REPEATS ?? 3);
-const WINDOW_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 1000);
-const WARM_MS = 500;
+const WINDOW_MS = Number(process.env.BENCH_THROUGHPUT_MS ?? 800);
+const WARM_MS = 400;
 export const HUB_VS_CHILD_TARGET = 0.8;
 
 interface Contender {
@@ -25,6 +25,9 @@ interface Contender {
 
 interface Cell {
   runs: WindowResult[];
+  /** CPU ms per call: the front process alone, and its children (the echo child[ren]) */
+  cpuFront: number[];
+  cpuChildren: number[];
   rssMax: number;
   treeRssMax: number;
 }
@@ -68,12 +71,20 @@ export async function runThroughput(log: (msg: string) => void): Promise<Record<
         const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]);
         for (const c of order) {
           const key = `${c.key}@${level}`;
-          const cell = cells.get(key) ?? { runs: [], rssMax: 0, treeRssMax: 0 };
+          const cell = cells.get(key) ?? { runs: [], cpuFront: [], cpuChildren: [], rssMax: 0, treeRssMax: 0 };
           const s = sampler(c.pid);
           s.tick();
+          const front0 = cpuMs(c.pid);
+          const tree0 = cpuMs(c.pid, true);
           const run = await closedLoop(c.callers(level), WARM_MS, WINDOW_MS, () => s.tick());
+          const front = cpuMs(c.pid) - front0;
+          const children = cpuMs(c.pid, true) - tree0 - front;
           s.tick();
           cell.runs.push(run);
+          if (run.allCalls > 0) {
+            cell.cpuFront.push(front / run.allCalls);
+            cell.cpuChildren.push(children / run.allCalls);
+          }
           cell.rssMax = Math.max(cell.rssMax, s.rssMax);
           cell.treeRssMax = Math.max(cell.treeRssMax, s.treeRssMax);
           cells.set(key, cell);
@@ -93,6 +104,7 @@ export async function runThroughput(log: (msg: string) => void): Promise<Record<
         row[c.key] = {
           callsPerSecond: { median: round(median(rates), 1), min: round(Math.min(...rates), 1), max: round(Math.max(...rates), 1) },
           latencyMs: { p50: round(lat.p50), p99: round(lat.p99) },
+          cpuMsPerCall: { front: round(median(cell.cpuFront)), children: round(median(cell.cpuChildren)) },
           errors: cell.runs.reduce((a, x) => a + x.errors, 0),
           ...(firstError ? { firstError } : {}),
           rssMaxMiB: round(cell.rssMax / 2 ** 20, 1),
@@ -116,7 +128,7 @@ export async function runThroughput(log: (msg: string) => void): Promise<Record<
     });
     const ratios = levels.map((l) => l.ratios as Record<string, { median: number } | undefined>);
     const result = {
-      method: `${REPEATS} repeats per level of a ${WINDOW_MS} ms window after ${WARM_MS} ms warm-up; each session calls echo in a closed loop; contenders interleaved; RSS sampled every 250 ms (front process alone, and with its children)`,
+      method: `${REPEATS} repeats per level of a ${WINDOW_MS} ms window after ${WARM_MS} ms warm-up; each session calls echo in a closed loop; contenders interleaved; RSS sampled every 250 ms (front process alone, and with its children); CPU per call from /proc utime+stime over warm-up and window (10 ms ticks), median over repeats; for direct the front is the echo child itself`,
       contenders: Object.fromEntries(contenders.map((c) => [c.key, c.label])),
       levels,
       unavailable: setup.unavailable,
