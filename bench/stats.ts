@@ -50,17 +50,4 @@ export function roundSummary(s: Summary, digits = 3): Summary {
   return out;
 }
 
-/** "1.23 ms (p25 1.10–p75 1.40)" style cells for the README. */
-export function fmtMs(value: number | undefined, digits = 2): string {
-  return value === undefined || !Number.isFinite(value) ? "–" : `${value.toFixed(digits)} ms`;
-}
-
-export function fmtRatio(value: number | undefined): string {
-  return value === undefined || !Number.isFinite(value) ? "–" : `${value.toFixed(2)}×`;
-}
-
-export function fmtMiB(bytes: number | undefined): string {
-  return bytes === undefined || !Number.isFinite(bytes) ? "–" : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
