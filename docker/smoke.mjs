@@ -252,7 +252,13 @@ async function phaseRootWithoutCaps() {
   await check("root with --cap-drop ALL: refused at once with advice", async () => {
     const name = `agentbox-smoke-nocaps-${process.pid}`;
     try {
-      await docker(["run", "--name", name, "--network", "host", "--cap-drop", "ALL", "-e", "AGENTBOX_PORT=1", image], { allowFail: true });
+      // detached and polled, so a container that wrongly keeps running cannot hang the test
+      await docker(["run", "-d", "--name", name, "--network", "host", "--cap-drop", "ALL", "-e", "AGENTBOX_HOST=127.0.0.1", "-e", "AGENTBOX_PORT=1", image]);
+      const deadline = Date.now() + 30_000;
+      while ((await docker(["inspect", "-f", "{{.State.Running}}", name])) === "true") {
+        expect(Date.now() < deadline, `still running 30 s after docker run:\n${tail(await logs({ id: name }))}`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
       const code = await docker(["inspect", "-f", "{{.State.ExitCode}}", name]);
       const out = await logs({ id: name });
       expect(code === "64", `exit code ${code}, expected 64:\n${out}`);
