@@ -111,6 +111,8 @@ export async function startHub(options: HubStartOptions): Promise<HttpTarget & {
     async stop() {
       await spawned.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+      // a workspace the caller passed in is the caller's to remove
+      if (!options.workspace) fs.rmSync(workspace, { recursive: true, force: true });
     },
   };
 }
