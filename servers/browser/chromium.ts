@@ -2,7 +2,7 @@
 // CDP endpoint on loopback so other tools can attach, and is relaunched after a crash; the
 // generation number lets sessions notice that their contexts died with the old process.
 import fs from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { errorMessage, type Logger } from "../lib/log.js";
 import { ToolError } from "../lib/tool.js";
 
@@ -66,6 +66,8 @@ export class ChromiumHost {
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolError(`AGENTBOX_CDP_PORT must be a port number (0 picks a free one), got "${process.env.AGENTBOX_CDP_PORT}".`);
     let browser: Browser;
     try {
+      // playwright-core is loaded with the first launch: an idle browser server stays small and quick to start
+      const { chromium } = await import("playwright-core");
       browser = await chromium.launch({
         executablePath,
         headless: true,

@@ -117,8 +117,10 @@ export async function perform(b: BrowserSession, page: Page, action: () => Promi
   try {
     const { dialog } = await b.act(action);
     if (dialog) return;
-    // Give the page a moment to react (start a navigation, a fetch, a download).
-    await sleep(100);
+    // Give the page a moment to react (start a navigation, a fetch, a download): two frames let
+    // its handlers run; a page that never paints still only costs the 100 ms cap.
+    const twoFrames = () => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r())));
+    await Promise.race([sleep(100), page.evaluate(twoFrames).catch(() => undefined)]);
     const deadline = Date.now() + SETTLE_MS;
     while (inflight.size > 0 && !b.dialog && Date.now() < deadline) await sleep(50);
     if (navigated && !b.dialog) await page.waitForLoadState("load", { timeout: SETTLE_MS }).catch(() => undefined);

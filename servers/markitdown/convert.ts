@@ -4,9 +4,8 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { MarkItDown } from "markitdown-ts";
-import unzipper, { type CentralDirectoryFile } from "unzipper";
-import * as XLSX from "xlsx";
+import type { MarkItDown } from "markitdown-ts";
+import type { CentralDirectoryFile } from "unzipper";
 import { ToolError } from "../lib/tool.js";
 import { formatByExtension, supportedList, type Format } from "./formats.js";
 
@@ -25,7 +24,12 @@ export interface ConvertOptions {
 
 const MAX_ZIP_ENTRIES = 1000;
 const MAX_ZIP_DEPTH = 3;
-const markitdown = new MarkItDown();
+// markitdown-ts, xlsx and unzipper take over a second and 100+ MiB to load: load them on first use,
+// so an idle server (and arxiv, which shares this module) starts fast and small
+let markitdownInstance: Promise<MarkItDown> | undefined;
+const markitdown = () => (markitdownInstance ??= import("markitdown-ts").then((m) => new m.MarkItDown()));
+const xlsx = () => import("xlsx");
+const unzipper = async () => (await import("unzipper")).default;
 
 export function unsupported(what: string, ext: string): ToolError {
   const shown = ext ? `'${ext}'` : "no file extension";
@@ -40,7 +44,7 @@ export async function convertBytes(bytes: Buffer, ext: string, options: ConvertO
     case "json":
       return { title: null, markdown: jsonToMarkdown(decodeText(bytes)), format };
     case "csv":
-      return { title: null, markdown: csvToMarkdown(decodeText(bytes)), format };
+      return { title: null, markdown: await csvToMarkdown(decodeText(bytes)), format };
     case "zip":
       return { title: null, markdown: await zipToMarkdown(bytes, options, depth), format };
     case "media":
@@ -53,7 +57,7 @@ export async function convertBytes(bytes: Buffer, ext: string, options: ConvertO
 async function viaMarkitdown(bytes: Buffer, format: Format, ext: string, url?: string) {
   let result;
   try {
-    result = await markitdown.convertBuffer(bytes, { file_extension: ext, url });
+    result = await (await markitdown()).convertBuffer(bytes, { file_extension: ext, url });
   } catch {
     // markitdown-ts reports failures with the whole input in the message: say it plainly instead
     result = null;
@@ -71,7 +75,7 @@ async function viaTempFile(bytes: Buffer, format: Format, ext: string) {
   const file = path.join(dir, `input${ext}`);
   try {
     await fs.writeFile(file, bytes, { mode: 0o600 });
-    const result = await markitdown.convert(file).catch(() => null);
+    const result = await (await markitdown()).convert(file).catch(() => null);
     const markdown = result?.markdown.trim() || `*(${format.label}: no metadata could be extracted; ${format.note}.)*`;
     return { title: result?.title?.trim() || null, markdown };
   } finally {
@@ -101,7 +105,8 @@ function jsonToMarkdown(text: string): string {
 }
 
 // xlsx parses CSV properly (quoted commas, embedded newlines); raw keeps cells as written.
-function csvToMarkdown(text: string): string {
+async function csvToMarkdown(text: string): Promise<string> {
+  const XLSX = await xlsx();
   const workbook = XLSX.read(text, { type: "string", raw: true });
   const sheet = workbook.Sheets[workbook.SheetNames[0]!];
   const rows = sheet ? XLSX.utils.sheet_to_json<string[]>(sheet, { header: 1, raw: false, defval: "" }) : [];
@@ -121,7 +126,7 @@ async function zipToMarkdown(bytes: Buffer, options: ConvertOptions, depth: numb
   if (depth >= MAX_ZIP_DEPTH) return "*(nested archive not expanded: too deep)*";
   let directory;
   try {
-    directory = await unzipper.Open.buffer(bytes);
+    directory = await (await unzipper()).Open.buffer(bytes);
   } catch {
     throw new ToolError("Could not read this ZIP archive: it looks damaged or is not a ZIP file.");
   }
