@@ -32,6 +32,7 @@ remap_agent() {
   [[ -z "$uid" && -z "$gid" ]] && return 0
   if [[ -n "$uid" ]] && ! is_id "$uid"; then say "AGENTBOX_UID must be a numeric user id, got '$uid'"; exit 64; fi
   if [[ -n "$gid" ]] && ! is_id "$gid"; then say "AGENTBOX_GID must be a numeric group id, got '$gid'"; exit 64; fi
+  if [[ "$uid" == 0 || "$gid" == 0 ]]; then say "AGENTBOX_UID/AGENTBOX_GID 0 would run the hub as root; give the host user's ids"; exit 64; fi
   old_uid="$(id -u agent)"
   home="$(home_of agent)"
   # -o: the host's id may already belong to someone in the image (1000 was `node` upstream)
