@@ -38,7 +38,8 @@ export class Catalog {
     const prompts = new Map<string, Owner>();
     const promptList: Prompt[] = [];
     for (const child of this.children) {
-      if (child.state !== "ready") continue;
+      // a child's lists are emptied whenever it cannot serve them (crashed, failed to start)
+      if (!child.enabled) continue;
       const keep = this.filters.get(child)!;
       for (const tool of child.tools) {
         const name = publishedName(child.prefix, tool.name);
@@ -102,7 +103,7 @@ export class Catalog {
 
   resourceTemplates(): Array<{ child: Child; template: ResourceTemplate }> {
     return this.children.flatMap((child) =>
-      child.state === "ready" ? child.resourceTemplates.map((template) => ({ child, template })) : [],
+      child.enabled ? child.resourceTemplates.map((template) => ({ child, template })) : [],
     );
   }
 

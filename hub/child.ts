@@ -30,10 +30,14 @@ import {
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import type { ServerConfig } from "./config.js";
+import type { ManifestEntry } from "./manifest.js";
 import { killTree } from "./proctree.js";
 import { CallQueue } from "./queue.js";
 
-export type ChildState = "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
+export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
+
+/** Listed (from the build-time manifest) or running: its tools belong in the catalog. */
+export const LISTED_STATES: ReadonlySet<ChildState> = new Set(["idle", "ready"]);
 
 export interface ChildHooks {
   /** Tools, prompts or resources of this child appeared, changed or went away. */
@@ -74,6 +78,7 @@ export class Child {
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
   private readyWaiters: Array<() => void> = [];
+  private starting?: Promise<void>;
 
   constructor(
     readonly name: string,
@@ -81,10 +86,27 @@ export class Child {
     private readonly hubEnv: Record<string, string>,
     private readonly hooks: ChildHooks,
     private readonly log: Logger,
+    /** What the server offers, known without running it: the child then starts on first use. */
+    manifest?: ManifestEntry,
   ) {
     this.prefix = config.prefix ?? name;
-    this.state = config.enabled === false ? "disabled" : "starting";
+    this.state = config.enabled === false ? "disabled" : manifest ? "idle" : "starting";
+    if (manifest && this.state === "idle") {
+      this.capabilities = manifest.capabilities;
+      this.tools = manifest.tools;
+      this.prompts = manifest.prompts;
+      this.resourceTemplates = manifest.resourceTemplates;
+    }
     this.queue = new CallQueue(config.maxConcurrency ?? 32, config.maxQueue ?? 512);
+  }
+
+  /** Start an idle child (once, however many calls ask at the same time). */
+  private async ensureStarted(): Promise<void> {
+    if (this.state === "idle" && !this.starting) {
+      this.log.info("starting on first use");
+      this.starting = this.start().finally(() => (this.starting = undefined));
+    }
+    await this.starting;
   }
 
   get enabled(): boolean {
@@ -103,6 +125,7 @@ export class Child {
 
   async start(): Promise<void> {
     if (!this.enabled || this.stopping) return;
+    const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
     this.state = this.restarts > 0 ? "restarting" : "starting";
     const transport = this.makeTransport();
     const client = new Client(
@@ -121,6 +144,10 @@ export class Child {
       this.log.error("child failed to start", { error: this.lastError });
       await client.close().catch(() => undefined);
       this.state = "failed";
+      this.tools = [];
+      this.prompts = [];
+      this.resourceTemplates = [];
+      if (listedBefore) this.hooks.onListChanged(this, "tools");
       this.settle();
       this.scheduleRestart();
       return;
@@ -130,6 +157,8 @@ export class Child {
     this.state = "ready";
     this.log.info("child ready", { pid: this.pid, tools: this.tools.length });
     this.settle();
+    // a child started on first use only announces a change when it offers other tools than recorded
+    if (listedBefore === JSON.stringify([this.tools, this.prompts, this.resourceTemplates])) return;
     this.hooks.onListChanged(this, "tools");
     if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
     if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
@@ -237,6 +266,7 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
+    await this.ensureStarted();
     return this.queue.run(async () => {
       const client = this.client;
       if (!client || this.state !== "ready") throw this.unavailable();

@@ -20,6 +20,7 @@ export const serverConfigSchema = z
     headers: z.record(z.string(), z.string()).optional(),
     prefix: z.string().regex(/^[a-zA-Z0-9_-]*$/, "prefix may use letters, digits, _ and - only").optional(),
     enabled: z.boolean().optional(),
+    start: z.enum(["eager", "lazy"]).optional(),
     timeoutMs: z.number().int().positive().optional(),
     maxTotalTimeoutMs: z.number().int().positive().optional(),
     maxConcurrency: z.number().int().positive().optional(),

@@ -17,9 +17,10 @@ import {
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { SESSION_CLOSED_METHOD, SESSION_META_KEY } from "../servers/lib/session-events.js";
 import { Catalog } from "./catalog.js";
-import { Child, type ChildHooks } from "./child.js";
+import { Child, LISTED_STATES, type ChildHooks } from "./child.js";
 import type { HubConfig } from "./config.js";
 import { RateLimits } from "./limits.js";
+import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
 import { Router, type LocalTools } from "./router.js";
 import { ClientSession, SessionRegistry } from "./sessions.js";
@@ -60,9 +61,14 @@ export class Hub {
       onNotification: (child, notification) => this.forwardChildNotification(child, notification),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };
-    this.children = Object.entries(config.mcpServers).map(
-      ([name, cfg]) => new Child(name, cfg, this.childEnv(), hooks, log.child({ child: name })),
-    );
+    const manifest = readManifest();
+    const lazyByDefault = process.env.AGENTBOX_START !== "eager";
+    this.children = Object.entries(config.mcpServers).map(([name, cfg]) => {
+      const key = manifestKey(cfg);
+      const recorded = key ? manifest[key] : undefined;
+      const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
+      return new Child(name, cfg, this.childEnv(), hooks, log.child({ child: name }), lazy ? recorded : undefined);
+    });
     this.catalog = new Catalog(this.children);
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
     this.router = new Router({
@@ -90,12 +96,13 @@ export class Hub {
   async startChildren(hubUrl: string): Promise<void> {
     this.hubUrl = hubUrl;
     fs.mkdirSync(this.config.workspace, { recursive: true });
-    await Promise.all(this.children.map((c) => c.start()));
+    // idle children (known from the manifest) start on their first call
+    await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     this.catalog.rebuild();
   }
 
   get ready(): boolean {
-    return this.children.every((c) => c.state === "ready" || c.state === "disabled");
+    return this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
   }
 
   newSession(id: string, kind: ClientSession["kind"], clientKey: string): ClientSession {

@@ -110,7 +110,7 @@ export function hubTools(hub: Hub): LocalTools {
       const held: Record<string, unknown> = {};
       await Promise.all(
         hub.children
-          .filter((c) => c.state === "ready")
+          .filter((c) => c.state === "ready") // an idle child holds nothing for anyone
           .map(async (child) => {
             try {
               const reply = (await child.request(DESCRIBE_SESSION_METHOD, { session: session.id })) as { state?: Record<string, unknown> };

@@ -25,7 +25,7 @@ import {
 import { SESSION_META_KEY } from "../servers/lib/session-events.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import type { Catalog } from "./catalog.js";
-import { ChildUnavailableError, type Child } from "./child.js";
+import { ChildUnavailableError, LISTED_STATES, type Child } from "./child.js";
 import type { RateLimits } from "./limits.js";
 import type { HubMetrics } from "./metrics.js";
 import { QueueFullError } from "./queue.js";
@@ -232,7 +232,7 @@ export class Router {
   private async listResources(session: ClientSession): Promise<Resource[]> {
     const lists = await Promise.all(
       this.deps.children
-        .filter((c) => c.state === "ready" && c.capabilities.resources)
+        .filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources)
         .map(async (child) => {
           const resources: Resource[] = [];
           let cursor: string | undefined;
@@ -258,7 +258,7 @@ export class Router {
   private resourceOwner(uri: string): Child {
     const owner = this.resourceOwners.get(uri) ?? this.deps.catalog.templateOwner(uri);
     if (owner) return owner;
-    const withResources = this.deps.children.filter((c) => c.state === "ready" && c.capabilities.resources);
+    const withResources = this.deps.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources);
     if (withResources.length === 1) return withResources[0];
     throw new McpError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
   }

@@ -64,6 +64,8 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
       ...process.env,
       AGENTBOX_WORKSPACE: workspace,
       AGENTBOX_RATE_LIMITS: "off",
+      // servers start with the hub, so tests can find their processes; lazy start has its own tests
+      AGENTBOX_START: "eager",
       AGENTBOX_LOG_LEVEL: "info",
       ...options.env,
     },

@@ -1,0 +1,90 @@
+// What each server offers (tools, prompts, templates, capabilities), recorded at build time so the
+// hub can list a server's tools without running it and start it on its first call. An idle set
+// of servers then costs nothing but the hub, and the hub is ready as soon as it listens.
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Prompt, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { builtinServers, distRoot, type ServerConfig } from "./config.js";
+
+export interface ManifestEntry {
+  capabilities: ServerCapabilities;
+  tools: Tool[];
+  prompts: Prompt[];
+  resourceTemplates: ResourceTemplate[];
+}
+
+type Manifest = Record<string, ManifestEntry>;
+
+/** The same command line (and environment) is the same server: that is the manifest's key. */
+export function manifestKey(config: ServerConfig): string | undefined {
+  if (!config.command) return undefined;
+  const command = path.basename(config.command) === path.basename(process.execPath) ? "node" : config.command;
+  const args = (config.args ?? []).map((a) => (path.isAbsolute(a) ? path.relative(distRoot(), a) : a));
+  return JSON.stringify({ command, args, env: config.env ?? {}, cwd: config.cwd ?? null });
+}
+
+export function manifestPath(): string {
+  return process.env.AGENTBOX_MANIFEST || path.join(distRoot(), "manifest.json");
+}
+
+export function readManifest(file = manifestPath()): Manifest {
+  try {
+    return JSON.parse(fs.readFileSync(file, "utf8")) as Manifest;
+  } catch {
+    return {};
+  }
+}
+
+async function describeServer(config: ServerConfig): Promise<ManifestEntry> {
+  const client = new Client({ name: "agentbox-manifest", version: "1" });
+  await client.connect(
+    new StdioClientTransport({
+      command: config.command!,
+      args: config.args,
+      env: { ...(process.env as Record<string, string>), ...config.env },
+      cwd: config.cwd,
+      stderr: "ignore",
+    }),
+  );
+  try {
+    const capabilities = client.getServerCapabilities() ?? {};
+    return {
+      capabilities,
+      tools: capabilities.tools ? (await client.listTools()).tools : [],
+      prompts: capabilities.prompts ? (await client.listPrompts()).prompts : [],
+      resourceTemplates: capabilities.resources ? (await client.listResourceTemplates()).resourceTemplates : [],
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Record every server of a config (by default the built-in ones) into a manifest file. */
+export async function writeManifest(servers: Record<string, ServerConfig> = builtinServers(), file = manifestPath()): Promise<void> {
+  const manifest: Manifest = {};
+  await Promise.all(
+    Object.values(servers).map(async (config) => {
+      const key = manifestKey(config);
+      if (key) manifest[key] = await describeServer(config);
+    }),
+  );
+  fs.writeFileSync(file, JSON.stringify(manifest));
+}
+
+// `node dist/hub/manifest.js [config.json]`: run by `npm run build`
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const configFile = process.argv[2];
+  const servers = configFile ? JSON.parse(fs.readFileSync(configFile, "utf8")).mcpServers : undefined;
+  const workspace = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "agentbox-manifest-"));
+  process.env.AGENTBOX_WORKSPACE = workspace;
+  writeManifest(servers)
+    .then(() => process.stdout.write(`server manifest written to ${manifestPath()}\n`))
+    .catch((err) => {
+      process.stderr.write(`agentbox: could not record the servers' tools: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+    })
+    .finally(() => fs.rmSync(workspace, { recursive: true, force: true }));
+}
