@@ -60,6 +60,7 @@ const fileSchema = z
     allowedHosts: z.array(z.string()).optional(),
     sessionIdleMs: z.number().int().positive().optional(),
     maxBodyBytes: z.number().int().positive().optional(),
+    jsonResponses: z.boolean().optional(),
     mcpServers: z.record(z.string(), serverConfigSchema).optional(),
     rateLimits: rateLimitsSchema.optional(),
   })
@@ -76,6 +77,8 @@ export interface HubConfig {
   allowedHosts: string[];
   sessionIdleMs: number;
   maxBodyBytes: number;
+  /** Answer Streamable HTTP sessions with plain JSON instead of SSE (faster; no mid-call progress). */
+  jsonResponses: boolean;
   mcpServers: Record<string, ServerConfig>;
   rateLimits: RateLimitsConfig;
   configPath?: string;
@@ -169,6 +172,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
+    jsonResponses: ["1", "true", "on", "yes"].includes((env.AGENTBOX_JSON_RESPONSES ?? "").toLowerCase()) || (file.jsonResponses ?? false),
     mcpServers: file.mcpServers ?? builtinServers(),
     rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
     configPath,

@@ -76,6 +76,7 @@ export class StreamableEndpoint {
       sessionIdGenerator: () => id,
       eventStore: new BoundedEventStore(EVENTS_KEPT_PER_SESSION),
       onsessionclosed: (closedId) => void this.hub.sessions.close(closedId),
+      enableJsonResponse: this.hub.config.jsonResponses,
       maxRequestBodySize: this.hub.config.maxBodyBytes,
     });
     session.transport = transport;

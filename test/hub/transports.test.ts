@@ -153,7 +153,14 @@ describe("transports", () => {
     const seen = await readEvents(res, (events) => events.filter((e) => e.data.includes("notifications/progress")).length >= 2);
     const lastId = [...seen].reverse().find((e) => e.id)?.id;
     assert.ok(lastId, "events carry ids");
-    const resumed = await fetch(hub.url, { method: "GET", headers: { ...headers, Accept: "text/event-stream", "last-event-id": lastId! } });
+    // until the server has noticed the dropped connection it answers 409; clients retry, so do we
+    let resumed: Response;
+    for (let attempt = 0; ; attempt++) {
+      resumed = await fetch(hub.url, { method: "GET", headers: { ...headers, Accept: "text/event-stream", "last-event-id": lastId! } });
+      if (resumed.status !== 409 || attempt >= 40) break;
+      await resumed.body?.cancel();
+      await new Promise((r) => setTimeout(r, 50));
+    }
     assert.equal(resumed.status, 200);
     const rest = await readEvents(resumed, (events) => events.some((e) => e.data.includes('"id":7')));
     const progress = rest.filter((e) => e.data.includes("notifications/progress")).map((e) => JSON.parse(e.data).params.progress);
@@ -178,5 +185,21 @@ describe("transports", () => {
   test("the SDK client over Streamable HTTP lists and calls", async () => {
     const client = await hub.connect();
     assert.equal(textOf(await call(client, "echo_echo", { text: "sdk" })), "sdk");
+  });
+});
+
+describe("JSON responses for Streamable HTTP sessions (AGENTBOX_JSON_RESPONSES)", () => {
+  test("a session's replies are plain JSON and the SDK client works with them", async () => {
+    const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_JSON_RESPONSES: "1" } });
+    try {
+      const sessionId = await initialize(hub);
+      const res = await post(hub, { jsonrpc: "2.0", id: 5, method: "tools/list" }, { ...both, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      assert.match(res.res.headers.get("content-type")!, /application\/json/);
+      assert.ok(res.body.result.tools.length > 0);
+      const client = await hub.connect();
+      assert.equal(textOf(await call(client, "echo_echo", { text: "json session" })), "json session");
+    } finally {
+      await hub.stop();
+    }
   });
 });
