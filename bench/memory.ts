@@ -72,11 +72,32 @@ async function snapshot(hub: HttpTarget): Promise<Snapshot> {
   return { hubMiB: mib(rssOf(hub.pid) ?? 0), childrenMiB, totalMiB: mib(total.bytes), totalPssMiB: mib(treePss(hub.pid, map)), processes: total.processes, hubSessions: status.sessions, hubHeapUsedMiB: await hubHeapUsed(hub.origin) };
 }
 
+async function measureAllStarted(workspace: string, log: (msg: string) => void): Promise<Snapshot> {
+  const previous = process.env.AGENTBOX_START;
+  process.env.AGENTBOX_START = "eager";
+  try {
+    const { hub } = await startBuiltinHub({ workspace });
+    try {
+      await sleep(SETTLE_MS);
+      const snap = await snapshot(hub);
+      log(`memory idle with every server started: total ${snap.totalMiB} MiB`);
+      return snap;
+    } finally {
+      await hub.stop();
+    }
+  } finally {
+    if (previous === undefined) delete process.env.AGENTBOX_START;
+    else process.env.AGENTBOX_START = previous;
+  }
+}
+
 export async function runMemory(log: (msg: string) => void): Promise<Record<string, unknown>> {
   const workspace = tempDir("agentbox-bench-mem-");
   fs.writeFileSync(path.join(workspace, "note.txt"), "hello\n");
   const page = await servePage();
   const diagDir = tempDir("agentbox-bench-diag-");
+  // Servers start on first use; the same tool set with every server started is measured apart.
+  const idleAllStarted = await measureAllStarted(workspace, log);
   const { hub, servers, missing } = await startBuiltinHub({
     workspace,
     nodeArgs: ["--heapsnapshot-signal=SIGUSR2", `--diagnostic-dir=${diagDir}`],
@@ -145,6 +166,7 @@ export async function runMemory(log: (msg: string) => void): Promise<Record<stri
       servers,
       missing,
       idle,
+      idleAllStarted,
       afterBrowser,
       ...checkpoints,
       sessionFailures: failures,

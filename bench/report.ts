@@ -140,7 +140,7 @@ function memory(r: J | undefined): string {
   const bad = failed("6. Memory", r);
   if (bad || !r) return bad!;
   const phases: [string, J | undefined][] = Object.entries(r)
-    .filter(([k, v]) => (k === "idle" || k === "afterBrowser" || /^after\d+Sessions$/.test(k)) && v && typeof v === "object")
+    .filter(([k, v]) => (k === "idle" || k === "idleAllStarted" || k === "afterBrowser" || /^after\d+Sessions$/.test(k)) && v && typeof v === "object")
     .map(([k, v]) => [k, v as J]);
   const names = Object.keys(phases[0]?.[1]?.childrenMiB ?? {});
   const cell = (s: J | undefined, f: (s: J) => unknown) => (s && !s.skipped ? `${num(f(s), 1)}` : "–");
@@ -162,7 +162,7 @@ function memory(r: J | undefined): string {
     r.leakCheck
       ? `Leak check: the hub's heap right after a full GC was ${num(r.leakCheck.heapAfterGcBeforeMiB, 1)} MiB, and ${num(r.leakCheck.heapAfterGcAfterMiB, 1)} MiB after ${r.leakCheck.sessions} more sessions: ${num(r.leakCheck.kibPerSession, 2)} KiB per session.`
       : "",
-    `Target idle total before the browser's first use ≤ 200 MiB RSS: ${yes(r.target?.met)}.`,
+    `Target idle total before the browser's first use ≤ 200 MiB RSS: ${yes(r.target?.met)} (servers start on first use; \`idleAllStarted\` is the same set with every server running).`,
   ].join("\n\n") + unavailable(r);
 }
 

@@ -5,6 +5,8 @@
 #                               AGENTBOX_GID, check the workspace), then exec CMD (supervisord)
 #   agentbox-entrypoint hub     what supervisord runs: the hub, as `agent` when started as root,
 #                               else as the container's own --user
+#   agentbox-entrypoint --flag… hub flags instead of a command (`docker run -i agentbox --stdio`):
+#                               the hub itself in the foreground with those flags, no supervisord
 #
 # Two ways to start the container both work:
 #   - as root (the default): the hub drops to `agent`, which needs CAP_SETUID/CAP_SETGID (in
@@ -72,7 +74,7 @@ run_hub() {
     home="$(home_of agent)"
     # Same pid after exec, so supervisord's SIGTERM reaches the hub itself.
     exec setpriv --reuid=agent --regid=agent --init-groups --no-new-privs \
-      env HOME="$home" USER=agent LOGNAME=agent /usr/local/bin/node /app/dist/hub/main.js
+      env HOME="$home" USER=agent LOGNAME=agent /usr/local/bin/node /app/dist/hub/main.js "$@"
   fi
   # A --user uid may have no passwd entry and so no home; Chromium and Python want a writable one.
   local home
@@ -82,11 +84,15 @@ run_hub() {
     mkdir -p "$home"
   fi
   export HOME="$home"
-  exec /usr/local/bin/node /app/dist/hub/main.js
+  exec /usr/local/bin/node /app/dist/hub/main.js "$@"
 }
 
 if [[ "${1:-}" == "hub" ]]; then
-  run_hub
+  shift
+  run_hub "$@"
 fi
 prepare
+if [[ "${1:-}" == -* ]]; then
+  run_hub "$@"
+fi
 exec "$@"

@@ -12,12 +12,14 @@
 // 2. Hardened: --cap-drop ALL --user agent --security-opt no-new-privileges: ready, Chromium
 //    opens a page, a command runs as agent, clean stop.
 // 3. Root with --cap-drop ALL: the entrypoint refuses at once and says what to do instead.
+// 4. `docker run -i --rm IMAGE --stdio`: a stdio MCP client lists every server's tools and calls one.
 //
 // Prints one line per check and closes with "smoke: N passed, N failed"; exits 1 on a failure.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { docker, imageSize, logs, removeContainer, startContainer, stopContainer, tail, waitReady } from "./container.mjs";
 import { PAGE_TITLE, PAGE_TOKEN, PAPER_TITLE, startFixtures } from "./fixtures.mjs";
@@ -269,6 +271,28 @@ async function phaseRootWithoutCaps() {
   });
 }
 
+// --- phase 4: stdio mode, as a desktop client launches it ------------------------------------------
+async function phaseStdio() {
+  await check("stdio (docker run -i --rm IMAGE --stdio): tools listed and a call answered", async () => {
+    const client = new Client({ name: "agentbox-smoke-stdio", version: "1" });
+    const transport = new StdioClientTransport({
+      command: "docker",
+      args: ["run", "-i", "--rm", "--network", "host", "-e", "AGENTBOX_RATE_LIMITS=off", image, "--stdio"],
+      stderr: "ignore",
+    });
+    await client.connect(transport);
+    try {
+      const names = await allTools(client);
+      const missing = SERVERS.filter((s) => !names.some((n) => n.startsWith(`${s}_`)));
+      expect(missing.length === 0, `no tools from: ${missing.join(", ")}`);
+      const result = await callOk(client, "terminal_exec", { command: "echo stdio-$((6*7))" });
+      expect(textOf(result).includes("stdio-42"), `unexpected output: ${textOf(result)}`);
+    } finally {
+      await client.close();
+    }
+  });
+}
+
 async function main() {
   const fixtures = await startFixtures();
   let summary = {};
@@ -276,6 +300,7 @@ async function main() {
     summary = await phaseDefault(fixtures);
     await phaseHardened(fixtures);
     await phaseRootWithoutCaps();
+    await phaseStdio();
   } finally {
     await fixtures.close();
   }
