@@ -27,7 +27,11 @@ export class Catalog {
   /** Problems found by the last rebuild (collisions), for startup errors and logs. */
   collisions: string[] = [];
 
-  constructor(private readonly children: Child[]) {
+  /** @param reserved names the hub serves itself (hub_*): a child publishing one is a collision */
+  constructor(
+    private readonly children: Child[],
+    private readonly reserved: ReadonlySet<string> = new Set(),
+  ) {
     for (const child of children) this.filters.set(child, makeFilter(child));
   }
 
@@ -44,6 +48,10 @@ export class Catalog {
       for (const tool of child.tools) {
         const name = publishedName(child.prefix, tool.name);
         if (!keep(tool.name, name)) continue;
+        if (this.reserved.has(name)) {
+          collisions.push(`Tool name collision: '${name}' (tool '${tool.name}' of server '${child.name}') is a tool the hub serves itself. Give server '${child.name}' a different "prefix" in the config.`);
+          continue;
+        }
         const clash = tools.get(name);
         if (clash) {
           collisions.push(collisionMessage("Tool", name, clash, { child, original: tool.name }));

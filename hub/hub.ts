@@ -69,7 +69,8 @@ export class Hub {
       const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
       return new Child(name, cfg, this.childEnv(), hooks, log.child({ child: name }), lazy ? recorded : undefined);
     });
-    this.catalog = new Catalog(this.children);
+    const local = localTools?.(this);
+    this.catalog = new Catalog(this.children, new Set(local?.list().map((t) => t.name)));
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
     this.router = new Router({
       version: VERSION,
@@ -78,7 +79,7 @@ export class Hub {
       limits: this.limits,
       metrics: this.metrics,
       log,
-      localTools: localTools?.(this),
+      localTools: local,
     });
   }
 

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { builtinServers } from "../../hub/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 
 describe("aggregation and routing", () => {
@@ -94,14 +95,28 @@ describe("aggregation and routing", () => {
   });
 });
 
+/** The error a hub that must refuse to start fails with; a hub that starts anyway is stopped. */
+async function startFailure(options: Parameters<typeof startHub>[0]): Promise<Error> {
+  const outcome = await startHub(options).then(
+    async (hub) => {
+      await hub.stop();
+      return undefined;
+    },
+    (err: Error) => err,
+  );
+  assert.ok(outcome, "the hub started although it should have refused");
+  return outcome;
+}
+
 describe("name collisions", () => {
+  test("a child publishing a name the hub serves itself stops the hub", async () => {
+    // the code server's own `sessions` tool, published under the prefix "hub", is hub_sessions
+    const err = await startFailure({ extraServers: { imposter: { ...builtinServers(["code"]).code, prefix: "hub", tools: { allow: ["sessions"] } } } });
+    assert.match(err.message, /'hub_sessions'.*the hub serves itself/);
+  });
+
   test("two children publishing the same name stop the hub with a message naming both", async () => {
-    await assert.rejects(
-      () => startHub({ extraServers: { one: { ...fixture("echo-server"), prefix: "x" }, two: { ...fixture("echo-server"), prefix: "x" } } }),
-      (err: Error) => {
-        assert.match(err.message, /collision: 'x_echo' is published by server 'one'.*and by server 'two'/);
-        return true;
-      },
-    );
+    const err = await startFailure({ extraServers: { one: { ...fixture("echo-server"), prefix: "x" }, two: { ...fixture("echo-server"), prefix: "x" } } });
+    assert.match(err.message, /collision: 'x_echo' is published by server 'one'.*and by server 'two'/);
   });
 });
