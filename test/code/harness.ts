@@ -25,6 +25,12 @@ export async function startCodeHub(servers: string[] = ["code"], env: Record<str
   });
 }
 
+/** A code hub and one client connected to it, for a suite's before(). */
+export async function openCodeHub(servers?: string[], env?: Record<string, string>): Promise<{ hub: CodeHub; client: Client }> {
+  const hub = await startCodeHub(servers, env);
+  return { hub, client: await hub.connect() };
+}
+
 export interface Structured {
   status: string;
   stdout: string;

@@ -5,19 +5,14 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { run, startCodeHub, type CodeHub } from "./harness.js";
+import { run, openCodeHub, type CodeHub } from "./harness.js";
 
 describe("tools from code", () => {
   let hub: CodeHub;
   let client: Client;
 
-  before(async () => {
-    hub = await startCodeHub(["code", "file"]);
-    client = await hub.connect();
-  });
-  after(async () => {
-    await hub?.stop();
-  });
+  before(async () => ({ hub, client } = await openCodeHub(["code", "file"])));
+  after(() => hub?.stop());
 
   test("Python writes and reads a file through file_write and file_read", async () => {
     const code = [

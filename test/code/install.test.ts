@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { call, run, startCodeHub, textOf, type CodeHub } from "./harness.js";
+import { call, run, openCodeHub, textOf, type CodeHub } from "./harness.js";
 
 function writeFiles(root: string, files: Record<string, string>): void {
   for (const [name, content] of Object.entries(files)) {
@@ -17,13 +17,8 @@ describe("code_install", () => {
   let hub: CodeHub;
   let client: Client;
 
-  before(async () => {
-    hub = await startCodeHub();
-    client = await hub.connect();
-  });
-  after(async () => {
-    await hub?.stop();
-  });
+  before(async () => ({ hub, client } = await openCodeHub()));
+  after(() => hub?.stop());
 
   test("pip installs a local package folder; a running session imports it without a restart", async () => {
     // the session exists before the install, to show new packages appear in it

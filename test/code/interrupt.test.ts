@@ -3,7 +3,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { run, startCodeHub, type CodeHub } from "./harness.js";
+import { run, openCodeHub, type CodeHub } from "./harness.js";
 
 async function waitBusy(client: Client, name: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
@@ -29,13 +29,8 @@ describe("code_execute: interrupts and isolation", () => {
   let hub: CodeHub;
   let client: Client;
 
-  before(async () => {
-    hub = await startCodeHub();
-    client = await hub.connect();
-  });
-  after(async () => {
-    await hub?.stop();
-  });
+  before(async () => ({ hub, client } = await openCodeHub()));
+  after(() => hub?.stop());
 
   test("Python: a while True loop is interrupted by the timeout and the state survives", async () => {
     await run(client, "python", "survivor = 'still here'");

@@ -5,19 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { PNG } from "pngjs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { run, startCodeHub, type CodeHub } from "./harness.js";
+import { run, openCodeHub, type CodeHub } from "./harness.js";
 
 describe("code_execute: notebook semantics", () => {
   let hub: CodeHub;
   let client: Client;
 
-  before(async () => {
-    hub = await startCodeHub();
-    client = await hub.connect();
-  });
-  after(async () => {
-    await hub?.stop();
-  });
+  before(async () => ({ hub, client } = await openCodeHub()));
+  after(() => hub?.stop());
 
   test("the hub publishes the code tools with schemas and annotations", async () => {
     const tools = (await client.listTools()).tools.filter((t) => t.name.startsWith("code_"));
