@@ -7,6 +7,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { startHub, type TestHub } from "../helpers/hub.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
 import { evaluate, ok, startHarness, textOf, type Harness } from "./harness.js";
+import { isAlive as alive } from "../../servers/lib/proctree.js";
 
 interface Info {
   webSocketDebuggerUrl: string;
@@ -26,14 +27,6 @@ async function cdpPages(port: number): Promise<string[]> {
   return targets.filter((t) => t.type === "page").map((t) => t.url);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
   for (let i = 0; i < 200; i++) {

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { run, openCodeHub, type CodeHub } from "./harness.js";
+import { isAlive as alive } from "../../servers/lib/proctree.js";
 
 async function waitBusy(client: Client, name: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
@@ -151,11 +152,3 @@ describe("code_execute: interrupts and isolation", () => {
   });
 });
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
