@@ -58,6 +58,8 @@ export class OriginPolicy {
   /** A browser origin allowed to call the hub: same origin, configured, or loopback. */
   allowsOrigin(origin: string, hostHeader: string | undefined): boolean {
     if (this.anyOrigin || this.corsOrigins.has(origin)) return true;
+    // no Origin header (anything but a browser): nothing to check, and new URL("") throws
+    if (!origin) return false;
     let url: URL;
     try {
       url = new URL(origin);

@@ -114,6 +114,21 @@ describe("transports", () => {
     assert.match(huge.body.error.message, /too large.*65536/);
   });
 
+  test("a chunked body with no declared length is held to the same limit, and a small one still works", async () => {
+    const chunked = async (text: string) => {
+      const body = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(text)); c.close(); } });
+      const res = await fetch(hub.url, { method: "POST", headers: json, body, duplex: "half" } as RequestInit);
+      return { res, body: await res.json() };
+    };
+    const call = (text: string) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo_echo", arguments: { text } } });
+    const huge = await chunked(call("x".repeat(100_000)));
+    assert.equal(huge.res.status, 413);
+    assert.match(huge.body.error.message, /too large.*65536/);
+    const small = await chunked(call("hello"));
+    assert.equal(small.res.status, 200);
+    assert.match(JSON.stringify(small.body.result), /hello/);
+  });
+
   test("an unknown or deleted session gets 404", async () => {
     const unknown = await post(hub, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...both, "mcp-session-id": "no-such-session" });
     assert.equal(unknown.res.status, 404);
