@@ -35,16 +35,16 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => c.json({ ready: hub.ready, servers: hub.status().servers.map((s) => ({ name: s.name, state: s.state })) }, hub.ready ? 200 : 503));
 
-  app.use(
-    "*",
-    cors({
-      origin: (origin, c) => (origins.allowsOrigin(origin, c.req.header("host")) ? origin : null),
-      allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
-      allowHeaders: MCP_HEADERS,
-      exposeHeaders: ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate", "Retry-After"],
-      maxAge: 600,
-    }),
-  );
+  const browserCors = cors({
+    origin: (origin, c) => (origins.allowsOrigin(origin, c.req.header("host")) ? origin : null),
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    allowHeaders: MCP_HEADERS,
+    exposeHeaders: ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate", "Retry-After"],
+    maxAge: 600,
+  });
+  // CORS headers mean something only to a browser, which always sends Origin; setting them on
+  // every reply makes Hono rebuild each Response (an undici Response and a web stream per call)
+  app.use("*", (c, next) => (c.req.header("origin") ? browserCors(c, next) : next()));
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
   mountPlayground(app);

@@ -51,20 +51,30 @@ export async function sseToJson(res: Response, batch: boolean): Promise<Response
   return withRateLimitStatus(new Response(JSON.stringify(batch ? responses : responses[0]), { status: res.status, headers }));
 }
 
+/** How long to wait when a reply (or a batch of one) is only a rate-limit error, else undefined. */
+export function rateLimitRetryMs(reply: unknown): number | undefined {
+  const single = (Array.isArray(reply) ? (reply.length === 1 ? reply[0] : undefined) : reply) as
+    | { error?: { code?: unknown; data?: { retryAfterMs?: unknown } } }
+    | undefined;
+  if (single?.error?.code !== RATE_LIMITED_CODE) return undefined;
+  return Number(single.error.data?.retryAfterMs) || 1000;
+}
+
+/** Retry-After in whole seconds, as HTTP wants it. */
+export const retryAfterSeconds = (ms: number) => String(Math.ceil(ms / 1000));
+
 /** A plain-JSON reply that is only a rate-limit error becomes HTTP 429 with Retry-After. */
 async function withRateLimitStatus(res: Response): Promise<Response> {
   if (!(res.headers.get("content-type") ?? "").includes("application/json") || res.status !== 200) return res;
   const text = await res.text();
   let retryAfterMs: number | undefined;
   try {
-    const body = JSON.parse(text);
-    const single = Array.isArray(body) ? (body.length === 1 ? body[0] : undefined) : body;
-    if (single?.error?.code === RATE_LIMITED_CODE) retryAfterMs = Number(single.error.data?.retryAfterMs) || 1000;
+    retryAfterMs = rateLimitRetryMs(JSON.parse(text));
   } catch {
     // leave unparseable bodies alone
   }
   const headers = new Headers(res.headers);
   if (retryAfterMs === undefined) return new Response(text, { status: res.status, headers });
-  headers.set("retry-after", String(Math.ceil(retryAfterMs / 1000)));
+  headers.set("retry-after", retryAfterSeconds(retryAfterMs));
   return new Response(text, { status: 429, headers });
 }

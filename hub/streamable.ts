@@ -3,15 +3,16 @@
 // the hub's tools on behalf of one of its sessions.
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { sessionToken } from "../servers/lib/session-events.js";
 import { BoundedEventStore } from "./event-store.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
-import { acceptsSse, sseToJson, withFullAccept } from "./plain-json.js";
+import { acceptsSse, rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "./plain-json.js";
 import { clientKey } from "./security.js";
 import type { ClientSession } from "./sessions.js";
+import { directlyAnswerable, SessionTransport } from "./session-transport.js";
 
 export const INTERNAL_TOKEN_HEADER = "x-agentbox-hub-token";
 export const INTERNAL_SESSION_HEADER = "x-agentbox-session";
@@ -61,18 +62,42 @@ export class StreamableEndpoint {
       return jsonRpcError(404, -32001, `Session not found: '${sessionId}' is unknown or has expired. Start a new session with initialize.`);
     }
     session.touch();
-    const transport = session.transport as WebStandardStreamableHTTPServerTransport;
+    const transport = session.transport as SessionTransport;
     if (req.method !== "POST") return transport.handleRequest(req);
     const parsed = await readJsonBody(req);
     if (!parsed.ok) return parsed.response;
+    if (directlyAnswerable(parsed.body, req.headers, session)) {
+      const direct = await this.answerDirectly(req, transport, parsed.body, session);
+      if (direct) return direct;
+    }
     const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
     return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
+  }
+
+  /** The reply to a request that need not stream (see SessionTransport): JSON, or SSE if it turned out to. */
+  private async answerDirectly(req: Request, transport: SessionTransport, request: JSONRPCRequest, session: ClientSession): Promise<Response | undefined> {
+    // handlers rarely look at the request's headers, so they are copied only when one does
+    const requestInfo = { get headers() { return Object.fromEntries(req.headers.entries()); } };
+    const pending = transport.answerDirectly(request, { requestInfo });
+    if (!pending) return undefined;
+    const outcome = await pending;
+    const headers: Record<string, string> = { "mcp-session-id": session.id };
+    if ("cancelled" in outcome) return new Response(null, { status: 202, headers });
+    if ("stream" in outcome) {
+      const res = new Response(outcome.stream, { status: 200, headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" } });
+      return acceptsSse(req) ? res : sseToJson(res, false);
+    }
+    headers["content-type"] = "application/json";
+    // a client that cannot read SSE reads HTTP status instead, as on the SDK path (sseToJson)
+    const retryMs = acceptsSse(req) ? undefined : rateLimitRetryMs(outcome.reply);
+    if (retryMs !== undefined) headers["retry-after"] = retryAfterSeconds(retryMs);
+    return new Response(JSON.stringify(outcome.reply), { status: retryMs === undefined ? 200 : 429, headers });
   }
 
   private async initialize(req: Request, parsed: { body: unknown; text: string }, key: string): Promise<Response> {
     const id = randomUUID();
     const session = this.hub.newSession(id, "streamable", key);
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new SessionTransport({
       sessionIdGenerator: () => id,
       eventStore: new BoundedEventStore(EVENTS_KEPT_PER_SESSION),
       onsessionclosed: (closedId) => void this.hub.sessions.close(closedId),
