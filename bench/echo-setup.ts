@@ -1,6 +1,7 @@
 // The echo fixture behind every contender, started once per benchmark so that all ratios come
-// from the same run: straight over stdio, through the hub (JSON and SSE replies), and behind
-// both peers. A peer that cannot start is recorded with the reason instead of a number.
+// from the same run: straight over stdio, through the hub (the SDK client's default, and a client
+// accepting only JSON), behind both peers, and served by the SDK itself over HTTP with no hop at
+// all (the floor). A peer that cannot start is recorded with the reason instead of a number.
 import fs from "node:fs";
 import { errorMessage } from "../servers/lib/log.js";
 import {
@@ -9,6 +10,7 @@ import {
   echoServer,
   startHub,
   startMcpProxy,
+  startSdkFloor,
   startSupergateway,
   tempDir,
   type Connection,
@@ -17,7 +19,7 @@ import {
 } from "./targets.js";
 
 export interface HttpVariant {
-  /** Result key: hub-sse, hub-json, supergateway, mcp-proxy. */
+  /** Result key: hub, hub-json, sdk-floor, supergateway, mcp-proxy. */
   key: string;
   label: string;
   target: HttpTarget;
@@ -37,6 +39,12 @@ export interface EchoSetup {
 
 export const ECHO_ARGS = { text: "ping" };
 
+const PEER_LABELS = {
+  "sdk-floor": "floor: echo served over HTTP by the SDK itself (no hop)",
+  supergateway: "supergateway",
+  "mcp-proxy": "mcp-proxy",
+};
+
 export async function setupEcho(options: { json?: boolean; peers?: boolean } = {}): Promise<EchoSetup> {
   const workspace = tempDir("agentbox-bench-echo-");
   const targets: HttpTarget[] = [];
@@ -52,17 +60,18 @@ export async function setupEcho(options: { json?: boolean; peers?: boolean } = {
     mode,
     connect: () => connectHttp(target.url, mode),
   });
-  const variants = [variant("hub-sse", "agentbox (SSE replies)", hub, "echo_echo", "sse")];
-  if (options.json !== false) variants.push(variant("hub-json", "agentbox (JSON replies)", hub, "echo_echo", "json"));
+  const variants = [variant("hub", "agentbox (SDK client)", hub, "echo_echo", "default")];
+  if (options.json !== false) variants.push(variant("hub-json", "agentbox (client accepting only JSON)", hub, "echo_echo", "json"));
   if (options.peers !== false) {
     for (const [key, startPeer] of [
+      ["sdk-floor", startSdkFloor],
       ["supergateway", startSupergateway],
       ["mcp-proxy", startMcpProxy],
     ] as const) {
       try {
         const peer = await startPeer(workspace);
         targets.push(peer);
-        const v = variant(key, key, peer, "echo", "sse");
+        const v = variant(key, PEER_LABELS[key], peer, "echo", "default");
         // prove the peer works before measuring it
         const probe = await v.connect();
         await probe.client.callTool({ name: v.tool, arguments: ECHO_ARGS });

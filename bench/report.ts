@@ -43,7 +43,7 @@ function overhead(r: J | undefined): string {
     ms(v.latencyMs.p50, 3),
     ms(v.latencyMs.p99, 3),
     range(v.roundP50Ms, (x) => ms(x, 3)),
-    r.peerP50OverHub?.[key] ? ratio(r.peerP50OverHub[key]) : key === "hub-sse" ? "1×" : "–",
+    r.peerP50OverHub?.[key] ? ratio(r.peerP50OverHub[key]) : key === "hub" ? "1×" : "–",
     v.cpuMsPerCall ? `${num(v.cpuMsPerCall.front, 3)} + ${num(v.cpuMsPerCall.children, 3)}` : "–",
     v.cpuMsPerCall ? num(v.cpuMsPerCall.client, 3) : "–",
     String(v.errors),
@@ -52,15 +52,24 @@ function overhead(r: J | undefined): string {
   return [
     "### 1. Hub overhead (sequential echo calls)",
     header(r),
-    table(["contender", "p50", "p99", "p50 per round: median (min–max)", "p50 ÷ agentbox SSE p50 (> 1: slower than agentbox)", "CPU ms per call: front + children", "client CPU ms per call", "errors"], rows),
+    table(["contender", "p50", "p99", "p50 per round: median (min–max)", "p50 ÷ agentbox p50 (> 1: slower than agentbox)", "CPU ms per call: front + children", "client CPU ms per call", "errors"], rows),
     "CPU per call: the front process (agentbox hub, the peer; for direct stdio the echo child itself) + the processes it started (the echo child). It is what each front costs, little affected by other load on the machine. Client CPU: the benchmark process (the SDK client) for the same calls.",
     table(
       ["added by the hub per call (p50, vs direct stdio)", "median over rounds (min–max)", "p99 added", "target ≤ 0.5 ms"],
       [
-        ["SSE replies (SDK client default)", range(a.sse, (x) => ms(x, 3)), ms(a.p99Sse, 3), yes(r.target?.metSse)],
-        ["JSON replies (Accept: application/json)", range(a.json, (x) => ms(x, 3)), ms(a.p99Json, 3), yes(r.target?.metJson)],
+        ["SDK client (accepts JSON or SSE)", range(a.sse, (x) => ms(x, 3)), ms(a.p99Sse, 3), yes(r.target?.metSse)],
+        ["client accepting only JSON", range(a.json, (x) => ms(x, 3)), ms(a.p99Json, 3), yes(r.target?.metJson)],
       ],
     ),
+    a.hubOverFloor
+      ? table(
+          ["one HTTP round trip, and the hub's hop on top of it (p50, per round)", "median over rounds (min–max)"],
+          [
+            ["floor (echo served by the SDK over HTTP, no hop) minus direct stdio", range(a.floorOverDirect, (x) => ms(x, 3))],
+            ["agentbox minus the floor: what the hub and its hop to the child add", range(a.hubOverFloor, (x) => ms(x, 3)) + ` (≤ 0.5 ms: ${yes(r.target?.metOverFloor)})`],
+          ],
+        )
+      : "",
   ].join("\n\n") + unavailable(r);
 }
 
@@ -73,6 +82,7 @@ function throughput(r: J | undefined): string {
     String(l.sessions),
     ...keys.map((k) => (l[k] ? range(l[k].callsPerSecond, (x) => num(x)) : "–")),
     ratio(l.ratios?.hubOverChild),
+    ratio(l.ratios?.hubOverFloor),
     ratio(l.ratios?.hubOverSupergateway),
     ratio(l.ratios?.hubOverMcpProxy),
   ]);
@@ -91,7 +101,7 @@ function throughput(r: J | undefined): string {
     "### 2. Throughput and 3. peers (echo tool, closed loop)",
     header(r),
     "calls/s: median over repeats (min–max); ratios are taken repeat by repeat, then median (min–max). Target: agentbox ≥ 0.8× the child alone, and > 1× both peers.",
-    table(["sessions", ...keys.map((k) => `${k} calls/s`), "agentbox / child", "agentbox / supergateway", "agentbox / mcp-proxy"], rate),
+    table(["sessions", ...keys.map((k) => `${k} calls/s`), "agentbox / child", "agentbox / floor", "agentbox / supergateway", "agentbox / mcp-proxy"], rate),
     table(["sessions", "contender", "p50", "p99", "errors", "CPU ms per call: front + children", "RSS max: front process / with children"], detail),
     `Targets: agentbox ≥ 80 % of the child: ${yes(r.target?.metHubOverChild)}; ahead of both peers at every level: ${yes(r.target?.aheadOfPeers)}.`,
   ].join("\n\n") + unavailable(r);

@@ -38,12 +38,13 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export type ReplyMode = "sse" | "json";
+/** What the client accepts: the SDK default (JSON or SSE, server's choice), or JSON only. */
+export type ReplyMode = "default" | "json";
 
 /**
- * The SDK client always asks for JSON or SSE and servers then answer POSTs with SSE. A client
- * that accepts only JSON (curl, small scripts) gets plain JSON from the hub: this fetch narrows
- * Accept on POSTs to measure that path with the same client code.
+ * The SDK client accepts JSON or SSE on every POST and leaves the choice to the server. A client
+ * that accepts only JSON (curl, small scripts) narrows Accept: this fetch does that, to measure
+ * that path with the same client code.
  */
 const jsonOnlyFetch: typeof fetch = (input, init) => {
   if (init?.method !== "POST") return fetch(input, init);
@@ -52,7 +53,7 @@ const jsonOnlyFetch: typeof fetch = (input, init) => {
   return fetch(input, { ...init, headers });
 };
 
-export async function connectHttp(url: string, mode: ReplyMode = "sse", name = "agentbox-bench"): Promise<Connection> {
+export async function connectHttp(url: string, mode: ReplyMode = "default", name = "agentbox-bench"): Promise<Connection> {
   const transport = new StreamableHTTPClientTransport(new URL(url), mode === "json" ? { fetch: jsonOnlyFetch } : {});
   const client = new Client({ name, version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
@@ -170,6 +171,11 @@ export function startSupergateway(workspace: string): Promise<HttpTarget> {
     (port) => [bin, "--stdio", command, "--outputTransport", "streamableHttp", "--stateful", "--port", String(port), "--logLevel", "none"],
     workspace,
   );
+}
+
+/** The echo tool served over HTTP by the SDK in one process (bench/sdk-echo-http.ts): the floor. */
+export function startSdkFloor(workspace: string): Promise<HttpTarget> {
+  return startPeer("sdk-floor", (port) => [path.join(distRoot(), "bench", "sdk-echo-http.js"), String(port)], workspace);
 }
 
 /** mcp-proxy with its defaults, bound to loopback, Streamable HTTP only: one shared child. */

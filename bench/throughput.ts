@@ -51,7 +51,7 @@ function sampler(pid: number) {
 
 export async function runThroughput(log: (msg: string) => void): Promise<Record<string, unknown>> {
   const maxLevel = Math.max(...LEVELS);
-  // JSON replies are covered by the latency benchmark; here every HTTP front answers with SSE
+  // the JSON-only client is covered by the latency benchmark; here every front gets the SDK client
   const setup = await setupEcho({ json: false });
   const pools: Connection[] = [];
   try {
@@ -120,9 +120,10 @@ export async function runThroughput(log: (msg: string) => void): Promise<Record<
         return { median: round(median(values)), min: round(Math.min(...values)), max: round(Math.max(...values)) };
       };
       row.ratios = {
-        hubOverChild: ratio("hub-sse", "direct"),
-        hubOverSupergateway: ratio("hub-sse", "supergateway"),
-        hubOverMcpProxy: ratio("hub-sse", "mcp-proxy"),
+        hubOverChild: ratio("hub", "direct"),
+        hubOverFloor: ratio("hub", "sdk-floor"),
+        hubOverSupergateway: ratio("hub", "supergateway"),
+        hubOverMcpProxy: ratio("hub", "mcp-proxy"),
       };
       return row;
     });
