@@ -52,7 +52,9 @@ export function directlyAnswerable(body: unknown, headers: Headers, session: Cli
   const caps = session.clientCapabilities;
   if (caps.sampling || caps.elicitation) return false;
 
-  if (!(headers.get("accept") ?? "").includes("application/json")) return false;
+  // no Accept at all is a plain JSON client, answered with JSON on every path
+  const accept = headers.get("accept");
+  if (accept !== null && !accept.includes("application/json") && !accept.includes("*/*")) return false;
   const mediaType = (headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase();
   if (mediaType !== "application/json") return false;
   const version = headers.get("mcp-protocol-version");

@@ -26,6 +26,11 @@ export class ClientSession {
   /** Servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
   transport?: Transport;
+  /**
+   * A server of the session's own for requests outside its transport (plain JSON calls of an
+   * implicit session, code calling tools): answered directly, in an id space of their own.
+   */
+  lane?: Promise<import("./session-transport.js").SessionTransport>;
   closed = false;
 
   constructor(

@@ -3,7 +3,7 @@
 // the hub's tools on behalf of one of its sessions.
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type JSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { sessionToken } from "../servers/lib/session-events.js";
 import { BoundedEventStore } from "./event-store.js";
@@ -27,6 +27,11 @@ async function readJsonBody(req: Request): Promise<Parsed> {
   } catch (err) {
     return { ok: false, response: jsonRpcError(400, -32700, `Parse error: the request body is not valid JSON (${(err as Error).message}).`) };
   }
+}
+
+function isNotification(body: unknown): body is JSONRPCNotification {
+  const message = body as Record<string, unknown> | null;
+  return typeof message === "object" && message !== null && !Array.isArray(message) && message.jsonrpc === "2.0" && typeof message.method === "string" && !("id" in message);
 }
 
 export class StreamableEndpoint {
@@ -67,7 +72,7 @@ export class StreamableEndpoint {
     const parsed = await readJsonBody(req);
     if (!parsed.ok) return parsed.response;
     if (directlyAnswerable(parsed.body, req.headers, session)) {
-      const direct = await this.answerDirectly(req, transport, parsed.body, session);
+      const direct = await this.answerDirectly(req, transport, parsed.body, session.id);
       if (direct) return direct;
     }
     const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
@@ -75,13 +80,13 @@ export class StreamableEndpoint {
   }
 
   /** The reply to a request that need not stream (see SessionTransport): JSON, or SSE if it turned out to. */
-  private async answerDirectly(req: Request, transport: SessionTransport, request: JSONRPCRequest, session: ClientSession): Promise<Response | undefined> {
+  private async answerDirectly(req: Request, transport: SessionTransport, request: JSONRPCRequest, sessionId?: string): Promise<Response | undefined> {
     // handlers rarely look at the request's headers, so they are copied only when one does
     const requestInfo = { get headers() { return Object.fromEntries(req.headers.entries()); } };
     const pending = transport.answerDirectly(request, { requestInfo });
     if (!pending) return undefined;
     const outcome = await pending;
-    const headers: Record<string, string> = { "mcp-session-id": session.id };
+    const headers: Record<string, string> = sessionId ? { "mcp-session-id": sessionId } : {};
     if ("cancelled" in outcome) return new Response(null, { status: 202, headers });
     if ("stream" in outcome) {
       const res = new Response(outcome.stream, { status: 200, headers: { ...headers, "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" } });
@@ -111,9 +116,21 @@ export class StreamableEndpoint {
     return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
   }
 
-  /** A request outside any Streamable HTTP session: answered as plain JSON by a one-request server. */
+  /**
+   * A request outside any Streamable HTTP session, answered as plain JSON: on the session's lane
+   * when it need not stream, else by a server made for this one request.
+   */
   private async handleOneShot(req: Request, parsed: { body: unknown; text: string }, session: ClientSession): Promise<Response> {
     session.touch();
+    if (directlyAnswerable(parsed.body, req.headers, session)) {
+      const direct = await this.answerDirectly(req, await this.laneOf(session), parsed.body);
+      if (direct) return direct;
+    }
+    if (session.lane && isNotification(parsed.body)) {
+      // a cancellation must reach the server running the call: the lane's
+      (await session.lane).onmessage?.(parsed.body);
+      return new Response(null, { status: 202 });
+    }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -127,6 +144,16 @@ export class StreamableEndpoint {
     } finally {
       void server.close();
     }
+  }
+
+  private laneOf(session: ClientSession): Promise<SessionTransport> {
+    session.lane ??= (async () => {
+      const transport = new SessionTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      // closed with the session, like every server of the session
+      await this.hub.createServer(session).connect(transport);
+      return transport;
+    })();
+    return session.lane;
   }
 
   /** A child (the code server) calling tools as one of the hub's client sessions. */

@@ -106,6 +106,32 @@ describe("direct replies for Streamable HTTP sessions", () => {
     await res.body?.cancel();
   });
 
+  test("plain JSON calls without a session: a call that logs still answers JSON, same ids at once both answer", async () => {
+    const logged = await post(hub, toolCall(20, "echo_log", { message: "plain" }));
+    assert.equal(logged.res.status, 200);
+    assert.equal(logged.res.headers.get("mcp-session-id"), null, "an implicit session's id is not handed out");
+    assert.equal(logged.body.result.content[0].text, "logged");
+    const [a, b] = await Promise.all([post(hub, toolCall(21, "echo_slow", { steps: 2, delayMs: 50 })), post(hub, toolCall(21, "echo_echo", { text: "twin" }))]);
+    assert.equal(a.body.result.content[0].text, "done after 2 steps");
+    assert.equal(b.body.result.content[0].text, "twin");
+  });
+
+  test("a plain JSON client can cancel its sessionless call", async () => {
+    const stats = async () => (await post(hub, toolCall(22, "echo_stats", {}))).body.result.structuredContent.cancelledCalls as number;
+    const before = await stats();
+    const pending = post(hub, toolCall(23, "echo_slow", { steps: 50, delayMs: 100 }));
+    await new Promise((r) => setTimeout(r, 300));
+    const cancel = await post(hub, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 23 } });
+    assert.equal(cancel.res.status, 202);
+    assert.equal((await pending).res.status, 202);
+    let after = before;
+    for (let i = 0; i < 50 && after === before; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      after = await stats();
+    }
+    assert.equal(after, before + 1);
+  });
+
   test("the SDK client works with replies that come as JSON or turn into SSE", async () => {
     const client = await hub.connect();
     assert.equal(textOf(await call(client, "echo_echo", { text: "sdk" })), "sdk");
