@@ -15,6 +15,7 @@ import {
   type RequestId,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ClientSession } from "./sessions.js";
+
 export type DirectReply = { jsonrpc: "2.0"; id: RequestId; result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
 /** How a direct request ends: its reply, a stream the reply turned into, or cancelled by the client. */
@@ -82,7 +83,12 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
     if (this.direct.has(request.id) || !this.onmessage) return undefined;
     return new Promise((settle) => {
       this.direct.set(request.id, { settle });
-      this.onmessage?.(request, extra);
+      try {
+        this.onmessage?.(request, extra);
+      } catch (err) {
+        const error = { code: ErrorCode.InternalError, message: `Internal error: ${(err as Error).message}` };
+        this.finish(request.id, { reply: { jsonrpc: "2.0", id: request.id, error } });
+      }
     });
   }
 

@@ -55,7 +55,10 @@ export function looksLikeText(head: Buffer): boolean {
   }
 }
 
-export async function readHead(file: string, bytes = 64 * 1024): Promise<Buffer> {
+/** How much of a file decides whether it is text. */
+export const HEAD_BYTES = 64 * 1024;
+
+export async function readHead(file: string, bytes = HEAD_BYTES): Promise<Buffer> {
   const handle = await fsp.open(file, "r");
   try {
     const buf = Buffer.alloc(bytes);
@@ -68,9 +71,10 @@ export async function readHead(file: string, bytes = 64 * 1024): Promise<Buffer>
 
 export type FileKind = "text" | "image" | "binary";
 
-export async function kindOf(file: string): Promise<FileKind> {
+/** What a file holds, from its name and its first bytes (read here unless the caller has them). */
+export async function kindOf(file: string, head?: Buffer): Promise<FileKind> {
   if (isImage(file)) return "image";
-  return looksLikeText(await readHead(file)) ? "text" : "binary";
+  return looksLikeText(head ?? (await readHead(file))) ? "text" : "binary";
 }
 
 /** Temp files carry this marker so a leftover from a crash is recognisable. */

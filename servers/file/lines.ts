@@ -1,4 +1,4 @@
-// Read a window of lines from a file without loading all of it: large files are paged.
+// Read a window of lines from a file: small files in one read, large ones streamed and paged.
 import fs from "node:fs";
 import readline from "node:readline";
 
@@ -20,40 +20,74 @@ export interface LinePage {
   finalNewline: boolean;
 }
 
+/** Files up to this size are read in one go and paged in memory; larger ones are streamed. */
+export const WHOLE_READ_BYTES = 1024 * 1024;
+
+/** Collects one page from lines fed in order; push returns false once the page is full. */
+class PageCollector {
+  readonly lines: string[] = [];
+  lineNo = 0;
+  chars = 0;
+  hasMore = false;
+  truncatedLine = false;
+
+  constructor(
+    private readonly offset: number,
+    private readonly limit: number,
+    private readonly maxChars: number,
+  ) {}
+
+  push(line: string): boolean {
+    this.lineNo++;
+    if (this.lineNo < this.offset) return true;
+    if (this.lines.length >= this.limit) {
+      this.hasMore = true;
+      return false;
+    }
+    if (this.chars + line.length > this.maxChars) {
+      if (this.lines.length === 0) {
+        // one enormous line (minified code, a data dump): return its head rather than nothing
+        this.lines.push(line.slice(0, this.maxChars));
+        this.truncatedLine = true;
+      }
+      this.hasMore = true;
+      return false;
+    }
+    this.lines.push(line);
+    this.chars += line.length + 1;
+    return true;
+  }
+
+  page(finalNewline: boolean): LinePage {
+    const { lines, hasMore, lineNo, truncatedLine, offset } = this;
+    return { lines, startLine: offset, hasMore, totalLines: hasMore ? undefined : lineNo, truncatedLine, finalNewline: !hasMore && lines.length > 0 && finalNewline };
+  }
+}
+
+/** The same page from text already in memory. */
+export function pageOfText(text: string, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): LinePage {
+  const collector = new PageCollector(offset, limit, maxChars);
+  const lines = text.split(/\r\n|\n|\r/);
+  // like readline: a line break at the very end does not start another line
+  if (lines[lines.length - 1] === "") lines.pop();
+  for (const line of lines) if (!collector.push(line)) break;
+  return collector.page(text.endsWith("\n"));
+}
+
 export async function readLines(file: string, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): Promise<LinePage> {
+  const collector = new PageCollector(offset, limit, maxChars);
+  const { size } = await fs.promises.stat(file);
+  // one read instead of a stream, readline and a second open for the last byte
+  if (size <= WHOLE_READ_BYTES) return pageOfText(await fs.promises.readFile(file, "utf8"), offset, limit, maxChars);
   const stream = fs.createReadStream(file, { encoding: "utf8" });
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
-  const lines: string[] = [];
-  let lineNo = 0;
-  let chars = 0;
-  let hasMore = false;
-  let truncatedLine = false;
   try {
-    for await (const line of rl) {
-      lineNo++;
-      if (lineNo < offset) continue;
-      if (lines.length >= limit) {
-        hasMore = true;
-        break;
-      }
-      if (chars + line.length > maxChars) {
-        if (lines.length === 0) {
-          // one enormous line (minified code, a data dump): return its head rather than nothing
-          lines.push(line.slice(0, maxChars));
-          truncatedLine = true;
-        }
-        hasMore = true;
-        break;
-      }
-      lines.push(line);
-      chars += line.length + 1;
-    }
+    for await (const line of rl) if (!collector.push(line)) break;
   } finally {
     rl.close();
     stream.destroy();
   }
-  const finalNewline = !hasMore && lines.length > 0 && (await lastByte(file)) === 0x0a;
-  return { lines, startLine: offset, hasMore, totalLines: hasMore ? undefined : lineNo, truncatedLine, finalNewline };
+  return collector.page(collector.hasMore ? false : (await lastByte(file)) === 0x0a);
 }
 
 async function lastByte(file: string): Promise<number | undefined> {

@@ -50,6 +50,27 @@ describe("read", () => {
     assert.ok(next.text.startsWith(`${first.nextOffset} `));
   });
 
+  test("small files (read whole) and large ones (streamed) split lines alike: CRLF, lone CR, final newline", async () => {
+    const head = "a\r\nb\rc\n\nd";
+    f.put("breaks-small.txt", head + "\n");
+    f.put("breaks-none.txt", "a\r\nb");
+    f.put("breaks-large.txt", head + "\n" + ("z".repeat(100) + "\n").repeat(11_000));
+    assert.ok(fs.statSync(path.join(f.workspace, "breaks-large.txt")).size > 1024 * 1024);
+    const small = structured(await f.tool("read", { path: "breaks-small.txt" }));
+    assert.equal(small.text, "a\nb\nc\n\nd\n");
+    assert.equal(small.totalLines, 5);
+    assert.equal(small.hasMore, false);
+    const none = structured(await f.tool("read", { path: "breaks-none.txt" }));
+    assert.equal(none.text, "a\nb");
+    assert.equal(none.totalLines, 2);
+    const large = structured(await f.tool("read", { path: "breaks-large.txt", limit: 5 }));
+    assert.equal(large.text, "a\nb\nc\n\nd");
+    assert.equal(large.hasMore, true);
+    const smallPaged = structured(await f.tool("read", { path: "breaks-small.txt", offset: 2, limit: 2 }));
+    const largePaged = structured(await f.tool("read", { path: "breaks-large.txt", offset: 2, limit: 2 }));
+    assert.deepEqual([smallPaged.text, smallPaged.nextOffset], [largePaged.text, largePaged.nextOffset]);
+  });
+
   test("returns an image as image content", async () => {
     f.put("img/dot.png", tinyPng());
     const r = await f.tool("read", { path: "img/dot.png" });

@@ -1,18 +1,24 @@
 // read and read_many: text by line window (paged), images as image content, other binaries as
 // base64 only when asked.
+import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, ToolError, type ToolContext } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
-import { kindOf, mimeTypeOf, formatSize } from "../content.js";
-import { DEFAULT_LINE_LIMIT, pageText, readLines } from "../lines.js";
+import { HEAD_BYTES, kindOf, mimeTypeOf, formatSize } from "../content.js";
+import { DEFAULT_LINE_LIMIT, pageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
 import { rel, resolveExisting } from "../paths.js";
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_BYTE_LIMIT = 1024 * 1024;
 const MAX_BYTE_LIMIT = 8 * 1024 * 1024;
+
+/** Below this a blocking read takes microseconds, where fs/promises' readFile takes a few threadpool trips. */
+const SYNC_READ_BYTES = 64 * 1024;
+
+const readWhole = async (file: string, size: number) => (size <= SYNC_READ_BYTES ? fs.readFileSync(file) : fsp.readFile(file));
 
 const pathParam = z.string().describe("File path, relative to the workspace (or absolute inside it).");
 
@@ -58,13 +64,15 @@ export const read = defineTool({
     const st = await statFile(file, userPath);
     const shown = rel(ctx, file);
     if (encoding === "base64") return readBytes(file, shown, st.size, offset ?? 0, limit);
-    const kind = await kindOf(file);
+    // a small file is read once, for its kind and its lines alike
+    const whole = st.size <= WHOLE_READ_BYTES ? await readWhole(file, st.size) : undefined;
+    const kind = await kindOf(file, whole?.subarray(0, HEAD_BYTES));
     const mimeType = mimeTypeOf(file, kind === "text");
     if (kind === "image") {
       if (st.size > MAX_IMAGE_BYTES) {
         throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
       }
-      const data = (await fsp.readFile(file)).toString("base64");
+      const data = (whole ?? (await fsp.readFile(file))).toString("base64");
       return {
         content: [
           { type: "text", text: `${shown} (${mimeType}, ${formatSize(st.size)})` },
@@ -79,7 +87,7 @@ export const read = defineTool({
     }
     const start = offset ?? 1;
     if (start < 1) throw new ToolError("offset counts lines from 1 for text files (0 is only valid with encoding 'base64').");
-    const page = await readLines(file, start, limit ?? DEFAULT_LINE_LIMIT);
+    const page = whole ? pageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(file, start, limit ?? DEFAULT_LINE_LIMIT);
     if (page.lines.length === 0 && start > 1) {
       throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
     }
