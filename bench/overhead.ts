@@ -77,7 +77,7 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
         },
       ]),
     );
-    const addedSse = perRound("hub", (x, base) => x - base);
+    const addedSdk = perRound("hub", (x, base) => x - base);
     const addedJson = perRound("hub-json", (x, base) => x - base);
     // what the hub's hop to its child adds beyond one HTTP round trip with the SDK at both ends
     const overFloor = perRound("hub", (x, base) => x - base, "sdk-floor");
@@ -89,9 +89,9 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
       contenders: contendersOut,
       addedPerCallMs: {
         note: "hub p50 minus direct stdio p50, per round; median and min/max over rounds",
-        sse: addedSse,
+        sdkClient: addedSdk,
         json: addedJson,
-        p99Sse: p99Added("hub"),
+        p99SdkClient: p99Added("hub"),
         p99Json: p99Added("hub-json"),
         floorOverDirect,
         hubOverFloor: overFloor,
@@ -103,7 +103,7 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
       unavailable: setup.unavailable,
       target: {
         addedP50Ms: ADDED_P50_TARGET_MS,
-        metSse: addedSse ? addedSse.median <= ADDED_P50_TARGET_MS : false,
+        metSdkClient: addedSdk ? addedSdk.median <= ADDED_P50_TARGET_MS : false,
         metJson: addedJson ? addedJson.median <= ADDED_P50_TARGET_MS : false,
         metOverFloor: overFloor ? overFloor.median <= ADDED_P50_TARGET_MS : false,
       },

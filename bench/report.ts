@@ -57,7 +57,7 @@ function overhead(r: J | undefined): string {
     table(
       ["added by the hub per call (p50, vs direct stdio)", "median over rounds (min–max)", "p99 added", "target ≤ 0.5 ms"],
       [
-        ["SDK client (accepts JSON or SSE)", range(a.sse, (x) => ms(x, 3)), ms(a.p99Sse, 3), yes(r.target?.metSse)],
+        ["SDK client (accepts JSON or SSE)", range(a.sdkClient, (x) => ms(x, 3)), ms(a.p99SdkClient, 3), yes(r.target?.metSdkClient)],
         ["client accepting only JSON", range(a.json, (x) => ms(x, 3)), ms(a.p99Json, 3), yes(r.target?.metJson)],
       ],
     ),

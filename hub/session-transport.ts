@@ -80,7 +80,7 @@ export class SessionTransport extends WebStandardStreamableHTTPServerTransport {
   /** Hand one request to the session's server; resolves with its reply or the stream it became. */
   answerDirectly(request: JSONRPCRequest, extra: MessageExtraInfo): Promise<DirectOutcome> | undefined {
     // a second request under an id still in flight: let the SDK path deal with the duplicate
-    if (this.direct.has(request.id) || !this.onmessage) return undefined;
+    if (this.direct.has(request.id)) return undefined;
     return new Promise((settle) => {
       this.direct.set(request.id, { settle });
       try {

@@ -3,7 +3,7 @@
 // the hub's tools on behalf of one of its sessions.
 import { randomUUID, timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { isInitializeRequest, type JSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, isJSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { sessionToken } from "../servers/lib/session-events.js";
 import { BoundedEventStore } from "./event-store.js";
@@ -27,11 +27,6 @@ async function readJsonBody(req: Request): Promise<Parsed> {
   } catch (err) {
     return { ok: false, response: jsonRpcError(400, -32700, `Parse error: the request body is not valid JSON (${(err as Error).message}).`) };
   }
-}
-
-function isNotification(body: unknown): body is JSONRPCNotification {
-  const message = body as Record<string, unknown> | null;
-  return typeof message === "object" && message !== null && !Array.isArray(message) && message.jsonrpc === "2.0" && typeof message.method === "string" && !("id" in message);
 }
 
 export class StreamableEndpoint {
@@ -126,7 +121,7 @@ export class StreamableEndpoint {
       const direct = await this.answerDirectly(req, await this.laneOf(session), parsed.body);
       if (direct) return direct;
     }
-    if (session.lane && isNotification(parsed.body)) {
+    if (session.lane && isJSONRPCNotification(parsed.body)) {
       // a cancellation must reach the server running the call: the lane's
       (await session.lane).onmessage?.(parsed.body);
       return new Response(null, { status: 202 });
