@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+import { json } from "../helpers/raw-http.js";
 
 const listBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
-const json = { "Content-Type": "application/json" };
 
 describe("API key", () => {
   let hub: TestHub;
