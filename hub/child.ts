@@ -56,6 +56,23 @@ export interface CallOptions {
 
 export class ChildUnavailableError extends Error {}
 
+/** A request larger than a child's stdio reader takes: refused before it can wedge the child. */
+export class MessageTooLargeError extends Error {}
+
+/** How a child is started: its environment, folder and the command wrapper that sets its identity. */
+export interface ChildLaunch {
+  env: Record<string, string>;
+  cwd?: string;
+  command(command: string, args: string[]): { command: string; args: string[] };
+  /** Largest request (serialized params) the child is sent. */
+  maxMessageBytes: number;
+}
+
+// the SDK's stdio readers give up on a line longer than 10 MiB; a child's answer may be larger
+const CHILD_REPLY_LIMIT = 64 * 1024 * 1024;
+// a child whose stdin has not drained for this long has stopped reading: it is restarted
+const WEDGED_AFTER_MS = 10_000;
+
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
 const MAX_BACKOFF_MS = 30_000;
@@ -77,13 +94,14 @@ export class Child {
   private attempt = 0;
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
-  private readyWaiters: Array<() => void> = [];
   private starting?: Promise<void>;
+  private watchdog?: NodeJS.Timeout;
+  private lastStderr?: string;
 
   constructor(
     readonly name: string,
     readonly config: ServerConfig,
-    private readonly hubEnv: Record<string, string>,
+    private readonly launch: ChildLaunch,
     private readonly hooks: ChildHooks,
     private readonly log: Logger,
     /** What the server offers, known without running it: the child then starts on first use. */
@@ -109,18 +127,17 @@ export class Child {
     await this.starting;
   }
 
+  /** Spawned here (stdio), as opposed to reached over HTTP. */
+  get local(): boolean {
+    return !this.config.url;
+  }
+
   get enabled(): boolean {
     return this.state !== "disabled";
   }
 
   get queueStats() {
     return this.queue.stats;
-  }
-
-  /** Resolves once the child has been ready, failed, or been stopped at least once. */
-  settled(): Promise<void> {
-    if (this.state !== "starting") return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
   async start(): Promise<void> {
@@ -137,37 +154,30 @@ export class Child {
       await client.connect(transport);
       keepProgressBeforeResponse(transport);
       this.pid = (transport as StdioClientTransport).pid ?? undefined;
+      this.watchStdin(client, transport);
       this.capabilities = client.getServerCapabilities() ?? {};
       await this.refreshLists(client);
     } catch (err) {
-      this.lastError = errorMessage(err);
+      // what the process said on its way out (a missing binary, a bad argument) says more than "closed"
+      await new Promise((r) => setTimeout(r, 50));
+      this.lastError = this.lastStderr ? `${errorMessage(err)}: ${this.lastStderr}` : errorMessage(err);
       this.log.error("child failed to start", { error: this.lastError });
       await client.close().catch(() => undefined);
+      // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
       this.state = "failed";
-      this.tools = [];
-      this.prompts = [];
-      this.resourceTemplates = [];
-      if (listedBefore) this.hooks.onListChanged(this, "tools");
-      this.settle();
       this.scheduleRestart();
       return;
     }
     this.client = client;
+    this.lastError = undefined;
     this.startedAt = Date.now();
     this.state = "ready";
     this.log.info("child ready", { pid: this.pid, tools: this.tools.length });
-    this.settle();
     // a child started on first use only announces a change when it offers other tools than recorded
     if (listedBefore === JSON.stringify([this.tools, this.prompts, this.resourceTemplates])) return;
     this.hooks.onListChanged(this, "tools");
     if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
     if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
-  }
-
-  private settle(): void {
-    const waiters = this.readyWaiters;
-    this.readyWaiters = [];
-    waiters.forEach((w) => w());
   }
 
   private makeTransport(): Transport {
@@ -176,13 +186,15 @@ export class Child {
         requestInit: { headers: this.config.headers ?? {} },
       });
     }
+    const { command, args } = this.launch.command(this.config.command!, this.config.args ?? []);
     const transport = new StdioClientTransport({
-      command: this.config.command!,
-      args: this.config.args ?? [],
-      env: { ...(process.env as Record<string, string>), ...this.hubEnv, ...this.config.env },
-      cwd: this.config.cwd,
+      command,
+      args,
+      env: { ...this.launch.env, ...this.config.env },
+      cwd: this.config.cwd ?? this.launch.cwd,
       stderr: "pipe",
-    });
+      maxBufferSize: CHILD_REPLY_LIMIT,
+    } as ConstructorParameters<typeof StdioClientTransport>[0]);
     // an unread stderr pipe fills up and blocks the child: always drain it into the hub's log
     const stderr = transport.stderr;
     if (stderr) readline.createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => this.logChildLine(line));
@@ -191,6 +203,7 @@ export class Child {
 
   private logChildLine(line: string): void {
     if (!line.trim()) return;
+    this.lastStderr = line.slice(0, 500);
     try {
       const entry = JSON.parse(line) as Record<string, unknown>;
       const level = (["debug", "info", "warn", "error"].includes(String(entry.level)) ? entry.level : "info") as "info";
@@ -220,7 +233,11 @@ export class Child {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.onclose = () => this.onClosed(client);
-    client.onerror = (err) => this.log.debug("child transport error", { error: errorMessage(err) });
+    client.onerror = (err) => {
+      this.log.debug("child transport error", { error: errorMessage(err) });
+      // past the reader's limit the stream is out of step: only a fresh process recovers
+      if (/ReadBuffer exceeded/.test(errorMessage(err))) this.kill("its reply exceeded the message limit");
+    };
   }
 
   private async refreshLists(client: Client): Promise<void> {
@@ -235,21 +252,38 @@ export class Child {
   private onClosed(client: Client): void {
     if (this.client !== client) return;
     this.client = undefined;
-    this.tools = [];
-    this.prompts = [];
-    this.resourceTemplates = [];
+    clearInterval(this.watchdog);
     if (this.stopping) {
       this.state = "stopped";
       return;
     }
-    this.lastError = `exited unexpectedly (pid ${this.pid})`;
-    this.log.warn("child exited; restarting", { pid: this.pid });
+    // its tools stay listed while it restarts: calls meanwhile hear "restarting", not "Unknown tool"
+    this.lastError ??= `exited unexpectedly (pid ${this.pid})`;
+    this.log.warn("child exited; restarting", { pid: this.pid, why: this.lastError });
     if (this.startedAt && Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
     this.state = "restarting";
-    this.hooks.onListChanged(this, "tools");
-    if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
-    if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
     this.scheduleRestart();
+  }
+
+  /** A child that stops reading its input would hang every call sent to it: restart it instead. */
+  private watchStdin(client: Client, transport: Transport): void {
+    const stdin = (transport as unknown as { _process?: { stdin?: NodeJS.WritableStream & { writableNeedDrain?: boolean } } })._process?.stdin;
+    if (!stdin) return;
+    let blockedSince = 0;
+    this.watchdog = setInterval(() => {
+      if (this.client !== client) return clearInterval(this.watchdog);
+      if (!stdin.writableNeedDrain) return void (blockedSince = 0);
+      blockedSince ||= Date.now();
+      if (Date.now() - blockedSince > WEDGED_AFTER_MS) this.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
+    }, 1000);
+    this.watchdog.unref();
+  }
+
+  private kill(why: string): void {
+    if (!this.pid || this.stopping) return;
+    this.lastError = `restarted because ${why}`;
+    this.log.warn("killing child", { pid: this.pid, why });
+    void killTree(this.pid, 0);
   }
 
   private scheduleRestart(): void {
@@ -266,6 +300,13 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
+    const size = params ? Buffer.byteLength(JSON.stringify(params)) : 0;
+    if (size > this.launch.maxMessageBytes) {
+      throw new MessageTooLargeError(
+        `The request is ${mib(size)} MiB; the '${this.name}' server takes at most ${mib(this.launch.maxMessageBytes)} MiB per message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
+          "Send large content in parts (file_write with append, base64 if binary) or pass the path of a workspace file instead.",
+      );
+    }
     await this.ensureStarted();
     return this.queue.run(async () => {
       const client = this.client;
@@ -304,9 +345,10 @@ export class Child {
     // SIGTERM lets the child free browsers and ptys; then everything left in its tree is killed
     if (pid) await killTree(pid, 3000);
     await client?.close().catch(() => undefined);
-    this.settle();
   }
 }
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 async function collectPages<K extends string, T>(
   fetchPage: (cursor?: string) => Promise<{ nextCursor?: string } & Record<K, T[]>>,

@@ -44,6 +44,24 @@ export const rateLimitsSchema = z.union([
 ]);
 export type RateLimitsConfig = z.infer<typeof rateLimitsSchema>;
 
+const tenantLimitsSchema = z
+  .object({
+    processes: z.number().int().min(16).optional(),
+    memoryMiB: z.number().int().min(64).optional(),
+  })
+  .strict();
+export type TenantLimits = z.infer<typeof tenantLimitsSchema>;
+
+export const TENANT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+const tenantSchema = z
+  .object({
+    apiKey: z.string().min(1, "an API key may not be empty"),
+    uid: z.number().int().min(1000).max(2 ** 31 - 2).optional(),
+    limits: tenantLimitsSchema.optional(),
+  })
+  .strict();
+export type TenantConfig = z.infer<typeof tenantSchema> & { name: string };
+
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
   methods: { "tools/list": "10/min" },
   tools: { "*": "100/min", "file_*": "50/min", "browser_*": "20/min" },
@@ -60,9 +78,13 @@ const fileSchema = z
     allowedHosts: z.array(z.string()).optional(),
     sessionIdleMs: z.number().int().positive().optional(),
     maxBodyBytes: z.number().int().positive().optional(),
+    maxMessageBytes: z.number().int().positive().optional(),
     jsonResponses: z.boolean().optional(),
     mcpServers: z.record(z.string(), serverConfigSchema).optional(),
     rateLimits: rateLimitsSchema.optional(),
+    tenants: z.record(z.string().regex(TENANT_NAME, "a tenant name uses a-z, 0-9 and - (at most 32, starting with a letter)"), tenantSchema).optional(),
+    limits: tenantLimitsSchema.optional(),
+    stateDir: z.string().optional(),
   })
   .strict();
 
@@ -70,13 +92,23 @@ export interface HubConfig {
   host: string;
   port: number;
   workspace: string;
-  apiKey?: string;
+  /**
+   * Who may use the hub: one entry per API key (an isolation unit), or a single keyless tenant.
+   * AGENTBOX_API_KEY is the one-tenant shorthand.
+   */
+  tenants: TenantConfig[];
+  /** Default per-tenant process and memory caps. */
+  limits: TenantLimits;
+  /** Where tenants' home folders live when the hub runs them under their own uids. */
+  stateDir?: string;
   logLevel: LogLevel;
   corsOrigins: string[];
   /** Extra Host header values to accept besides the bound address and localhost. */
   allowedHosts: string[];
   sessionIdleMs: number;
   maxBodyBytes: number;
+  /** Largest request a child is sent over stdio (the SDK's stdio reader stops at 10 MiB). */
+  maxMessageBytes: number;
   /** Answer Streamable HTTP sessions with plain JSON instead of SSE (faster; no mid-call progress). */
   jsonResponses: boolean;
   mcpServers: Record<string, ServerConfig>;
@@ -166,17 +198,77 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
     port,
     workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? "workspace"),
-    apiKey: env.AGENTBOX_API_KEY || file.apiKey || undefined,
+    tenants: loadTenants(env, file),
+    limits: { ...file.limits, ...limitsFromEnv(env) },
+    stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
     logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
     corsOrigins: cors,
     allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxMessageBytes: Math.min(
+      positiveInt(env.AGENTBOX_MAX_MESSAGE_BYTES, "AGENTBOX_MAX_MESSAGE_BYTES") ?? file.maxMessageBytes ?? 8 * 1024 * 1024,
+      // above this the children's reader drops the line and stops in the middle of the stream
+      10 * 1024 * 1024 - 64 * 1024,
+    ),
     jsonResponses: ["1", "true", "on", "yes"].includes((env.AGENTBOX_JSON_RESPONSES ?? "").toLowerCase()) || (file.jsonResponses ?? false),
     mcpServers: file.mcpServers ?? builtinServers(),
     rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
     configPath,
   };
+}
+
+/**
+ * AGENTBOX_TENANTS ("alice:KEY,bob:KEY" or a JSON object shaped like the file's "tenants") and the
+ * file's "tenants" name several tenants; AGENTBOX_API_KEY (or the file's apiKey) one; none, a
+ * keyless one.
+ */
+function loadTenants(env: NodeJS.ProcessEnv, file: z.infer<typeof fileSchema>): TenantConfig[] {
+  const single = env.AGENTBOX_API_KEY || file.apiKey || undefined;
+  const many = env.AGENTBOX_TENANTS ? parseTenantsEnv(env.AGENTBOX_TENANTS) : file.tenants;
+  if (many && Object.keys(many).length > 0) {
+    if (single) throw new ConfigError("Give either tenants (AGENTBOX_TENANTS or \"tenants\" in the config file) or one API key (AGENTBOX_API_KEY / \"apiKey\"), not both: the single key is shorthand for one tenant.");
+    const tenants = Object.entries(many).map(([name, t]) => ({ ...t, name }));
+    const keys = new Set<string>();
+    for (const t of tenants) {
+      if (keys.has(t.apiKey)) throw new ConfigError(`Tenant '${t.name}' has the same API key as another tenant; every tenant needs its own key.`);
+      keys.add(t.apiKey);
+    }
+    return tenants;
+  }
+  const uid = env.AGENTBOX_TENANT_UID ? positiveInt(env.AGENTBOX_TENANT_UID, "AGENTBOX_TENANT_UID") : undefined;
+  return [{ name: "default", ...(single ? { apiKey: single } : {}), ...(uid ? { uid } : {}) } as TenantConfig];
+}
+
+function parseTenantsEnv(value: string): Record<string, z.infer<typeof tenantSchema>> {
+  let raw: unknown;
+  if (value.trim().startsWith("{")) {
+    try {
+      raw = JSON.parse(value);
+    } catch {
+      throw new ConfigError('AGENTBOX_TENANTS is not valid JSON; give "name:key,name:key" or {"name":{"apiKey":"…"}}.');
+    }
+  } else {
+    const entries: Record<string, { apiKey: string }> = {};
+    for (const pair of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+      const colon = pair.indexOf(":");
+      if (colon <= 0) throw new ConfigError(`AGENTBOX_TENANTS entry '${pair.slice(0, 40)}' is not name:key.`);
+      entries[pair.slice(0, colon)] = { apiKey: pair.slice(colon + 1) };
+    }
+    raw = entries;
+  }
+  const parsed = fileSchema.shape.tenants.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(describeZodError("AGENTBOX_TENANTS", parsed.error));
+  return parsed.data ?? {};
+}
+
+function limitsFromEnv(env: NodeJS.ProcessEnv): TenantLimits {
+  const limits: TenantLimits = {};
+  const processes = positiveInt(env.AGENTBOX_TENANT_MAX_PROCESSES, "AGENTBOX_TENANT_MAX_PROCESSES");
+  const memory = positiveInt(env.AGENTBOX_PROCESS_MEMORY_MIB, "AGENTBOX_PROCESS_MEMORY_MIB");
+  if (processes !== undefined) limits.processes = processes;
+  if (memory !== undefined) limits.memoryMiB = memory;
+  return limits;
 }
 
 // The image mounts a config here; from source there is none unless given.

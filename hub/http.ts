@@ -7,7 +7,7 @@ import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
-import { apiKeyAuth, OriginPolicy } from "./security.js";
+import { authenticate, OriginPolicy, requestTenant } from "./security.js";
 import { StreamableEndpoint } from "./streamable.js";
 
 const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
@@ -28,7 +28,8 @@ function limitBody(maxBytes: number): MiddlewareHandler {
 
 export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
-  const origins = new OriginPolicy(hub.config);
+  const keyed = hub.tenants.some((t) => t.keyDigest);
+  const origins = new OriginPolicy(hub.config, keyed);
   const streamable = new StreamableEndpoint(hub);
   const legacy = new LegacySseEndpoint(hub);
 
@@ -48,10 +49,14 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
   mountPlayground(app);
-  app.use("*", apiKeyAuth(hub.config.apiKey, (req) => streamable.isInternal(req)));
-  app.use("*", limitBody(hub.config.maxBodyBytes));
+  // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
+  // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
+  const guarded = ["/", "/metrics", "/mcp", "/v1/mcp", "/sse", "/messages"];
+  const auth = authenticate(hub);
+  const bodyLimit = limitBody(hub.config.maxBodyBytes);
+  for (const path of guarded) app.use(path, auth, bodyLimit);
 
-  app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
+  app.get("/", (c) => c.json({ ...hub.status(keyed ? requestTenant(c) : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
   for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, (c) => streamable.handle(c));
   app.get("/sse", (c) => legacy.open(c));

@@ -1,5 +1,4 @@
 // The hub: children, their merged catalog, client sessions, and the wiring between them.
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -17,13 +16,16 @@ import {
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { SESSION_CLOSED_METHOD, SESSION_META_KEY } from "../servers/lib/session-events.js";
 import { Catalog } from "./catalog.js";
-import { Child, LISTED_STATES, type ChildHooks } from "./child.js";
+import { Child, LISTED_STATES, type ChildHooks, type ChildLaunch } from "./child.js";
 import type { HubConfig } from "./config.js";
 import { RateLimits } from "./limits.js";
 import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
+import { detectIsolation, type Isolation } from "./isolation.js";
+import { ProcessSweeper } from "./process-sweeper.js";
 import { Router, type LocalTools } from "./router.js";
 import { ClientSession, SessionRegistry } from "./sessions.js";
+import { buildTenants, prepareTenant, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
 
 export const VERSION: string = JSON.parse(
   fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
@@ -37,84 +39,113 @@ const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
 
 const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
+/** A tenant with its own server instances and the catalog they make. */
+export interface ServedTenant extends Tenant {
+  readonly children: Child[];
+  readonly catalog: Catalog;
+  /** Which child owns a resource URI, as last seen in one of this tenant's resources/list. */
+  readonly resourceOwners: Map<string, Child>;
+}
+
 export class Hub {
   readonly startedAt = Date.now();
   readonly metrics = new HubMetrics();
   readonly limits: RateLimits;
-  readonly children: Child[];
-  readonly catalog: Catalog;
+  readonly isolation: Isolation;
+  readonly tenants: ServedTenant[];
   readonly sessions: SessionRegistry;
   readonly router: Router;
-  /** Children use this secret to call the hub's tools as one of its client sessions. */
-  readonly internalToken = randomBytes(24).toString("hex");
+  readonly local?: LocalTools;
+  private readonly sweeper: ProcessSweeper;
   private hubUrl = "";
 
   constructor(
     readonly config: HubConfig,
     readonly log: Logger,
     localTools?: (hub: Hub) => LocalTools,
+    isolation: Isolation = detectIsolation(),
   ) {
+    this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
     const hooks: ChildHooks = {
-      onListChanged: (child, what) => this.onListChanged(what),
+      onListChanged: (child, what) => this.onListChanged(child, what),
       onRequest: (child, request, extra) => this.forwardChildRequest(child, request, extra),
       onNotification: (child, notification) => this.forwardChildNotification(child, notification),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };
+    this.local = localTools?.(this);
+    const reserved = new Set(this.local?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
-    this.children = Object.entries(config.mcpServers).map(([name, cfg]) => {
-      const key = manifestKey(cfg);
-      const recorded = key ? manifest[key] : undefined;
-      const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
-      return new Child(name, cfg, this.childEnv(), hooks, log.child({ child: name }), lazy ? recorded : undefined);
+    const secrets = config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : []));
+    this.tenants = buildTenants(config, isolation).map((tenant) => {
+      const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
+        const key = manifestKey(cfg);
+        // the manifest was recorded under each server's default prefix, which its texts name
+        const recorded = key && (cfg.prefix === undefined || cfg.prefix === name) ? manifest[key] : undefined;
+        const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
+        const childLog = log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
+        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets), hooks, childLog, lazy ? recorded : undefined);
+      });
+      return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map() };
     });
-    const local = localTools?.(this);
-    this.catalog = new Catalog(this.children, new Set(local?.list().map((t) => t.name)));
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
-    this.router = new Router({
-      version: VERSION,
-      children: this.children,
-      catalog: this.catalog,
-      limits: this.limits,
-      metrics: this.metrics,
-      log,
-      localTools: local,
-    });
+    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log);
+    this.router = new Router({ version: VERSION, limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
 
-  private childEnv(): Record<string, string> {
-    // a getter-backed object: the hub URL is known only once the HTTP server listens
-    const env: Record<string, string> = {
-      AGENTBOX_WORKSPACE: this.config.workspace,
-      AGENTBOX_HUB_TOKEN: this.internalToken,
-    };
+  private launchFor(tenant: Tenant, prefix: string, secrets: string[]): ChildLaunch {
+    const env = tenantEnv(tenant, secrets);
+    env.AGENTBOX_TOOL_PREFIX = prefix;
+    // a getter: the hub's URL is known only once the HTTP server listens
     Object.defineProperty(env, "AGENTBOX_HUB_URL", { enumerable: true, get: () => this.hubUrl });
-    return env;
+    return {
+      env,
+      cwd: tenant.workspace,
+      command: (command, args) => tenantCommand(tenant, this.isolation, command, args),
+      maxMessageBytes: this.config.maxMessageBytes,
+    };
   }
 
-  /** Start every enabled child in parallel; resolves when each has come up or failed once. */
+  /** The tenant of a request without an API key (the hub then has exactly one, keyless). */
+  get keylessTenant(): ServedTenant | undefined {
+    return this.tenants.length === 1 && !this.tenants[0].keyDigest ? this.tenants[0] : undefined;
+  }
+
+  get children(): Child[] {
+    return this.tenants.flatMap((t) => t.children);
+  }
+
+  /** Prepare every tenant's folders and start every enabled child in parallel. */
   async startChildren(hubUrl: string): Promise<void> {
     this.hubUrl = hubUrl;
-    fs.mkdirSync(this.config.workspace, { recursive: true });
+    for (const tenant of this.tenants) prepareTenant(tenant, this.config, (msg, fields) => this.log.warn(msg, { tenant: tenant.name, ...fields }));
+    if (this.isolation.mode === "uid") process.umask(0o077);
     // idle children (known from the manifest) start on their first call
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
-    this.catalog.rebuild();
+    for (const tenant of this.tenants) tenant.catalog.rebuild();
+    this.sweeper.start();
+  }
+
+  /** Name collisions in the catalog (the same for every tenant: they share one configuration). */
+  get collisions(): string[] {
+    return this.tenants[0]?.catalog.collisions ?? [];
   }
 
   get ready(): boolean {
     return this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
   }
 
-  newSession(id: string, kind: ClientSession["kind"], clientKey: string): ClientSession {
+  newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string): ClientSession {
     this.metrics.sessionsOpened.inc({ transport: kind });
     this.metrics.sessionsActive.inc({ transport: kind });
-    return this.sessions.add(new ClientSession(id, kind, clientKey));
+    return this.sessions.add(new ClientSession(id, kind, tenant, clientKey));
   }
 
-  implicitSession(clientKey: string): ClientSession {
-    const existing = this.sessions.get(`implicit-${clientKey}`);
-    return existing ?? this.newSession(`implicit-${clientKey}`, "implicit", clientKey);
+  /** The one session all sessionless requests of a client share (per tenant and address). */
+  implicitSession(tenant: ServedTenant, clientKey: string): ClientSession {
+    const id = `implicit-${tenant.name}-${clientKey}`;
+    return this.sessions.get(id) ?? this.newSession(id, "implicit", tenant, clientKey);
   }
 
   createServer(session: ClientSession): Server {
@@ -123,13 +154,20 @@ export class Hub {
 
   private onSessionClosed(session: ClientSession): void {
     this.metrics.sessionsActive.dec({ transport: session.kind });
-    for (const child of this.children) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
+    for (const child of session.tenant.children) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
+    this.sweeper.sessionEnded(session);
   }
 
-  private onListChanged(what: "tools" | "prompts" | "resources"): void {
-    this.catalog.rebuild();
-    for (const error of this.catalog.collisions) this.log.error(error);
+  private tenantOf(child: Child): ServedTenant {
+    return this.tenants.find((t) => t.children.includes(child))!;
+  }
+
+  private onListChanged(child: Child, what: "tools" | "prompts" | "resources"): void {
+    const tenant = this.tenantOf(child);
+    tenant.catalog.rebuild();
+    for (const error of tenant.catalog.collisions) this.log.error(error);
     for (const session of this.sessions.all()) {
+      if (session.tenant !== tenant) continue;
       for (const server of session.servers) {
         const send =
           what === "tools" ? server.sendToolListChanged() : what === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
@@ -138,17 +176,20 @@ export class Hub {
     }
   }
 
-  /** The session a child's request or notification belongs to, and the call it came from. */
+  /**
+   * The session a child's request or notification belongs to, and the call it came from: the
+   * session the child names (our servers always do), else the only call in flight to that child.
+   * Anything else would be a guess, and a guess can hand one client's question to another.
+   */
   private originOf(child: Child, params: Record<string, unknown> | undefined) {
     const meta = params?._meta as Record<string, unknown> | undefined;
     const named = this.sessions.get(typeof meta?.[SESSION_META_KEY] === "string" ? (meta[SESSION_META_KEY] as string) : undefined);
-    const candidates = named ? [named] : this.sessions.all();
-    for (const session of candidates) {
-      // the latest call to this child is the likeliest origin when the child did not say
-      const calls = [...session.inflight].filter((c) => c.child === child);
-      if (calls.length) return { session, call: calls[calls.length - 1] };
+    if (named && named.tenant.children.includes(child)) {
+      const calls = [...named.inflight].filter((c) => c.child === child);
+      return { session: named, call: calls[calls.length - 1] };
     }
-    return named ? { session: named, call: undefined } : undefined;
+    const calls = this.sessions.all().flatMap((session) => [...session.inflight].filter((c) => c.child === child).map((call) => ({ session, call })));
+    return calls.length === 1 ? calls[0] : undefined;
   }
 
   private async forwardChildRequest(
@@ -158,7 +199,11 @@ export class Hub {
   ): Promise<Result> {
     const origin = this.originOf(child, request.params);
     if (!origin) {
-      throw new McpError(ErrorCode.InvalidRequest, `No client session is waiting on the '${child.name}' server, so ${request.method} has nobody to ask.`);
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `The hub cannot tell which client session ${request.method} from the '${child.name}' server belongs to (it names none in _meta["${SESSION_META_KEY}"] and ` +
+          "not exactly one call is in flight to it), so it asks nobody rather than the wrong client.",
+      );
     }
     const needed = CAPABILITY_FOR[request.method];
     if (needed && !origin.session.clientCapabilities[needed]) {
@@ -200,29 +245,34 @@ export class Hub {
     void send.catch((err: unknown) => this.log.debug("log forward failed", { error: errorMessage(err) }));
   }
 
-  status() {
+  /** What GET / and hub_status show: one tenant's view when asked by a tenant, else the whole hub. */
+  status(tenant?: ServedTenant) {
+    const tenants = tenant ? [tenant] : this.tenants;
     return {
       name: "agentbox",
       version: VERSION,
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       ready: this.ready,
-      sessions: this.sessions.size,
-      workspace: this.config.workspace,
-      servers: this.children.map((c) => ({
+      sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,
+      workspace: tenant?.workspace ?? this.config.workspace,
+      isolation: { mode: this.isolation.mode, tenants: this.tenants.length, summary: this.isolation.summary },
+      servers: tenants.flatMap((t) => t.children.map((c) => ({
+        ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
         name: c.name,
         prefix: c.prefix,
         transport: c.config.url ? "http" : "stdio",
         state: c.state,
         pid: c.pid ?? null,
         restarts: c.restarts,
-        tools: this.catalog.toolCount(c),
+        tools: t.catalog.toolCount(c),
         ...c.queueStats,
         ...(c.lastError && c.state !== "ready" ? { lastError: c.lastError } : {}),
-      })),
+      }))),
     };
   }
 
   async stop(): Promise<void> {
+    this.sweeper.stop();
     await this.sessions.closeAll();
     await Promise.allSettled(this.children.map((c) => c.stop()));
   }

@@ -6,7 +6,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
-import { clientKey } from "./security.js";
+import { clientKey, requestTenant } from "./security.js";
 
 export class LegacySseEndpoint {
   private readonly transports = new Map<string, SSEServerTransport>();
@@ -16,7 +16,7 @@ export class LegacySseEndpoint {
   async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
     const { outgoing } = c.env;
     const transport = new SSEServerTransport("/messages", outgoing);
-    const session = this.hub.newSession(transport.sessionId, "sse", clientKey(c));
+    const session = this.hub.newSession(transport.sessionId, "sse", requestTenant(c), clientKey(c));
     session.transport = transport;
     this.transports.set(transport.sessionId, transport);
     outgoing.on("close", () => {
@@ -30,7 +30,8 @@ export class LegacySseEndpoint {
   async message(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
     const id = c.req.query("sessionId") ?? "";
     const transport = this.transports.get(id);
-    if (!transport) return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
+    // a session of another tenant is as unknown as a made-up one
+    if (!transport || this.hub.sessions.get(id)?.tenant !== requestTenant(c)) return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
     let body: unknown;
     try {
       body = JSON.parse(await c.req.text());

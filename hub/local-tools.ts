@@ -86,20 +86,20 @@ function result(text: string, data: Record<string, unknown>): CallToolResult {
 
 export function hubTools(hub: Hub): LocalTools {
   const handlers: Record<string, (session: ClientSession) => Promise<CallToolResult>> = {
-    async hub_status() {
-      const status = hub.status();
+    async hub_status(session) {
+      const status = hub.status(session.tenant);
       const lines = status.servers.map((s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}`);
-      return result(`agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions\n${lines.join("\n")}`, status);
+      return result(`agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
     },
-    async hub_metrics() {
-      const servers = hub.children.map((c) => {
+    async hub_metrics(session) {
+      const servers = session.tenant.children.map((c) => {
         const usage = c.pid ? treeUsage(c.pid) : undefined;
         return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
       });
       const cpu = process.cpuUsage();
       const data = {
         container: containerUsage(),
-        disk: diskUsage(hub.config.workspace),
+        disk: diskUsage(session.tenant.workspace),
         hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: hub.sessions.size },
         servers,
       };
@@ -109,7 +109,7 @@ export function hubTools(hub: Hub): LocalTools {
     async hub_sessions(session) {
       const held: Record<string, unknown> = {};
       await Promise.all(
-        hub.children
+        session.tenant.children
           .filter((c) => c.state === "ready") // an idle child holds nothing for anyone
           .map(async (child) => {
             try {

@@ -73,7 +73,13 @@ async function main(): Promise<void> {
   // in stdio mode stdout carries JSON-RPC: logs go to stderr
   const logStream = args.stdio ? process.stderr : process.stdout;
   const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line) });
-  const hub = new Hub(config, log, hubTools);
+  let hub: Hub;
+  try {
+    hub = new Hub(config, log, hubTools);
+  } catch (err) {
+    process.stderr.write(`agentbox: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
+    process.exit(2);
+  }
   const app = createApp(hub);
 
   const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
@@ -103,9 +109,16 @@ async function main(): Promise<void> {
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
-  await hub.startChildren(`http://${loopback}:${port}/mcp`);
-  if (hub.catalog.collisions.length) {
-    for (const collision of hub.catalog.collisions) log.error(collision);
+  log.info("access", { summary: accessSummary(hub, config.host, port) });
+  try {
+    await hub.startChildren(`http://${loopback}:${port}/mcp`);
+  } catch (err) {
+    log.error("cannot start", { error: errorMessage(err) });
+    await hub.stop();
+    process.exit(2);
+  }
+  if (hub.collisions.length) {
+    for (const collision of hub.collisions) log.error(collision);
     log.error("refusing to start: tool or prompt names collide (see above)");
     await hub.stop();
     process.exit(1);
@@ -115,6 +128,17 @@ async function main(): Promise<void> {
     process.stdin.on("end", () => void stop("stdin closed"));
   }
   log.info("ready", { servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
+}
+
+/** One line on how the hub can be reached and what protects it. */
+function accessSummary(hub: Hub, host: string, port: number): string {
+  const loopbackOnly = host === "localhost" || host === "::1" || host.startsWith("127.");
+  const reach = loopbackOnly ? `loopback only (${host}:${port})` : `every interface (${host}:${port})`;
+  const keyed = hub.tenants.filter((t) => t.keyDigest).length;
+  const gate = keyed
+    ? `${keyed} API key${keyed > 1 ? "s" : ""} (one per tenant) required on every request`
+    : "no API key: only loopback names, IP addresses and AGENTBOX_ALLOWED_HOSTS as Host, only loopback or AGENTBOX_CORS_ORIGINS pages as Origin";
+  return `reachable on ${reach}; ${gate}; isolation ${hub.isolation.mode}: ${hub.isolation.summary}`;
 }
 
 main().catch((err) => {

@@ -22,10 +22,10 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { SESSION_META_KEY } from "../servers/lib/session-events.js";
+import { RETRY_AFTER_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../servers/lib/session-events.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
-import type { Catalog } from "./catalog.js";
-import { ChildUnavailableError, LISTED_STATES, type Child } from "./child.js";
+import { ChildUnavailableError, LISTED_STATES, MessageTooLargeError, type Child } from "./child.js";
+import { protocolError, withoutCodePrefix } from "./jsonrpc-response.js";
 import type { RateLimits } from "./limits.js";
 import type { HubMetrics } from "./metrics.js";
 import { QueueFullError } from "./queue.js";
@@ -39,8 +39,6 @@ type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
 
 export interface RouterDeps {
   version: string;
-  children: Child[];
-  catalog: Catalog;
   limits: RateLimits;
   metrics: HubMetrics;
   log: Logger;
@@ -54,9 +52,6 @@ export interface LocalTools {
 }
 
 export class Router {
-  /** Which child owns a resource URI, as last seen in a resources/list. */
-  private readonly resourceOwners = new Map<string, Child>();
-
   constructor(private readonly deps: RouterDeps) {}
 
   createServer(session: ClientSession): Server {
@@ -74,23 +69,24 @@ export class Router {
           "agentbox gives you a browser, a workspace file system, a terminal, document-to-Markdown conversion, arXiv search and code execution. Tools are prefixed by the server that provides them (browser_, file_, terminal_, markitdown_, arxiv_, code_). All of them share one workspace folder.",
       },
     );
+    const { catalog } = session.tenant;
     const touch = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {
       session.touch();
       return fn(...a);
     };
     server.setRequestHandler(ListToolsRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "tools/list");
-      return { tools: [...(this.deps.localTools?.list() ?? []), ...this.deps.catalog.tools] };
+      return { tools: [...(this.deps.localTools?.list() ?? []), ...catalog.tools] };
     }));
     server.setRequestHandler(CallToolRequestSchema, touch((req, extra) => this.callTool(session, req.params as Params, extra)));
     server.setRequestHandler(ListPromptsRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "prompts/list");
-      return { prompts: this.deps.catalog.prompts };
+      return { prompts: catalog.prompts };
     }));
     server.setRequestHandler(GetPromptRequestSchema, touch(async (req, extra) => {
       await this.checkMethodLimit(session, "prompts/get");
-      const owner = this.deps.catalog.prompt(req.params.name);
-      if (!owner) throw unknownName("prompt", req.params.name, this.deps.catalog.suggestPrompts(req.params.name));
+      const owner = catalog.prompt(req.params.name);
+      if (!owner) throw unknownName("prompt", req.params.name, catalog.suggestPrompts(req.params.name));
       return this.forward(owner.child, "prompts/get", { ...req.params, name: owner.original }, session, extra);
     }));
     server.setRequestHandler(ListResourcesRequestSchema, touch(async () => {
@@ -99,32 +95,32 @@ export class Router {
     }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "resources/templates/list");
-      return { resourceTemplates: this.deps.catalog.resourceTemplates().map((t) => t.template) };
+      return { resourceTemplates: catalog.resourceTemplates().map((t) => t.template) };
     }));
     server.setRequestHandler(ReadResourceRequestSchema, touch(async (req, extra) => {
       await this.checkMethodLimit(session, "resources/read");
-      return this.forward(this.resourceOwner(req.params.uri), "resources/read", req.params as Params, session, extra);
+      return this.forward(this.resourceOwner(session, req.params.uri), "resources/read", req.params as Params, session, extra);
     }));
     server.setRequestHandler(SubscribeRequestSchema, touch(async (req, extra) => {
-      const owner = this.resourceOwner(req.params.uri);
+      const owner = this.resourceOwner(session, req.params.uri);
       session.subscriptions.add(req.params.uri);
       if (owner.capabilities.resources?.subscribe) await this.forward(owner, "resources/subscribe", req.params as Params, session, extra);
       return {};
     }));
     server.setRequestHandler(UnsubscribeRequestSchema, touch(async (req, extra) => {
       session.subscriptions.delete(req.params.uri);
-      const owner = this.resourceOwners.get(req.params.uri) ?? this.deps.catalog.templateOwner(req.params.uri);
+      const owner = session.tenant.resourceOwners.get(req.params.uri) ?? catalog.templateOwner(req.params.uri);
       if (owner?.capabilities.resources?.subscribe) await this.forward(owner, "resources/unsubscribe", req.params as Params, session, extra).catch(() => undefined);
       return {};
     }));
     server.setRequestHandler(CompleteRequestSchema, touch(async (req, extra) => {
       const ref = req.params.ref as { type: string; name?: string; uri?: string };
       if (ref.type === "ref/prompt") {
-        const owner = this.deps.catalog.prompt(ref.name ?? "");
-        if (!owner) throw unknownName("prompt", ref.name ?? "", this.deps.catalog.suggestPrompts(ref.name ?? ""));
+        const owner = catalog.prompt(ref.name ?? "");
+        if (!owner) throw unknownName("prompt", ref.name ?? "", catalog.suggestPrompts(ref.name ?? ""));
         return this.forward(owner.child, "completion/complete", { ...req.params, ref: { ...ref, name: owner.original } }, session, extra);
       }
-      const owner = this.deps.catalog.templateOwner(ref.uri ?? "") ?? this.resourceOwners.get(ref.uri ?? "");
+      const owner = catalog.templateOwner(ref.uri ?? "") ?? session.tenant.resourceOwners.get(ref.uri ?? "");
       if (!owner) return { completion: { values: [], hasMore: false } };
       return this.forward(owner, "completion/complete", req.params as Params, session, extra);
     }));
@@ -141,11 +137,11 @@ export class Router {
   }
 
   private async checkMethodLimit(session: ClientSession, method: string): Promise<void> {
-    const verdict = await this.deps.limits.checkMethod(session.clientKey, method);
+    const verdict = await this.deps.limits.checkMethod(session.budget, method);
     if (verdict.allowed) return;
     this.deps.metrics.rateLimited.inc({ kind: "method", name: method });
     const seconds = Math.ceil(verdict.retryAfterMs / 1000);
-    throw new McpError(RATE_LIMITED_CODE, `Rate limit for ${method} reached (${verdict.rule}); retry in ${seconds} s.`, {
+    throw protocolError(RATE_LIMITED_CODE, `Rate limit for ${method} reached (${verdict.rule}); retry in ${seconds} s.`, {
       retryAfterMs: verdict.retryAfterMs,
     });
   }
@@ -155,19 +151,21 @@ export class Router {
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     const local = this.deps.localTools?.call(name, args, session, extra);
     if (local) return local;
-    const owner = this.deps.catalog.tool(name);
-    if (!owner) throw unknownName("tool", name, this.deps.catalog.suggestTools(name));
+    const { catalog } = session.tenant;
+    const owner = catalog.tool(name);
+    if (!owner) throw unknownName("tool", name, catalog.suggestTools(name));
 
     const { metrics } = this.deps;
-    const verdict = await this.deps.limits.checkTool(session.clientKey, name);
+    const verdict = await this.deps.limits.checkTool(session.budget, name);
     if (!verdict.allowed) {
       metrics.rateLimited.inc({ kind: "tool", name });
       metrics.toolCalls.inc({ tool: name, outcome: "rate_limited" });
       const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+      // no structuredContent: a client validates it against the tool's outputSchema, error or not
       return {
         content: [{ type: "text", text: `Rate limit for ${name} reached (${verdict.rule}); retry in ${seconds} s.` }],
-        structuredContent: { error: "rate_limited", retryAfterMs: verdict.retryAfterMs },
         isError: true,
+        _meta: { [RETRY_AFTER_META_KEY]: verdict.retryAfterMs },
       };
     }
 
@@ -193,7 +191,7 @@ export class Router {
 
   /** A model-actionable message for a failed call, or undefined to pass a protocol error through. */
   private toolFailureMessage(err: unknown, child: Child, tool: string): string | undefined {
-    if (err instanceof ChildUnavailableError) return err.message;
+    if (err instanceof ChildUnavailableError || err instanceof MessageTooLargeError) return err.message;
     if (err instanceof QueueFullError) return `The '${child.name}' server is busy (${err.message}); retry ${tool} shortly.`;
     if (err instanceof McpError) {
       if (err.code === ErrorCode.ConnectionClosed) {
@@ -209,7 +207,7 @@ export class Router {
   /** Send a request to a child on behalf of a session, with progress and cancellation carried across. */
   private async forward(child: Child, method: string, params: Params, session: ClientSession, extra: Extra) {
     const { progressToken, ...meta } = params._meta ?? {};
-    const forwarded: Params = { ...params, _meta: { ...meta, [SESSION_META_KEY]: session.id } };
+    const forwarded: Params = { ...params, _meta: { ...meta, [SESSION_META_KEY]: session.id, ...(child.local ? { [TOKEN_META_KEY]: session.token } : {}) } };
     // progress is relayed in order, and all of it before the result, or the client loses the tail
     let relayed: Promise<unknown> = Promise.resolve();
     const onprogress =
@@ -224,14 +222,18 @@ export class Router {
       await relayed;
       return result;
     } catch (err) {
-      if (err instanceof ChildUnavailableError && method !== "tools/call") throw new McpError(ErrorCode.InternalError, err.message);
+      if (method !== "tools/call" && err instanceof ChildUnavailableError) throw protocolError(ErrorCode.InternalError, err.message);
+      if (method !== "tools/call" && err instanceof MessageTooLargeError) throw protocolError(ErrorCode.InvalidParams, err.message);
+      // the child's message already carries the SDK's "MCP error N:" prefix; a client adds its own
+      if (err instanceof McpError) throw protocolError(err.code, withoutCodePrefix(err.message), err.data);
       throw err;
     }
   }
 
   private async listResources(session: ClientSession): Promise<Resource[]> {
+    const { resourceOwners } = session.tenant;
     const lists = await Promise.all(
-      this.deps.children
+      session.tenant.children
         .filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources)
         .map(async (child) => {
           const resources: Resource[] = [];
@@ -248,23 +250,23 @@ export class Router {
           } catch (err) {
             this.deps.log.warn("resources/list failed", { server: child.name, error: errorMessage(err) });
           }
-          for (const r of resources) if (!this.resourceOwners.has(r.uri)) this.resourceOwners.set(r.uri, child);
+          for (const r of resources) if (!resourceOwners.has(r.uri)) resourceOwners.set(r.uri, child);
           return resources;
         }),
     );
     return lists.flat();
   }
 
-  private resourceOwner(uri: string): Child {
-    const owner = this.resourceOwners.get(uri) ?? this.deps.catalog.templateOwner(uri);
+  private resourceOwner(session: ClientSession, uri: string): Child {
+    const owner = session.tenant.resourceOwners.get(uri) ?? session.tenant.catalog.templateOwner(uri);
     if (owner) return owner;
-    const withResources = this.deps.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources);
+    const withResources = session.tenant.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources);
     if (withResources.length === 1) return withResources[0];
-    throw new McpError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
+    throw protocolError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
   }
 }
 
 function unknownName(kind: string, name: string, suggestions: string[]): McpError {
   const hint = suggestions.length ? ` Did you mean: ${suggestions.join(", ")}?` : ` List them with ${kind}s/list.`;
-  return new McpError(ErrorCode.InvalidParams, `Unknown ${kind} '${name}'.${hint}`);
+  return protocolError(ErrorCode.InvalidParams, `Unknown ${kind} '${name}'.${hint}`);
 }

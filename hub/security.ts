@@ -1,10 +1,15 @@
-// Who may talk to the hub: the API key, the Origin/Host checks against DNS rebinding, CORS, and
-// the client identity used for rate limits.
-import { createHash, timingSafeEqual } from "node:crypto";
+// Who may talk to the hub: API keys naming tenants, session tokens of code calling back, the
+// Host/Origin checks against DNS rebinding, and the client identity of sessionless requests.
+import { createHash } from "node:crypto";
+import { isIP } from "node:net";
 import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import { SESSION_TOKEN_HEADER } from "../servers/lib/session-events.js";
 import type { HubConfig } from "./config.js";
+import type { Hub, ServedTenant } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
+import type { ClientSession } from "./sessions.js";
+import { tenantForKey } from "./tenants.js";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
@@ -19,71 +24,107 @@ export function presentedKey(req: Request): string | undefined {
   return new URL(req.url).searchParams.get("api_key") ?? undefined;
 }
 
-export function apiKeyAuth(apiKey: string | undefined, isTrusted: (req: Request) => boolean): MiddlewareHandler {
-  const expected = apiKey ? sha256(apiKey) : undefined;
+type Ctx = Parameters<MiddlewareHandler>[0];
+
+/**
+ * Who is asking, decided once per request: code calling back as one session (its session token),
+ * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
+ */
+export function authenticate(hub: Hub): MiddlewareHandler {
   return async (c, next) => {
-    if (!expected || c.req.method === "OPTIONS" || isTrusted(c.req.raw)) return next();
-    const key = presentedKey(c.req.raw);
-    // comparing digests keeps the comparison constant-time whatever the lengths
-    if (key !== undefined && timingSafeEqual(sha256(key), expected)) return next();
+    if (c.req.method === "OPTIONS") return next();
+    const token = c.req.header(SESSION_TOKEN_HEADER);
+    if (token !== undefined) {
+      const session = hub.sessions.withToken(token);
+      if (!session) return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
+      c.set(CALLBACK, session);
+      c.set(TENANT, session.tenant);
+      return next();
+    }
+    // a keyless hub ignores a key a client sends anyway (a client configured with one header for all)
+    const key = hub.keylessTenant ? undefined : presentedKey(c.req.raw);
+    const tenant = hub.keylessTenant ?? (key !== undefined ? tenantForKey(hub.tenants, key) : undefined);
+    if (tenant) {
+      c.set(TENANT, tenant);
+      return next();
+    }
     return jsonRpcError(401, -32001, key === undefined
       ? "Unauthorized: this hub requires an API key (Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key>)."
       : "Unauthorized: the API key is not valid.", { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } });
   };
 }
 
-function hostnameOf(hostHeader: string): string {
+const TENANT = "agentbox.tenant";
+const CALLBACK = "agentbox.callback";
+
+/** The tenant `authenticate` found for this request. */
+export function requestTenant(c: Ctx): ServedTenant {
+  return c.get(TENANT as never) as ServedTenant;
+}
+
+/** The session code is calling back as, when the request carries a session token. */
+export function callbackSession(c: Ctx): ClientSession | undefined {
+  return c.get(CALLBACK as never) as ClientSession | undefined;
+}
+
+const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+const isLoopbackName = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || (isIP(bare(hostname)) === 4 && hostname.startsWith("127."));
+
+function hostnameOf(hostHeader: string): string | undefined {
   try {
-    return new URL(`http://${hostHeader}`).hostname;
+    const url = new URL(`http://${hostHeader}`);
+    // "a@b" or a path would make the header mean something else than a host and port
+    return url.username || url.password || url.pathname !== "/" || url.host !== hostHeader.toLowerCase() ? undefined : url.hostname;
   } catch {
-    return "";
+    return undefined;
   }
 }
 
-function isLoopbackBind(host: string): boolean {
-  return LOOPBACK_HOSTS.has(host) || host.startsWith("127.");
-}
-
+/**
+ * Without an API key the hub trusts the network position of its caller, so a web page must not be
+ * able to reach it: a DNS-rebinding page sends its own name as Host, a cross-site page its own
+ * Origin. Names are compared parsed and exactly, never by prefix. With a key, the key is the gate.
+ */
 export class OriginPolicy {
   private readonly corsOrigins: Set<string>;
   private readonly anyOrigin: boolean;
-  private readonly loopbackOnly: boolean;
+  private readonly allowedHosts: Set<string>;
 
-  constructor(private readonly config: Pick<HubConfig, "host" | "corsOrigins" | "allowedHosts">) {
+  constructor(config: Pick<HubConfig, "corsOrigins" | "allowedHosts">, private readonly keyed: boolean) {
     this.corsOrigins = new Set(config.corsOrigins.map((o) => o.replace(/\/$/, "")));
     this.anyOrigin = this.corsOrigins.has("*");
-    this.loopbackOnly = isLoopbackBind(config.host);
+    this.allowedHosts = new Set(config.allowedHosts.map((h) => h.toLowerCase()));
   }
 
-  /** A browser origin allowed to call the hub: same origin, configured, or loopback. */
+  /** A browser origin allowed to call the hub: configured, loopback, or the page the hub itself served. */
   allowsOrigin(origin: string, hostHeader: string | undefined): boolean {
     if (this.anyOrigin || this.corsOrigins.has(origin)) return true;
-    // no Origin header (anything but a browser): nothing to check, and new URL("") throws
-    if (!origin) return false;
     let url: URL;
     try {
       url = new URL(origin);
     } catch {
       return false;
     }
-    if (hostHeader && url.host === hostHeader) return true;
-    return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.startsWith("127.");
+    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+    // same origin is safe only because the Host it names has passed allowsHost
+    if (hostHeader && url.host === hostHeader.toLowerCase() && this.allowsHost(hostHeader)) return true;
+    return isLoopbackName(url.hostname);
   }
 
-  /** With a loopback bind, a Host header naming anything else is a DNS-rebinding attempt. */
+  /** A Host a rebinding page cannot forge: a loopback name, an IP literal, or one configured. */
   allowsHost(hostHeader: string | undefined): boolean {
-    if (!hostHeader) return true;
+    if (!hostHeader) return false;
     const name = hostnameOf(hostHeader);
-    if (this.config.allowedHosts.includes(name) || this.config.allowedHosts.includes(hostHeader)) return true;
-    if (!this.loopbackOnly) return this.config.allowedHosts.length === 0;
-    return LOOPBACK_HOSTS.has(name) || name.startsWith("127.");
+    if (name === undefined) return false;
+    return isLoopbackName(name) || isIP(bare(name)) !== 0 || this.allowedHosts.has(name) || this.allowedHosts.has(hostHeader.toLowerCase());
   }
 
   middleware(): MiddlewareHandler {
     return async (c, next) => {
+      if (this.keyed) return next();
       const host = c.req.header("host");
       if (!this.allowsHost(host)) {
-        return jsonRpcError(403, -32000, `Forbidden: Host '${host}' is not allowed (DNS rebinding protection). Add it to AGENTBOX_ALLOWED_HOSTS if it is yours.`);
+        return jsonRpcError(403, -32000, `Forbidden: Host '${host ?? ""}' is not allowed. Without an API key the hub answers only to loopback names, IP addresses and AGENTBOX_ALLOWED_HOSTS (DNS-rebinding protection); add the name there, or set an API key.`);
       }
       const origin = c.req.header("origin");
       if (origin && !this.allowsOrigin(origin, host)) {

@@ -5,7 +5,9 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ClientCapabilities, LoggingLevel, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createHash, randomBytes } from "node:crypto";
 import type { Child } from "./child.js";
+import type { ServedTenant } from "./hub.js";
 
 export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
 
@@ -33,12 +35,24 @@ export class ClientSession {
   lane?: Promise<import("./session-transport.js").SessionTransport>;
   closed = false;
 
+  /**
+   * The credential code run for this session uses to call tools as this session, and nothing
+   * else: random, known only to the hub and to this tenant's servers (never derived from a secret).
+   */
+  readonly token = randomBytes(32).toString("base64url");
+
   constructor(
     readonly id: string,
     readonly kind: SessionKind,
-    /** Who the client is, for rate limits: a hash of its API key or its remote address. */
+    readonly tenant: ServedTenant,
+    /** Who the client is: a hash of its API key or its remote address. */
     readonly clientKey: string,
   ) {}
+
+  /** Whose rate-limit budget this session spends: its tenant's when it has a key, else its own. */
+  get budget(): string {
+    return this.tenant.keyDigest ? `tenant:${this.tenant.name}` : `session:${this.id}`;
+  }
 
   touch(): void {
     this.lastActivity = Date.now();
@@ -51,6 +65,7 @@ export class ClientSession {
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, ClientSession>();
+  private readonly byToken = new Map<string, ClientSession>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -75,7 +90,13 @@ export class SessionRegistry {
 
   add(session: ClientSession): ClientSession {
     this.sessions.set(session.id, session);
+    this.byToken.set(tokenDigest(session.token), session);
     return session;
+  }
+
+  /** The session a callback token belongs to (looked up by digest, so no timing tells a prefix). */
+  withToken(token: string): ClientSession | undefined {
+    return this.byToken.get(tokenDigest(token));
   }
 
   async close(id: string): Promise<void> {
@@ -83,6 +104,7 @@ export class SessionRegistry {
     if (!session || session.closed) return;
     session.closed = true;
     this.sessions.delete(id);
+    this.byToken.delete(tokenDigest(session.token));
     await Promise.allSettled([...session.servers].map((s) => s.close()));
     await session.transport?.close().catch(() => undefined);
     this.onClosed(session);
@@ -99,3 +121,5 @@ export class SessionRegistry {
     }
   }
 }
+
+const tokenDigest = (token: string) => createHash("sha256").update(token).digest("base64");

@@ -3,7 +3,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Hub } from "./hub.js";
 
 export async function serveStdio(hub: Hub): Promise<void> {
-  const session = hub.newSession(`stdio-${process.pid}`, "stdio", "stdio");
+  // the desktop user who launched the hub is its (first) tenant
+  const session = hub.newSession(`stdio-${process.pid}`, "stdio", hub.tenants[0], "stdio");
   const transport = new StdioServerTransport();
   session.transport = transport;
   await hub.createServer(session).connect(transport);

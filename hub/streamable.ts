@@ -1,21 +1,18 @@
 // POST/GET/DELETE on /mcp: Streamable HTTP sessions through the SDK's web-standard transport, plus
 // the paths the SDK has no opinion on: plain JSON clients without a session, and children calling
 // the hub's tools on behalf of one of its sessions.
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest, isJSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
-import { sessionToken } from "../servers/lib/session-events.js";
 import { BoundedEventStore } from "./event-store.js";
-import type { Hub } from "./hub.js";
+import type { Hub, ServedTenant } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { acceptsSse, rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "./plain-json.js";
-import { clientKey } from "./security.js";
+import { callbackSession, clientKey, requestTenant } from "./security.js";
 import type { ClientSession } from "./sessions.js";
 import { directlyAnswerable, SessionTransport } from "./session-transport.js";
 
-export const INTERNAL_TOKEN_HEADER = "x-agentbox-hub-token";
-export const INTERNAL_SESSION_HEADER = "x-agentbox-session";
 const EVENTS_KEPT_PER_SESSION = 500;
 
 type Parsed = { ok: true; body: unknown; text: string } | { ok: false; response: Response };
@@ -32,33 +29,26 @@ async function readJsonBody(req: Request): Promise<Parsed> {
 export class StreamableEndpoint {
   constructor(private readonly hub: Hub) {}
 
-  /** A call from code in a child, carrying the token of the one session it may act as. */
-  isInternal(req: Request): boolean {
-    const token = req.headers.get(INTERNAL_TOKEN_HEADER);
-    const session = req.headers.get(INTERNAL_SESSION_HEADER);
-    if (!token || !session) return false;
-    const expected = Buffer.from(sessionToken(this.hub.internalToken, session));
-    const given = Buffer.from(token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  }
-
   async handle(c: Context): Promise<Response> {
     const req = c.req.raw;
-    if (this.isInternal(req)) return this.handleInternal(req);
+    const callback = callbackSession(c);
+    if (callback) return this.handleInternal(req, callback);
+    const tenant = requestTenant(c);
     const sessionId = req.headers.get("mcp-session-id");
-    if (sessionId) return this.handleExisting(req, sessionId);
+    if (sessionId) return this.handleExisting(req, sessionId, tenant);
     if (req.method !== "POST") {
       return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
     }
     const parsed = await readJsonBody(req);
     if (!parsed.ok) return parsed.response;
-    if (isInitializeRequest(parsed.body)) return this.initialize(req, parsed, clientKey(c));
-    return this.handleOneShot(req, parsed, this.hub.implicitSession(clientKey(c)));
+    if (isInitializeRequest(parsed.body)) return this.initialize(req, parsed, tenant, clientKey(c));
+    return this.handleOneShot(req, parsed, this.hub.implicitSession(tenant, clientKey(c)));
   }
 
-  private async handleExisting(req: Request, sessionId: string): Promise<Response> {
+  private async handleExisting(req: Request, sessionId: string, tenant: ServedTenant): Promise<Response> {
     const session = this.hub.sessions.get(sessionId);
-    if (!session || session.kind !== "streamable" || !session.transport) {
+    // another tenant's session id is as unknown as a made-up one
+    if (!session || session.kind !== "streamable" || !session.transport || session.tenant !== tenant) {
       return jsonRpcError(404, -32001, `Session not found: '${sessionId}' is unknown or has expired. Start a new session with initialize.`);
     }
     session.touch();
@@ -94,9 +84,9 @@ export class StreamableEndpoint {
     return new Response(JSON.stringify(outcome.reply), { status: retryMs === undefined ? 200 : 429, headers });
   }
 
-  private async initialize(req: Request, parsed: { body: unknown; text: string }, key: string): Promise<Response> {
+  private async initialize(req: Request, parsed: { body: unknown; text: string }, tenant: ServedTenant, key: string): Promise<Response> {
     const id = randomUUID();
-    const session = this.hub.newSession(id, "streamable", key);
+    const session = this.hub.newSession(id, "streamable", tenant, key);
     const transport = new SessionTransport({
       sessionIdGenerator: () => id,
       eventStore: new BoundedEventStore(EVENTS_KEPT_PER_SESSION),
@@ -151,11 +141,8 @@ export class StreamableEndpoint {
     return session.lane;
   }
 
-  /** A child (the code server) calling tools as one of the hub's client sessions. */
-  private async handleInternal(req: Request): Promise<Response> {
-    const sessionId = req.headers.get(INTERNAL_SESSION_HEADER) ?? "";
-    const session = this.hub.sessions.get(sessionId);
-    if (!session) return jsonRpcError(404, -32001, `Session '${sessionId}' has ended; its tools can no longer be called.`);
+  /** Code run for a session (the code server's interpreters) calling tools as that session. */
+  private async handleInternal(req: Request, session: ClientSession): Promise<Response> {
     if (req.method !== "POST") return jsonRpcError(405, -32000, "Only POST is supported for internal calls.");
     const parsed = await readJsonBody(req);
     if (!parsed.ok) return parsed.response;

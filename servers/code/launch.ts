@@ -1,7 +1,7 @@
 // How an interpreter of each language is started: command, arguments and environment.
 import fs from "node:fs";
 import path from "node:path";
-import { sessionToken } from "../lib/session-events.js";
+import { SESSION_TOKEN_ENV } from "../lib/session-events.js";
 import { nodeEnv, pythonVenv, type CodeConfig } from "./config.js";
 
 export type Language = "python" | "javascript";
@@ -12,12 +12,14 @@ export interface LaunchSpec {
   env: Record<string, string>;
 }
 
-export function launchSpec(language: Language, config: CodeConfig, session: string, name: string): LaunchSpec {
-  // the drivers call the hub as this client session, with a token good for that session only
-  const { AGENTBOX_HUB_TOKEN: hubSecret, ...inherited } = process.env as Record<string, string>;
+/**
+ * @param token the hub's callback token for this client session: the drivers call tools as that
+ * session with it and nothing more (readable only by this tenant's own processes)
+ */
+export function launchSpec(language: Language, config: CodeConfig, session: string, name: string, token?: string): LaunchSpec {
   const env: Record<string, string> = {
-    ...inherited,
-    ...(hubSecret ? { AGENTBOX_HUB_TOKEN: sessionToken(hubSecret, session) } : {}),
+    ...(process.env as Record<string, string>),
+    ...(token ? { [SESSION_TOKEN_ENV]: token } : {}),
     AGENTBOX_SESSION: session,
     AGENTBOX_CODE_SESSION: name,
   };

@@ -32,11 +32,11 @@ export class CodeSessions {
   }
 
   /** The named interpreter of this client session, created (not yet started) on first use. */
-  async kernel(session: string, language: Language, name: string, workspace: string): Promise<Kernel> {
+  async kernel(session: string, language: Language, name: string, workspace: string, token?: string): Promise<Kernel> {
     const kernels = await this.store.get(session);
     let kernel = kernels.get(key(language, name));
     if (!kernel) {
-      kernel = new Kernel({ language, name, session, workspace, config: this.config, log: this.log.child({ session, code: name, language }) });
+      kernel = new Kernel({ language, name, session, token, workspace, config: this.config, log: this.log.child({ session, code: name, language }) });
       kernels.set(key(language, name), kernel);
     }
     return kernel;

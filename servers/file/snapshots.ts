@@ -85,11 +85,12 @@ async function removeTree(target: string): Promise<void> {
   }
 }
 
+// a failed recursive rm may still be deleting other branches: what vanishes meanwhile is fine
 async function makeWritable(dir: string): Promise<void> {
   const st = await fsp.lstat(dir).catch(() => null);
   if (!st?.isDirectory()) return;
-  await fsp.chmod(dir, (st.mode & 0o7777) | 0o700);
-  for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
+  await fsp.chmod(dir, (st.mode & 0o7777) | 0o700).catch(() => undefined);
+  for (const e of await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])) {
     if (e.isDirectory()) await makeWritable(path.join(dir, e.name));
   }
 }
@@ -166,11 +167,11 @@ export async function restoreSnapshot(workspace: string, name: string): Promise<
     const movedIn: string[] = [];
     try {
       for (const n of current) {
-        await fsp.rename(path.join(workspace, n), path.join(trash, n));
+        await moveEntry(path.join(workspace, n), path.join(trash, n));
         movedOut.push(n);
       }
       for (const n of await fsp.readdir(staging)) {
-        await fsp.rename(path.join(staging, n), path.join(workspace, n));
+        await moveEntry(path.join(staging, n), path.join(workspace, n));
         movedIn.push(n);
       }
     } catch (err) {
@@ -185,6 +186,18 @@ export async function restoreSnapshot(workspace: string, name: string): Promise<
     await removeTree(staging);
   }
   return meta;
+}
+
+/**
+ * Rename across folders. A folder moving to another parent must be writable itself (its ".."
+ * changes) unless the caller is root, so a read-only folder is opened for the move and closed again.
+ */
+async function moveEntry(from: string, to: string): Promise<void> {
+  const st = await fsp.lstat(from);
+  const readOnlyDir = st.isDirectory() && (st.mode & 0o200) === 0;
+  if (readOnlyDir) await fsp.chmod(from, (st.mode & 0o7777) | 0o200);
+  await fsp.rename(from, to);
+  if (readOnlyDir) await fsp.chmod(to, st.mode & 0o7777);
 }
 
 export async function deleteSnapshot(workspace: string, name: string): Promise<SnapshotMeta> {

@@ -6,7 +6,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
-import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY } from "./session-events.js";
+import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
 import { ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
 
@@ -42,6 +42,7 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
         const progressToken = extra._meta?.progressToken;
         const ctx: ToolContext = {
           session: sessionOf(extra._meta),
+          sessionToken: typeof extra._meta?.[TOKEN_META_KEY] === "string" ? (extra._meta[TOKEN_META_KEY] as string) : undefined,
           signal: extra.signal,
           workspace,
           log: log.child({ tool: tool.name }),

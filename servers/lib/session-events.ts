@@ -1,8 +1,15 @@
 // The hub tells every child when a client session ends with this notification.
-import { createHmac } from "node:crypto";
 export const SESSION_CLOSED_METHOD = "notifications/agentbox/session_closed";
 /** The _meta key carrying the client session id on every call the hub forwards. */
 export const SESSION_META_KEY = "agentbox/session";
+/** The _meta key carrying the session's callback token to the hub's own (stdio) servers. */
+export const TOKEN_META_KEY = "agentbox/token";
+/** The _meta key of a rate-limited result: milliseconds until the call may be retried. */
+export const RETRY_AFTER_META_KEY = "agentbox/retryAfterMs";
+/** Headers code uses to call the hub's tools as its session (the Python and JS bridges send them). */
+export const SESSION_TOKEN_HEADER = "x-agentbox-session-token";
+/** The environment variable carrying that token into an interpreter. */
+export const SESSION_TOKEN_ENV = "AGENTBOX_SESSION_TOKEN";
 
 /** The hub asks every child what it holds for a session (hub_sessions) with this request. */
 export const DESCRIBE_SESSION_METHOD = "agentbox/describe_session";
@@ -35,12 +42,4 @@ export function onSessionClosed(listener: Listener): () => void {
 
 export async function emitSessionClosed(session: string): Promise<void> {
   await Promise.allSettled([...listeners].map((l) => l(session)));
-}
-
-/**
- * The credential that lets code call the hub's tools as one client session: derived from the
- * hub's secret, so code holding it can act only as its own session, never as another.
- */
-export function sessionToken(hubSecret: string, session: string): string {
-  return createHmac("sha256", hubSecret).update(session).digest("hex");
 }

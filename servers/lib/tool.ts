@@ -15,6 +15,8 @@ export class ToolError extends Error {
 export interface ToolContext {
   /** The client session this call belongs to (the hub's `_meta["agentbox/session"]`). */
   session: string;
+  /** The hub's token for calling tools back as this session (stdio servers only). */
+  sessionToken?: string;
   /** Aborted when the client cancels the call or the hub gives up on it. */
   signal: AbortSignal;
   workspace: string;

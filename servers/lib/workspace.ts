@@ -52,12 +52,15 @@ export function resolveInWorkspace(root: string, userPath: string, options: Reso
     }
     real = realOrNull(absolute) ?? absolute;
     if (st.isSymbolicLink() && !realOrNull(absolute)) {
+      // unresolvable can also mean "points where this uid may not look": say where it points
+      const target = path.resolve(path.dirname(absolute), fs.readlinkSync(absolute));
+      if (!isInside(root, target)) throw new ToolError(`Path '${userPath}' is a symlink pointing outside the workspace (${target}); refusing to follow it.`);
       throw new ToolError(`Path '${userPath}' is a dangling symlink.`);
     }
   } catch (err) {
     if (err instanceof ToolError) throw err;
-    if (!options.allowMissing) throw new ToolError(`No such file or directory: ${userPath}`);
     real = resolveMissing(absolute);
+    if (!options.allowMissing && isInside(root, real)) throw new ToolError(`No such file or directory: ${userPath}`);
   }
   if (!isInside(root, real)) {
     throw new ToolError(`Path '${userPath}' resolves (through a symlink) to ${real}, outside the workspace.`);
@@ -81,7 +84,11 @@ function resolveMissing(absolute: string): string {
     const real = realOrNull(current);
     if (real) return path.join(real, ...rest.reverse());
     try {
-      fs.lstatSync(current);
+      const st = fs.lstatSync(current);
+      if (st.isSymbolicLink()) {
+        const target = path.resolve(path.dirname(current), fs.readlinkSync(current));
+        return path.join(target, ...rest.reverse());
+      }
       // exists but realpath failed: a dangling link somewhere in the chain
       throw new ToolError(`Path component '${current}' is a dangling symlink.`);
     } catch (err) {

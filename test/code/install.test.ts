@@ -6,11 +6,13 @@ import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, run, openCodeHub, textOf, type CodeHub } from "./harness.js";
 
-function writeFiles(root: string, files: Record<string, string>): void {
+/** Fixtures written as if the agent had made them (the tenant builds in them). */
+function writeFiles(hub: CodeHub, files: Record<string, string>): void {
   for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), content);
+    fs.mkdirSync(path.dirname(path.join(hub.workspace, name)), { recursive: true });
+    fs.writeFileSync(path.join(hub.workspace, name), content);
   }
+  hub.handToTenant();
 }
 
 describe("code_install", () => {
@@ -23,7 +25,7 @@ describe("code_install", () => {
   test("pip installs a local package folder; a running session imports it without a restart", async () => {
     // the session exists before the install, to show new packages appear in it
     assert.equal((await run(client, "python", "import numpy\nnumpy.__name__")).text, "'numpy'");
-    writeFiles(hub.workspace, {
+    writeFiles(hub, {
       "pkgs/agentbox_demo_pkg/pyproject.toml":
         '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n' +
         '[project]\nname = "agentbox-demo-pkg"\nversion = "1.2.3"\n',
@@ -40,7 +42,7 @@ describe("code_install", () => {
   });
 
   test("npm installs a local package; JavaScript sessions require and import it", async () => {
-    writeFiles(hub.workspace, {
+    writeFiles(hub, {
       "pkgs/agentbox-demo-js/package.json": JSON.stringify({ name: "agentbox-demo-js", version: "0.4.0", main: "index.js" }),
       "pkgs/agentbox-demo-js/index.js": "exports.shout = (s) => s.toUpperCase() + '!';\n",
     });

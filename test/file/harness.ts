@@ -30,6 +30,7 @@ export async function startFiles(env: Record<string, string> = {}): Promise<File
       fs.mkdirSync(path.dirname(p), { recursive: true });
       fs.writeFileSync(p, content);
       if (mode !== undefined) fs.chmodSync(p, mode);
+      hub.handToTenant(p);
       return p;
     },
     async stop() {

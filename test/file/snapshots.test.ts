@@ -50,6 +50,7 @@ describe("snapshots", () => {
     f.put("locked/readme.txt", "ro");
     fs.chmodSync(path.join(f.workspace, "locked"), 0o555);
     fs.symlinkSync("src/main.py", path.join(f.workspace, "main-link"));
+    f.hub.handToTenant();
     const before = manifest(f.workspace);
 
     const taken = await f.tool("snapshot_take", { name: "v1.0" });
@@ -71,6 +72,7 @@ describe("snapshots", () => {
     fs.chmodSync(path.join(f.workspace, "locked"), 0o755);
     fs.rmSync(path.join(f.workspace, "locked"), { recursive: true });
     f.put("locked", "now a file");
+    f.hub.handToTenant();
     assert.notDeepEqual(manifest(f.workspace), before);
 
     const restored = await f.tool("snapshot_restore", { name: "v1.0" });
@@ -98,10 +100,11 @@ describe("snapshots", () => {
     const again = await f.tool("snapshot_take", { name: "second" });
     assert.equal(again.isError, true);
     assert.match(textOf(again), /already exists; pass overwrite: true/);
-    assert.equal((await f.tool("snapshot_take", { name: "second", overwrite: true })).isError, undefined);
+    const overwritten = await f.tool("snapshot_take", { name: "second", overwrite: true });
+    assert.equal(overwritten.isError, undefined, textOf(overwritten));
 
     const del = await f.tool("snapshot_delete", { name: "second" });
-    assert.equal(del.isError, undefined);
+    assert.equal(del.isError, undefined, textOf(del));
     assert.ok(!fs.existsSync(path.join(f.workspace, ".agentbox/snapshots/second")));
     const gone = await f.tool("snapshot_restore", { name: "second" });
     assert.equal(gone.isError, true);

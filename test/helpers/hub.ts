@@ -31,6 +31,11 @@ export interface TestHub {
   pid: number;
   process: ChildProcess;
   logs: string[];
+  /**
+   * Give fixtures a test wrote (as root) to the uid the hub runs the workspace's tenant under, as
+   * if the agent had made them: recursively, for everything still owned by root. No-op otherwise.
+   */
+  handToTenant(...paths: string[]): void;
   connect(options?: ConnectOptions): Promise<Client>;
   stop(): Promise<void>;
 }
@@ -106,6 +111,22 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
     pid: child.pid!,
     process: child,
     logs,
+    handToTenant(...paths) {
+      const owner = fs.statSync(workspace);
+      if (process.getuid?.() !== 0 || owner.uid === 0) return;
+      const give = (p: string) => {
+        const st = fs.lstatSync(p);
+        if (st.uid === 0) fs.lchownSync(p, owner.uid, owner.gid);
+        if (st.isDirectory()) for (const entry of fs.readdirSync(p)) give(path.join(p, entry));
+      };
+      for (const p of paths.length ? paths : [workspace]) {
+        // the folders a fixture was put in, up to the workspace, belong to the tenant too
+        for (let dir = path.dirname(p); dir.startsWith(workspace + path.sep); dir = path.dirname(dir)) {
+          if (fs.lstatSync(dir).uid === 0) fs.lchownSync(dir, owner.uid, owner.gid);
+        }
+        give(p);
+      }
+    },
     async connect(connectOptions: ConnectOptions = {}) {
       const client = new Client(
         { name: connectOptions.name ?? "agentbox-test", version: "1.0.0" },

@@ -105,14 +105,15 @@ describe("rate limits", () => {
     const limited = await call(client, "echo_echo", { text: "one too many" });
     assert.equal(limited.isError, true);
     assert.match(textOf(limited), /Rate limit for echo_echo reached.*retry in \d+ s/);
-    assert.ok((limited.structuredContent as { retryAfterMs: number }).retryAfterMs > 0);
+    assert.equal(limited.structuredContent, undefined, "a client would validate it against the tool's outputSchema");
+    assert.ok((limited._meta?.["agentbox/retryAfterMs"] as number) > 0);
     assert.equal((await call(client, "echo_whoami")).isError, undefined);
     assert.equal((await call(client, "echo_whoami")).isError, true, "echo_whoami has its own 1/min");
     assert.equal((await call(client, "echo_stats")).isError, undefined, "other tools keep their own budget");
   });
 
   test("a limited tools/list is a JSON-RPC error with data.retryAfterMs, and HTTP 429 for plain JSON", async () => {
-    const client = await hub.connect({ headers: { "X-API-Key": "client-b" } });
+    const client = await hub.connect();
     await client.listTools();
     await client.listTools();
     await assert.rejects(() => client.listTools(), (err: McpError) => {
@@ -120,7 +121,8 @@ describe("rate limits", () => {
       assert.ok((err.data as { retryAfterMs: number }).retryAfterMs > 0);
       return true;
     });
-    const plain = { ...json, "X-API-Key": "client-c" };
+    // sessionless clients share one implicit session per address, and with it one budget
+    const plain = json;
     for (let i = 0; i < 2; i++) assert.equal((await fetch(hub.url, { method: "POST", headers: plain, body: listBody })).status, 200);
     const res = await fetch(hub.url, { method: "POST", headers: plain, body: listBody });
     assert.equal(res.status, 429);

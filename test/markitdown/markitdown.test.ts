@@ -52,6 +52,10 @@ before(async () => {
 
   // A stand-in exiftool on PATH records what it was given, so the test sees what reaches the shell.
   fakeBin = tempDir("agentbox-md-bin-");
+  // the server runs under its tenant's uid: it must reach the stand-in and append to its log
+  fs.chmodSync(fakeBin, 0o755);
+  fs.writeFileSync(path.join(fakeBin, "calls.log"), "", { mode: 0o666 });
+  fs.chmodSync(path.join(fakeBin, "calls.log"), 0o666);
   fs.writeFileSync(
     path.join(fakeBin, "exiftool"),
     `#!/bin/sh\nprintf '%s\\n' "$@" >> "${fakeBin}/calls.log"\necho '[{"ImageSize":"1x1","Title":"Fake Exif Title"}]'\n`,

@@ -3,6 +3,7 @@
 // `await tools.file_read({ path })` returns the structured content if any, else the text, and
 // throws when the tool reports an error.
 import util from "node:util";
+import { SESSION_TOKEN_ENV, SESSION_TOKEN_HEADER } from "../../lib/session-events.js";
 
 interface ToolInfo {
   name: string;
@@ -33,8 +34,7 @@ async function rpc(method: string, params: Record<string, unknown>): Promise<unk
       headers: {
         "Content-Type": "application/json",
         Accept: "application/json",
-        "X-Agentbox-Hub-Token": process.env.AGENTBOX_HUB_TOKEN ?? "",
-        "X-Agentbox-Session": process.env.AGENTBOX_SESSION ?? "",
+        [SESSION_TOKEN_HEADER]: process.env[SESSION_TOKEN_ENV] ?? "",
       },
       body: JSON.stringify({ jsonrpc: "2.0", id: ++requestId, method, params }),
     });

@@ -32,8 +32,7 @@ def _rpc(method, params):
     request = urllib.request.Request(url, data=body, method="POST", headers={
         "Content-Type": "application/json",
         "Accept": "application/json",
-        "X-Agentbox-Hub-Token": os.environ.get("AGENTBOX_HUB_TOKEN", ""),
-        "X-Agentbox-Session": os.environ.get("AGENTBOX_SESSION", ""),
+        "X-Agentbox-Session-Token": os.environ.get("AGENTBOX_SESSION_TOKEN", ""),
     })
     try:
         with urllib.request.urlopen(request, timeout=float(os.environ.get("AGENTBOX_TOOL_TIMEOUT_S", "600"))) as response:
