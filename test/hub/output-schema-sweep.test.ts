@@ -214,8 +214,9 @@ describe("output schemas: every result an official client accepts", () => {
     assert.deepEqual(problems, [], `violations:\n${problems.join("\n")}`);
   });
 
-  // Needs the hub to answer a rate-limited call without structuredContent (retryAfterMs moves to
-  // _meta): until then the SDK client rejects every one of these.
+  // Runs after the test above, which spent each tool's budget. Needs the hub to answer a
+  // rate-limited call without structuredContent (retryAfterMs moves to _meta): until then the SDK
+  // client rejects every one of these.
   test("every such tool, once rate-limited, gives an isError result the SDK client accepts, saying when to retry", async () => {
     await listAll(client);
     const problems: string[] = [];
