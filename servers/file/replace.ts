@@ -92,7 +92,6 @@ export function applyReplacements(original: string, edits: Replacement[]): { tex
       throw new ToolError(
         `Edit #${n}: oldText matches ${matches.length} times${how}, at lines ${lines.join(", ")}, but expectedCount is ${edit.expectedCount}. ` +
           `Add surrounding lines to make the match unique, or set expectedCount to ${matches.length} to replace every one. Nothing was changed.`,
-        { edit: n, matches: matches.length, lines },
       );
     }
     text = splice(text, matches, (m) => (mode === "exact" ? newText : reindent(text, m, oldText, newText)));

@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
 import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
-import { ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
+import { reply, ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
 
 export interface ServerSpec {
@@ -66,9 +66,7 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
 
 function toolFailure(err: unknown, log: Logger): CallToolResult {
   if (!(err instanceof ToolError)) log.warn("tool failed", { error: errorMessage(err), stack: (err as Error)?.stack });
-  const result: CallToolResult = { content: [{ type: "text", text: errorMessage(err) }], isError: true };
-  if (err instanceof ToolError && err.structured) result.structuredContent = err.structured;
-  return result;
+  return reply.error(errorMessage(err));
 }
 
 export async function serve(spec: ServerSpec): Promise<McpServer> {

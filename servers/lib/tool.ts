@@ -4,9 +4,14 @@ import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Logger } from "./log.js";
 
-/** A failure the model can act on: returned as an `isError` result with this message. */
+/**
+ * A failure the model can act on: returned as an `isError` result with this message. It carries
+ * no data beside the message on purpose: official clients validate any structuredContent against
+ * the tool's outputSchema, also on errors, and reject the whole result when it does not match, so
+ * the facts of a failure belong in the message the model reads.
+ */
 export class ToolError extends Error {
-  constructor(message: string, readonly structured?: Record<string, unknown>) {
+  constructor(message: string) {
     super(message);
     this.name = "ToolError";
   }
@@ -56,9 +61,8 @@ export const reply = {
     if (caption) content.unshift({ type: "text", text: caption });
     return { content };
   },
-  error(message: string, structured?: Record<string, unknown>): CallToolResult {
-    const result: CallToolResult = { content: [{ type: "text", text: message }], isError: true };
-    if (structured) result.structuredContent = structured;
-    return result;
+  /** An `isError` result: text only, never structuredContent (see ToolError for why). */
+  error(message: string): CallToolResult {
+    return { content: [{ type: "text", text: message }], isError: true };
   },
 };

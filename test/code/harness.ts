@@ -1,5 +1,6 @@
 // Shared bits of the code server tests: a hub running the code server with its own data dir,
 // and a short way to run a cell.
+import assert from "node:assert/strict";
 import fs from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -44,7 +45,8 @@ export interface Structured {
   stateKept: boolean;
   truncated: boolean;
   note?: string;
-  session: string;
+  /** Only in a success's structuredContent. */
+  session?: string;
 }
 
 export async function run(
@@ -54,5 +56,30 @@ export async function run(
   extra: Record<string, unknown> = {},
 ): Promise<{ result: CallToolResult; text: string; data: Structured }> {
   const result = await call(client, "code_execute", { language, code, ...extra });
-  return { result, text: textOf(result), data: result.structuredContent as unknown as Structured };
+  const text = textOf(result);
+  if (!result.isError) return { result, text, data: result.structuredContent as unknown as Structured };
+  // a failed cell carries no structuredContent (clients would validate it against the outputSchema);
+  // read its facts back from the text, as the model does, so the tests check that the text has them
+  assert.equal(result.structuredContent, undefined, "an isError result carries no structuredContent");
+  return { result, text, data: failureFromText(text) };
+}
+
+/** The labelled parts of a failed cell's text ("[status]\ntimeout; ...\n[error]\n..."). */
+function failureFromText(text: string): Structured {
+  const parts = new Map<string, string>();
+  const heads = [...text.matchAll(/^\[(status|stdout|stderr|error|result|figures|note)\]\n/gm)];
+  heads.forEach((head, i) => parts.set(head[1], text.slice(head.index! + head[0].length, heads[i + 1]?.index ?? text.length).replace(/\n$/, "")));
+  const status = parts.get("status");
+  assert.ok(status, `a failed cell's text starts with its [status]:\n${text}`);
+  return {
+    status: status.split(";")[0],
+    stateKept: /state was kept/.test(status),
+    stdout: parts.get("stdout") ?? "",
+    stderr: parts.get("stderr") ?? "",
+    result: parts.get("result") ?? null,
+    error: parts.get("error") ?? null,
+    note: parts.get("note"),
+    images: Number(parts.get("figures")?.match(/^\d+/)?.[0] ?? 0),
+    truncated: /characters omitted/.test(text),
+  };
 }

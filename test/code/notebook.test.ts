@@ -123,7 +123,7 @@ describe("code_execute: notebook semantics", () => {
   test("the session survives SystemExit and output before the error is kept", async () => {
     const py = await run(client, "python", "print('before')\nraise SystemExit(3)");
     assert.equal(py.result.isError, true);
-    assert.equal(py.data.stdout, "before\n");
+    assert.equal(py.data.stdout, "before", "the text's [stdout] part");
     assert.match(py.data.error!, /SystemExit: 3/);
     const after = await run(client, "python", "counter");
     assert.equal(after.data.status, "ok");

@@ -32,6 +32,10 @@ const output = {
 /** One text block with labelled parts; a bare value (`2**10` → `1024`) stays bare. */
 export function formatOutcome(outcome: ExecOutcome): string {
   const parts: Array<[string, string]> = [];
+  // a failed cell is an isError result without structuredContent, so its status is told here
+  if (outcome.status !== "ok") {
+    parts.push(["status", `${outcome.status}; ${outcome.stateKept ? "the session's state was kept" : "the session's earlier state is gone"}`]);
+  }
   if (outcome.stdout) parts.push(["stdout", outcome.stdout]);
   if (outcome.stderr) parts.push(["stderr", outcome.stderr]);
   if (outcome.error) parts.push(["error", outcome.error]);
@@ -39,7 +43,7 @@ export function formatOutcome(outcome: ExecOutcome): string {
   if (outcome.images.length) parts.push(["figures", `${outcome.images.length} figure(s) returned as PNG images`]);
   if (outcome.note) parts.push(["note", outcome.note]);
   if (parts.length === 1 && parts[0][0] === "result") return parts[0][1];
-  if (parts.length === 0) return outcome.status === "ok" ? "(no output)" : `(${outcome.status}, no output)`;
+  if (parts.length === 0) return "(no output)";
   return parts.map(([label, text]) => `[${label}]\n${text.replace(/\n$/, "")}`).join("\n");
 }
 
@@ -90,9 +94,10 @@ export function executeTool(sessions: CodeSessions, config: CodeConfig) {
         cell: outcome.cell,
         durationMs: Date.now() - started,
       };
-      const result: CallToolResult = reply.data(formatOutcome(outcome), structured);
+      const text = formatOutcome(outcome);
+      // a failure carries no structuredContent (see reply.error): its text says everything
+      const result: CallToolResult = outcome.status === "ok" ? reply.data(text, structured) : reply.error(text);
       for (const image of outcome.images) result.content.push({ type: "image", data: image.data, mimeType: image.mimeType });
-      if (outcome.status !== "ok") result.isError = true;
       return result;
     },
   });

@@ -70,7 +70,8 @@ export default defineTool({
     const structured = { ...result, truncated };
     const text = describe(result, timeoutMs, truncated);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
-    return failed ? reply.error(text, structured) : reply.data(text, structured);
+    // a failure's facts (exit code, output, timeout) are all in the text; see reply.error
+    return failed ? reply.error(text) : reply.data(text, structured);
   },
 });
 
