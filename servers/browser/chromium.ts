@@ -1,6 +1,8 @@
-// The one Chromium every client session shares. It starts on the first browser call, exposes a
-// CDP endpoint on loopback so other tools can attach, and is relaunched after a crash; the
-// generation number lets sessions notice that their contexts died with the old process.
+// The one Chromium every client session shares. It starts on the first browser call and is
+// relaunched after a crash; the generation number lets sessions notice that their contexts died
+// with the old process. Playwright drives it over a pipe: a CDP port would let any local process
+// attach and read every session's pages and cookies, so one is opened only when the operator
+// sets AGENTBOX_CDP_PORT.
 import fs from "node:fs";
 import type { Browser } from "playwright-core";
 import { errorMessage, type Logger } from "../lib/log.js";
@@ -19,8 +21,21 @@ const ARGS = [
   "--disable-sync",
   "--no-first-run",
   "--disable-quic",
-  "--remote-debugging-address=127.0.0.1",
 ];
+
+/** The operator's CDP port (AGENTBOX_CDP_PORT), or undefined when the endpoint is off. */
+export function cdpPort(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const raw = env.AGENTBOX_CDP_PORT?.trim();
+  if (!raw) return undefined;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new ToolError(`AGENTBOX_CDP_PORT must be a port number from 1 to 65535, got "${raw}"; unset it to keep the CDP endpoint off.`);
+  }
+  return port;
+}
+
+export const CDP_OFF_MESSAGE =
+  "The CDP endpoint is off: Chromium is driven over a pipe and listens on no port. An operator can turn it on by starting agentbox with AGENTBOX_CDP_PORT=<port> (Chromium then listens on 127.0.0.1:<port>, browser-wide: every session's pages and cookies are visible there).";
 
 export function chromiumPath(env: NodeJS.ProcessEnv = process.env): string {
   const configured = env.AGENTBOX_CHROMIUM_PATH;
@@ -62,8 +77,8 @@ export class ChromiumHost {
 
   private async launch(): Promise<Browser> {
     const executablePath = chromiumPath();
-    const port = Number(process.env.AGENTBOX_CDP_PORT ?? "0");
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ToolError(`AGENTBOX_CDP_PORT must be a port number (0 picks a free one), got "${process.env.AGENTBOX_CDP_PORT}".`);
+    const port = cdpPort();
+    const cdpArgs = port === undefined ? [] : [`--remote-debugging-port=${port}`, "--remote-debugging-address=127.0.0.1"];
     let browser: Browser;
     try {
       // playwright-core is loaded with the first launch: an idle browser server stays small and quick to start
@@ -71,7 +86,7 @@ export class ChromiumHost {
       browser = await chromium.launch({
         executablePath,
         headless: true,
-        args: [...ARGS, `--remote-debugging-port=${port}`],
+        args: [...ARGS, ...cdpArgs],
       });
     } catch (err) {
       throw new ToolError(`Chromium (${executablePath}) failed to start: ${firstLine(errorMessage(err))}`);
@@ -96,26 +111,26 @@ export class ChromiumHost {
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       if (ppid !== process.pid) continue;
       const cmdline = safeRead(`/proc/${entry}/cmdline`)?.split("\0") ?? [];
-      if (cmdline.some((a) => a.startsWith("--remote-debugging-port"))) return Number(entry);
+      if (cmdline.some((a) => a.startsWith("--remote-debugging-"))) return Number(entry);
     }
     return undefined;
   }
 
   /**
-   * The CDP endpoint. Playwright chooses the profile folder, so we read it from the browser's
-   * command line and take the port Chromium wrote to DevToolsActivePort there.
+   * The operator's CDP endpoint, or undefined when it is off. The port is the configured one:
+   * Chromium writes DevToolsActivePort only for a port it picked itself.
    */
-  async endpoint(): Promise<CdpEndpoint> {
+  async endpoint(): Promise<CdpEndpoint | undefined> {
+    const port = cdpPort();
     const browser = await this.browser();
-    const pid = this.pid();
-    const cmdline = pid ? (safeRead(`/proc/${pid}/cmdline`)?.split("\0") ?? []) : [];
-    const profile = cmdline.find((a) => a.startsWith("--user-data-dir="))?.slice("--user-data-dir=".length);
-    const active = profile ? safeRead(`${profile}/DevToolsActivePort`) : undefined;
-    const port = Number(active?.split("\n")[0]);
-    if (!Number.isInteger(port) || port <= 0) throw new ToolError("Chromium did not report its DevTools port; the CDP endpoint is unavailable.");
-    const res = await fetch(`http://127.0.0.1:${port}/json/version`);
-    const version = (await res.json()) as { webSocketDebuggerUrl: string; Browser: string };
-    return { port, webSocketDebuggerUrl: version.webSocketDebuggerUrl, browserVersion: version.Browser ?? browser.version(), pid };
+    if (port === undefined) return undefined;
+    let version: { webSocketDebuggerUrl: string; Browser?: string };
+    try {
+      version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as typeof version;
+    } catch (err) {
+      throw new ToolError(`Chromium's CDP endpoint on 127.0.0.1:${port} (AGENTBOX_CDP_PORT) does not answer: ${firstLine(errorMessage(err))}. Is the port taken by another program?`);
+    }
+    return { port, webSocketDebuggerUrl: version.webSocketDebuggerUrl, browserVersion: version.Browser ?? browser.version(), pid: this.pid() };
   }
 
   async close(): Promise<void> {

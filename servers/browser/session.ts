@@ -4,9 +4,9 @@
 import type { BrowserContext, Dialog, Page } from "playwright-core";
 import type { Logger } from "../lib/log.js";
 import { ToolError } from "../lib/tool.js";
-import { resolveInWorkspace } from "../lib/workspace.js";
 import type { ChromiumHost } from "./chromium.js";
 import { Recorder } from "./recorder.js";
+import { serveWorkspace } from "./workspace-origin.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 const ACTION_TIMEOUT_MS = 10_000;
@@ -32,7 +32,7 @@ export class BrowserSession {
   /** The latest snapshot, so `snapshot` with an offset pages through it without renumbering refs. */
   lastSnapshot?: { url: string; text: string };
   readonly recorder: Recorder;
-  /** Navigation away from a forbidden file: page; responses wait for it so none shows that page. */
+  /** Navigation away from a file: document (never expected); responses wait for it so none shows it. */
   leaving?: Promise<void>;
   /** Set once the session ended (closed or idle): its state is never rebuilt. */
   private closed = false;
@@ -69,6 +69,7 @@ export class BrowserSession {
       await context.close().catch(() => undefined);
       throw new ToolError("This client session was closed while the browser was starting.");
     }
+    await serveWorkspace(context, this.workspace);
     context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
     context.on("page", (page) => this.adopt(page, true));
@@ -109,9 +110,13 @@ export class BrowserSession {
     return page;
   }
 
+  /** The tab with this index; an unknown index is refused with the list of open tabs. */
   tabAt(index: number): Page {
     const page = this.pages[index];
-    if (!page) throw new ToolError(`No tab ${index}; tabs are numbered 0 to ${this.pages.length - 1} (see tabs with action "list").`);
+    if (!page) {
+      const open = this.pages.map((p, i) => `${i}: ${p.url()}`).join(", ");
+      throw new ToolError(`No tab ${index} in this session; ${open ? `open tabs are ${open}` : "no tabs are open"} (see tabs with action "list").`);
+    }
     return page;
   }
 
@@ -141,11 +146,13 @@ export class BrowserSession {
       this.dialog = dialog;
       for (const waiter of this.dialogWaiters) waiter(dialog);
     });
-    // navigate checks file: URLs, but a workspace page can link anywhere on disk: leave such pages.
+    // Workspace files are served over http (workspace-origin.ts) and Chromium refuses file: loads
+    // from http and data: documents, so no frame should ever commit a file: URL. Should one get
+    // through anyway, leave it at once rather than let a snapshot read it.
     page.on("framenavigated", (frame) => {
-      if (frame !== page.mainFrame() || !frame.url().startsWith("file:") || this.insideWorkspace(frame.url())) return;
-      this.notice(`Blocked ${frame.url()}: file: pages outside the workspace are not allowed.`);
-      this.leaving = page.goto("about:blank").then(
+      if (!frame.url().startsWith("file:")) return;
+      this.notice(`Blocked ${frame.url()}: file: documents are not allowed; open workspace files with navigate.`);
+      this.leaving = frame.goto("about:blank").then(
         () => undefined,
         () => undefined,
       );
@@ -167,15 +174,6 @@ export class BrowserSession {
   async dispose(): Promise<void> {
     this.closed = true;
     await this.close();
-  }
-
-  private insideWorkspace(fileUrl: string): boolean {
-    try {
-      resolveInWorkspace(this.workspace, fileUrl);
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   /** Close this session's context: all its tabs, cookies and storage (the `close` tool). */

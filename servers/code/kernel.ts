@@ -54,7 +54,14 @@ interface Running {
   err: StreamCapture;
   settle(result: DriverResult | "exited"): void;
   result: Promise<DriverResult | "exited">;
+  /** Set once a timeout or cancellation is interrupting it. */
+  stopping?: boolean;
+  /** Resolves when the execute has finished (the interpreter is free again). */
+  done: Promise<void>;
 }
+
+/** Beyond the interrupt grace: the killed interpreter's exit and the output drain. */
+const STOP_SLACK_MS = 3_000;
 
 export interface KernelOptions {
   language: Language;
@@ -210,6 +217,11 @@ export class Kernel {
   }
 
   async execute(code: string, timeoutMs: number, signal: AbortSignal): Promise<ExecOutcome> {
+    // A cancelled execute answers its client at once but needs a moment (the interrupt) to free
+    // the interpreter: the next call waits for that, bounded by the grace, instead of being refused.
+    if (this.running?.stopping) {
+      await Promise.race([this.running.done, delay(this.options.config.interruptGraceMs + STOP_SLACK_MS)]);
+    }
     if (this.running) {
       throw new ToolError(
         `Session '${this.name}' (${this.language}) is still running an earlier execute; wait for it, interrupt it with code_reset, or use another session name.`,
@@ -219,7 +231,9 @@ export class Kernel {
     const marker = `\u0001agentbox-end-${randomUUID()}\u0001`;
     let settle!: (r: DriverResult | "exited") => void;
     const result = new Promise<DriverResult | "exited">((resolve) => (settle = resolve));
+    let finished!: () => void;
     const running: Running = {
+      done: new Promise<void>((resolve) => (finished = resolve)),
       id: ++this.nextId,
       out: new StreamCapture(marker, config.maxOutputChars),
       err: new StreamCapture(marker, config.maxOutputChars),
@@ -240,6 +254,7 @@ export class Kernel {
     } finally {
       this.running = undefined;
       this.lastUsed = Date.now();
+      finished();
     }
   }
 
@@ -268,6 +283,7 @@ export class Kernel {
     let stateKept = true;
     if (outcome === "stop") {
       const why = stop === "timeout" ? `the ${timeoutMs} ms timeout` : "cancellation";
+      running.stopping = true;
       outcome = await this.interrupt(running);
       if (outcome === "exited") {
         stateKept = false;

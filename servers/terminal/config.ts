@@ -32,12 +32,14 @@ export function loadConfig(log?: Logger): TerminalConfig {
 
 /**
  * The environment a command or terminal starts with: the server's own, minus the hub's API key
- * (a command has no business reading it), plus the caller's variables and the tree marker.
+ * (a command has no business reading it), plus the caller's variables, the tree marker and the
+ * client session (AGENTBOX_SESSION, which the hub reads to attribute processes that escaped
+ * their tree; set last so the caller's variables cannot forge it).
  */
-export function childEnv(extra: Record<string, string> | undefined, markerName: string, marker: string): Record<string, string> {
+export function childEnv(extra: Record<string, string> | undefined, markerName: string, marker: string, session?: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && key !== "AGENTBOX_API_KEY") env[key] = value;
   }
-  return { ...env, ...extra, [markerName]: marker };
+  return { ...env, ...extra, [markerName]: marker, ...(session === undefined ? {} : { AGENTBOX_SESSION: session }) };
 }

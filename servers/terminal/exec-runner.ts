@@ -12,6 +12,8 @@ export interface ExecOptions {
   command: string;
   cwd: string;
   env?: Record<string, string>;
+  /** The client session, exported to the command as AGENTBOX_SESSION. */
+  session: string;
   stdin?: string;
   timeoutMs: number;
   maxOutput: number;
@@ -51,9 +53,12 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
     const marker = randomUUID();
     // detached: bash leads a new session and process group, so the group can be killed whole
     // without touching the server.
-    const child = spawn("/bin/bash", ["-c", options.command], {
+    // --norc: bash -c reads ~/.bashrc when its stdin is a socket (it takes that for rshd/sshd),
+    // and Node's stdin "pipe" is a socketpair, so a command given stdin ran the rc file and one
+    // without did not. Neither does now.
+    const child = spawn("/bin/bash", ["--norc", "-c", options.command], {
       cwd: options.cwd,
-      env: childEnv(options.env, TREE_MARKER_ENV, marker),
+      env: childEnv(options.env, TREE_MARKER_ENV, marker, options.session),
       detached: true,
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

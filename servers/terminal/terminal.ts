@@ -4,6 +4,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import * as pty from "node-pty";
 import stripAnsi from "strip-ansi";
 import { childEnv } from "./config.js";
+import { echoDecided, echoEnd } from "./echo.js";
 import { killTree, TREE_MARKER_ENV } from "./proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
@@ -13,6 +14,8 @@ export interface TerminalOptions {
   args: string[];
   cwd: string;
   env?: Record<string, string>;
+  /** The client session, exported to the program as AGENTBOX_SESSION. */
+  session: string;
   cols: number;
   rows: number;
   /** Bytes of output kept. */
@@ -23,6 +26,8 @@ export interface WaitOptions {
   /** Absolute output offset the pattern is looked for from. */
   from: number;
   pattern?: RegExp;
+  /** Text just typed: the pattern is matched only after the terminal's echo of it. */
+  echo?: string;
   quietMs?: number;
   timeoutMs: number;
   signal: AbortSignal;
@@ -72,7 +77,7 @@ export class Terminal {
       cols: options.cols,
       rows: options.rows,
       cwd: options.cwd,
-      env: childEnv(options.env, TREE_MARKER_ENV, this.marker),
+      env: childEnv(options.env, TREE_MARKER_ENV, this.marker, options.session),
     });
     this.pid = this.pty.pid;
     this.pty.onData((data) => {
@@ -148,11 +153,21 @@ export class Terminal {
     const deadline = started + options.timeoutMs;
     let matched = !options.pattern;
     let scanned = options.from;
+    let matchFrom = options.from;
+    let echoOpen = options.echo !== undefined;
     for (;;) {
       if (options.signal.aborted) return "cancelled";
       if (!matched && this.output.total > scanned) {
+        let ready = true;
+        if (echoOpen) {
+          const raw = this.output.text(options.from);
+          const end = echoEnd(raw, options.echo!);
+          ready = end !== undefined;
+          if (end !== undefined) matchFrom = options.from + Buffer.byteLength(raw.slice(0, end));
+          echoOpen = !echoDecided(raw, options.echo!);
+        }
         // Rescan only the new output plus an overlap, not everything since `from` on every chunk.
-        matched = options.pattern!.test(clean(this.output.text(Math.max(options.from, scanned - SCAN_OVERLAP)), true));
+        if (ready) matched = options.pattern!.test(clean(this.output.text(Math.max(matchFrom, scanned - SCAN_OVERLAP)), true));
         scanned = this.output.total;
       }
       const now = Date.now();

@@ -1,10 +1,13 @@
 // Shared by the browser tests: a hub running only the browser server, the local test site, and
 // helpers to call browser_* tools and pick refs out of snapshots.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import net from "node:net";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
+import { descendantsOf } from "../../servers/lib/proctree.js";
 
 export { textOf };
 
@@ -15,9 +18,9 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const site = await startSite();
-  const hub = await startHub({ servers: ["browser"] });
+  const hub = await startHub({ servers: ["browser"], env });
   return {
     hub,
     site,
@@ -54,4 +57,59 @@ export function refOf(snapshot: string, needle: string): string {
 export async function evaluate(client: Client, code: string): Promise<unknown> {
   const result = await ok(client, "evaluate", { code });
   return (result.structuredContent as { result: unknown }).result;
+}
+
+/** A loopback port free right now, for AGENTBOX_CDP_PORT. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Socket inodes of TCP sockets in LISTEN state (IPv4 and IPv6), mapped to their local port. */
+export function tcpListeners(): Map<string, number> {
+  const found = new Map<string, number>();
+  for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    for (const line of fs.readFileSync(table, "utf8").split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols[3] === "0A") found.set(cols[9], parseInt(cols[1].split(":").at(-1)!, 16));
+    }
+  }
+  return found;
+}
+
+/** The process and all its descendants, from /proc. */
+export function processTree(root: number): number[] {
+  return [root, ...descendantsOf(root).map((p) => p.pid)];
+}
+
+/** Socket inodes the processes hold open. */
+export function socketInodes(pids: number[]): Set<string> {
+  const inodes = new Set<string>();
+  for (const pid of pids) {
+    let fds: string[] = [];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+        const inode = link.match(/^socket:\[(\d+)\]$/)?.[1];
+        if (inode) inodes.add(inode);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  }
+  return inodes;
+}
+
+/** Ports Chromium (the process tree under pid) listens on that were not listening in `before`. */
+export function newChromiumListeners(pid: number, before: Map<string, number>): number[] {
+  const owned = socketInodes(processTree(pid));
+  return [...tcpListeners()].filter(([inode]) => !before.has(inode) && owned.has(inode)).map(([, port]) => port);
 }

@@ -167,6 +167,10 @@ describe("browser pages", () => {
     assert.deepEqual((errors.structuredContent as { messages: { text: string }[] }).messages.map((m) => m.text), ["something broke"]);
     const net = await ok(c, "network_requests");
     assert.match(textOf(net), new RegExp(`GET ${url("/console")} \\[document\\] → 200`));
+    // an unknown tab is an error naming it and the open tabs, not an empty list
+    for (const tool of ["console_messages", "network_requests"]) {
+      assert.match(await fails(c, tool, { tab: 7 }), new RegExp(`No tab 7 in this session; open tabs are 0: ${url("/console")}`));
+    }
   });
 
   test("a stale ref is refused with advice to take a new snapshot", async () => {
@@ -195,15 +199,9 @@ describe("browser pages", () => {
     assert.match(second, new RegExp(`characters ${next[1]}-`));
   });
 
-  test("file: URLs and uploads stay inside the workspace; pdf saves into it", async () => {
-    fs.writeFileSync(path.join(h.workspace, "local.html"), "<title>Local</title><input type=file aria-label=Pick><a href='file:///etc/hostname'>escape</a>");
-    const local = textOf(await ok(c, "navigate", { url: `file://${path.join(h.workspace, "local.html")}` }));
-    assert.match(local, /Title: Local/);
-    assert.match(await fails(c, "navigate", { url: "file:///etc/passwd" }), /outside the workspace/);
-    const escaped = textOf(await ok(c, "click", { ref: refOf(local, 'link "escape"') }));
-    assert.match(escaped, /Blocked file:\/\/\/etc\/hostname/);
-    assert.notEqual(await evaluate(c, "location.href"), "file:///etc/hostname");
-    await ok(c, "navigate", { url: `file://${path.join(h.workspace, "local.html")}` });
+  test("uploads stay inside the workspace; pdf saves into it, and a folder is refused clearly", async () => {
+    fs.writeFileSync(path.join(h.workspace, "local.html"), "<title>Local</title><input type=file aria-label=Pick>");
+    assert.match(textOf(await ok(c, "navigate", { url: `file://${path.join(h.workspace, "local.html")}` })), /Title: Local/);
     assert.match(await fails(c, "navigate", { url: "javascript:alert(1)" }), /not allowed/);
 
     fs.writeFileSync(path.join(h.workspace, "up.txt"), "upload me");
@@ -214,5 +212,8 @@ describe("browser pages", () => {
     const saved = await ok(c, "pdf", { path: "out/page.pdf" });
     assert.deepEqual(Object.keys(saved.structuredContent ?? {}).sort(), ["bytes", "path"]);
     assert.equal(fs.readFileSync(path.join(h.workspace, "out", "page.pdf")).subarray(0, 5).toString(), "%PDF-");
+    const folder = await fails(c, "pdf", { path: "out" });
+    assert.match(folder, /'out' is a folder; give a file path/);
+    assert.doesNotMatch(folder, /EISDIR/);
   });
 });

@@ -1,15 +1,17 @@
 // One Chromium shared by client sessions: each session's own context (cookies, tabs), freed when
-// the session ends or idles out; the CDP endpoint; recovery after Chromium is killed.
+// the session ends or idles out; the operator's CDP endpoint (AGENTBOX_CDP_PORT, which these
+// tests use to see every session's pages from outside); recovery after Chromium is killed.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startHub, type TestHub } from "../helpers/hub.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
-import { evaluate, ok, startHarness, textOf, type Harness } from "./harness.js";
+import { evaluate, freePort, newChromiumListeners, ok, startHarness, tcpListeners, textOf, type Harness } from "./harness.js";
 import { isAlive as alive } from "../../servers/lib/proctree.js";
 
 interface Info {
+  cdpEnabled: boolean;
   webSocketDebuggerUrl: string;
   browserVersion: string;
   cdpPort: number;
@@ -38,10 +40,14 @@ async function until(what: string, check: () => Promise<boolean> | boolean): Pro
 
 describe("browser sessions", () => {
   let h: Harness;
+  let port: number;
+  let listenersBefore: Map<string, number>;
   const url = (p: string) => `${h.site.origin}${p}`;
 
   before(async () => {
-    h = await startHarness();
+    port = await freePort();
+    h = await startHarness({ AGENTBOX_CDP_PORT: String(port) });
+    listenersBefore = tcpListeners(); // Chromium starts with the first browser call
   });
   after(async () => h?.stop());
 
@@ -59,11 +65,16 @@ describe("browser sessions", () => {
     assert.equal((await info(bob)).tabs, 2);
   });
 
-  test("info gives a CDP endpoint on loopback that answers for the same browser", async () => {
+  test("with AGENTBOX_CDP_PORT, info gives the endpoint on that loopback port, answering for the same browser", async () => {
     const client = await h.hub.connect();
     await ok(client, "navigate", { url: url("/a") });
     const i = await info(client);
-    assert.match(i.webSocketDebuggerUrl, /^ws:\/\/127\.0\.0\.1:\d+\/devtools\/browser\//);
+    assert.equal(i.cdpEnabled, true);
+    assert.equal(i.cdpPort, port);
+    assert.match(textOf(await ok(client, "info")), /AGENTBOX_CDP_PORT.*browser-wide/);
+    // the listener check of the default-off test, seen to find this one
+    assert.deepEqual(newChromiumListeners(i.pid, listenersBefore), [port]);
+    assert.match(i.webSocketDebuggerUrl, new RegExp(`^ws://127\\.0\\.0\\.1:${port}/devtools/browser/`));
     const version = (await (await fetch(`http://127.0.0.1:${i.cdpPort}/json/version`)).json()) as { Browser: string; webSocketDebuggerUrl: string };
     assert.equal(version.webSocketDebuggerUrl, i.webSocketDebuggerUrl);
     assert.match(i.browserVersion, /^(Headless)?Chrome\/\d+/);
@@ -107,7 +118,7 @@ describe("browser idle expiry", () => {
 
   before(async () => {
     site = await startSite();
-    hub = await startHub({ servers: ["browser"], env: { AGENTBOX_BROWSER_IDLE_MS: "500" } });
+    hub = await startHub({ servers: ["browser"], env: { AGENTBOX_BROWSER_IDLE_MS: "2000", AGENTBOX_CDP_PORT: String(await freePort()) } });
   });
   after(async () => {
     await hub?.stop();

@@ -125,6 +125,20 @@ describe("code_execute: interrupts and isolation", () => {
     assert.equal(second.text, first.text, "the loop stopped counting after the cancellation");
   });
 
+  test("a call right after a cancellation waits for the interrupt to finish, then runs", async () => {
+    await run(client, "python", "import time\nafter_cancel = 0");
+    const controller = new AbortController();
+    // the interrupt takes a while (the code cleans up for 0.5 s), well within the interrupt grace
+    const code = "try:\n    while True:\n        time.sleep(0.01)\nexcept KeyboardInterrupt:\n    time.sleep(0.5)\n    after_cancel = 1\n    raise";
+    const pending = client.callTool({ name: "code_execute", arguments: { language: "python", code } }, undefined, { signal: controller.signal });
+    await waitBusy(client, "default");
+    controller.abort();
+    await assert.rejects(pending);
+    const next = await run(client, "python", "after_cancel + 41");
+    assert.equal(next.result.isError, undefined, next.text);
+    assert.equal(next.text, "42", "ran after the interrupted code finished its cleanup");
+  });
+
   test("two client sessions never see each other's interpreters", async () => {
     const other = await hub.connect();
     await run(client, "python", "mine = 'client one'");

@@ -44,6 +44,29 @@ describe("terminal exec", () => {
     assert.equal(home.stdout, `${h.workspace}\n`);
   });
 
+  test("with stdin or without, bash -c reads no rc file", async () => {
+    // bash takes a socket on stdin for rshd/sshd and then reads ~/.bashrc, unless SHLVL says it
+    // is nested: SHLVL=0 is how the hub runs under supervisord or docker.
+    fs.mkdirSync(path.join(h.workspace, "home"));
+    fs.writeFileSync(path.join(h.workspace, "home", ".bashrc"), "echo RC_SOURCED; export FROM_RC=yes\n");
+    const env = { HOME: path.join(h.workspace, "home"), SHLVL: "0" };
+    const command = 'echo "rc:${FROM_RC:-no}"; cat';
+    const piped = await agent.ok("exec", { command, env, stdin: "input\n" });
+    assert.equal(piped.stdout, "rc:no\ninput\n");
+    const closed = await agent.ok("exec", { command, env });
+    assert.equal(closed.stdout, "rc:no\n");
+  });
+
+  test("every command carries its client session in AGENTBOX_SESSION, which env cannot forge", async () => {
+    const other = await h.connect();
+    const mine = (await agent.ok("exec", { command: 'echo -n "$AGENTBOX_SESSION"', env: { AGENTBOX_SESSION: "forged" } })).stdout;
+    const theirs = (await other.ok("exec", { command: 'echo -n "$AGENTBOX_SESSION"', stdin: "" })).stdout;
+    assert.ok(mine.length > 0 && theirs.length > 0, "both commands see a session id");
+    assert.notEqual(mine, "forged");
+    assert.notEqual(mine, theirs);
+    await other.end();
+  });
+
   test("cwd must be an existing directory inside the workspace", async () => {
     fs.symlinkSync("/etc", path.join(h.workspace, "escape"));
     fs.writeFileSync(path.join(h.workspace, "file.txt"), "x");

@@ -83,6 +83,20 @@ describe("terminal sessions", () => {
     await agent.ok("session_kill", { id });
   });
 
+  test("waitFor matches what the command prints, not the terminal's echo of the input", async () => {
+    const id = await bash();
+    const r = await agent.ok("session_send", { id, input: "sleep 0.3; echo the-answer-$((6 * 7))\n", waitFor: "the-answer" });
+    assert.equal(r.waited, "pattern");
+    assert.match(r.output, /^the-answer-42$/m);
+    // a program that does not echo (read -s) still matches its output
+    await agent.ok("session_send", { id, input: "read -s secret; echo \"got ${#secret}\"\n", waitFor: PROMPT, quietMs: 200 });
+    const quiet = await agent.ok("session_send", { id, input: "hush\n", waitFor: "got" });
+    assert.match(quiet.output, /got 4/);
+    const env = await agent.ok("session_send", { id, input: "echo \"[$AGENTBOX_SESSION]\"\n", waitFor: "^\\[.+\\]" });
+    assert.match(env.output, /^\[[^\]]+\]$/m, "the terminal carries AGENTBOX_SESSION");
+    await agent.ok("session_kill", { id });
+  });
+
   test("cwd, env and size at creation", async () => {
     fs.mkdirSync(path.join(h.workspace, "proj"));
     const id = await bash(agent, { cwd: "proj", env: { PS1: "$ ", ANSWER: "42" }, cols: 80, rows: 24 });

@@ -165,6 +165,9 @@ export const pdf = browserTool({
   async run({ path: wanted, format, landscape }, b) {
     const page = await b.page();
     const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, { allowMissing: true, noFollowFinal: true });
+    if (fs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) {
+      throw new ToolError(`'${wanted}' is a folder; give a file path for the PDF, e.g. '${path.posix.join(wanted ?? ".", "page.pdf")}'.`);
+    }
     fs.mkdirSync(path.dirname(target), { recursive: true });
     await page.pdf({ path: target, format, landscape, printBackground: true });
     const rel = relativeToWorkspace(b.workspace, target);

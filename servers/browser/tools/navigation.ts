@@ -1,16 +1,19 @@
 // Going places: navigate, back, forward, reload, and waiting for the page to reach a state.
 import { z } from "zod";
 import { ToolError } from "../../lib/tool.js";
-import { resolveInWorkspace } from "../../lib/workspace.js";
 import { pageReply } from "../response.js";
 import { browserTool, perform, sleep } from "../runtime.js";
+import { WORKSPACE_ORIGIN, workspaceUrl } from "../workspace-origin.js";
 
 const waitUntil = z
   .enum(["load", "domcontentloaded", "networkidle", "commit"])
   .default("load")
   .describe("When navigation counts as done: load (default), domcontentloaded, networkidle or commit.");
 
-/** http(s), about:blank and data: go anywhere; file: only inside the workspace. */
+/**
+ * http(s), about:blank and data: go anywhere; file: only inside the workspace, and then through
+ * the workspace origin, so the page is an http document that cannot reach other files.
+ */
 function checkUrl(url: string, workspace: string): string {
   let parsed: URL;
   try {
@@ -20,7 +23,7 @@ function checkUrl(url: string, workspace: string): string {
     if (/^[\w.-]+(:\d+)?(\/|$)/.test(url)) return checkUrl(`http://${url}`, workspace);
     throw new ToolError(`"${url}" is not a URL; give an absolute URL like https://example.com/ or file:///path/in/workspace.`);
   }
-  if (parsed.protocol === "file:") return `file://${resolveInWorkspace(workspace, url)}`;
+  if (parsed.protocol === "file:") return workspaceUrl(workspace, url);
   if (!["http:", "https:", "about:", "data:"].includes(parsed.protocol)) {
     throw new ToolError(`URL scheme ${parsed.protocol} is not allowed; use http:, https:, about:, data: or file: (workspace only).`);
   }
@@ -29,7 +32,9 @@ function checkUrl(url: string, workspace: string): string {
 
 export const navigate = browserTool({
   name: "navigate",
-  description: "Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot.",
+  description:
+    `Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot. ` +
+    `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links and images work.`,
   input: { url: z.string().describe("Absolute URL to open."), waitUntil },
   annotations: { title: "Navigate", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {

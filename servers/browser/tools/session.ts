@@ -1,8 +1,9 @@
-// The session's browser as a whole: tabs, viewport, what the pages logged and requested, the CDP
-// endpoint, and closing everything.
+// The session's browser as a whole: tabs, viewport, what the pages logged and requested, the
+// browser's identity (and the operator's CDP endpoint), and closing everything.
 import { z } from "zod";
 import { reply, ToolError } from "../../lib/tool.js";
 import { pageReply } from "../response.js";
+import { CDP_OFF_MESSAGE } from "../chromium.js";
 import { browserTool, chromiumHost } from "../runtime.js";
 
 export const tabs = browserTool({
@@ -69,6 +70,8 @@ export const consoleMessages = browserTool({
   output: { messages: z.array(z.object({ type: z.string(), text: z.string(), url: z.string(), tab: z.number() })) },
   annotations: { title: "Console messages", readOnlyHint: true, openWorldHint: false },
   async run({ tab, limit, clear, level }, b) {
+    // an unknown tab would match nothing and read as "no messages": refuse it, listing the tabs
+    if (tab !== undefined) b.tabAt(tab);
     const all = b.recorder.console;
     const match = (m: (typeof all)[number]) =>
       (tab === undefined || m.tab === tab) && (level === "all" || m.type === level || (level === "error" && m.type === "pageerror"));
@@ -90,6 +93,7 @@ export const networkRequests = browserTool({
   },
   annotations: { title: "Network requests", readOnlyHint: true, openWorldHint: false },
   async run({ tab, limit, clear, includeStatic }, b) {
+    if (tab !== undefined) b.tabAt(tab);
     const all = b.recorder.network;
     const staticTypes = new Set(["image", "font", "stylesheet", "media"]);
     const requests = all.filter((r) => (tab === undefined || r.tab === tab) && (includeStatic || !staticTypes.has(r.resourceType))).slice(-limit);
@@ -102,25 +106,31 @@ export const networkRequests = browserTool({
 
 export const info = browserTool({
   name: "info",
-  description: "The browser's version and CDP endpoint (webSocketDebuggerUrl, for Playwright connectOverCDP or other CDP tools on this machine), and this session's tab count.",
+  description:
+    "The browser's version, Chromium's pid and this session's tab count; and the CDP endpoint when an operator turned it on " +
+    "with AGENTBOX_CDP_PORT (browser-wide: it shows every session's pages, so it is off by default).",
   input: {},
   output: {
     browserVersion: z.string(),
-    webSocketDebuggerUrl: z.string(),
-    cdpPort: z.number(),
+    cdpEnabled: z.boolean().describe("Whether Chromium listens on a CDP port (AGENTBOX_CDP_PORT)."),
+    webSocketDebuggerUrl: z.string().optional(),
+    cdpPort: z.number().optional(),
     pid: z.number().optional(),
     tabs: z.number(),
   },
   annotations: { title: "Browser info", readOnlyHint: true, openWorldHint: false },
   async run(_args, b, ctx) {
     await b.ensureContext();
-    const ep = await chromiumHost(ctx).endpoint();
-    const data = { browserVersion: ep.browserVersion, webSocketDebuggerUrl: ep.webSocketDebuggerUrl, cdpPort: ep.port, pid: ep.pid, tabs: b.tabs().length };
+    const host = chromiumHost(ctx);
+    const ep = await host.endpoint();
+    const browserVersion = ep?.browserVersion ?? (await host.browser()).version();
+    const pid = ep?.pid ?? host.pid();
+    const data = { browserVersion, cdpEnabled: Boolean(ep), webSocketDebuggerUrl: ep?.webSocketDebuggerUrl, cdpPort: ep?.port, pid, tabs: b.tabs().length };
+    const cdp = ep
+      ? `CDP endpoint: ${ep.webSocketDebuggerUrl} (set by the operator with AGENTBOX_CDP_PORT; loopback only and browser-wide: every session's pages and cookies are visible there)`
+      : CDP_OFF_MESSAGE;
     const notices = b.takeNotices().map((n) => `\n${n}`).join("");
-    return reply.data(
-      `${data.browserVersion}\nCDP endpoint: ${data.webSocketDebuggerUrl} (loopback only; other sessions' contexts are visible there too)\nChromium pid: ${data.pid ?? "unknown"}\nThis session has ${data.tabs} tab(s).${notices}`,
-      data,
-    );
+    return reply.data(`${browserVersion}\n${cdp}\nChromium pid: ${pid ?? "unknown"}\nThis session has ${data.tabs} tab(s).${notices}`, data);
   },
 });
 

@@ -55,6 +55,7 @@ export default defineTool({
         command,
         cwd: dir,
         env,
+        session: ctx.session,
         stdin,
         timeoutMs,
         maxOutput: settings.maxOutput,

@@ -128,7 +128,7 @@ export const sessionCreate = defineTool({
   async run({ shell, args, cwd, env, cols, rows }, ctx) {
     const program = shell ? resolveProgram(shell) : defaultShell();
     const dir = resolveCwd(ctx.workspace, cwd);
-    const t = await openTerminal(ctx.session, { program, args, cwd: dir, env, cols, rows, scrollback: settings.maxOutput });
+    const t = await openTerminal(ctx.session, { program, args, cwd: dir, env, session: ctx.session, cols, rows, scrollback: settings.maxOutput });
     ctx.log.info("terminal opened", { session: ctx.session, id: t.id, pid: t.pid, program });
     return reply.data(`Terminal ${t.id} started: ${program} ${args.join(" ")} (pid ${t.pid}, ${cols}x${rows}) in ${dir}.`, info(t));
   },
@@ -171,7 +171,8 @@ export const sessionSend = defineTool({
       const result = { id, output: "", droppedBytes: 0, waited: null, alive: t.alive, exitCode: t.exit?.exitCode ?? null, sentBytes };
       return reply.data(`Sent ${sentBytes} bytes to terminal ${id}; read the response with session_read.`, result);
     }
-    const waited = await t.wait({ from, pattern, quietMs, timeoutMs, signal: ctx.signal });
+    // the terminal echoes the typed text: match waitFor only against what comes after that echo
+    const waited = await t.wait({ from, pattern, echo: input, quietMs, timeoutMs, signal: ctx.signal });
     const answer = readReply(t, t.readNew(stripAnsi), waited);
     answer.structuredContent = { ...answer.structuredContent, sentBytes };
     return answer;
