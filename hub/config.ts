@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
+import { selectionConfigShape, selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
 
 export const BUILTIN_SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"] as const;
 
@@ -63,6 +64,8 @@ const fileSchema = z
     jsonResponses: z.boolean().optional(),
     mcpServers: z.record(z.string(), serverConfigSchema).optional(),
     rateLimits: rateLimitsSchema.optional(),
+    // selection hook: default servers/tools/catalog for every session (hub/selection-spec.ts)
+    ...selectionConfigShape,
   })
   .strict();
 
@@ -81,6 +84,8 @@ export interface HubConfig {
   jsonResponses: boolean;
   mcpServers: Record<string, ServerConfig>;
   rateLimits: RateLimitsConfig;
+  /** The default tool selection of every session; a session URL may narrow it. */
+  selection?: SelectionSpec;
   configPath?: string;
 }
 
@@ -159,6 +164,10 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
   const configPath = cli.config ?? env.AGENTBOX_CONFIG ?? defaultConfigPath();
   const file = configPath ? readConfigFile(configPath) : {};
   const port = cli.port ?? (env.AGENTBOX_PORT ? parsePort(env.AGENTBOX_PORT, "AGENTBOX_PORT") : undefined) ?? file.port ?? 8080;
+  const mcpServers = file.mcpServers ?? builtinServers();
+  const selection = selectionOf(file);
+  const badSelection = unknownDefaultServers(selection, Object.keys(mcpServers));
+  if (badSelection) throw new ConfigError(`Config file ${configPath}: ${badSelection}`);
   const cors = env.AGENTBOX_CORS_ORIGINS
     ? env.AGENTBOX_CORS_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean)
     : (file.corsOrigins ?? []);
@@ -173,8 +182,9 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
     jsonResponses: ["1", "true", "on", "yes"].includes((env.AGENTBOX_JSON_RESPONSES ?? "").toLowerCase()) || (file.jsonResponses ?? false),
-    mcpServers: file.mcpServers ?? builtinServers(),
+    mcpServers,
     rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
+    selection,
     configPath,
   };
 }

@@ -23,6 +23,7 @@ import { RateLimits } from "./limits.js";
 import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
 import { Router, type LocalTools } from "./router.js";
+import { bindView, viewOf, type SessionView } from "./selection.js";
 import { ClientSession, SessionRegistry } from "./sessions.js";
 
 export const VERSION: string = JSON.parse(
@@ -117,8 +118,14 @@ export class Hub {
     return existing ?? this.newSession(`implicit-${clientKey}`, "implicit", clientKey);
   }
 
-  createServer(session: ClientSession): Server {
-    return this.router.createServer(session);
+  /** @param view a per-request selection (plain JSON); else the session's own, fixed at initialize */
+  createServer(session: ClientSession, view?: SessionView): Server {
+    return this.router.createServer(session, view ?? viewOf(session) ?? bindView(session, this.defaultView()));
+  }
+
+  /** selection hook (hub/selection.ts): what the configured defaults leave; a session URL narrows it. */
+  defaultView(): SessionView {
+    return this.router.unrestricted.narrow(this.config.selection, "config");
   }
 
   private onSessionClosed(session: ClientSession): void {

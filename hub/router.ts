@@ -29,6 +29,7 @@ import { ChildUnavailableError, LISTED_STATES, type Child } from "./child.js";
 import type { RateLimits } from "./limits.js";
 import type { HubMetrics } from "./metrics.js";
 import { QueueFullError } from "./queue.js";
+import { SessionView } from "./selection.js";
 import type { ClientSession, InflightCall } from "./sessions.js";
 
 export const RATE_LIMITED_CODE = -32029;
@@ -57,9 +58,19 @@ export class Router {
   /** Which child owns a resource URI, as last seen in a resources/list. */
   private readonly resourceOwners = new Map<string, Child>();
 
-  constructor(private readonly deps: RouterDeps) {}
+  /** selection hook (hub/selection.ts): every tool, resource and prompt; configured defaults and URLs narrow it. */
+  readonly unrestricted: SessionView;
 
-  createServer(session: ClientSession): Server {
+  constructor(private readonly deps: RouterDeps) {
+    this.unrestricted = new SessionView({
+      catalog: deps.catalog,
+      hubTools: () => deps.localTools?.list() ?? [],
+      serverNames: () => deps.children.map((c) => c.name),
+    });
+  }
+
+  /** @param view what this session may see and call (hub/selection.ts) */
+  createServer(session: ClientSession, view: SessionView = this.unrestricted): Server {
     const server = new Server(
       { name: "agentbox", version: this.deps.version, title: "agentbox" },
       {
@@ -80,33 +91,33 @@ export class Router {
     };
     server.setRequestHandler(ListToolsRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "tools/list");
-      return { tools: [...(this.deps.localTools?.list() ?? []), ...this.deps.catalog.tools] };
+      return { tools: view.listTools() };
     }));
-    server.setRequestHandler(CallToolRequestSchema, touch((req, extra) => this.callTool(session, req.params as Params, extra)));
+    server.setRequestHandler(CallToolRequestSchema, touch((req, extra) => this.callTool(session, req.params as Params, extra, view)));
     server.setRequestHandler(ListPromptsRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "prompts/list");
-      return { prompts: this.deps.catalog.prompts };
+      return { prompts: this.deps.catalog.prompts.filter((p) => view.allowsServer(this.deps.catalog.prompt(p.name)!.child.name)) };
     }));
     server.setRequestHandler(GetPromptRequestSchema, touch(async (req, extra) => {
       await this.checkMethodLimit(session, "prompts/get");
-      const owner = this.deps.catalog.prompt(req.params.name);
+      const owner = this.selectedPrompt(req.params.name, view);
       if (!owner) throw unknownName("prompt", req.params.name, this.deps.catalog.suggestPrompts(req.params.name));
       return this.forward(owner.child, "prompts/get", { ...req.params, name: owner.original }, session, extra);
     }));
     server.setRequestHandler(ListResourcesRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "resources/list");
-      return { resources: await this.listResources(session) };
+      return { resources: await this.listResources(session, view) };
     }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "resources/templates/list");
-      return { resourceTemplates: this.deps.catalog.resourceTemplates().map((t) => t.template) };
+      return { resourceTemplates: this.deps.catalog.resourceTemplates().filter((t) => view.allowsServer(t.child.name)).map((t) => t.template) };
     }));
     server.setRequestHandler(ReadResourceRequestSchema, touch(async (req, extra) => {
       await this.checkMethodLimit(session, "resources/read");
-      return this.forward(this.resourceOwner(req.params.uri), "resources/read", req.params as Params, session, extra);
+      return this.forward(this.resourceOwner(req.params.uri, view), "resources/read", req.params as Params, session, extra);
     }));
     server.setRequestHandler(SubscribeRequestSchema, touch(async (req, extra) => {
-      const owner = this.resourceOwner(req.params.uri);
+      const owner = this.resourceOwner(req.params.uri, view);
       session.subscriptions.add(req.params.uri);
       if (owner.capabilities.resources?.subscribe) await this.forward(owner, "resources/subscribe", req.params as Params, session, extra);
       return {};
@@ -120,12 +131,12 @@ export class Router {
     server.setRequestHandler(CompleteRequestSchema, touch(async (req, extra) => {
       const ref = req.params.ref as { type: string; name?: string; uri?: string };
       if (ref.type === "ref/prompt") {
-        const owner = this.deps.catalog.prompt(ref.name ?? "");
+        const owner = this.selectedPrompt(ref.name ?? "", view);
         if (!owner) throw unknownName("prompt", ref.name ?? "", this.deps.catalog.suggestPrompts(ref.name ?? ""));
         return this.forward(owner.child, "completion/complete", { ...req.params, ref: { ...ref, name: owner.original } }, session, extra);
       }
       const owner = this.deps.catalog.templateOwner(ref.uri ?? "") ?? this.resourceOwners.get(ref.uri ?? "");
-      if (!owner) return { completion: { values: [], hasMore: false } };
+      if (!owner || !view.allowsServer(owner.name)) return { completion: { values: [], hasMore: false } };
       return this.forward(owner, "completion/complete", req.params as Params, session, extra);
     }));
     server.setRequestHandler(SetLevelRequestSchema, touch(async (req) => {
@@ -140,6 +151,12 @@ export class Router {
     return server;
   }
 
+  /** A prompt by published name, if the session's selection includes its server (hub/selection.ts). */
+  private selectedPrompt(name: string, view: SessionView) {
+    const owner = this.deps.catalog.prompt(name);
+    return owner && view.allowsServer(owner.child.name) ? owner : undefined;
+  }
+
   private async checkMethodLimit(session: ClientSession, method: string): Promise<void> {
     const verdict = await this.deps.limits.checkMethod(session.clientKey, method);
     if (verdict.allowed) return;
@@ -150,9 +167,12 @@ export class Router {
     });
   }
 
-  private async callTool(session: ClientSession, params: Params, extra: Extra): Promise<CallToolResult> {
+  private async callTool(session: ClientSession, params: Params, extra: Extra, view: SessionView): Promise<CallToolResult> {
     const name = String(params.name ?? "");
     const args = (params.arguments ?? {}) as Record<string, unknown>;
+    // selection hook (hub/selection.ts): outside the session's selection, or hub_find_tools
+    const refused = view.refuseCall(name) ?? view.callLocal(name, args, extra);
+    if (refused) return refused;
     const local = this.deps.localTools?.call(name, args, session, extra);
     if (local) return local;
     const owner = this.deps.catalog.tool(name);
@@ -229,10 +249,10 @@ export class Router {
     }
   }
 
-  private async listResources(session: ClientSession): Promise<Resource[]> {
+  private async listResources(session: ClientSession, view: SessionView): Promise<Resource[]> {
     const lists = await Promise.all(
       this.deps.children
-        .filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources)
+        .filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources && view.allowsServer(c.name))
         .map(async (child) => {
           const resources: Resource[] = [];
           let cursor: string | undefined;
@@ -255,11 +275,11 @@ export class Router {
     return lists.flat();
   }
 
-  private resourceOwner(uri: string): Child {
+  private resourceOwner(uri: string, view: SessionView): Child {
     const owner = this.resourceOwners.get(uri) ?? this.deps.catalog.templateOwner(uri);
-    if (owner) return owner;
-    const withResources = this.deps.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources);
-    if (withResources.length === 1) return withResources[0];
+    if (owner && view.allowsServer(owner.name)) return owner;
+    const withResources = this.deps.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources && view.allowsServer(c.name));
+    if (!owner && withResources.length === 1) return withResources[0];
     throw new McpError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
   }
 }
