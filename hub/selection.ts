@@ -157,7 +157,8 @@ export class SessionView {
       }
     }
     const everything = new SessionView(this.ctx, [], "search").selectedTools().map((t) => t.name);
-    const mine = this.selectedTools().map((t) => t.name);
+    // hub_find_tools counts as selectable here whatever the mode, so excluding it is a choice, not a typo
+    const mine = new SessionView(this.ctx, this.layers, "search").selectedTools().map((t) => t.name);
     const servers = spec.servers ? new Set(spec.servers) : undefined;
     for (const pattern of spec.tools ?? []) {
       const negated = pattern.startsWith("!");
