@@ -148,12 +148,13 @@ export class SessionView {
   /** Refuse a URL naming a server or a pattern that selects nothing here (a typo, or an attempt to widen). */
   private check(spec: SelectionSpec): void {
     const known = this.ctx.serverNames();
+    const base = this.layers.some((l) => l.source === "url") ? "this session's selection" : "the hub's configured selection";
     for (const server of spec.servers ?? []) {
       if (!known.includes(server)) {
         throw new SelectionError(`Unknown server '${server}' in ?servers=. This hub's servers: ${known.join(", ") || "none"}.`);
       }
       if (!this.allowsServer(server)) {
-        throw new SelectionError(`Server '${server}' is outside the hub's configured selection, which a session URL can narrow but not widen.`);
+        throw new SelectionError(`Server '${server}' is outside ${base}, which a URL can narrow but not widen.`);
       }
     }
     const everything = new SessionView(this.ctx, [], "search").selectedTools().map((t) => t.name);
@@ -168,7 +169,7 @@ export class SessionView {
       if (inScope.some(match)) continue;
       if (mine.some(match)) throw new SelectionError(`?tools= pattern '${pattern}' matches no tool of the servers in ?servers=${spec.servers!.join(",")}.`);
       if (everything.some(match)) {
-        throw new SelectionError(`?tools= pattern '${pattern}' matches only tools outside the hub's configured selection, which a session URL can narrow but not widen.`);
+        throw new SelectionError(`?tools= pattern '${pattern}' matches only tools outside ${base}, which a URL can narrow but not widen.`);
       }
       const near = negated || /[*?[]/.test(pattern) ? [] : this.ctx.catalog.suggestTools(pattern);
       throw new SelectionError(`?tools= pattern '${pattern}' matches no tool.${near.length ? ` Did you mean: ${near.join(", ")}?` : " See tools/list of a session without ?tools= for the names."}`);
