@@ -81,8 +81,9 @@ export class Router {
           logging: {},
           completions: {},
         },
-        instructions:
+        instructions: view.instructions(
           "agentbox gives you a browser, a workspace file system, a terminal, document-to-Markdown conversion, arXiv search and code execution. Tools are prefixed by the server that provides them (browser_, file_, terminal_, markitdown_, arxiv_, code_). All of them share one workspace folder.",
+        ),
       },
     );
     const touch = <A extends unknown[], R>(fn: (...a: A) => R) => (...a: A): R => {

@@ -103,6 +103,12 @@ export class SessionView {
     return selected.filter((t) => this.serverOf(t.name) === HUB || this.found.has(t.name));
   }
 
+  /** The server's instructions for this session: in search mode, how to find the tools not listed. */
+  instructions(base: string): string {
+    if (this.mode !== "search") return base;
+    return `${base} Only the hub's own tools are listed at first: call ${FIND_TOOLS} with a task in a few words to find the others and add them to your list.`;
+  }
+
   /** A tool that exists but is outside the selection gets a reason and a way in; undefined when allowed or unknown. */
   refuseCall(tool: string): CallToolResult | undefined {
     const server = this.serverOf(tool);

@@ -32,6 +32,7 @@ describe("search mode", () => {
     assert.ok(bytes < 4000, `${bytes} bytes`);
     assert.ok(listed.tools.some((t) => t.name === "hub_find_tools"));
     assert.ok(listed.tools.every((t) => t.name.startsWith("hub_")), listed.tools.map((t) => t.name).join(","));
+    assert.match(client.getInstructions() ?? "", /call hub_find_tools with a task/, "the instructions say how to find the rest");
     const full = await (await hub.connect()).listTools();
     assert.ok(!full.tools.some((t) => t.name === "hub_find_tools"), "the full catalog has no need of it");
   });
