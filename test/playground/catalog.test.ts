@@ -15,21 +15,13 @@ const bytesShown = async (page: Page) => Number(await page.locator(".catalog-siz
 const toolsShown = (page: Page) => page.locator(".sidebar button[data-tool]").evaluateAll((els) => els.map((e) => e.getAttribute("data-tool")!).sort());
 
 describe("playground catalog picker", () => {
-  let hub: TestHub;
-  let browser: Browser;
-  let page: Page;
-  let errors: string[];
-
+  // a hub with two servers is enough: the picker only needs something to leave out
+  let hub: TestHub, browser: Browser, page: Page, errors: string[];
   before(async () => {
-    hub = await startHub({ servers: ["file", "terminal"] });
-    browser = await launch();
+    [hub, browser] = await Promise.all([startHub({ servers: ["file", "terminal"] }), launch()]);
     ({ page, errors } = await openPage(browser));
   });
-
-  after(async () => {
-    await browser?.close();
-    await hub?.stop();
-  });
+  after(() => Promise.all([browser?.close(), hub?.stop()]));
 
   test("shows the full catalog's size, then connects with the servers a person picks", async () => {
     await connected(page, `${hub.origin}/playground`);
