@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
+import { selectionConfigShape, selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
 
 export const BUILTIN_SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"] as const;
 
@@ -58,6 +59,8 @@ const tenantSchema = z
     apiKey: z.string().min(1, "an API key may not be empty"),
     uid: z.number().int().min(1000).max(2 ** 31 - 2).optional(),
     limits: tenantLimitsSchema.optional(),
+    // what this tenant's sessions see by default (hub/selection-spec.ts); its keys replace the global ones
+    ...selectionConfigShape,
   })
   .strict();
 export type TenantConfig = z.infer<typeof tenantSchema> & { name: string };
@@ -85,6 +88,8 @@ const fileSchema = z
     tenants: z.record(z.string().regex(TENANT_NAME, "a tenant name uses a-z, 0-9 and - (at most 32, starting with a letter)"), tenantSchema).optional(),
     limits: tenantLimitsSchema.optional(),
     stateDir: z.string().optional(),
+    // selection hook: default servers/tools/catalog for every session (hub/selection-spec.ts)
+    ...selectionConfigShape,
   })
   .strict();
 
@@ -113,6 +118,8 @@ export interface HubConfig {
   jsonResponses: boolean;
   mcpServers: Record<string, ServerConfig>;
   rateLimits: RateLimitsConfig;
+  /** The default tool selection of every session; a session URL may narrow it. */
+  selection?: SelectionSpec;
   configPath?: string;
 }
 
@@ -191,6 +198,13 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
   const configPath = cli.config ?? env.AGENTBOX_CONFIG ?? defaultConfigPath();
   const file = configPath ? readConfigFile(configPath) : {};
   const port = cli.port ?? (env.AGENTBOX_PORT ? parsePort(env.AGENTBOX_PORT, "AGENTBOX_PORT") : undefined) ?? file.port ?? 8080;
+  const mcpServers = file.mcpServers ?? builtinServers();
+  const selection = selectionOf(file);
+  const tenants = loadTenants(env, file);
+  for (const [where, spec] of [["", selection], ...tenants.map((t) => [` tenants.${t.name}:`, selectionOf(t)] as const)] as const) {
+    const bad = unknownDefaultServers(spec, Object.keys(mcpServers));
+    if (bad) throw new ConfigError(`Config file ${configPath}:${where} ${bad}`);
+  }
   const cors = env.AGENTBOX_CORS_ORIGINS
     ? env.AGENTBOX_CORS_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean)
     : (file.corsOrigins ?? []);
@@ -198,7 +212,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
     port,
     workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? "workspace"),
-    tenants: loadTenants(env, file),
+    tenants,
     limits: { ...file.limits, ...limitsFromEnv(env) },
     stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
     logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
@@ -212,8 +226,9 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       10 * 1024 * 1024 - 64 * 1024,
     ),
     jsonResponses: ["1", "true", "on", "yes"].includes((env.AGENTBOX_JSON_RESPONSES ?? "").toLowerCase()) || (file.jsonResponses ?? false),
-    mcpServers: file.mcpServers ?? builtinServers(),
+    mcpServers,
     rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
+    selection,
     configPath,
   };
 }

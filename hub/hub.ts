@@ -24,6 +24,8 @@ import { HubMetrics } from "./metrics.js";
 import { detectIsolation, type Isolation } from "./isolation.js";
 import { ProcessSweeper } from "./process-sweeper.js";
 import { Router, type LocalTools } from "./router.js";
+import { bindView, viewOf, type SessionView } from "./selection.js";
+import { mergeDefaults } from "./selection-spec.js";
 import { ClientSession, SessionRegistry } from "./sessions.js";
 import { buildTenants, prepareTenant, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
 
@@ -148,8 +150,14 @@ export class Hub {
     return this.sessions.get(id) ?? this.newSession(id, "implicit", tenant, clientKey);
   }
 
-  createServer(session: ClientSession): Server {
-    return this.router.createServer(session);
+  /** @param view a per-request selection (plain JSON); else the session's own, fixed at initialize */
+  createServer(session: ClientSession, view?: SessionView): Server {
+    return this.router.createServer(session, view ?? viewOf(session) ?? bindView(session, this.defaultView(session.tenant)));
+  }
+
+  /** What the configured defaults (global, then the tenant's) leave a session; its URL may narrow it. */
+  defaultView(tenant: ServedTenant): SessionView {
+    return this.router.unrestricted(tenant).narrow(mergeDefaults(this.config.selection, tenant.selection), "config");
   }
 
   private onSessionClosed(session: ClientSession): void {

@@ -7,6 +7,7 @@ import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { clientKey, requestTenant } from "./security.js";
+import { bindView, viewForUrl } from "./selection.js";
 
 export class LegacySseEndpoint {
   private readonly transports = new Map<string, SSEServerTransport>();
@@ -15,9 +16,13 @@ export class LegacySseEndpoint {
 
   async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
     const { outgoing } = c.env;
+    // selection hook (hub/selection.ts): ?servers= ?tools= ?catalog= fixed for the stream's session, or 400
+    const view = viewForUrl(this.hub.defaultView(requestTenant(c)), c.req.url);
+    if (view instanceof Response) return view;
     const transport = new SSEServerTransport("/messages", outgoing);
     const session = this.hub.newSession(transport.sessionId, "sse", requestTenant(c), clientKey(c));
     session.transport = transport;
+    bindView(session, view);
     this.transports.set(transport.sessionId, transport);
     outgoing.on("close", () => {
       this.transports.delete(transport.sessionId);

@@ -29,6 +29,8 @@ import { protocolError, withoutCodePrefix } from "./jsonrpc-response.js";
 import type { RateLimits } from "./limits.js";
 import type { HubMetrics } from "./metrics.js";
 import { QueueFullError } from "./queue.js";
+import { SessionView } from "./selection.js";
+import type { ServedTenant } from "./hub.js";
 import type { ClientSession, InflightCall } from "./sessions.js";
 
 export const RATE_LIMITED_CODE = -32029;
@@ -54,7 +56,17 @@ export interface LocalTools {
 export class Router {
   constructor(private readonly deps: RouterDeps) {}
 
-  createServer(session: ClientSession): Server {
+  /** Everything a tenant's servers offer, before configured defaults and URLs narrow it. */
+  unrestricted(tenant: ServedTenant): SessionView {
+    return new SessionView({
+      catalog: tenant.catalog,
+      hubTools: () => this.deps.localTools?.list() ?? [],
+      serverNames: () => tenant.children.map((c) => c.name),
+    });
+  }
+
+  /** @param view what this session may see and call (hub/selection.ts) */
+  createServer(session: ClientSession, view: SessionView): Server {
     const server = new Server(
       { name: "agentbox", version: this.deps.version, title: "agentbox" },
       {
@@ -65,8 +77,9 @@ export class Router {
           logging: {},
           completions: {},
         },
-        instructions:
+        instructions: view.instructions(
           "agentbox gives you a browser, a workspace file system, a terminal, document-to-Markdown conversion, arXiv search and code execution. Tools are prefixed by the server that provides them (browser_, file_, terminal_, markitdown_, arxiv_, code_). All of them share one workspace folder.",
+        ),
       },
     );
     const { catalog } = session.tenant;
@@ -76,33 +89,33 @@ export class Router {
     };
     server.setRequestHandler(ListToolsRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "tools/list");
-      return { tools: [...(this.deps.localTools?.list() ?? []), ...catalog.tools] };
+      return { tools: view.listTools() };
     }));
-    server.setRequestHandler(CallToolRequestSchema, touch((req, extra) => this.callTool(session, req.params as Params, extra)));
+    server.setRequestHandler(CallToolRequestSchema, touch((req, extra) => this.callTool(session, req.params as Params, extra, view)));
     server.setRequestHandler(ListPromptsRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "prompts/list");
-      return { prompts: catalog.prompts };
+      return { prompts: catalog.prompts.filter((p) => view.allowsServer(catalog.prompt(p.name)!.child.name)) };
     }));
     server.setRequestHandler(GetPromptRequestSchema, touch(async (req, extra) => {
       await this.checkMethodLimit(session, "prompts/get");
-      const owner = catalog.prompt(req.params.name);
+      const owner = this.selectedPrompt(session, req.params.name, view);
       if (!owner) throw unknownName("prompt", req.params.name, catalog.suggestPrompts(req.params.name));
       return this.forward(owner.child, "prompts/get", { ...req.params, name: owner.original }, session, extra);
     }));
     server.setRequestHandler(ListResourcesRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "resources/list");
-      return { resources: await this.listResources(session) };
+      return { resources: await this.listResources(session, view) };
     }));
     server.setRequestHandler(ListResourceTemplatesRequestSchema, touch(async () => {
       await this.checkMethodLimit(session, "resources/templates/list");
-      return { resourceTemplates: catalog.resourceTemplates().map((t) => t.template) };
+      return { resourceTemplates: catalog.resourceTemplates().filter((t) => view.allowsServer(t.child.name)).map((t) => t.template) };
     }));
     server.setRequestHandler(ReadResourceRequestSchema, touch(async (req, extra) => {
       await this.checkMethodLimit(session, "resources/read");
-      return this.forward(this.resourceOwner(session, req.params.uri), "resources/read", req.params as Params, session, extra);
+      return this.forward(this.resourceOwner(session, req.params.uri, view), "resources/read", req.params as Params, session, extra);
     }));
     server.setRequestHandler(SubscribeRequestSchema, touch(async (req, extra) => {
-      const owner = this.resourceOwner(session, req.params.uri);
+      const owner = this.resourceOwner(session, req.params.uri, view);
       session.subscriptions.add(req.params.uri);
       if (owner.capabilities.resources?.subscribe) await this.forward(owner, "resources/subscribe", req.params as Params, session, extra);
       return {};
@@ -116,12 +129,12 @@ export class Router {
     server.setRequestHandler(CompleteRequestSchema, touch(async (req, extra) => {
       const ref = req.params.ref as { type: string; name?: string; uri?: string };
       if (ref.type === "ref/prompt") {
-        const owner = catalog.prompt(ref.name ?? "");
+        const owner = this.selectedPrompt(session, ref.name ?? "", view);
         if (!owner) throw unknownName("prompt", ref.name ?? "", catalog.suggestPrompts(ref.name ?? ""));
         return this.forward(owner.child, "completion/complete", { ...req.params, ref: { ...ref, name: owner.original } }, session, extra);
       }
       const owner = catalog.templateOwner(ref.uri ?? "") ?? session.tenant.resourceOwners.get(ref.uri ?? "");
-      if (!owner) return { completion: { values: [], hasMore: false } };
+      if (!owner || !view.allowsServer(owner.name)) return { completion: { values: [], hasMore: false } };
       return this.forward(owner, "completion/complete", req.params as Params, session, extra);
     }));
     server.setRequestHandler(SetLevelRequestSchema, touch(async (req) => {
@@ -136,6 +149,12 @@ export class Router {
     return server;
   }
 
+  /** A prompt by published name, if the session's selection includes its server (hub/selection.ts). */
+  private selectedPrompt(session: ClientSession, name: string, view: SessionView) {
+    const owner = session.tenant.catalog.prompt(name);
+    return owner && view.allowsServer(owner.child.name) ? owner : undefined;
+  }
+
   private async checkMethodLimit(session: ClientSession, method: string): Promise<void> {
     const verdict = await this.deps.limits.checkMethod(session.budget, method);
     if (verdict.allowed) return;
@@ -146,9 +165,12 @@ export class Router {
     });
   }
 
-  private async callTool(session: ClientSession, params: Params, extra: Extra): Promise<CallToolResult> {
+  private async callTool(session: ClientSession, params: Params, extra: Extra, view: SessionView): Promise<CallToolResult> {
     const name = String(params.name ?? "");
     const args = (params.arguments ?? {}) as Record<string, unknown>;
+    // selection hook (hub/selection.ts): outside the session's selection, or hub_find_tools
+    const refused = view.refuseCall(name) ?? view.callLocal(name, args, extra);
+    if (refused) return refused;
     const local = this.deps.localTools?.call(name, args, session, extra);
     if (local) return local;
     const { catalog } = session.tenant;
@@ -230,11 +252,11 @@ export class Router {
     }
   }
 
-  private async listResources(session: ClientSession): Promise<Resource[]> {
+  private async listResources(session: ClientSession, view: SessionView): Promise<Resource[]> {
     const { resourceOwners } = session.tenant;
     const lists = await Promise.all(
       session.tenant.children
-        .filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources)
+        .filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources && view.allowsServer(c.name))
         .map(async (child) => {
           const resources: Resource[] = [];
           let cursor: string | undefined;
@@ -257,11 +279,11 @@ export class Router {
     return lists.flat();
   }
 
-  private resourceOwner(session: ClientSession, uri: string): Child {
+  private resourceOwner(session: ClientSession, uri: string, view: SessionView): Child {
     const owner = session.tenant.resourceOwners.get(uri) ?? session.tenant.catalog.templateOwner(uri);
-    if (owner) return owner;
-    const withResources = session.tenant.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources);
-    if (withResources.length === 1) return withResources[0];
+    if (owner && view.allowsServer(owner.name)) return owner;
+    const withResources = session.tenant.children.filter((c) => LISTED_STATES.has(c.state) && c.capabilities.resources && view.allowsServer(c.name));
+    if (!owner && withResources.length === 1) return withResources[0];
     throw protocolError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
   }
 }

@@ -10,6 +10,7 @@ import type { Hub, ServedTenant } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { acceptsSse, rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "./plain-json.js";
 import { callbackSession, clientKey, requestTenant } from "./security.js";
+import { bindView, urlSelects, viewForUrl, viewOf } from "./selection.js";
 import type { ClientSession } from "./sessions.js";
 import { directlyAnswerable, SessionTransport } from "./session-transport.js";
 
@@ -85,8 +86,12 @@ export class StreamableEndpoint {
   }
 
   private async initialize(req: Request, parsed: { body: unknown; text: string }, tenant: ServedTenant, key: string): Promise<Response> {
+    // selection hook (hub/selection.ts): ?servers= ?tools= ?catalog= fixed for the session, or 400
+    const view = viewForUrl(this.hub.defaultView(tenant), req.url, (parsed.body as { id?: string | number }).id);
+    if (view instanceof Response) return view;
     const id = randomUUID();
     const session = this.hub.newSession(id, "streamable", tenant, key);
+    bindView(session, view);
     const transport = new SessionTransport({
       sessionIdGenerator: () => id,
       eventStore: new BoundedEventStore(EVENTS_KEPT_PER_SESSION),
@@ -107,7 +112,10 @@ export class StreamableEndpoint {
    */
   private async handleOneShot(req: Request, parsed: { body: unknown; text: string }, session: ClientSession): Promise<Response> {
     session.touch();
-    if (directlyAnswerable(parsed.body, req.headers, session)) {
+    // selection hook (hub/selection.ts): a plain JSON request may narrow its session's selection for itself
+    const view = urlSelects(req.url) ? viewForUrl(viewOf(session) ?? this.hub.defaultView(session.tenant), req.url, (parsed.body as { id?: string | number }).id) : undefined;
+    if (view instanceof Response) return view;
+    if (!view && directlyAnswerable(parsed.body, req.headers, session)) {
       const direct = await this.answerDirectly(req, await this.laneOf(session), parsed.body);
       if (direct) return direct;
     }
@@ -121,7 +129,7 @@ export class StreamableEndpoint {
       enableJsonResponse: true,
       maxRequestBodySize: this.hub.config.maxBodyBytes,
     });
-    const server = this.hub.createServer(session);
+    const server = this.hub.createServer(session, view);
     await server.connect(transport);
     try {
       const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });

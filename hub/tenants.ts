@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigError, type HubConfig, type TenantConfig } from "./config.js";
 import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
+import { selectionOf, type SelectionSpec } from "./selection-spec.js";
 
 const DEFAULT_PROCESSES = 1024;
 // RLIMIT_DATA per process: half the machine, at most 8 GiB, so one process cannot take it all
@@ -29,6 +30,8 @@ export interface Tenant {
   /** HOME and TMPDIR of its processes (undefined: the hub's own). */
   readonly home?: string;
   readonly tmp?: string;
+  /** Its sessions' default selection, over the global one (hub/selection-spec.ts). */
+  readonly selection?: SelectionSpec;
 }
 
 /**
@@ -64,6 +67,7 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
       keyDigest: t.apiKey ? sha256(t.apiKey) : undefined,
       identity,
       workspace,
+      selection: selectionOf(t),
       home: state && path.join(state, "home"),
       tmp: state && path.join(state, "tmp"),
     };

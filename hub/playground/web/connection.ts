@@ -109,8 +109,9 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(tap: Tap, onError: (error: Error) => void): Promise<Connection> {
-  const endpoint = hubUrl("mcp");
+/** @param query the session's tool selection, "?servers=…&tools=…&catalog=search" or "" */
+export async function connect(tap: Tap, onError: (error: Error) => void, query = ""): Promise<Connection> {
+  const endpoint = hubUrl(`mcp${query}`);
   const inner = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: authHeaders() } });
   const transport = new TappedTransport(inner, tap);
   // the CfWorker validator needs no eval, which the page's Content-Security-Policy forbids

@@ -3,6 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { config as zodConfig } from "zod";
+import { CatalogPicker, selectionQuery } from "./catalog-picker.js";
 import { apiKey, connect, fetchStatus, Unauthorized, type Connection, type HubStatus, type ServerStatus } from "./connection.js";
 import { formatDuration, h, replace } from "./dom.js";
 import { askForKey } from "./key-dialog.js";
@@ -19,6 +20,7 @@ const sidebar = h("nav", { class: "sidebar", "aria-label": "Servers and tools" }
 const main = h("main", { class: "main" });
 const hubInfo = h("div", { class: "hub-info" });
 const pill = h("span", { class: "pill", "data-state": "connecting" }, "connecting…");
+const picker = new CatalogPicker();
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
 
 let connection: Connection | undefined;
@@ -44,7 +46,7 @@ function layout(): void {
       forget,
       pill,
     ),
-    h("div", { class: "layout" }, h("div", { class: "sidebar-wrap" }, h("div", { class: "sidebar-tools" }, toolFilter), sidebar), main, log.element),
+    h("div", { class: "layout" }, h("div", { class: "sidebar-wrap" }, picker.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar), main, log.element),
   );
 }
 
@@ -85,7 +87,8 @@ function renderSidebar(): void {
   const cards = [...groups].map(([name, list]) => {
     const server = servers.find((s) => s.name === name);
     const shown = list.filter((t) => !q || t.name.toLowerCase().includes(q) || (t.description ?? "").toLowerCase().includes(q));
-    if (q && shown.length === 0) return null;
+    // a filter, or a catalog that leaves the server out (selection, search mode), hides its card
+    if ((q || selectionQuery()) && shown.length === 0) return null;
     const meta = server
       ? [server.pid ? `pid ${server.pid}` : "no process", `${server.restarts} restart${server.restarts === 1 ? "" : "s"}`, `${list.length} tools`].join(" · ")
       : `${list.length} tools, served by the hub`;
@@ -120,6 +123,9 @@ function welcome(): HTMLElement {
     h("h1", null, "Try every tool of this hub"),
     h("p", null, "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. Long calls show their progress and can be cancelled."),
     h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the log on the right shows every message of its session."),
+    new URLSearchParams(selectionQuery()).get("catalog") === "search"
+      ? h("p", { class: "search-hint" }, "Search mode: the catalog starts with the hub's own tools. Run hub_find_tools with a task in a few words; the tools it finds join the list on the left.")
+      : null,
     servers.length
       ? h(
           "table",
@@ -172,6 +178,7 @@ async function listTools(client: Client): Promise<void> {
     all.push(...page.tools);
     cursor = page.nextCursor;
   } while (cursor);
+  picker.showSize(all);
   // keep panels (and their inputs) of tools whose definition did not change
   for (const tool of all) {
     const old = tools.find((t) => t.name === tool.name);
@@ -200,16 +207,20 @@ async function start(): Promise<void> {
     try {
       setPill("connecting", "connecting…");
       status = await fetchStatus();
+      picker.setServers(status.servers.map((s) => s.name));
       connection = await connect(
         (direction, message) => log.add(direction, message),
         (error) => log.note(`transport: ${error.message}`, "error"),
+        selectionQuery(),
       );
       break;
     } catch (err) {
       if (!(err instanceof Unauthorized)) {
         setPill("error", "not connected");
         log.note(`Could not connect: ${(err as Error).message}`, "error");
-        replace(main, h("div", { class: "welcome" }, h("h1", null, "Cannot reach the hub"), h("pre", { class: "text" }, (err as Error).message)));
+        // a refused selection (HTTP 400) is fixed with the catalog picker, left open for it
+        if (selectionQuery()) picker.element.open = true;
+        replace(main, h("div", { class: "welcome", "data-error": "connect" }, h("h1", null, "Cannot connect to the hub"), h("pre", { class: "text" }, (err as Error).message)));
         return;
       }
       // ask for the key once; it stays in this tab's sessionStorage for later reloads
