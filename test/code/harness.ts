@@ -16,9 +16,6 @@ export async function startCodeHub(servers: string[] = ["code"], env: Record<str
   const dataDir = tempDir("agentbox-code-data-");
   // a short grace keeps the kill-and-restart tests quick; behaviour is the same
   const hub = await startHub({ servers, env: { AGENTBOX_CODE_DATA_DIR: dataDir, AGENTBOX_CODE_INTERRUPT_GRACE_MS: "700", ...env } });
-  // the code server runs as the workspace's tenant: its data folder is the tenant's
-  const owner = fs.statSync(hub.workspace);
-  fs.chownSync(dataDir, owner.uid, owner.gid);
   const stop = hub.stop.bind(hub);
   return Object.assign(hub, {
     dataDir,

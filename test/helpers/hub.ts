@@ -102,6 +102,12 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
   });
 
   if (options.waitReady !== false) await waitReady(origin, logs, child);
+  // the code server runs as the workspace's tenant: a data folder the test chose is the tenant's
+  const dataDir = options.env?.AGENTBOX_CODE_DATA_DIR;
+  if (dataDir && process.getuid?.() === 0) {
+    const owner = fs.statSync(workspace);
+    fs.chownSync(dataDir, owner.uid, owner.gid);
+  }
 
   const clients: Client[] = [];
   const hub: TestHub = {

@@ -34,7 +34,7 @@ describe("selection seen from code", () => {
       "    body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'file_write', 'arguments': {'path': 'escaped.txt', 'content': 'x'}}}).encode()",
       "    req = urllib.request.Request(os.environ['AGENTBOX_HUB_URL'] + query, data=body, method='POST', headers={",
       "        'Content-Type': 'application/json', 'Accept': 'application/json',",
-      "        'X-Agentbox-Hub-Token': os.environ.get('AGENTBOX_HUB_TOKEN', ''), 'X-Agentbox-Session': os.environ.get('AGENTBOX_SESSION', '')})",
+      "        'X-Agentbox-Session-Token': os.environ.get('AGENTBOX_SESSION_TOKEN', '')})",
       "    try:",
       "        with urllib.request.urlopen(req) as res:",
       "            reply = json.loads(res.read())",
