@@ -5,7 +5,7 @@ import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import type { Hub } from "./hub.js";
-import { jsonRpcError } from "./jsonrpc-response.js";
+import { jsonRpcError, parseJsonRpc } from "./jsonrpc-response.js";
 import { clientKey, requestTenant } from "./security.js";
 import { bindView, viewForUrl } from "./selection.js";
 
@@ -37,12 +37,9 @@ export class LegacySseEndpoint {
     const transport = this.transports.get(id);
     // a session of another tenant is as unknown as a made-up one
     if (!transport || this.hub.sessions.get(id)?.tenant !== requestTenant(c)) return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch (err) {
-      return jsonRpcError(400, -32700, `Parse error: the request body is not valid JSON (${(err as Error).message}).`);
-    }
+    const parsed = parseJsonRpc(await c.req.text());
+    if (!parsed.ok) return parsed.response;
+    const body = parsed.body;
     this.hub.sessions.get(id)?.touch();
     await transport.handlePostMessage(c.env.incoming, c.env.outgoing, body);
     return RESPONSE_ALREADY_SENT;

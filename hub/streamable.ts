@@ -7,7 +7,7 @@ import { isInitializeRequest, isJSONRPCNotification, type JSONRPCRequest } from 
 import type { Context } from "hono";
 import { BoundedEventStore } from "./event-store.js";
 import type { Hub, ServedTenant } from "./hub.js";
-import { jsonRpcError } from "./jsonrpc-response.js";
+import { jsonRpcError, parseJsonRpc, type ParsedBody } from "./jsonrpc-response.js";
 import { acceptsSse, rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "./plain-json.js";
 import { callbackSession, clientKey, requestTenant } from "./security.js";
 import { bindView, urlSelects, viewForUrl, viewOf } from "./selection.js";
@@ -16,15 +16,8 @@ import { directlyAnswerable, SessionTransport } from "./session-transport.js";
 
 const EVENTS_KEPT_PER_SESSION = 500;
 
-type Parsed = { ok: true; body: unknown; text: string } | { ok: false; response: Response };
-
-async function readJsonBody(req: Request): Promise<Parsed> {
-  const text = await req.text();
-  try {
-    return { ok: true, body: JSON.parse(text), text };
-  } catch (err) {
-    return { ok: false, response: jsonRpcError(400, -32700, `Parse error: the request body is not valid JSON (${(err as Error).message}).`) };
-  }
+async function readJsonBody(req: Request): Promise<ParsedBody> {
+  return parseJsonRpc(await req.text());
 }
 
 export class StreamableEndpoint {

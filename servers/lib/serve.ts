@@ -40,13 +40,14 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
       },
       async (args: Record<string, unknown>, extra) => {
         const progressToken = extra._meta?.progressToken;
+        const session = sessionOf(extra._meta);
         const ctx: ToolContext = {
-          session: sessionOf(extra._meta),
+          session,
           sessionToken: typeof extra._meta?.[TOKEN_META_KEY] === "string" ? (extra._meta[TOKEN_META_KEY] as string) : undefined,
           signal: extra.signal,
           workspace,
           log: log.child({ tool: tool.name }),
-          extra,
+          extra: namingSession(extra, session),
           async progress(progress, total, message) {
             if (progressToken === undefined) return;
             await extra
@@ -62,6 +63,22 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
       },
     );
   }
+}
+
+type Extra = Parameters<ToolDefinition["run"]>[1]["extra"];
+type WithMeta = { params?: { _meta?: Record<string, unknown> } & Record<string, unknown> };
+
+/**
+ * A tool's questions to the client (sampling, elicitation, roots) and its log lines name the session
+ * of the call they belong to, so the hub hands them to that client and no other.
+ */
+function namingSession(extra: Extra, session: string): Extra {
+  const named = <M extends WithMeta>(message: M): M => ({ ...message, params: { ...message.params, _meta: { ...message.params?._meta, [SESSION_META_KEY]: session } } });
+  return {
+    ...extra,
+    sendRequest: ((request: WithMeta, schema: unknown, options: unknown) => extra.sendRequest(named(request) as never, schema as never, options as never)) as Extra["sendRequest"],
+    sendNotification: (notification) => extra.sendNotification(notification.method === "notifications/message" ? named(notification as WithMeta) as never : notification),
+  };
 }
 
 function toolFailure(err: unknown, log: Logger): CallToolResult {
