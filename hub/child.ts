@@ -29,6 +29,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
+import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { killTree } from "./proctree.js";
@@ -179,7 +180,8 @@ export class Child {
     const transport = new StdioClientTransport({
       command: this.config.command!,
       args: this.config.args ?? [],
-      env: { ...(process.env as Record<string, string>), ...this.hubEnv, ...this.config.env },
+      // the prefix last: the child names its sibling tools in texts by it (servers/lib/names.ts)
+      env: { ...(process.env as Record<string, string>), ...this.hubEnv, ...this.config.env, [TOOL_PREFIX_ENV]: this.prefix },
       cwd: this.config.cwd,
       stderr: "pipe",
     });

@@ -64,7 +64,7 @@ export class Hub {
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
     this.children = Object.entries(config.mcpServers).map(([name, cfg]) => {
-      const key = manifestKey(cfg);
+      const key = manifestKey(cfg, name);
       const recorded = key ? manifest[key] : undefined;
       const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
       return new Child(name, cfg, this.childEnv(), hooks, log.child({ child: name }), lazy ? recorded : undefined);

@@ -2,20 +2,22 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk } from "../walk.js";
 
-const dirParam = z.string().default(".").describe("Folder, relative to the workspace (default: the workspace root).");
+const dirParam = z.string().default(".").describe("Folder in the workspace (default: its root).");
 const entryType = z.enum(["file", "directory", "symlink", "other"]);
 
 async function assertDirectory(dir: string, userPath: string): Promise<void> {
-  if (!(await fsp.stat(dir)).isDirectory()) throw new ToolError(`'${userPath}' is not a folder; use info or read for a file.`);
+  if (!(await fsp.stat(dir)).isDirectory()) throw new ToolError(`'${userPath}' is not a folder; use ${toolName("info")} or ${toolName("read")} for a file.`);
 }
 
 export const list = defineTool({
   name: "list",
+  title: "List a folder",
   description: "List one folder's entries with type, size and modification time.",
   input: {
     path: dirParam,
@@ -63,6 +65,7 @@ export const list = defineTool({
 
 export const tree = defineTool({
   name: "tree",
+  title: "Show a folder tree",
   description: `Show a folder's nested structure down to a depth, skipping excluded names (default: ${DEFAULT_EXCLUDES.join(", ")}).`,
   input: {
     path: dirParam,

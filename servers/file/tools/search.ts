@@ -11,7 +11,7 @@ import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 
 const common = {
-  path: z.string().default(".").describe("Folder to search, relative to the workspace (default: the workspace root)."),
+  path: z.string().default(".").describe("Folder to search in the workspace (default: its root)."),
   exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Glob patterns of names or relative paths to skip."),
   hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
 };
@@ -24,6 +24,7 @@ function globMatcher(glob: string): (e: WalkEntry) => boolean {
 
 export const find = defineTool({
   name: "find",
+  title: "Find files by name",
   description: "Find files and folders whose name matches a glob (e.g. '*.ts', 'test_*'); a glob with '/' matches the relative path ('src/**/*.ts').",
   input: {
     pattern: z.string().min(1).describe("Glob: * ? [abc] {a,b} and ** across folders."),
@@ -67,6 +68,7 @@ interface GrepMatch {
 
 export const grep = defineTool({
   name: "grep",
+  title: "Search file contents",
   description: "Search file contents with a regular expression (JavaScript syntax), with context lines and a cap on results. Binary and very large files are skipped.",
   input: {
     pattern: z.string().min(1).describe("Regular expression (JavaScript syntax), or plain text with literal: true."),
