@@ -7,6 +7,7 @@ import { ToolError } from "../lib/tool.js";
 import { resolveInWorkspace } from "../lib/workspace.js";
 import type { ChromiumHost } from "./chromium.js";
 import { Recorder } from "./recorder.js";
+import { toolName } from "../lib/names.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 const ACTION_TIMEOUT_MS = 10_000;
@@ -81,7 +82,7 @@ export class BrowserSession {
   async page(options: { allowDialog?: boolean } = {}): Promise<Page> {
     await this.ensureContext();
     if (this.dialog && !options.allowDialog) {
-      throw new ToolError(`${describeDialog(this.dialog)}; answer it with handle_dialog first.`);
+      throw new ToolError(`${describeDialog(this.dialog)}; answer it with ${toolName("handle_dialog")} first.`);
     }
     if (!this.current || this.current.isClosed()) this.current = this.pages.at(-1) ?? (await this.newTab());
     return this.current;
@@ -111,7 +112,7 @@ export class BrowserSession {
 
   tabAt(index: number): Page {
     const page = this.pages[index];
-    if (!page) throw new ToolError(`No tab ${index}; tabs are numbered 0 to ${this.pages.length - 1} (see tabs with action "list").`);
+    if (!page) throw new ToolError(`No tab ${index}; tabs are numbered 0 to ${this.pages.length - 1} (see ${toolName("tabs")} with action "list").`);
     return page;
   }
 
@@ -159,7 +160,7 @@ export class BrowserSession {
     // Tabs the page opens itself (window.open, target=_blank) are worth telling the model about.
     const opener = page.opener();
     void opener.then((o) => {
-      if (announce && o) this.notice(`The page opened a new tab ${this.pages.indexOf(page)}: ${page.url()} (switch with tabs action "select").`);
+      if (announce && o) this.notice(`The page opened a new tab ${this.pages.indexOf(page)}: ${page.url()} (switch with ${toolName("tabs")} action "select").`);
     });
   }
 

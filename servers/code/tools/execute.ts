@@ -48,11 +48,10 @@ export function executeTool(sessions: CodeSessions, config: CodeConfig) {
     name: "execute",
     title: "Run code",
     description:
-      "Run Python or JavaScript in a persistent session, like a notebook cell: variables, imports and functions stay for the next call; " +
-      "cwd is the workspace. Returns stdout and stderr apart, a trailing expression's value, exceptions with traceback, matplotlib " +
-      "figures as PNG; top-level await works in JavaScript. Code can call this hub's tools: Python `from agentbox import tools; " +
-      "tools.file_read(path=...)`, JavaScript `await tools.file_read({ path })`. A timeout or cancellation interrupts the code " +
-      "(KeyboardInterrupt, then a restart) and the reply says whether the state survived. Long output keeps its tail.",
+      "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +
+      "stderr, a trailing expression's value, exceptions with traceback, matplotlib figures as PNG; top-level await works in " +
+      "JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
+      "`await tools.file_read({ path })`. A timeout or cancel interrupts the code; the reply says whether the state survived.",
     input: {
       language: languageSchema,
       code: z.string().min(1).describe("The code to run."),

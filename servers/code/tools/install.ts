@@ -11,10 +11,8 @@ export function installTool(config: CodeConfig) {
     name: "install",
     title: "Install packages",
     description: () =>
-      "Install packages for code sessions: `pip install` into the Python venv (which also sees the system packages) or " +
-      "`npm install` for JavaScript, from the configured indexes; a workspace folder or archive (./mypkg, dist/pkg-1.0.tgz) " +
-      "works too. New Python packages are importable in running sessions at once; a package " +
-      `that was already imported needs ${toolName("reset")} to load the new version.`,
+      "Install packages for code sessions with pip (a venv that also sees the system packages) or npm, from the configured " +
+      `indexes or a workspace folder or archive. A Python package already imported needs ${toolName("reset")} to load the new version.`,
     input: {
       language: languageSchema,
       packages: z

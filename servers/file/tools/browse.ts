@@ -21,7 +21,7 @@ export const list = defineTool({
   description: "List one folder's entries with type, size and modification time.",
   input: {
     path: dirParam,
-    hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+    hidden: z.boolean().default(false).describe("Include dotfiles."),
     sort: z.enum(["name", "size", "mtime", "type"]).default("name").describe("Sort key (folders first when sorting by type)."),
     reverse: z.boolean().default(false).describe("Reverse the order."),
     limit: z.number().int().min(1).max(10_000).default(1000).describe("Most entries to return."),
@@ -70,8 +70,8 @@ export const tree = defineTool({
   input: {
     path: dirParam,
     depth: z.number().int().min(1).max(20).default(3).describe("How many levels to descend (1 = the folder's own entries)."),
-    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Glob patterns of names or relative paths to skip."),
-    hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
+    hidden: z.boolean().default(false).describe("Include dotfiles."),
     limit: z.number().int().min(1).max(10_000).default(500).describe("Most entries to return."),
   },
   output: {

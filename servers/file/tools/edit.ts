@@ -14,9 +14,8 @@ export const edit = defineTool({
   name: "edit",
   title: "Edit a file",
   description:
-    "Replace exact text in a text file. Each oldText must match expectedCount times (default 1); if it matches " +
-    "nowhere, a match ignoring whitespace differences is tried. Otherwise nothing changes. Edits apply in order, " +
-    "all or none. Returns a unified diff; dryRun only shows it.",
+    "Replace exact text in a text file. Each oldText must match expectedCount times; if it matches nowhere, a " +
+    "whitespace-insensitive match is tried. Edits apply in order, all or none. Returns a unified diff.",
   input: {
     path: z.string().describe("Text file path in the workspace."),
     edits: z

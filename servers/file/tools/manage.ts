@@ -8,7 +8,7 @@ import { isInside } from "../../lib/workspace.js";
 import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf } from "../content.js";
 import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget } from "../paths.js";
 
-const pathParam = (what: string) => z.string().describe(`${what}, a workspace path.`);
+const pathParam = (what: string) => z.string().describe(what);
 const overwriteParam = z.boolean().default(false).describe("Replace an existing destination file.");
 
 /** A destination may replace a file only when asked, and never a folder or the source's own subtree. */

@@ -56,7 +56,7 @@ export const read = defineTool({
     offset: z.number().int().min(1).optional().describe("First line, counting from 1 (default 1). With encoding 'base64': the byte to start at, counting from 0 (omit for 0)."),
     limit: z.number().int().min(1).optional().describe(`Lines (default ${DEFAULT_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
     lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
-    encoding: z.enum(["auto", "base64"]).default("auto").describe("'auto': text, image or a description; 'base64': the raw bytes of any file."),
+    encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
   },
   output: readOutput,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

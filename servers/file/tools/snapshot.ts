@@ -6,7 +6,7 @@ import { formatSize } from "../content.js";
 import { assertWritable } from "../paths.js";
 import { deleteSnapshot, listSnapshots, restoreSnapshot, serialized, takeSnapshot, type SnapshotMeta } from "../snapshots.js";
 
-const nameParam = z.string().min(1).describe("Snapshot name: letters, digits, '-', '_' and single dots (e.g. 'before-refactor').");
+const nameParam = z.string().min(1).describe("Snapshot name, e.g. 'before-refactor'.");
 
 const metaShape = {
   name: z.string(),

@@ -15,10 +15,9 @@ export default defineTool({
   name: "exec",
   title: "Run a command",
   description: () =>
-    "Run one command line with bash -c (pipes, redirections, && and globs work); returns exit code, stdout and " +
-    "stderr apart, and the duration. On timeout or cancellation the whole process tree is killed, and background " +
-    `processes are killed when it exits: use ${toolName("session_create")} for long-running or interactive programs. ` +
-    "Long output keeps its tail. With a progress token, new output streams as progress messages.",
+    "Run one command line with bash -c; returns exit code, stdout, stderr and duration. The process tree is killed " +
+    `on timeout or cancel, and background processes when it exits: use ${toolName("session_create")} for long-running ` +
+    "or interactive programs. Long output keeps its tail; with a progress token, new output streams as progress.",
   input: {
     command: z.string().min(1).describe("The command line, run as `bash -c <command>`."),
     cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),

@@ -24,14 +24,14 @@ const waitParams = {
     .string()
     .min(1)
     .optional()
-    .describe("Wait until this JavaScript regular expression (multiline) matches the new output, ANSI stripped, e.g. '>>> $' or '\\$ $'."),
+    .describe("Wait until this JavaScript regex (multiline) matches the new output, e.g. '>>> $'."),
   quietMs: z
     .number()
     .int()
     .positive()
     .max(60_000)
     .optional()
-    .describe("Wait until no output arrives for this many ms (after waitFor matched, when both are given)."),
+    .describe("Wait until no output arrives for this many ms (after waitFor, if both)."),
   timeoutMs: z
     .number()
     .int()
@@ -113,11 +113,11 @@ export const sessionCreate = defineTool({
   name: "session_create",
   title: "Open a terminal",
   description: () =>
-    "Start a persistent terminal: a real pty running a shell (or another interactive program such as python3), " +
+    "Open a persistent terminal: a pty running a shell or another interactive program (python3…), " +
     `kept until ${toolName("session_kill")}, the end of your client session, or the idle limit. Returns its id. ` +
     `At most ${settings.maxSessions} running terminals per client session.`,
   input: {
-    shell: z.string().min(1).optional().describe("Program to run: a name on PATH or an absolute path (default: $SHELL, else /bin/bash)."),
+    shell: z.string().min(1).optional().describe("Program to run (default: $SHELL, else /bin/bash)."),
     args: z.array(z.string()).default([]).describe("Arguments for the program."),
     cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
     env: envSchema.optional(),
@@ -139,13 +139,12 @@ export const sessionSend = defineTool({
   name: "session_send",
   title: "Type into a terminal",
   description:
-    "Send input to a terminal: literal text (a newline presses Enter) and/or named keys. " +
-    "With waitFor or quietMs, wait for the response and return the output since your last read (marking it read); " +
-    `otherwise return at once. Keys: ${KEY_HELP}.`,
+    "Send text and/or named keys to a terminal. With waitFor or quietMs, wait and return the output since your " +
+    `last read (marking it read); otherwise return at once. Keys: ${KEY_HELP}.`,
   input: {
     id,
-    input: z.string().optional().describe("Text to type; '\\n' is sent as Enter. E.g. 'ls -la\\n'."),
-    keys: z.array(z.string()).optional().describe("Named keys sent after the text, e.g. ['Ctrl-C'] or ['Up', 'Enter']."),
+    input: z.string().optional().describe("Text to type; '\\n' presses Enter, e.g. 'ls -la\\n'."),
+    keys: z.array(z.string()).optional().describe("Named keys sent after the text, e.g. ['Ctrl-C']."),
     ...waitParams,
   },
   output: { ...readShape, sentBytes: z.number() },
@@ -183,8 +182,7 @@ export const sessionRead = defineTool({
   name: "session_read",
   title: "Read a terminal",
   description:
-    "Read a terminal's output: 'new' gives everything since your last read, 'tail' the last lines of the scrollback " +
-    "(either marks the output read). Optionally wait first for a pattern or for output to go quiet.",
+    "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
   input: {
     id,
     mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `lines` lines."),
