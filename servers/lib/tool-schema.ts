@@ -54,7 +54,9 @@ function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
     return `unknown argument${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
   }
   const path = issue.path.map(String).join(".");
-  if (issue.code === "invalid_type" && valueAt(args, issue.path) === undefined) return `${path}: required (expected ${issue.expected})`;
+  if (issue.path.length && valueAt(args, issue.path) === undefined) {
+    return `${path}: required (${issue.code === "invalid_type" ? `expected ${issue.expected}` : issue.message})`;
+  }
   return `${path || "arguments"}: ${issue.message}`;
 }
 
