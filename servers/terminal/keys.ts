@@ -33,7 +33,7 @@ const NAMED: Record<string, string> = {
 
 export const KEY_HELP =
   "Enter, Tab, Escape, Backspace, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12, " +
-  "Ctrl-<letter or one of @[\\]^_> (also C-x or ^x)";
+  "Ctrl-<letter or one of @[\\]^_> (e.g. Ctrl-C; also C-c, ^c)";
 
 /** The bytes for a key name, or undefined when the name is not known. */
 export function keyBytes(name: string): string | undefined {
