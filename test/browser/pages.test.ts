@@ -151,7 +151,7 @@ describe("browser pages", () => {
     const opened = textOf(await ok(c, "click", { ref: ask }));
     assert.match(opened, /A confirm dialog is open: "Proceed\?"/);
     assert.match(textOf(await ok(c, "snapshot")), /A confirm dialog is open/);
-    assert.match(await fails(c, "click", { ref: ask }), /answer it with handle_dialog first/);
+    assert.match(await fails(c, "click", { ref: ask }), /answer it with browser_handle_dialog first/);
     assert.match(textOf(await ok(c, "handle_dialog", { accept: false })), /paragraph.*: "?no"?$/m);
     await ok(c, "click", { ref: ask });
     assert.match(textOf(await ok(c, "handle_dialog", { accept: true })), /paragraph.*: "?yes"?$/m);
