@@ -173,7 +173,7 @@ describe("browser pages", () => {
     const many = textOf(await ok(c, "navigate", { url: url("/many") }));
     const ref = refOf(many, 'button "Button 29"');
     await ok(c, "navigate", { url: url("/a") });
-    assert.match(await fails(c, "click", { ref }), /Take a new snapshot/);
+    assert.match(await fails(c, "click", { ref }), /Take a new browser_snapshot/);
     assert.match(await fails(c, "click", { ref: "nonsense" }), /not a ref/);
     assert.match(await fails(c, "click", { selector: "#does-not-exist" }), /No element matches selector/);
     assert.match(await fails(c, "click", {}), /give ref .* or selector/);
