@@ -176,6 +176,19 @@ function memory(r: J | undefined): string {
   ].join("\n\n") + unavailable(r);
 }
 
+function catalog(r: J | undefined): string {
+  const bad = failed("7. Catalog size", r);
+  if (bad || !r) return bad!;
+  const rows = Object.entries(r.byServer as J).map(([server, s]: [string, J]) => [server, String(s.tools), num(s.bytes), num(s.tokens)]);
+  rows.push(["**total**", String(r.tools), `**${num(r.bytes)}**`, num(r.tokens)]);
+  return [
+    "### 7. Catalog a model reads (name, title, description, input schema per tool, as JSON)",
+    header(r),
+    table(["server", "tools", "bytes", "~tokens (bytes / 4)"], rows),
+    `Budget ${num(r.budgetBytes)} bytes: ${yes(r.withinBudget)}.`,
+  ].join("\n\n");
+}
+
 export function renderResults(): string {
   return [
     overhead(readResult("overhead")),
@@ -183,6 +196,7 @@ export function renderResults(): string {
     coldstart(readResult("coldstart"), readResult("docker")),
     operations(readResult("operations")),
     memory(readResult("memory")),
+    catalog(readResult("catalog")),
   ].join("\n\n");
 }
 

@@ -1,6 +1,7 @@
 // npm run bench [filter...]: runs every benchmark (or those whose name contains a filter), writes
 // bench/results/<name>.json, then regenerates the tables in bench/README.md from all results.
 import { errorMessage } from "../servers/lib/log.js";
+import { runCatalog } from "./catalog.js";
 import { runColdStart } from "./coldstart.js";
 import { runMemory } from "./memory.js";
 import { runOperations } from "./operations.js";
@@ -17,6 +18,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["coldstart", runColdStart],
   ["operations", runOperations],
   ["memory", runMemory],
+  ["catalog", runCatalog],
 ];
 
 async function main(): Promise<void> {

@@ -5,6 +5,7 @@ import { distance } from "fastest-levenshtein";
 import type { Prompt, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Child } from "./child.js";
+import { joinToolName } from "../servers/lib/names.js";
 
 const VALID_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -14,7 +15,7 @@ export interface Owner {
 }
 
 export function publishedName(prefix: string, name: string): string {
-  const joined = prefix ? `${prefix}_${name}` : name;
+  const joined = joinToolName(prefix, name);
   return VALID_NAME.test(joined) ? joined : joined.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64) || "_";
 }
 

@@ -29,6 +29,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
+import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { killTree } from "./proctree.js";
@@ -190,7 +191,8 @@ export class Child {
     const transport = new StdioClientTransport({
       command,
       args,
-      env: { ...this.launch.env, ...this.config.env },
+      // the prefix last: the child names its sibling tools in texts by it (servers/lib/names.ts)
+      env: { ...this.launch.env, ...this.config.env, [TOOL_PREFIX_ENV]: this.prefix },
       cwd: this.config.cwd ?? this.launch.cwd,
       stderr: "pipe",
       maxBufferSize: CHILD_REPLY_LIMIT,

@@ -82,9 +82,8 @@ export class Hub {
     const secrets = config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : []));
     this.tenants = buildTenants(config, isolation).map((tenant) => {
       const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
-        const key = manifestKey(cfg);
-        // the manifest was recorded under each server's default prefix, which its texts name
-        const recorded = key && (cfg.prefix === undefined || cfg.prefix === name) ? manifest[key] : undefined;
+        const key = manifestKey(cfg, name);
+        const recorded = key ? manifest[key] : undefined;
         const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
         const childLog = log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
         return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets), hooks, childLog, lazy ? recorded : undefined);
@@ -98,7 +97,6 @@ export class Hub {
 
   private launchFor(tenant: Tenant, prefix: string, secrets: string[]): ChildLaunch {
     const env = tenantEnv(tenant, secrets);
-    env.AGENTBOX_TOOL_PREFIX = prefix;
     // a getter: the hub's URL is known only once the HTTP server listens
     Object.defineProperty(env, "AGENTBOX_HUB_URL", { enumerable: true, get: () => this.hubUrl });
     return {

@@ -15,24 +15,28 @@ const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: t
 const TOOLS: Tool[] = [
   {
     name: "hub_status",
+    title: "Hub status",
     description: "agentbox's servers with their state, pid, restarts and tool counts, plus uptime and version.",
     inputSchema: noInput,
     annotations: readOnly,
   },
   {
     name: "hub_metrics",
+    title: "Resource use",
     description: "CPU, memory and disk use of the container, the hub and each server process (with everything it started).",
     inputSchema: noInput,
     annotations: readOnly,
   },
   {
     name: "hub_sessions",
+    title: "Your session",
     description: "Your own client session: its age and idle time, and what it holds in each server (browser tabs, terminals, code sessions).",
     inputSchema: noInput,
     annotations: readOnly,
   },
   {
     name: "hub_end_session",
+    title: "End your session",
     description: "End your client session now, closing its browser context, terminals and code interpreters. Reconnect to start a new one.",
     inputSchema: noInput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -7,6 +7,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Prompt, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
 import { builtinServers, distRoot, type ServerConfig } from "./config.js";
 
 export interface ManifestEntry {
@@ -18,12 +19,15 @@ export interface ManifestEntry {
 
 type Manifest = Record<string, ManifestEntry>;
 
-/** The same command line (and environment) is the same server: that is the manifest's key. */
-export function manifestKey(config: ServerConfig): string | undefined {
+/**
+ * The same command line (and environment) under the same prefix is the same server: that is the
+ * manifest's key. The prefix counts because a server's texts name its tools by their published names.
+ */
+export function manifestKey(config: ServerConfig, name: string): string | undefined {
   if (!config.command) return undefined;
   const command = path.basename(config.command) === path.basename(process.execPath) ? "node" : config.command;
   const args = (config.args ?? []).map((a) => (path.isAbsolute(a) ? path.relative(distRoot(), a) : a));
-  return JSON.stringify({ command, args, env: config.env ?? {}, cwd: config.cwd ?? null });
+  return JSON.stringify({ command, args, env: config.env ?? {}, cwd: config.cwd ?? null, prefix: config.prefix ?? name });
 }
 
 export function manifestPath(): string {
@@ -38,13 +42,13 @@ export function readManifest(file = manifestPath()): Manifest {
   }
 }
 
-async function describeServer(config: ServerConfig): Promise<ManifestEntry> {
+async function describeServer(config: ServerConfig, name: string): Promise<ManifestEntry> {
   const client = new Client({ name: "agentbox-manifest", version: "1" });
   await client.connect(
     new StdioClientTransport({
       command: config.command!,
       args: config.args,
-      env: { ...(process.env as Record<string, string>), ...config.env },
+      env: { ...(process.env as Record<string, string>), ...config.env, [TOOL_PREFIX_ENV]: config.prefix ?? name },
       cwd: config.cwd,
       stderr: "ignore",
     }),
@@ -66,9 +70,9 @@ async function describeServer(config: ServerConfig): Promise<ManifestEntry> {
 export async function writeManifest(servers: Record<string, ServerConfig> = builtinServers(), file = manifestPath()): Promise<void> {
   const manifest: Manifest = {};
   await Promise.all(
-    Object.values(servers).map(async (config) => {
-      const key = manifestKey(config);
-      if (key) manifest[key] = await describeServer(config);
+    Object.entries(servers).map(async ([name, config]) => {
+      const key = manifestKey(config, name);
+      if (key) manifest[key] = await describeServer(config, name);
     }),
   );
   fs.writeFileSync(file, JSON.stringify(manifest));

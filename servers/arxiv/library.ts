@@ -6,6 +6,7 @@ import { pageFooter, pageOf, pageOutput, pagingInput } from "../markitdown/pagin
 import { normalizeId } from "./ids.js";
 import { findPaper, listPapers, markdownHeader, readMarkdown, savePaper } from "./papers.js";
 import { arxiv, fetchPapers } from "./tools.js";
+import { toolName } from "../lib/names.js";
 
 const storedShape = {
   id: z.string(),
@@ -19,8 +20,8 @@ const storedShape = {
 const download = defineTool({
   name: "download",
   title: "Download an arXiv paper",
-  description:
-    "Download a paper's PDF into the workspace (papers/<id>.pdf) and convert it to Markdown (papers/<id>.md); read it with `read`. " +
+  description: () =>
+    `Download a paper's PDF into the workspace (papers/<id>.pdf) and convert it to Markdown (papers/<id>.md); read it with ${toolName("read")}. ` +
     "An id without version gets the latest one. Already downloaded papers are not fetched again unless force is set.",
   input: {
     id: z.string().describe("arXiv id, e.g. 2401.12345, 2401.12345v2 or hep-ex/0307015"),
@@ -51,7 +52,7 @@ const download = defineTool({
     ctx.log.info("paper downloaded", { id: paper.id, bytes: pdf.length, chars: markdown.length });
     return reply.data(
       `Downloaded ${paper.title} [${paper.id}]: ${paths.pdf} (${pdf.length} bytes) and ${paths.md} (${markdown.length} characters). ` +
-        `Read it with arxiv_read { id: "${paper.id}" }.`,
+        `Read it with ${toolName("read")} { id: "${paper.id}" }.`,
       {
         id: paper.id,
         title: paper.title,
@@ -68,7 +69,7 @@ const download = defineTool({
 const read = defineTool({
   name: "read",
   title: "Read a downloaded arXiv paper",
-  description: "Page through the Markdown text of a paper fetched with `download` (start/maxChars; the result says what remains).",
+  description: () => `Page through the Markdown text of a paper fetched with ${toolName("download")} (start/maxChars).`,
   input: {
     id: z.string().describe("arXiv id of a downloaded paper; without version, the newest downloaded version"),
     ...pagingInput,
@@ -81,7 +82,7 @@ const read = defineTool({
     if (!paper) {
       const have = (await listPapers(ctx.workspace)).map((p) => p.id);
       const hint = have.length ? ` Downloaded: ${have.join(", ")}.` : " No papers are downloaded yet.";
-      throw new ToolError(`Paper ${id} is not downloaded; call arxiv_download first.${hint}`);
+      throw new ToolError(`Paper ${id} is not downloaded; call ${toolName("download")} first.${hint}`);
     }
     const page = pageOf(await readMarkdown(ctx.workspace, paper), start, maxChars);
     const { text, ...counts } = page;
@@ -100,7 +101,7 @@ const list = defineTool({
     const papers = await listPapers(ctx.workspace);
     const text = papers.length
       ? papers.map((p) => `- ${p.id}: ${p.title ?? "(no title)"} — ${p.markdown ?? "no .md"}, ${p.pdf ?? "no .pdf"}`).join("\n")
-      : "No papers downloaded yet; use arxiv_download.";
+      : `No papers downloaded yet; use ${toolName("download")}.`;
     return reply.data(text, { papers });
   },
 });

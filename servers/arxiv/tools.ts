@@ -15,16 +15,16 @@ const search = defineTool({
   title: "Search arXiv",
   description:
     "Search arXiv papers. `query` takes arXiv syntax (ti:, au:, abs:, cat:, all: prefixes; AND, OR, ANDNOT; parentheses) or plain words " +
-    "(all must match). Filter by categories and submission dates; page with start/maxResults; sort by relevance, submitted or updated date.",
+    "(all must match).",
   input: {
     query: z.string().optional().describe('Search terms, e.g. "diffusion models" or "ti:transformer AND au:vaswani"'),
     categories: z.array(z.string()).optional().describe("Only papers in any of these categories, e.g. [\"cs.LG\", \"stat.ML\"]"),
-    submittedFrom: z.string().optional().describe("Only papers first submitted on or after this date (YYYY-MM-DD)"),
-    submittedTo: z.string().optional().describe("Only papers first submitted on or before this date (YYYY-MM-DD)"),
+    submittedFrom: z.string().optional().describe("Submitted on or after (YYYY-MM-DD)"),
+    submittedTo: z.string().optional().describe("Submitted on or before (YYYY-MM-DD)"),
     start: z.number().int().min(0).max(30_000).default(0).describe("Index of the first result (for paging)"),
-    maxResults: z.number().int().min(1).max(100).default(10).describe("Results per page (1-100, default 10)"),
-    sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance").describe("Order by relevance, submission date or last update"),
-    sortOrder: z.enum(["descending", "ascending"]).default("descending").describe("Sort direction"),
+    maxResults: z.number().int().min(1).max(100).default(10).describe("Results per page"),
+    sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance").describe("Order"),
+    sortOrder: z.enum(["descending", "ascending"]).default("descending").describe("Direction"),
   },
   output: {
     searchQuery: z.string().describe("The search_query sent to arXiv"),

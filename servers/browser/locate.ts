@@ -2,6 +2,7 @@
 // errors that tell the model what to do next. Refs resolve the way @playwright/mcp does it: the
 // `aria-ref` engine (page.getByRef) against the latest snapshot taken in that frame.
 import { z } from "zod";
+import { toolName } from "../lib/names.js";
 import type { Locator, Page } from "playwright-core";
 import { ToolError } from "../lib/tool.js";
 
@@ -10,11 +11,11 @@ const SELECTOR_WAIT_MS = 3_000;
 
 /** The same two target parameters on every tool that acts on an element. */
 export const target = {
-  ref: z.string().optional().describe("Element ref from the latest snapshot, e.g. \"e12\" (from `[ref=e12]`)."),
+  ref: z.string().optional().describe("Element ref from the latest snapshot, e.g. e12."),
   selector: z
     .string()
     .optional()
-    .describe("Instead of ref: a CSS selector (\"#login button\") or a Playwright selector (\"text=Sign in\", \"role=button[name='OK']\"). The first match is used."),
+    .describe("Or a CSS/Playwright selector (text=Sign in, role=button[name='OK']); first match."),
 };
 
 export interface Target {
@@ -35,7 +36,7 @@ export async function locate(page: Page, t: Target, what = "element"): Promise<L
     // A ref from another page's snapshot (its frame is gone) throws instead of counting 0.
     const count = await locator.count().catch(() => 0);
     if (count === 0) {
-      throw new ToolError(`Ref ${ref} is not in the current page (the page changed since that snapshot). Take a new snapshot and use a ref from it.`);
+      throw new ToolError(`Ref ${ref} is not in the current page (the page changed since that snapshot). Take a new ${toolName("snapshot")} and use a ref from it.`);
     }
     return locator;
   }
@@ -47,7 +48,7 @@ export async function locate(page: Page, t: Target, what = "element"): Promise<L
       if (/Unexpected token|is not a valid selector|Unknown engine/i.test(String(err))) {
         throw new ToolError(`"${t.selector}" is not a valid selector: use CSS, or text=..., role=...[name='...'].`);
       }
-      throw new ToolError(`No ${what} matches selector "${t.selector}". Take a snapshot and use a ref, or another selector.`);
+      throw new ToolError(`No ${what} matches selector "${t.selector}". Take a ${toolName("snapshot")} and use a ref, or another selector.`);
     }
     return locator;
   }

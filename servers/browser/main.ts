@@ -5,11 +5,13 @@ import content from "./tools/content.js";
 import interaction from "./tools/interaction.js";
 import navigation from "./tools/navigation.js";
 import session from "./tools/session.js";
+import { toolName } from "../lib/names.js";
 
 await serve({
   name: "browser",
-  instructions:
-    "A headless Chromium. navigate to a page, read it with snapshot (elements carry [ref=eN]), act with click/type/fill/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.",
+  instructions: () =>
+    `A headless Chromium. ${toolName("navigate")} to a page, read it with ${toolName("snapshot")} (elements carry [ref=eN]), act with ` +
+    `${toolName("click")}/${toolName("type")}/${toolName("fill")}/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.`,
   tools: [...navigation, ...interaction, ...content, ...session],
   setup: (_server, { workspace, log }) => void initRuntime(workspace, log),
   onShutdown: shutdownRuntime,

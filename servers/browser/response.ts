@@ -3,6 +3,7 @@
 // so one huge page cannot flood the model (the rest is a `snapshot` call with an offset away).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describeDialog, type BrowserSession } from "./session.js";
+import { toolName } from "../lib/names.js";
 
 export const DEFAULT_MAX_CHARS = 20_000;
 const DOWNLOAD_WAIT_MS = 30_000;
@@ -55,7 +56,7 @@ export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): 
       text = await page.ariaSnapshot({ mode: "ai", timeout: SNAPSHOT_TIMEOUT_MS });
       b.lastSnapshot = { url: page.url(), text };
     }
-    const shown = window(text, options.offset ?? 0, options.maxChars ?? DEFAULT_MAX_CHARS, "snapshot");
+    const shown = window(text, options.offset ?? 0, options.maxChars ?? DEFAULT_MAX_CHARS, toolName("snapshot"));
     sections.push(`### Snapshot\n\`\`\`yaml\n${shown}\n\`\`\``);
   }
   return { content: [{ type: "text", text: sections.join("\n\n") }] };

@@ -7,6 +7,7 @@ import { ToolError } from "../lib/tool.js";
 import type { ChromiumHost } from "./chromium.js";
 import { Recorder } from "./recorder.js";
 import { serveWorkspace } from "./workspace-origin.js";
+import { toolName } from "../lib/names.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 const ACTION_TIMEOUT_MS = 10_000;
@@ -82,7 +83,7 @@ export class BrowserSession {
   async page(options: { allowDialog?: boolean } = {}): Promise<Page> {
     await this.ensureContext();
     if (this.dialog && !options.allowDialog) {
-      throw new ToolError(`${describeDialog(this.dialog)}; answer it with handle_dialog first.`);
+      throw new ToolError(`${describeDialog(this.dialog)}; answer it with ${toolName("handle_dialog")} first.`);
     }
     if (!this.current || this.current.isClosed()) this.current = this.pages.at(-1) ?? (await this.newTab());
     return this.current;
@@ -115,7 +116,7 @@ export class BrowserSession {
     const page = this.pages[index];
     if (!page) {
       const open = this.pages.map((p, i) => `${i}: ${p.url()}`).join(", ");
-      throw new ToolError(`No tab ${index} in this session; ${open ? `open tabs are ${open}` : "no tabs are open"} (see tabs with action "list").`);
+      throw new ToolError(`No tab ${index} in this session; ${open ? `open tabs are ${open}` : "no tabs are open"} (see ${toolName("tabs")} with action "list").`);
     }
     return page;
   }
@@ -166,7 +167,7 @@ export class BrowserSession {
     // Tabs the page opens itself (window.open, target=_blank) are worth telling the model about.
     const opener = page.opener();
     void opener.then((o) => {
-      if (announce && o) this.notice(`The page opened a new tab ${this.pages.indexOf(page)}: ${page.url()} (switch with tabs action "select").`);
+      if (announce && o) this.notice(`The page opened a new tab ${this.pages.indexOf(page)}: ${page.url()} (switch with ${toolName("tabs")} action "select").`);
     });
   }
 

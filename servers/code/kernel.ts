@@ -10,6 +10,7 @@ import { randomUUID } from "node:crypto";
 import readline from "node:readline";
 import type { Duplex } from "node:stream";
 import { ToolError } from "../lib/tool.js";
+import { toolName } from "../lib/names.js";
 import type { Logger } from "../lib/log.js";
 import type { CodeConfig } from "./config.js";
 import { launchSpec, residentMemory, type Language } from "./launch.js";
@@ -224,7 +225,7 @@ export class Kernel {
     }
     if (this.running) {
       throw new ToolError(
-        `Session '${this.name}' (${this.language}) is still running an earlier execute; wait for it, interrupt it with code_reset, or use another session name.`,
+        `Session '${this.name}' (${this.language}) is still running an earlier ${toolName("execute")}; wait for it, interrupt it with ${toolName("reset")}, or use another session name.`,
       );
     }
     const { config } = this.options;
@@ -289,7 +290,7 @@ export class Kernel {
         stateKept = false;
         notes.push(`Interrupted by ${why}: the code ignored KeyboardInterrupt, so the interpreter was killed and restarted; variables, imports and functions of session '${this.name}' are gone.`);
       } else {
-        notes.push(`Interrupted by ${why} (KeyboardInterrupt); the session's state survived and it is ready for the next execute.`);
+        notes.push(`Interrupted by ${why} (KeyboardInterrupt); the session's state survived and it is ready for the next ${toolName("execute")}.`);
       }
     } else if (outcome === "exited") {
       stateKept = false;

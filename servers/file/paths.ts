@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isInside, relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { ToolError, type ToolContext } from "../lib/tool.js";
+import { toolName } from "../lib/names.js";
 
 /** agentbox's own data (snapshots) inside the workspace; never visible through the file tools. */
 export const RESERVED_DIR = ".agentbox";
@@ -14,12 +15,14 @@ export function isReadOnly(): boolean {
   return v === "1" || v === "true" || v === "yes";
 }
 
-/** Refuse a modifying tool in read-only mode, naming the tool and what is still allowed. */
+const READING_TOOLS = ["read", "read_many", "list", "tree", "find", "grep", "info", "snapshot_list"];
+
+/** Refuse a modifying tool (its unprefixed name) in read-only mode, naming the tool and what is still allowed. */
 export function assertWritable(tool: string): void {
   if (isReadOnly()) {
     throw new ToolError(
-      `The file server is in read-only mode (AGENTBOX_FILE_READONLY=1): '${tool}' is refused. ` +
-        "Reading tools (read, read_many, list, tree, find, grep, info, snapshot_list) still work.",
+      `The file server is in read-only mode (AGENTBOX_FILE_READONLY=1): ${toolName(tool)} is refused. ` +
+        `Reading tools (${READING_TOOLS.map(toolName).join(", ")}) still work.`,
     );
   }
 }
@@ -32,7 +35,7 @@ function assertNotReserved(workspace: string, real: string, userPath: string): v
   if (isInside(reservedRoot(workspace), real)) {
     throw new ToolError(
       `Path '${userPath}' is inside '${RESERVED_DIR}', which holds agentbox's snapshots and is not accessible ` +
-        "through the file tools; use the snapshot_* tools instead.",
+        "through the file tools; use the snapshot tools instead.",
     );
   }
 }

@@ -4,6 +4,7 @@ import fsp from "node:fs/promises";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../lib/log.js";
+import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { resolveInWorkspace, isInside, relativeToWorkspace } from "../lib/workspace.js";
 import { kindOf, mimeTypeOf } from "./content.js";
@@ -40,7 +41,7 @@ export function registerResources(server: McpServer, env: { workspace: string; l
       const st = await fsp.stat(file);
       if (!st.isFile()) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is not a regular file.`);
       if (st.size > MAX_RESOURCE_BYTES) {
-        throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is ${st.size} bytes, over the ${MAX_RESOURCE_BYTES}-byte limit; use the file read tool in pages.`);
+        throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is ${st.size} bytes, over the ${MAX_RESOURCE_BYTES}-byte limit; use ${toolName("read")} in pages.`);
       }
       const kind = await kindOf(file);
       const mimeType = mimeTypeOf(file, kind === "text");

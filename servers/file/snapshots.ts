@@ -5,6 +5,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "../lib/tool.js";
+import { toolName } from "../lib/names.js";
 import { RESERVED_DIR, reservedRoot } from "./paths.js";
 
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
@@ -143,7 +144,7 @@ async function requireSnapshot(workspace: string, name: string): Promise<Snapsho
   const meta = await readMeta(workspace, name);
   if (!meta) {
     const known = (await listSnapshots(workspace)).map((m) => m.name);
-    throw new ToolError(`No snapshot named '${name}'. Existing: ${known.length ? known.join(", ") : "none (take one with snapshot_take)"}.`);
+    throw new ToolError(`No snapshot named '${name}'. Existing: ${known.length ? known.join(", ") : `none (take one with ${toolName("snapshot_take")})`}.`);
   }
   return meta;
 }

@@ -3,17 +3,19 @@
 // when the hub goes away (stdin closes).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
 import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
+import { configureToolNames, resolveText, toolName, type Text } from "./names.js";
 import { reply, ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
+import { parseArguments, publishedSchema } from "./tool-schema.js";
 import { workspaceRoot } from "./workspace.js";
 
 export interface ServerSpec {
   name: string;
   version?: string;
-  instructions?: string;
+  instructions?: Text;
   tools: ToolDefinition[];
   /** Register resources, prompts or anything else on the SDK server. */
   setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
@@ -27,18 +29,39 @@ export function sessionOf(meta: Record<string, unknown> | undefined): string {
   return typeof value === "string" && value ? value : "local";
 }
 
+// The SDK is handed an input that takes any object, so its own validation (and its message naming
+// the unprefixed tool) never runs; the handler validates against the real input with our message,
+// and tools/list publishes the real input, cleaned of schema noise (./tool-schema.ts).
+const ANY_ARGUMENTS = z.looseObject({});
+
 export function registerTools(server: McpServer, tools: ToolDefinition[], workspace: string, log: Logger): void {
+  const listed: Tool[] = [];
   for (const tool of tools) {
+    const published = toolName(tool.name);
+    const description = resolveText(tool.description);
+    // every built-in tool has one (test/hub/catalog-budget.test.ts checks); test fixtures may not
+    const title = tool.title ?? tool.annotations.title;
+    listed.push({
+      name: tool.name,
+      title,
+      description,
+      inputSchema: publishedSchema(tool.input, "input"),
+      ...(tool.output && { outputSchema: publishedSchema(tool.output, "output") }),
+      annotations: tool.annotations,
+    });
     server.registerTool(
       tool.name,
       {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.input,
+        title,
+        description,
+        inputSchema: ANY_ARGUMENTS,
         outputSchema: tool.output,
         annotations: tool.annotations,
       },
-      async (args: Record<string, unknown>, extra) => {
+      async (raw: Record<string, unknown>, extra) => {
+        const parsed = parseArguments(published, tool.input, raw);
+        if (!parsed.ok) return { content: [{ type: "text", text: parsed.message }], isError: true };
+        const args = parsed.args;
         const progressToken = extra._meta?.progressToken;
         const session = sessionOf(extra._meta);
         const ctx: ToolContext = {
@@ -63,6 +86,8 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
       },
     );
   }
+  // replaces the SDK's listing (registered by the first registerTool above) with the cleaned one
+  server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 }
 
 type Extra = Parameters<ToolDefinition["run"]>[1]["extra"];
@@ -89,9 +114,10 @@ function toolFailure(err: unknown, log: Logger): CallToolResult {
 export async function serve(spec: ServerSpec): Promise<McpServer> {
   const log = createLogger({ server: spec.name });
   const workspace = workspaceRoot();
+  configureToolNames(spec.name, spec.tools.map((t) => t.name));
   const server = new McpServer(
     { name: `agentbox-${spec.name}`, version: spec.version ?? "0.1.0" },
-    { instructions: spec.instructions, capabilities: { logging: {} } },
+    { instructions: resolveText(spec.instructions), capabilities: { logging: {} } },
   );
   registerTools(server, spec.tools, workspace, log);
   await spec.setup?.(server, { workspace, log });

@@ -3,6 +3,7 @@ import type { z, ZodRawShape } from "zod";
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Logger } from "./log.js";
+import type { Text } from "./names.js";
 
 /**
  * A failure the model can act on: returned as an `isError` result with this message. It carries
@@ -35,9 +36,12 @@ export interface ToolContext {
 type Args<S extends ZodRawShape> = z.infer<z.ZodObject<S>>;
 
 export interface ToolDefinition<S extends ZodRawShape = ZodRawShape> {
+  /** Unprefixed; the hub publishes it as `<prefix>_<name>`. */
   name: string;
+  /** A short human-readable name. Every tool has one, here or as annotations.title. */
   title?: string;
-  description: string;
+  /** A function when it names sibling tools: it runs once their published names are known (`toolName`). */
+  description: Text;
   input: S;
   output?: ZodRawShape;
   annotations: ToolAnnotations;

@@ -6,14 +6,14 @@ export const DEFAULT_MAX_CHARS = 20_000;
 export const MAX_MAX_CHARS = 200_000;
 
 export const pagingInput = {
-  start: z.number().int().min(0).default(0).describe("Character offset to start from (0 = beginning); use nextStart from a previous call."),
+  start: z.number().int().min(0).default(0).describe("Character offset to start at; nextStart of the previous page."),
   maxChars: z
     .number()
     .int()
     .min(1)
     .max(MAX_MAX_CHARS)
     .default(DEFAULT_MAX_CHARS)
-    .describe(`Most characters to return in this call (default ${DEFAULT_MAX_CHARS}, at most ${MAX_MAX_CHARS}).`),
+    .describe("Most characters to return."),
 };
 
 export const pageOutput = {

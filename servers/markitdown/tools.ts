@@ -8,6 +8,7 @@ import { convertBytes } from "./convert.js";
 import { FORMATS } from "./formats.js";
 import { pageFooter, pageOf, pageOutput, pagingInput } from "./paging.js";
 import { loadSource } from "./sources.js";
+import { toolName } from "../lib/names.js";
 
 function envInt(name: string, fallback: number): number {
   const value = Number(process.env[name]);
@@ -22,16 +23,15 @@ const convert = defineTool({
   name: "convert",
   title: "Convert a document to Markdown",
   description:
-    "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS/Atom, Jupyter, ZIP of these, text…) to Markdown. " +
-    "Source: a workspace path, a file: URI, an http(s) URL, a data: URI, or base64 `content` with a file `name`. " +
-    "Long output is paged (start/maxChars, the result says what remains), or written whole to `saveTo`.",
+    "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS, Jupyter, ZIP of these…) from `source` or base64 `content` " +
+    "to Markdown. Long output is paged (start/maxChars), or written whole to `saveTo`.",
   input: {
     source: z.string().optional().describe("Workspace path, file: URI, http(s): URL or data: URI of the document"),
     content: z.string().optional().describe("The document itself, base64-encoded (instead of source); needs `name` or `format`"),
-    name: z.string().optional().describe("File name for `content`, e.g. report.pdf: its extension picks the converter"),
-    format: z.string().optional().describe("Force a format by extension or id (pdf, docx, html, csv, json, zip…) when the source's name or type does not tell"),
+    name: z.string().optional().describe("File name for `content` (its extension picks the converter), e.g. report.pdf"),
+    format: z.string().optional().describe("Force a format by extension or id (pdf, docx, html, csv…)"),
     ...pagingInput,
-    saveTo: z.string().optional().describe("Workspace path to write the whole Markdown to, instead of returning it"),
+    saveTo: z.string().optional().describe("Workspace path to write the whole Markdown to instead"),
     overwrite: z.boolean().default(false).describe("With saveTo: replace an existing file"),
   },
   output: {
@@ -79,7 +79,7 @@ const convert = defineTool({
 const formats = defineTool({
   name: "formats",
   title: "List convertible formats",
-  description: "List the document formats `convert` understands, with their file extensions and media types.",
+  description: () => `List the document formats ${toolName("convert")} understands, with their file extensions and media types.`,
   input: {},
   output: {
     formats: z.array(

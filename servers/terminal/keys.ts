@@ -33,7 +33,7 @@ const NAMED: Record<string, string> = {
 
 export const KEY_HELP =
   "Enter, Tab, Escape, Backspace, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12, " +
-  "and Ctrl-<key> (also written C-<key> or ^<key>) for a letter or one of @[\\]^_ (e.g. Ctrl-C, Ctrl-D, Ctrl-Z)";
+  "Ctrl-<letter or one of @[\\]^_> (e.g. Ctrl-C; also C-c, ^c)";
 
 /** The bytes for a key name, or undefined when the name is not known. */
 export function keyBytes(name: string): string | undefined {

@@ -1,5 +1,6 @@
 // The terminal server: `exec` for one-shot commands, session_* for persistent pty terminals.
 import { serve } from "../lib/serve.js";
+import { toolName } from "../lib/names.js";
 import { killAllExecs } from "./exec-runner.js";
 import { closeAllTerminals } from "./registry.js";
 import exec from "./tools/exec.js";
@@ -7,8 +8,9 @@ import sessionTools from "./tools/sessions.js";
 
 await serve({
   name: "terminal",
-  instructions:
-    "Use exec for one command that finishes on its own; use session_create + session_send/session_read for " +
+  instructions: () =>
+    `Use ${toolName("exec")} for one command that finishes on its own; use ${toolName("session_create")} + ` +
+    `${toolName("session_send")}/${toolName("session_read")} for ` +
     "interactive programs (REPLs, prompts, top) and long-running processes.",
   tools: [exec, ...sessionTools],
   async onShutdown() {

@@ -3,6 +3,7 @@
 // for the idle time, and on shutdown.
 import { createLogger } from "../lib/log.js";
 import { SessionStore } from "../lib/session-state.js";
+import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { settings } from "./settings.js";
 import { Terminal, type TerminalOptions } from "./terminal.js";
@@ -61,7 +62,7 @@ export async function openTerminal(session: string, options: TerminalOptions): P
   if (live.length >= settings.maxSessions) {
     throw new ToolError(
       `This client already has ${live.length} running terminals, the limit (AGENTBOX_TERMINAL_MAX_SESSIONS=${settings.maxSessions}). ` +
-        `Close one with session_kill first (running: ${live.map((t) => t.id).join(", ")}).`,
+        `Close one with ${toolName("session_kill")} first (running: ${live.map((t) => t.id).join(", ")}).`,
     );
   }
   const terminal = new Terminal(options);
@@ -75,7 +76,7 @@ export async function findTerminal(session: string, id: string): Promise<Termina
   if (!terminal) {
     const known = (await listTerminals(session)).map((t) => t.id);
     throw new ToolError(
-      `No terminal '${id}' in this client session. ${known.length ? `Yours: ${known.join(", ")}.` : "You have none; create one with session_create."}`,
+      `No terminal '${id}' in this client session. ${known.length ? `Yours: ${known.join(", ")}.` : `You have none; create one with ${toolName("session_create")}.`}`,
     );
   }
   terminal.touch();

@@ -151,7 +151,7 @@ describe("browser pages", () => {
     const opened = textOf(await ok(c, "click", { ref: ask }));
     assert.match(opened, /A confirm dialog is open: "Proceed\?"/);
     assert.match(textOf(await ok(c, "snapshot")), /A confirm dialog is open/);
-    assert.match(await fails(c, "click", { ref: ask }), /answer it with handle_dialog first/);
+    assert.match(await fails(c, "click", { ref: ask }), /answer it with browser_handle_dialog first/);
     assert.match(textOf(await ok(c, "handle_dialog", { accept: false })), /paragraph.*: "?no"?$/m);
     await ok(c, "click", { ref: ask });
     assert.match(textOf(await ok(c, "handle_dialog", { accept: true })), /paragraph.*: "?yes"?$/m);
@@ -177,7 +177,7 @@ describe("browser pages", () => {
     const many = textOf(await ok(c, "navigate", { url: url("/many") }));
     const ref = refOf(many, 'button "Button 29"');
     await ok(c, "navigate", { url: url("/a") });
-    assert.match(await fails(c, "click", { ref }), /Take a new snapshot/);
+    assert.match(await fails(c, "click", { ref }), /Take a new browser_snapshot/);
     assert.match(await fails(c, "click", { ref: "nonsense" }), /not a ref/);
     assert.match(await fails(c, "click", { selector: "#does-not-exist" }), /No element matches selector/);
     assert.match(await fails(c, "click", {}), /give ref .* or selector/);

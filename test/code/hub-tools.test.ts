@@ -31,7 +31,7 @@ describe("tools from code", () => {
     const result = await run(
       client,
       "python",
-      "import inspect\n(sorted(n for n in dir(tools) if n.startswith('file_w')), 'Write a file' in tools.file_write.__doc__, " +
+      "import inspect\n(sorted(n for n in dir(tools) if n.startswith('file_w')), 'append to a file' in tools.file_write.__doc__, " +
         "'path' in inspect.signature(tools.file_write).parameters)",
     );
     assert.equal(result.text, "(['file_write'], True, True)");
@@ -73,7 +73,7 @@ describe("tools from code", () => {
     assert.equal(result.text, "[('default', True)]");
     // calling back into its own busy session fails at once instead of waiting on itself
     const nested = await run(client, "python", "try:\n    tools.code_execute(language='python', code='1')\nexcept Exception as e:\n    print(e)");
-    assert.match(nested.data.stdout, /still running an earlier execute/);
+    assert.match(nested.data.stdout, /still running an earlier code_execute/);
     // another session of the same client is fine
     assert.equal((await run(client, "python", "tools.code_execute(language='python', code='6*7', session='side')['result']")).text, "'42'");
   });

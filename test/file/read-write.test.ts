@@ -101,10 +101,10 @@ describe("read", () => {
     assert.match(textOf(missing), /No such file or directory: nope\.txt/);
     const dir = await f.tool("read", { path: "notes" });
     assert.equal(dir.isError, true);
-    assert.match(textOf(dir), /is a directory; use list or tree/);
+    assert.match(textOf(dir), /is a directory; use file_list or file_tree/);
     const zero = await f.tool("read", { path: "notes/a.txt", offset: 0 });
     assert.equal(zero.isError, true);
-    assert.match(textOf(zero), /offset counts lines from 1/);
+    assert.match(textOf(zero), /Invalid arguments for file_read:\n- offset: .*>=1/);
     const past = await f.tool("read", { path: "notes/a.txt", offset: 100 });
     assert.equal(past.isError, true);
     assert.match(textOf(past), /past the end/);

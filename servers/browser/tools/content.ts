@@ -10,16 +10,17 @@ import { capture } from "../capture.js";
 import { hasTarget, locate, target } from "../locate.js";
 import { DEFAULT_MAX_CHARS, pageReply, window } from "../response.js";
 import { browserTool, perform } from "../runtime.js";
+import { toolName } from "../../lib/names.js";
 
 const paging = {
-  offset: z.number().int().min(0).default(0).describe("Start at this character (to read past a cut-off)."),
-  maxChars: z.number().int().min(100).max(200_000).default(DEFAULT_MAX_CHARS).describe(`At most this many characters (default ${DEFAULT_MAX_CHARS}).`),
+  offset: z.number().int().min(0).default(0).describe("Character to start at."),
+  maxChars: z.number().int().min(100).max(200_000).default(DEFAULT_MAX_CHARS).describe("Most characters to return."),
 };
 const reading = { readOnlyHint: true, openWorldHint: true } as const;
 
 export const snapshot = browserTool({
   name: "snapshot",
-  description: "The accessibility snapshot of the current tab (YAML, elements marked [ref=eN] for the action tools). Use offset to read the rest of a long one.",
+  description: "The accessibility snapshot of the current tab (YAML; elements marked [ref=eN] for the action tools), paged by offset.",
   input: { ...paging },
   annotations: { title: "Snapshot", ...reading },
   async run({ offset, maxChars }, b) {
@@ -80,7 +81,7 @@ export const getText = browserTool({
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
     const text = await el.innerText();
     const part = text.slice(offset, offset + maxChars);
-    return reply.data(window(text, offset, maxChars, "get_text"), { url: page.url(), text: part, offset, totalChars: text.length });
+    return reply.data(window(text, offset, maxChars, toolName("get_text")), { url: page.url(), text: part, offset, totalChars: text.length });
   },
 });
 
@@ -109,7 +110,7 @@ export const getMarkdown = browserTool({
     });
     const markdown = turndown.turndown(html).trim();
     const part = markdown.slice(offset, offset + maxChars);
-    return reply.data(window(markdown, offset, maxChars, "get_markdown"), { url: page.url(), markdown: part, offset, totalChars: markdown.length });
+    return reply.data(window(markdown, offset, maxChars, toolName("get_markdown")), { url: page.url(), markdown: part, offset, totalChars: markdown.length });
   },
 });
 
@@ -118,7 +119,7 @@ export const links = browserTool({
   description: "The links on the current page (text and absolute URL), in document order.",
   input: {
     offset: z.number().int().min(0).default(0).describe("Skip this many links."),
-    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many links (default 200)."),
+    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many links."),
   },
   output: { links: z.array(z.object({ text: z.string(), href: z.string() })), total: z.number() },
   annotations: { title: "Links", ...reading },
@@ -132,7 +133,7 @@ export const links = browserTool({
     );
     const part = all.slice(offset, offset + limit);
     const lines = part.map((l, i) => `${offset + i}. [${l.text}](${l.href})`);
-    if (offset + part.length < all.length) lines.push(`(${all.length - offset - part.length} more: call links with offset=${offset + part.length})`);
+    if (offset + part.length < all.length) lines.push(`(${all.length - offset - part.length} more: call ${toolName("links")} with offset=${offset + part.length})`);
     return reply.data(lines.join("\n") || "No links on this page.", { links: part, total: all.length });
   },
 });

@@ -8,7 +8,7 @@ import { WORKSPACE_ORIGIN, workspaceUrl } from "../workspace-origin.js";
 const waitUntil = z
   .enum(["load", "domcontentloaded", "networkidle", "commit"])
   .default("load")
-  .describe("When navigation counts as done: load (default), domcontentloaded, networkidle or commit.");
+  .describe("When navigation counts as done.");
 
 /**
  * http(s), about:blank and data: go anywhere; file: only inside the workspace, and then through
@@ -79,9 +79,9 @@ export const waitFor = browserTool({
     text: z.string().optional().describe("Wait until this text is visible on the page."),
     textGone: z.string().optional().describe("Wait until this text is no longer visible."),
     selector: z.string().optional().describe("Wait until this CSS/Playwright selector reaches `state`."),
-    state: z.enum(["attached", "detached", "visible", "hidden"]).default("visible").describe("State for `selector` (default visible)."),
+    state: z.enum(["attached", "detached", "visible", "hidden"]).default("visible").describe("State for `selector`."),
     time: z.number().min(0).max(60).optional().describe("Seconds to wait (alone, or before the other conditions)."),
-    timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many milliseconds (default 10000)."),
+    timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many ms."),
   },
   annotations: { title: "Wait for", readOnlyHint: true, openWorldHint: true },
   async run({ text, textGone, selector, state, time, timeoutMs }, b) {

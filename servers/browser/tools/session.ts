@@ -5,24 +5,25 @@ import { reply, ToolError } from "../../lib/tool.js";
 import { pageReply } from "../response.js";
 import { CDP_OFF_MESSAGE } from "../chromium.js";
 import { browserTool, chromiumHost } from "../runtime.js";
+import { toolName } from "../../lib/names.js";
 
 export const tabs = browserTool({
   name: "tabs",
-  description: "List, open, select or close tabs of this session. new/select/close return the snapshot of the resulting current tab.",
+  description: "List, open, select or close this session's tabs; new/select/close return the current tab's snapshot.",
   input: {
-    action: z.enum(["list", "new", "select", "close"]).describe("list, new (optionally with url), select or close (index; default the current tab)."),
-    index: z.number().int().min(0).optional().describe("Tab number (from list) for select and close."),
-    url: z.string().optional().describe("For new: URL to open in the new tab."),
+    action: z.enum(["list", "new", "select", "close"]).describe("close defaults to the current tab."),
+    index: z.number().int().min(0).optional().describe("Tab number for select and close."),
+    url: z.string().optional().describe("For new: URL to open."),
   },
   annotations: { title: "Tabs", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   async run({ action, index, url }, b) {
     if (action === "new") {
-      if (url && !/^(https?:|about:|data:)/.test(url)) throw new ToolError("tabs new takes an http(s), about: or data: URL; open file: URLs with navigate.");
+      if (url && !/^(https?:|about:|data:)/.test(url)) throw new ToolError(`action "new" takes an http(s), about: or data: URL; open file: URLs with ${toolName("navigate")}.`);
       await b.newTab(url);
       return pageReply(b, { result: `Opened tab ${b.currentIndex()}${url ? ` at ${url}` : ""}.` });
     }
     if (action === "select") {
-      if (index === undefined) throw new ToolError("select needs index (see tabs list).");
+      if (index === undefined) throw new ToolError(`action "select" needs index (see action "list").`);
       const page = b.select(index);
       await page.bringToFront();
       return pageReply(b, { result: `Selected tab ${index}.` });
@@ -58,8 +59,8 @@ export const resize = browserTool({
 });
 
 const listing = {
-  tab: z.number().int().min(0).optional().describe("Only entries from this tab (default: all tabs)."),
-  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many of the latest entries (default 100)."),
+  tab: z.number().int().min(0).optional().describe("Only this tab's entries (default: all)."),
+  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many of the latest entries."),
   clear: z.boolean().default(false).describe("Forget the returned entries afterwards."),
 };
 
@@ -85,7 +86,7 @@ export const consoleMessages = browserTool({
 export const networkRequests = browserTool({
   name: "network_requests",
   description: "Network requests of this session's tabs, oldest first, with status or failure.",
-  input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media (default: only documents, scripts, XHR/fetch and others).") },
+  input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media.") },
   output: {
     requests: z.array(
       z.object({ method: z.string(), url: z.string(), resourceType: z.string(), status: z.number().optional(), failure: z.string().optional(), tab: z.number() }),
@@ -107,8 +108,7 @@ export const networkRequests = browserTool({
 export const info = browserTool({
   name: "info",
   description:
-    "The browser's version, Chromium's pid and this session's tab count; and the CDP endpoint when an operator turned it on " +
-    "with AGENTBOX_CDP_PORT (browser-wide: it shows every session's pages, so it is off by default).",
+    "Browser version, Chromium's pid and this session's tab count; the CDP endpoint only if the operator set AGENTBOX_CDP_PORT (browser-wide, so off by default).",
   input: {},
   output: {
     browserVersion: z.string(),

@@ -6,12 +6,12 @@ import type { CodeConfig } from "../config.js";
 import type { ExecOutcome } from "../kernel.js";
 import { DEFAULT_SESSION, type CodeSessions } from "../sessions.js";
 
-export const languageSchema = z.enum(["python", "javascript"]).describe("The interpreter: python or javascript.");
+export const languageSchema = z.enum(["python", "javascript"]).describe("The interpreter.");
 export const sessionNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, "a session name uses letters, digits, '_', '.' and '-' (at most 64)")
   .optional()
-  .describe(`Named session to run in; sessions keep their state apart. Default: '${DEFAULT_SESSION}' (one per language).`);
+  .describe(`Named session; each keeps its own state (default '${DEFAULT_SESSION}', one per language).`);
 
 const output = {
   status: z.enum(["ok", "error", "timeout", "cancelled", "crashed"]),
@@ -52,15 +52,13 @@ export function executeTool(sessions: CodeSessions, config: CodeConfig) {
     name: "execute",
     title: "Run code",
     description:
-      "Run Python or JavaScript in a persistent session, like a notebook cell: variables, imports and functions stay for the next call; " +
-      "the working directory is the workspace. stdout and stderr come back separately, the value of a trailing expression is shown " +
-      "(Python repr, JavaScript inspect), exceptions return an error with the traceback, matplotlib figures come back as PNG images, " +
-      "and top-level await works in JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, " +
-      "JavaScript `await tools.file_read({ path })`. A timeout or cancellation interrupts the code (KeyboardInterrupt first; if ignored the " +
-      "interpreter is restarted) and the reply says whether the state survived. Long output keeps its tail.",
+      "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +
+      "stderr, a trailing expression's value, exceptions with traceback, matplotlib figures as PNG; top-level await works in " +
+      "JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
+      "`await tools.file_read({ path })`. A timeout or cancel interrupts the code; the reply says whether the state survived.",
     input: {
       language: languageSchema,
-      code: z.string().min(1).describe("The code to run. A trailing expression's value is displayed."),
+      code: z.string().min(1).describe("The code to run."),
       session: sessionNameSchema,
       timeoutMs: z
         .number()
@@ -68,7 +66,7 @@ export function executeTool(sessions: CodeSessions, config: CodeConfig) {
         .min(100)
         .max(config.maxTimeoutMs)
         .optional()
-        .describe(`Interrupt the code after this many milliseconds (default ${config.defaultTimeoutMs}, at most ${config.maxTimeoutMs}).`),
+        .describe(`Interrupt the code after this many ms (default ${config.defaultTimeoutMs}).`),
     },
     output,
     annotations: { destructiveHint: true, openWorldHint: true, idempotentHint: false, readOnlyHint: false },

@@ -1,6 +1,7 @@
 // code_install: pip / npm install for the code sessions.
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import type { CodeConfig } from "../config.js";
 import { install } from "../install.js";
 import { languageSchema } from "./execute.js";
@@ -9,11 +10,9 @@ export function installTool(config: CodeConfig) {
   return defineTool({
     name: "install",
     title: "Install packages",
-    description:
-      "Install packages for code sessions: `pip install` into the Python environment (a venv that also sees the system packages) or " +
-      "`npm install` into the JavaScript one, from the configured package indexes. A local folder or archive in the workspace " +
-      "(e.g. ./mypkg, dist/pkg-1.0.tgz) works too. New Python packages are importable in running sessions at once; a package " +
-      "that was already imported needs code_reset to load the new version.",
+    description: () =>
+      "Install packages for code sessions with pip (a venv that also sees the system packages) or npm, from the configured " +
+      `indexes or a workspace folder or archive. A Python package already imported needs ${toolName("reset")} to load the new version.`,
     input: {
       language: languageSchema,
       packages: z

@@ -1,6 +1,7 @@
 // code_reset: a fresh interpreter for one session (everything it defined is dropped).
 import { defineTool, reply } from "../../lib/tool.js";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import { DEFAULT_SESSION, type CodeSessions } from "../sessions.js";
 import { languageSchema, sessionNameSchema } from "./execute.js";
 
@@ -8,8 +9,8 @@ export function resetTool(sessions: CodeSessions) {
   return defineTool({
     name: "reset",
     title: "Restart a code session",
-    description:
-      "Restart the interpreter of a code session: its variables, imports and functions are dropped and a running execute is stopped. " +
+    description: () =>
+      `Restart a code session's interpreter: its state is dropped and a running ${toolName("execute")} is stopped. ` +
       "Use it when a session is stuck or its state is broken.",
     input: { language: languageSchema, session: sessionNameSchema },
     output: { language: z.enum(["python", "javascript"]), session: z.string(), pid: z.number().int().nullable() },

@@ -2,24 +2,26 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk } from "../walk.js";
 
-const dirParam = z.string().default(".").describe("Folder, relative to the workspace (default: the workspace root).");
+const dirParam = z.string().default(".").describe("Folder in the workspace (default: its root).");
 const entryType = z.enum(["file", "directory", "symlink", "other"]);
 
 async function assertDirectory(dir: string, userPath: string): Promise<void> {
-  if (!(await fsp.stat(dir)).isDirectory()) throw new ToolError(`'${userPath}' is not a folder; use info or read for a file.`);
+  if (!(await fsp.stat(dir)).isDirectory()) throw new ToolError(`'${userPath}' is not a folder; use ${toolName("info")} or ${toolName("read")} for a file.`);
 }
 
 export const list = defineTool({
   name: "list",
+  title: "List a folder",
   description: "List one folder's entries with type, size and modification time.",
   input: {
     path: dirParam,
-    hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+    hidden: z.boolean().default(false).describe("Include dotfiles."),
     sort: z.enum(["name", "size", "mtime", "type"]).default("name").describe("Sort key (folders first when sorting by type)."),
     reverse: z.boolean().default(false).describe("Reverse the order."),
     limit: z.number().int().min(1).max(10_000).default(1000).describe("Most entries to return."),
@@ -63,12 +65,13 @@ export const list = defineTool({
 
 export const tree = defineTool({
   name: "tree",
+  title: "Show a folder tree",
   description: `Show a folder's nested structure down to a depth, skipping excluded names (default: ${DEFAULT_EXCLUDES.join(", ")}).`,
   input: {
     path: dirParam,
     depth: z.number().int().min(1).max(20).default(3).describe("How many levels to descend (1 = the folder's own entries)."),
-    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Glob patterns of names or relative paths to skip."),
-    hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
+    hidden: z.boolean().default(false).describe("Include dotfiles."),
     limit: z.number().int().min(1).max(10_000).default(500).describe("Most entries to return."),
   },
   output: {

@@ -2,6 +2,7 @@
 import fsp from "node:fs/promises";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { atomicWrite, formatSize, kindOf } from "../content.js";
 import { assertWritable, rel, resolveExisting, resolveTarget } from "../paths.js";
@@ -11,12 +12,12 @@ const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
 export const edit = defineTool({
   name: "edit",
+  title: "Edit a file",
   description:
-    "Replace exact text in a text file. Each edit's oldText must match exactly expectedCount times (default 1); " +
-    "if it matches nowhere, a match ignoring whitespace differences is tried. Ambiguous or missing matches are " +
-    "refused and nothing changes. Edits apply in order, all or none. Returns a unified diff; dryRun only shows it.",
+    "Replace exact text in a text file. Each oldText must match expectedCount times; if it matches nowhere, a " +
+    "whitespace-insensitive match is tried. Edits apply in order, all or none. Returns a unified diff.",
   input: {
-    path: z.string().describe("Text file path, relative to the workspace (or absolute inside it)."),
+    path: z.string().describe("Text file path in the workspace."),
     edits: z
       .array(
         z.object({
@@ -41,10 +42,10 @@ export const edit = defineTool({
     if (!dryRun) assertWritable("edit");
     const file = dryRun ? resolveExisting(ctx, userPath) : resolveTarget(ctx, userPath);
     const st = await fsp.stat(file).catch(() => null);
-    if (!st) throw new ToolError(`No such file: ${userPath}. Use write to create it.`);
+    if (!st) throw new ToolError(`No such file: ${userPath}. Use ${toolName("write")} to create it.`);
     if (!st.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
     if (st.size > MAX_EDIT_BYTES) throw new ToolError(`'${userPath}' is ${formatSize(st.size)}, over the ${formatSize(MAX_EDIT_BYTES)} edit limit.`);
-    if ((await kindOf(file)) !== "text") throw new ToolError(`'${userPath}' is not a text file; edit works on UTF-8 text only.`);
+    if ((await kindOf(file)) !== "text") throw new ToolError(`'${userPath}' is not a text file; ${toolName("edit")} works on UTF-8 text only.`);
     const before = await fsp.readFile(file, "utf8");
     const { text: after, applied } = applyReplacements(before, edits);
     const shown = rel(ctx, file);

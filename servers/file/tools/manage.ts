@@ -8,7 +8,7 @@ import { isInside } from "../../lib/workspace.js";
 import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf } from "../content.js";
 import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget } from "../paths.js";
 
-const pathParam = (what: string) => z.string().describe(`${what}, relative to the workspace (or absolute inside it).`);
+const pathParam = (what: string) => z.string().describe(what);
 const overwriteParam = z.boolean().default(false).describe("Replace an existing destination file.");
 
 /** A destination may replace a file only when asked, and never a folder or the source's own subtree. */
@@ -23,6 +23,7 @@ function checkDestination(source: string, dest: string, overwrite: boolean, user
 
 export const move = defineTool({
   name: "move",
+  title: "Move or rename",
   description: "Move or rename a file, folder or symlink (a symlink moves itself, not its target). Missing parent folders of the destination are created.",
   input: { source: pathParam("What to move"), destination: pathParam("Its new path"), overwrite: overwriteParam },
   output: { source: z.string(), destination: z.string() },
@@ -49,6 +50,7 @@ export const move = defineTool({
 
 export const copy = defineTool({
   name: "copy",
+  title: "Copy",
   description: "Copy a file, or a folder with everything in it, to a new path (symlinks inside a folder are copied as links).",
   input: { source: pathParam("What to copy"), destination: pathParam("Path of the copy"), overwrite: overwriteParam },
   output: { source: z.string(), destination: z.string(), type: z.string() },
@@ -70,6 +72,7 @@ export const copy = defineTool({
 
 export const remove = defineTool({
   name: "delete",
+  title: "Delete",
   description: "Delete a file, symlink (the link, not its target) or empty folder; a folder with content only with recursive: true.",
   input: {
     path: pathParam("What to delete"),
@@ -98,6 +101,7 @@ export const remove = defineTool({
 
 export const mkdir = defineTool({
   name: "mkdir",
+  title: "Create a folder",
   description: "Create a folder (and its missing parents unless parents is false). An existing folder is fine.",
   input: {
     path: pathParam("Folder to create"),
@@ -121,6 +125,7 @@ export const mkdir = defineTool({
 
 export const info = defineTool({
   name: "info",
+  title: "Path details",
   description: "Details of a path: type, size, mode, times, MIME type; for a symlink also where it points.",
   input: { path: pathParam("Path to describe") },
   output: {

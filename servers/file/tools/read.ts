@@ -4,6 +4,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, ToolError, type ToolContext } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
@@ -20,7 +21,7 @@ const SYNC_READ_BYTES = 64 * 1024;
 
 const readWhole = async (file: string, size: number) => (size <= SYNC_READ_BYTES ? fs.readFileSync(file) : fsp.readFile(file));
 
-const pathParam = z.string().describe("File path, relative to the workspace (or absolute inside it).");
+const pathParam = z.string().describe("File path in the workspace.");
 
 const readOutput = {
   path: z.string(),
@@ -39,23 +40,23 @@ const readOutput = {
 
 async function statFile(file: string, userPath: string) {
   const st = await fsp.stat(file);
-  if (st.isDirectory()) throw new ToolError(`'${userPath}' is a directory; use list or tree to see its entries.`);
+  if (st.isDirectory()) throw new ToolError(`'${userPath}' is a directory; use ${toolName("list")} or ${toolName("tree")} to see its entries.`);
   if (!st.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
   return st;
 }
 
 export const read = defineTool({
   name: "read",
+  title: "Read a file",
   description:
-    "Read a file. Text comes back by line window (offset/limit; large files are paged: follow nextOffset), " +
-    "with line numbers on request. Images come back as image content. Other binary files are only described " +
-    "unless encoding is 'base64', then offset/limit count bytes.",
+    "Read a file. Text by line window (offset/limit; follow nextOffset while hasMore), images as image content; " +
+    "other binary files are only described unless encoding is 'base64', then offset/limit count bytes.",
   input: {
     path: pathParam,
-    offset: z.number().int().min(0).optional().describe("First line to read (1-based); with encoding 'base64', the first byte (0-based)."),
-    limit: z.number().int().min(1).optional().describe(`Lines to read (default ${DEFAULT_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
+    offset: z.number().int().min(1).optional().describe("First line, counting from 1 (default 1). With encoding 'base64': the byte to start at, counting from 0 (omit for 0)."),
+    limit: z.number().int().min(1).optional().describe(`Lines (default ${DEFAULT_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
     lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
-    encoding: z.enum(["auto", "base64"]).default("auto").describe("'auto': text, image or a description; 'base64': the raw bytes of any file."),
+    encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
   },
   output: readOutput,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -86,7 +87,6 @@ export const read = defineTool({
       return { content: [{ type: "text", text }], structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false } };
     }
     const start = offset ?? 1;
-    if (start < 1) throw new ToolError("offset counts lines from 1 for text files (0 is only valid with encoding 'base64').");
     const page = whole ? pageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(file, start, limit ?? DEFAULT_LINE_LIMIT);
     if (page.lines.length === 0 && start > 1) {
       throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
@@ -146,9 +146,10 @@ const MANY_LINE_LIMIT = 500;
 
 export const readMany = defineTool({
   name: "read_many",
+  title: "Read several files",
   description:
-    `Read several text files at once (up to ${MAX_MANY}), each up to 'limit' lines. A file that cannot be read ` +
-    "is reported in place without failing the others; binary files are skipped with a note.",
+    `Read up to ${MAX_MANY} text files at once, each up to 'limit' lines. A file that cannot be read ` +
+    "is reported in place without failing the others; binary files are skipped.",
   input: {
     paths: z.array(pathParam).min(1).max(MAX_MANY).describe("Files to read."),
     limit: z.number().int().min(1).default(MANY_LINE_LIMIT).describe("Lines per file (from the start)."),
@@ -170,7 +171,7 @@ export const readMany = defineTool({
     const files = [];
     for (const p of paths) files.push(await readOne(ctx, p, limit, lineNumbers));
     const text = files
-      .map((f) => `==> ${f.path} <==\n` + (f.ok ? f.text + (f.hasMore ? `\n[more follows; use read with offset=${limit + 1}]` : "") : `[error: ${f.error}]`))
+      .map((f) => `==> ${f.path} <==\n` + (f.ok ? f.text + (f.hasMore ? `\n[more follows; use ${toolName("read")} with offset=${limit + 1}]` : "") : `[error: ${f.error}]`))
       .join("\n\n");
     return { content: [{ type: "text", text }], structuredContent: { files } };
   },
@@ -180,7 +181,7 @@ async function readOne(ctx: ToolContext, userPath: string, limit: number, lineNu
   try {
     const file = resolveExisting(ctx, userPath);
     await statFile(file, userPath);
-    if ((await kindOf(file)) !== "text") return { path: userPath, ok: false, error: "binary file skipped; use read" };
+    if ((await kindOf(file)) !== "text") return { path: userPath, ok: false, error: `binary file skipped; use ${toolName("read")}` };
     const page = await readLines(file, 1, limit);
     const text = pageText(page, lineNumbers);
     return { path: userPath, ok: true, text, hasMore: page.hasMore };

@@ -11,9 +11,9 @@ import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 
 const common = {
-  path: z.string().default(".").describe("Folder to search, relative to the workspace (default: the workspace root)."),
-  exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Glob patterns of names or relative paths to skip."),
-  hidden: z.boolean().default(false).describe("Include entries whose name starts with a dot."),
+  path: z.string().default(".").describe("Folder to search in the workspace (default: its root)."),
+  exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
+  hidden: z.boolean().default(false).describe("Include dotfiles."),
 };
 
 /** Globs with a slash match the path relative to the search folder, others just the name. */
@@ -24,6 +24,7 @@ function globMatcher(glob: string): (e: WalkEntry) => boolean {
 
 export const find = defineTool({
   name: "find",
+  title: "Find files by name",
   description: "Find files and folders whose name matches a glob (e.g. '*.ts', 'test_*'); a glob with '/' matches the relative path ('src/**/*.ts').",
   input: {
     pattern: z.string().min(1).describe("Glob: * ? [abc] {a,b} and ** across folders."),
@@ -67,14 +68,15 @@ interface GrepMatch {
 
 export const grep = defineTool({
   name: "grep",
-  description: "Search file contents with a regular expression (JavaScript syntax), with context lines and a cap on results. Binary and very large files are skipped.",
+  title: "Search file contents",
+  description: "Search file contents with a regular expression (JavaScript syntax). Binary and very large files are skipped.",
   input: {
-    pattern: z.string().min(1).describe("Regular expression (JavaScript syntax), or plain text with literal: true."),
+    pattern: z.string().min(1).describe("Regular expression, or plain text with literal: true."),
     ...common,
-    include: z.string().optional().describe("Only files whose name (or relative path, if it has '/') matches this glob, e.g. '*.py'."),
+    include: z.string().optional().describe("Only files matching this glob, e.g. '*.py'."),
     ignoreCase: z.boolean().default(false).describe("Case-insensitive matching."),
     literal: z.boolean().default(false).describe("Treat the pattern as plain text, not a regex."),
-    context: z.number().int().min(0).max(20).default(0).describe("Lines of context before and after each match."),
+    context: z.number().int().min(0).max(20).default(0).describe("Context lines around each match."),
     maxResults: z.number().int().min(1).max(5000).default(100).describe("Stop after this many matching lines."),
   },
   output: {

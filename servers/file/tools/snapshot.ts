@@ -1,11 +1,12 @@
 // snapshot_take, snapshot_list, snapshot_restore, snapshot_delete: whole-workspace checkpoints.
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import { defineTool } from "../../lib/tool.js";
 import { formatSize } from "../content.js";
 import { assertWritable } from "../paths.js";
 import { deleteSnapshot, listSnapshots, restoreSnapshot, serialized, takeSnapshot, type SnapshotMeta } from "../snapshots.js";
 
-const nameParam = z.string().min(1).describe("Snapshot name: letters, digits, '-', '_' and single dots (e.g. 'before-refactor').");
+const nameParam = z.string().min(1).describe("Snapshot name, e.g. 'before-refactor'.");
 
 const metaShape = {
   name: z.string(),
@@ -28,7 +29,8 @@ function metaOut(m: SnapshotMeta) {
 
 export const snapshotTake = defineTool({
   name: "snapshot_take",
-  description: "Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with snapshot_restore.",
+  title: "Take a workspace snapshot",
+  description: () => `Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with ${toolName("snapshot_restore")}.`,
   input: { name: nameParam, overwrite: z.boolean().default(false).describe("Replace an existing snapshot of that name.") },
   output: metaShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -42,19 +44,21 @@ export const snapshotTake = defineTool({
 
 export const snapshotList = defineTool({
   name: "snapshot_list",
+  title: "List workspace snapshots",
   description: "List the workspace snapshots, oldest first.",
   input: {},
   output: { snapshots: z.array(z.object(metaShape)) },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     const metas = await listSnapshots(ctx.workspace);
-    const text = metas.length ? metas.map(describe).join("\n") : "No snapshots yet; take one with snapshot_take.";
+    const text = metas.length ? metas.map(describe).join("\n") : `No snapshots yet; take one with ${toolName("snapshot_take")}.`;
     return { content: [{ type: "text", text }], structuredContent: { snapshots: metas.map(metaOut) } };
   },
 });
 
 export const snapshotRestore = defineTool({
   name: "snapshot_restore",
+  title: "Restore a workspace snapshot",
   description:
     "Bring the workspace back exactly to a snapshot: files changed since are restored, files created since are removed, deleted ones come back. Everything not in the snapshot is lost.",
   input: { name: nameParam },
@@ -69,6 +73,7 @@ export const snapshotRestore = defineTool({
 
 export const snapshotDelete = defineTool({
   name: "snapshot_delete",
+  title: "Delete a workspace snapshot",
   description: "Delete a snapshot (the workspace itself is not touched).",
   input: { name: nameParam },
   output: metaShape,

@@ -2,17 +2,18 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { atomicWrite, formatSize, statOrNull } from "../content.js";
 import { assertWritable, rel, resolveTarget } from "../paths.js";
 
 export const write = defineTool({
   name: "write",
+  title: "Write a file",
   description:
-    "Write a file: create it (with missing parent folders) or replace it, or append to it. The new content is " +
-    "written to a temp file and renamed into place, so a crash never leaves half a file. An existing file keeps its mode.",
+    "Create, replace or append to a file (atomically: a crash never leaves half a file). An existing file keeps its mode.",
   input: {
-    path: z.string().describe("File path, relative to the workspace (or absolute inside it)."),
+    path: z.string().describe("File path in the workspace."),
     content: z.string().describe("The content: text, or base64 when encoding is 'base64'."),
     encoding: z.enum(["utf8", "base64"]).default("utf8").describe("How 'content' is encoded."),
     append: z.boolean().default(false).describe("Add to the end of the existing file instead of replacing it."),
@@ -33,7 +34,7 @@ export const write = defineTool({
     const parent = path.dirname(target);
     const parentStat = statOrNull(parent);
     if (!parentStat) {
-      if (!createParents) throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or mkdir it first.`);
+      if (!createParents) throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or create it with ${toolName("mkdir")}.`);
       await fsp.mkdir(parent, { recursive: true });
     } else if (!parentStat.isDirectory()) {
       throw new ToolError(`Parent of '${userPath}' is not a folder.`);

@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
+import { toolName } from "../../lib/names.js";
 import { runCommand, type ExecResult } from "../exec-runner.js";
 import { ProgressStream } from "../progress.js";
 import { settings } from "../settings.js";
@@ -13,25 +14,22 @@ const MAX_TIMEOUT_MS = 60 * 60_000;
 export default defineTool({
   name: "exec",
   title: "Run a command",
-  description:
-    "Run one command line with bash -c (pipes, redirections, && and globs work) and return its exit code, " +
-    "stdout and stderr separately, and the duration. Runs in the workspace unless cwd says otherwise. " +
-    "On timeout or cancellation the whole process tree is killed. Background processes the command leaves " +
-    "running are killed when it exits: use session_create for long-running or interactive programs. " +
-    "Output beyond the cap keeps its tail. When the call carries a progress token, output is streamed as " +
-    "progress notifications whose message is the new output.",
+  description: () =>
+    "Run one command line with bash -c; returns exit code, stdout, stderr and duration. The process tree is killed " +
+    `on timeout or cancel, and background processes when it exits: use ${toolName("session_create")} for long-running ` +
+    "or interactive programs. Long output keeps its tail; with a progress token, new output streams as progress.",
   input: {
     command: z.string().min(1).describe("The command line, run as `bash -c <command>`."),
-    cwd: z.string().optional().describe("Working directory, relative to the workspace or absolute inside it (default: the workspace)."),
+    cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
     env: envSchema.optional(),
-    stdin: z.string().optional().describe("Text written to the command's standard input (default: no input, stdin is closed)."),
+    stdin: z.string().optional().describe("Text for the command's standard input (default: none, stdin closed)."),
     timeoutMs: z
       .number()
       .int()
       .positive()
       .max(MAX_TIMEOUT_MS)
       .default(120_000)
-      .describe(`Kill the command (and everything it started) after this many ms; default 120000, at most ${MAX_TIMEOUT_MS}.`),
+      .describe("Kill the command and everything it started after this many ms."),
   },
   output: {
     exitCode: z.number().int().nullable().describe("Exit code, null when killed by a signal."),

@@ -2,6 +2,7 @@
 // session_kill, session_list. Each works only on the calling client session's terminals.
 import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { toolName } from "../../lib/names.js";
 import { KEY_HELP, keyBytes } from "../keys.js";
 import { defaultShell, resolveProgram } from "../program.js";
 import { closeTerminal, findTerminal, listTerminals, openTerminal } from "../registry.js";
@@ -11,33 +12,33 @@ import { envSchema, resolveCwd } from "./common.js";
 
 const MAX_WAIT_MS = 10 * 60_000;
 
-const id = z.string().min(1).describe("Terminal id from session_create or session_list.");
+const id = z.string().min(1).describe("Terminal id (as returned when it was opened, or listed).");
 const cols = z.number().int().min(10).max(1000);
 const rows = z.number().int().min(2).max(500);
 const stripAnsi = z
   .boolean()
   .default(true)
-  .describe("Remove ANSI escape sequences (colours, cursor moves) and turn CRLF into LF (default true); false gives the raw bytes.");
+  .describe("Remove ANSI escape sequences and turn CRLF into LF; false gives the raw bytes.");
 const waitParams = {
   waitFor: z
     .string()
     .min(1)
     .optional()
-    .describe("Wait until this JavaScript regular expression (multiline) matches the new output, ANSI stripped, e.g. '>>> $' or '\\$ $'."),
+    .describe("Wait until this JavaScript regex (multiline) matches the new output, e.g. '>>> $'."),
   quietMs: z
     .number()
     .int()
     .positive()
     .max(60_000)
     .optional()
-    .describe("Wait until no output arrives for this many ms (after waitFor matched, when both are given)."),
+    .describe("Wait until no output arrives for this many ms (after waitFor, if both)."),
   timeoutMs: z
     .number()
     .int()
     .positive()
     .max(MAX_WAIT_MS)
     .default(10_000)
-    .describe(`Longest wait in ms (default 10000, at most ${MAX_WAIT_MS}); on timeout the output so far is returned.`),
+    .describe("Longest wait in ms; on timeout the output so far is returned."),
   stripAnsi,
 };
 
@@ -111,17 +112,17 @@ function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null) {
 export const sessionCreate = defineTool({
   name: "session_create",
   title: "Open a terminal",
-  description:
-    "Start a persistent terminal: a real pty running a shell (or another interactive program such as python3), " +
-    "kept until session_kill, the end of your client session, or the idle limit. Returns its id. " +
+  description: () =>
+    "Open a persistent terminal: a pty running a shell or another interactive program (python3…), " +
+    `kept until ${toolName("session_kill")}, the end of your client session, or the idle limit. Returns its id. ` +
     `At most ${settings.maxSessions} running terminals per client session.`,
   input: {
-    shell: z.string().min(1).optional().describe("Program to run: a name on PATH or an absolute path (default: $SHELL, else /bin/bash)."),
+    shell: z.string().min(1).optional().describe("Program to run (default: $SHELL, else /bin/bash)."),
     args: z.array(z.string()).default([]).describe("Arguments for the program."),
-    cwd: z.string().optional().describe("Working directory, relative to the workspace or absolute inside it (default: the workspace)."),
+    cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
     env: envSchema.optional(),
-    cols: cols.default(120).describe("Terminal width in columns (default 120)."),
-    rows: rows.default(40).describe("Terminal height in rows (default 40)."),
+    cols: cols.default(120).describe("Width in columns."),
+    rows: rows.default(40).describe("Height in rows."),
   },
   output: infoShape,
   annotations: { destructiveHint: true, openWorldHint: true },
@@ -138,13 +139,12 @@ export const sessionSend = defineTool({
   name: "session_send",
   title: "Type into a terminal",
   description:
-    "Send input to a terminal: literal text (a newline presses Enter) and/or named keys. " +
-    "With waitFor or quietMs, wait for the response and return the output since your last read (marking it read); " +
-    `otherwise return at once. Keys: ${KEY_HELP}.`,
+    "Send text and/or named keys to a terminal. With waitFor or quietMs, wait and return the output since your " +
+    `last read (marking it read); otherwise return at once. Keys: ${KEY_HELP}.`,
   input: {
     id,
-    input: z.string().optional().describe("Text to type; '\\n' is sent as Enter. E.g. 'ls -la\\n'."),
-    keys: z.array(z.string()).optional().describe("Named keys sent after the text, e.g. ['Ctrl-C'] or ['Up', 'Enter']."),
+    input: z.string().optional().describe("Text to type; '\\n' presses Enter, e.g. 'ls -la\\n'."),
+    keys: z.array(z.string()).optional().describe("Named keys sent after the text, e.g. ['Ctrl-C']."),
     ...waitParams,
   },
   output: { ...readShape, sentBytes: z.number() },
@@ -162,14 +162,14 @@ export const sessionSend = defineTool({
     }
     const t = await findTerminal(ctx.session, id);
     if (!t.alive) {
-      throw new ToolError(`Terminal ${id} has ${status(t)}; read its last output with session_read, remove it with session_kill.`);
+      throw new ToolError(`Terminal ${id} has ${status(t)}; read its last output with ${toolName("session_read")}, remove it with ${toolName("session_kill")}.`);
     }
     const from = t.written;
     t.write(data);
     const sentBytes = Buffer.byteLength(data);
     if (!pattern && !quietMs) {
       const result = { id, output: "", droppedBytes: 0, waited: null, alive: t.alive, exitCode: t.exit?.exitCode ?? null, sentBytes };
-      return reply.data(`Sent ${sentBytes} bytes to terminal ${id}; read the response with session_read.`, result);
+      return reply.data(`Sent ${sentBytes} bytes to terminal ${id}; read the response with ${toolName("session_read")}.`, result);
     }
     // the terminal echoes the typed text: match waitFor only against what comes after that echo
     const waited = await t.wait({ from, pattern, echo: input, quietMs, timeoutMs, signal: ctx.signal });
@@ -183,12 +183,11 @@ export const sessionRead = defineTool({
   name: "session_read",
   title: "Read a terminal",
   description:
-    "Read a terminal's output: 'new' gives everything since your last read, 'tail' the last lines of the scrollback " +
-    "(either marks the output read). Optionally wait first for a pattern or for output to go quiet.",
+    "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
   input: {
     id,
     mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `lines` lines."),
-    lines: z.number().int().positive().max(10_000).default(40).describe("Lines for mode 'tail' (default 40)."),
+    lines: z.number().int().positive().max(10_000).default(40).describe("Lines for mode 'tail'."),
     ...waitParams,
   },
   output: readShape,

@@ -1,0 +1,43 @@
+// How much of tools/list a model reads: per tool its name, title, description and input schema as
+// JSON (what clients put in front of the model on every turn). Shared by bench/catalog.ts, which
+// reports it, and test/hub/catalog-budget.test.ts, which keeps it within the budget.
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+
+/** The full catalog a model sees must stay within this (issue 15). */
+export const CATALOG_BUDGET_BYTES = 40_000;
+
+export interface SizeEntry {
+  tools: number;
+  bytes: number;
+  /** Roughly bytes / 4, the usual rule of thumb for English text and JSON. */
+  tokens: number;
+}
+
+export interface CatalogSize extends SizeEntry {
+  byServer: Record<string, SizeEntry>;
+}
+
+/** The part of a tool definition a model reads. */
+export function modelVisible(tool: Tool): { name: string; title?: string; description?: string; inputSchema: Tool["inputSchema"] } {
+  return { name: tool.name, title: tool.title ?? tool.annotations?.title, description: tool.description, inputSchema: tool.inputSchema };
+}
+
+export function toolBytes(tool: Tool): number {
+  return Buffer.byteLength(JSON.stringify(modelVisible(tool)));
+}
+
+/** Sizes in total and per server, a server being a published name's prefix (`file_read` → file). */
+export function measureCatalog(tools: Tool[]): CatalogSize {
+  const byServer: Record<string, SizeEntry> = {};
+  let bytes = 0;
+  for (const tool of tools) {
+    const size = toolBytes(tool);
+    const server = tool.name.includes("_") ? tool.name.slice(0, tool.name.indexOf("_")) : tool.name;
+    const entry = (byServer[server] ??= { tools: 0, bytes: 0, tokens: 0 });
+    entry.tools++;
+    entry.bytes += size;
+    entry.tokens = Math.round(entry.bytes / 4);
+    bytes += size;
+  }
+  return { tools: tools.length, bytes, tokens: Math.round(bytes / 4), byServer };
+}

@@ -1,0 +1,70 @@
+// What a tool publishes about its arguments, and what a caller hears when it gets them wrong.
+// The SDK would publish zod's JSON Schema as is, with a "$schema" on every schema and
+// ±9007199254740991 bounds on every integer: about 1,800 tokens of nothing per tools/list that a
+// model reads on every turn. And its argument errors name the tool by its unprefixed name, which
+// the model cannot call. Both are done here instead.
+import { z, type ZodRawShape } from "zod";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * A copy of a JSON Schema without what carries no meaning for a caller: the "$schema" dialect
+ * tag and the safe-integer bounds zod puts on every `.int()` (a bound the tool set itself stays).
+ */
+export function withoutSchemaNoise<T>(schema: T): T {
+  return strip(schema as Json, true) as T;
+}
+
+function strip(node: Json, root: boolean): Json {
+  if (Array.isArray(node)) return node.map((item) => strip(item, false));
+  if (node === null || typeof node !== "object") return node;
+  const out: { [key: string]: Json } = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (root && key === "$schema") continue;
+    // only the keyword with exactly zod's default value: a property *named* "maximum" holds a schema
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    out[key] = strip(value, false);
+  }
+  return out;
+}
+
+/** The JSON Schema a tool publishes for its input (what a caller may send) or output (what it returns). */
+export function publishedSchema(shape: ZodRawShape, io: "input" | "output"): { type: "object"; [key: string]: unknown } {
+  return withoutSchemaNoise(z.toJSONSchema(z.object(shape), { target: "draft-7", io })) as { type: "object" };
+}
+
+export type ParsedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; message: string };
+
+/**
+ * Validates a call's arguments against a tool's input. Unknown argument names are refused rather
+ * than silently dropped: a misspelt `ofset` would otherwise read from the start without a word.
+ * The message names the published tool, says what was wrong, and lists what is allowed.
+ */
+export function parseArguments(published: string, shape: ZodRawShape, args: unknown): ParsedArguments {
+  const result = z.object(shape).strict().safeParse(args ?? {});
+  if (result.success) return { ok: true, args: result.data };
+  const problems = result.error.issues.map((issue) => `- ${describeIssue(issue, args)}`);
+  return { ok: false, message: `Invalid arguments for ${published}:\n${problems.join("\n")}\n${allowedArguments(shape)}` };
+}
+
+function describeIssue(issue: z.core.$ZodIssue, args: unknown): string {
+  if (issue.code === "unrecognized_keys") {
+    const where = issue.path.length ? ` in ${issue.path.join(".")}` : "";
+    return `unknown argument${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
+  }
+  const path = issue.path.map(String).join(".");
+  if (issue.path.length && valueAt(args, issue.path) === undefined) {
+    return `${path}: required (${issue.code === "invalid_type" ? `expected ${issue.expected}` : issue.message})`;
+  }
+  return `${path || "arguments"}: ${issue.message}`;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((at, key) => (at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined), value);
+}
+
+function allowedArguments(shape: ZodRawShape): string {
+  const names = Object.entries(shape).map(([name, schema]) => (z.safeParse(schema, undefined).success ? name : `${name} (required)`));
+  return names.length ? `Allowed arguments: ${names.join(", ")}.` : "This tool takes no arguments.";
+}
