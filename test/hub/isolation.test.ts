@@ -1,6 +1,7 @@
 // Two tenants on one hub run as root (as CI does): tenant A attacks as an agent would, from its
 // terminal and its code, and every attack on tenant B, on the hub and on their secrets fails.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -10,8 +11,9 @@ import { isAlive, listProcesses } from "../../servers/lib/proctree.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { json } from "../helpers/raw-http.js";
 
-const KEY_A = "alice-key-0123456789abcdef";
-const KEY_B = "bob-key-fedcba9876543210";
+// random per run: no file but the hub's config can hold them (a search finds only real leaks)
+const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
+const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const asRoot = process.getuid?.() === 0;
 const skip = asRoot ? false : "needs root: the hub switches tenants to their own uids only when it can";
 
