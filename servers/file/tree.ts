@@ -40,15 +40,7 @@ export async function copyEntryAt(src: FileHandle, name: string, dst: FileHandle
     await fsp.lutimes(fdPath(dst, dstName), st.atime, st.mtime).catch(() => undefined);
     counts.symlinks++;
   } else if (st.isDirectory()) {
-    await fsp.mkdir(fdPath(dst, dstName));
-    await withSubdir(src, name, (from) =>
-      withSubdir(dst, dstName, async (to) => {
-        await copyTreeAt(from, to, counts, undefined, rel);
-        await to.chmod(st.mode & 0o7777);
-        await to.utimes(st.atime, st.mtime);
-      }),
-    );
-    counts.directories++;
+    await withSubdir(src, name, (from) => copyDirAt(from, dst, dstName, counts, rel));
   } else if (st.isFile() && st.nlink > 1) {
     counts.skipped.push(`${rel} (hard link)`);
   } else if (st.isFile()) {
@@ -63,6 +55,21 @@ export async function copyEntryAt(src: FileHandle, name: string, dst: FileHandle
   } else {
     counts.skipped.push(rel);
   }
+}
+
+/**
+ * Copy an open folder to a new folder `dstName` in dst. Taking the source as an open folder (not
+ * a name) means it cannot turn into a link to somewhere else halfway.
+ */
+export async function copyDirAt(from: FileHandle, dst: FileHandle, dstName: string, counts: CopyCounts, rel: string): Promise<void> {
+  const st = await from.stat();
+  await fsp.mkdir(fdPath(dst, dstName));
+  await withSubdir(dst, dstName, async (to) => {
+    await copyTreeAt(from, to, counts, undefined, rel);
+    await to.chmod(st.mode & 0o7777);
+    await to.utimes(st.atime, st.mtime);
+  });
+  counts.directories++;
 }
 
 /** rm -rf of `name` in an open folder, getting through read-only folders and never following a link. */

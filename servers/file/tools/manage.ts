@@ -8,7 +8,7 @@ import { isInside } from "../../lib/workspace.js";
 import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../../lib/safe-fs.js";
 import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf, type FileKind } from "../content.js";
 import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget, withOpened, withParent } from "../paths.js";
-import { copyEntryAt, newCounts, removeAt } from "../tree.js";
+import { copyDirAt, copyEntryAt, newCounts, removeAt } from "../tree.js";
 
 const pathParam = (what: string) => z.string().describe(`${what}, relative to the workspace (or absolute inside it).`);
 const overwriteParam = z.boolean().default(false).describe("Replace an existing destination file.");
@@ -71,7 +71,7 @@ export const copy = defineTool({
     await withParent(ctx, dst, { create: true }, async (to, dstName) => {
       if (isDir) {
         // the folder and everything in it are read through open folders, never through a link
-        await withParent(ctx, src, {}, (from, srcName) => copyEntryAt(from, srcName, to, dstName, counts, destination));
+        await withParent(ctx, src, {}, (parent, srcName) => withSubdir(parent, srcName, (from) => copyDirAt(from, to, dstName, counts, destination)));
       } else {
         // read through the verified descriptor (hard links refused), written by name in the opened folder
         await withOpened(ctx, source, (file) => atomicWriteAt(to, dstName, file, { exclusive: !overwrite, mode: file.stat.mode & 0o7777, shown: destination }));
