@@ -1,7 +1,8 @@
 // Installing packages for the sessions: pip into a venv that sees the system's packages (numpy,
 // matplotlib stay importable) and npm into one project folder the JavaScript sessions resolve
 // imports from. Both use whatever package indexes pip and npm are configured with
-// (PIP_INDEX_URL, pip.conf, .npmrc, npm_config_registry); local folders and archives work too.
+// (PIP_INDEX_URL, pip.conf, .npmrc, npm_config_registry); local folders and archives inside the
+// workspace work too. What a spec may look like is an allowlist (ALLOWED_SPECS), not a blocklist.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -49,18 +50,74 @@ export function runProcess(
 }
 
 const LOCAL_ARCHIVE = /\.(whl|tar\.gz|tgz|zip|tar\.bz2)$/i;
+/** Remote sources: plain http(s) archives and git over https; no other scheme (git+file, git+ssh, …). */
+const URL_SOURCE = /^(git\+)?https?:\/\/\S+$/i;
+/** pip: a name with optional extras, then version clauses and an environment marker, none of which can name a path. */
+const PIP_REQUIREMENT = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\s*\[[A-Za-z0-9._,\s-]*\])?(?:\s*(?:[<>=!~]=?|===)[\s<>=!~,.*+A-Za-z0-9_-]*)?(?:\s*;[\sA-Za-z0-9_.<>=!~"'()-]*)?$/;
+/** pip's `name @ <url>` direct reference. */
+const PIP_DIRECT = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\s*\[[A-Za-z0-9._,\s-]*\])?\s*@\s*(\S+)$/;
+/** npm: a (scoped) name with an optional version, range or tag, none of which can name a path or URL. */
+const NPM_PACKAGE = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*(?:@[A-Za-z0-9.^~<>=*|+\s-]*)?$/i;
+/** npm's `name@file:…` / `name@link:…` and bare `file:…` / `link:…` local references. */
+const NPM_LOCAL = /^(?:(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*@)?(?:file|link):(.*)$/i;
+
+export const ALLOWED_SPECS: Record<Language, string> = {
+  python:
+    "a package name with optional extras, version and marker (requests, requests[socks]>=2.31, numpy==2.0; python_version>'3.9'), " +
+    "an https URL of an archive or a git+https repository (also as name @ https://…), or a folder or archive inside the workspace " +
+    "(./mypkg, dist/pkg-1.0-py3-none-any.whl, file:///<workspace>/pkg)",
+  javascript:
+    "a package name with an optional version, range or tag (lodash, lodash@^4.17, @scope/pkg@latest), an https URL of a tarball or " +
+    "a git+https repository, or a folder or tarball inside the workspace (./mypkg, pkg-1.0.0.tgz, file:./mypkg)",
+};
 
 /**
- * A package spec as given, or the real path of a local folder or archive in the workspace.
- * Options are refused: a spec like "--index-url=…" would let a package list rewrite the command.
+ * A package spec as given, or the real path of a local folder or archive in the workspace. The
+ * spec must fit one of the allowed shapes (ALLOWED_SPECS): anything else is refused rather than
+ * handed to pip or npm, which would read options (-r, --find-links, --prefix…) and local paths
+ * from it. Local sources go through the workspace guard and are passed on as real paths.
  */
-export function resolveSpec(spec: string, workspace: string): { spec: string; local: boolean } {
+export function resolveSpec(spec: string, workspace: string, language: Language = "python"): { spec: string; local: boolean } {
   const trimmed = spec.trim();
   if (!trimmed) throw new ToolError("An empty package name was given.");
-  if (trimmed.startsWith("-")) throw new ToolError(`'${trimmed}' looks like a command-line option; give package names, versions, or paths only.`);
-  const looksLocal = /^(\.{1,2}\/|\/|file:)/.test(trimmed) || LOCAL_ARCHIVE.test(trimmed) || fs.existsSync(path.join(workspace, trimmed));
-  if (!looksLocal || /^[a-z+]+:\/\//i.test(trimmed)) return { spec: trimmed, local: false };
-  return { spec: resolveInWorkspace(workspace, trimmed), local: true };
+  const allowed = `Allowed: ${ALLOWED_SPECS[language]}.`;
+  if (trimmed.startsWith("-")) throw new ToolError(`'${trimmed}' looks like a command-line option, which code_install does not pass on. ${allowed}`);
+  if (/[\0\r\n]/.test(trimmed)) throw new ToolError(`'${JSON.stringify(trimmed)}' contains a control character. ${allowed}`);
+  if (URL_SOURCE.test(trimmed)) return { spec: trimmed, local: false };
+  const local = (where: string) => {
+    try {
+      return { spec: resolveInWorkspace(workspace, where), local: true };
+    } catch (err) {
+      throw err instanceof ToolError ? new ToolError(`${err.message} ${allowed}`) : err;
+    }
+  };
+  const npmLocal = language === "javascript" ? NPM_LOCAL.exec(trimmed) : null;
+  const fileRef = npmLocal ? `file:${npmLocal[1]}` : language === "python" ? (/^file:/i.test(trimmed) ? trimmed : PIP_DIRECT.exec(trimmed)?.[1]) : undefined;
+  if (fileRef) {
+    if (URL_SOURCE.test(fileRef)) return { spec: trimmed, local: false };
+    if (!/^file:/i.test(fileRef)) throw new ToolError(`'${trimmed}' uses a source other than https or a workspace file. ${allowed}`);
+    return local(filePath(fileRef, trimmed, allowed));
+  }
+  if (/^[a-z][a-z0-9+.-]*:/i.test(trimmed) && !(language === "javascript" && NPM_PACKAGE.test(trimmed))) {
+    throw new ToolError(`'${trimmed}' uses a source other than https or a workspace file. ${allowed}`);
+  }
+  const pathLike = /^\.{0,2}\//.test(trimmed) || (trimmed.includes("/") && !(language === "javascript" && NPM_PACKAGE.test(trimmed)));
+  if (pathLike || LOCAL_ARCHIVE.test(trimmed) || fs.existsSync(path.join(workspace, trimmed))) return local(trimmed);
+  if ((language === "python" ? PIP_REQUIREMENT : NPM_PACKAGE).test(trimmed)) return { spec: trimmed, local: false };
+  throw new ToolError(`'${trimmed}' is not a package spec code_install accepts. ${allowed}`);
+}
+
+/** The path a file: reference names: file:///abs, file://localhost/abs, or file:rel (relative to the workspace). */
+function filePath(ref: string, spec: string, allowed: string): string {
+  if (!/^file:\/\//i.test(ref)) return decodeURIComponent(ref.slice("file:".length)) || ".";
+  let url: URL;
+  try {
+    url = new URL(ref);
+  } catch {
+    throw new ToolError(`'${spec}' has a malformed file: URL. ${allowed}`);
+  }
+  if (url.host && url.host !== "localhost") throw new ToolError(`'${spec}' names a file on another host. ${allowed}`);
+  return decodeURIComponent(url.pathname);
 }
 
 let venvReady: Promise<void> | undefined;
@@ -102,8 +159,10 @@ export interface InstallRequest {
 }
 
 export async function install(config: CodeConfig, request: InstallRequest): Promise<RunResult & { command: string }> {
-  const specs = request.packages.map((p) => resolveSpec(p, request.workspace));
-  const common = { cwd: request.workspace, timeoutMs: config.installTimeoutMs, signal: request.signal, maxOutput: config.maxOutputChars };
+  const specs = request.packages.map((p) => resolveSpec(p, request.workspace, request.language));
+  // never the workspace as working folder: pip would take a bare name that is also a folder there
+  // (planted after the check) as a local source; local sources are passed as checked real paths
+  const common = { cwd: config.dataDir, timeoutMs: config.installTimeoutMs, signal: request.signal, maxOutput: config.maxOutputChars };
   if (request.language === "python") {
     await ensureVenv(config, request.signal);
     const args = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input"];

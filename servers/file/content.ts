@@ -1,7 +1,6 @@
-// What a file holds (text, image, other binary) and how to replace one atomically.
-import crypto from "node:crypto";
+// What a file holds (text, image, other binary), and how to describe it.
 import fs from "node:fs";
-import fsp from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import path from "node:path";
 
 const MIME: Record<string, string> = {
@@ -58,70 +57,19 @@ export function looksLikeText(head: Buffer): boolean {
 /** How much of a file decides whether it is text. */
 export const HEAD_BYTES = 64 * 1024;
 
-export async function readHead(file: string, bytes = HEAD_BYTES): Promise<Buffer> {
-  const handle = await fsp.open(file, "r");
-  try {
-    const buf = Buffer.alloc(bytes);
-    const { bytesRead } = await handle.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+/** Up to `length` bytes of an open file from `position` (a pread: the file's offset is untouched). */
+export async function readAt(handle: FileHandle, length: number, position = 0): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  const { bytesRead } = await handle.read(buf, 0, length, position);
+  return buf.subarray(0, bytesRead);
 }
 
 export type FileKind = "text" | "image" | "binary";
 
-/** What a file holds, from its name and its first bytes (read here unless the caller has them). */
-export async function kindOf(file: string, head?: Buffer): Promise<FileKind> {
+/** What a file holds, from its name and its first bytes (read from the open file unless the caller has them). */
+export async function kindOf(file: string, content: FileHandle | Buffer): Promise<FileKind> {
   if (isImage(file)) return "image";
-  return looksLikeText(head ?? (await readHead(file))) ? "text" : "binary";
-}
-
-/** Temp files carry this marker so a leftover from a crash is recognisable. */
-export const TEMP_MARKER = ".agentbox-tmp-";
-
-export interface AtomicWriteOptions {
-  /** Keep the current content and add `data` after it. */
-  append?: boolean;
-  /** Mode for a new file; an existing file keeps its own. */
-  mode?: number;
-  /** Called after each chunk is on disk (for progress). */
-  onChunk?(written: number, total: number): void | Promise<void>;
-}
-
-const CHUNK = 1 << 20;
-
-/**
- * Write `data` to `target` so that a reader, or a crash, never sees half a file: the new content
- * goes to a temp file in the same directory (same filesystem, so rename is atomic), is flushed to
- * disk, then renamed over the target. Appending copies the current content into the temp file
- * first, which keeps the same guarantee.
- */
-export async function atomicWrite(target: string, data: Buffer, options: AtomicWriteOptions = {}): Promise<number> {
-  const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}${TEMP_MARKER}${crypto.randomBytes(6).toString("hex")}`);
-  const existing = await fsp.stat(target).catch(() => null);
-  const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o644);
-  try {
-    if (options.append && existing) await fsp.copyFile(target, temp);
-    const handle = await fsp.open(temp, options.append && existing ? "a" : "w", mode);
-    try {
-      for (let offset = 0; offset < data.length; offset += CHUNK) {
-        const chunk = data.subarray(offset, Math.min(offset + CHUNK, data.length));
-        await handle.write(chunk);
-        await options.onChunk?.(offset + chunk.length, data.length);
-      }
-      await handle.sync();
-      await handle.chmod(mode); // the umask may have narrowed the open() mode
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(temp, target);
-  } catch (err) {
-    await fsp.rm(temp, { force: true });
-    throw err;
-  }
-  return (existing && options.append ? existing.size : 0) + data.length;
+  return looksLikeText(Buffer.isBuffer(content) ? content.subarray(0, HEAD_BYTES) : await readAt(content, HEAD_BYTES)) ? "text" : "binary";
 }
 
 export function statOrNull(p: string): fs.Stats | null {

@@ -1,6 +1,7 @@
 // Read a window of lines from a file: small files in one read, large ones streamed and paged.
-import fs from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import readline from "node:readline";
+import { readAt } from "./content.js";
 
 /** Never return more than this many characters of text in one call. */
 export const MAX_PAGE_CHARS = 256 * 1024;
@@ -74,12 +75,13 @@ export function pageOfText(text: string, offset: number, limit: number, maxChars
   return collector.page(text.endsWith("\n"));
 }
 
-export async function readLines(file: string, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): Promise<LinePage> {
+/** A page from an open file (read from its start; the caller owns and closes the handle). */
+export async function readLines(handle: FileHandle, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): Promise<LinePage> {
   const collector = new PageCollector(offset, limit, maxChars);
-  const { size } = await fs.promises.stat(file);
-  // one read instead of a stream, readline and a second open for the last byte
-  if (size <= WHOLE_READ_BYTES) return pageOfText(await fs.promises.readFile(file, "utf8"), offset, limit, maxChars);
-  const stream = fs.createReadStream(file, { encoding: "utf8" });
+  const { size } = await handle.stat();
+  // one read instead of a stream, readline and a second read for the last byte
+  if (size <= WHOLE_READ_BYTES) return pageOfText((await readAt(handle, size)).toString("utf8"), offset, limit, maxChars);
+  const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   try {
     for await (const line of rl) if (!collector.push(line)) break;
@@ -87,20 +89,12 @@ export async function readLines(file: string, offset: number, limit: number, max
     rl.close();
     stream.destroy();
   }
-  return collector.page(collector.hasMore ? false : (await lastByte(file)) === 0x0a);
+  return collector.page(collector.hasMore ? false : (await lastByte(handle)) === 0x0a);
 }
 
-async function lastByte(file: string): Promise<number | undefined> {
-  const handle = await fs.promises.open(file, "r");
-  try {
-    const { size } = await handle.stat();
-    if (size === 0) return undefined;
-    const buf = Buffer.alloc(1);
-    await handle.read(buf, 0, 1, size - 1);
-    return buf[0];
-  } finally {
-    await handle.close();
-  }
+async function lastByte(handle: FileHandle): Promise<number | undefined> {
+  const { size } = await handle.stat();
+  return size === 0 ? undefined : (await readAt(handle, 1, size - 1))[0];
 }
 
 /** The page as text: lines joined, numbered on request, keeping the file's final newline. */

@@ -3,7 +3,9 @@
 // in one place.
 import fs from "node:fs";
 import path from "node:path";
+import type { FileHandle } from "node:fs/promises";
 import { isInside, relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
+import { openVerified, withDir, type OpenedFile } from "../lib/safe-fs.js";
 import { ToolError, type ToolContext } from "../lib/tool.js";
 import { toolName } from "../lib/names.js";
 
@@ -45,6 +47,36 @@ export function resolveExisting(ctx: ToolContext, userPath: string): string {
   const real = resolveInWorkspace(ctx.workspace, userPath);
   assertNotReserved(ctx.workspace, real, userPath);
   return real;
+}
+
+/**
+ * An existing path opened for reading and proven, from the open descriptor, to be inside the
+ * workspace and outside .agentbox (a name checked and then opened could have been swapped for a
+ * link in between). fn gets the open file; it is closed afterwards.
+ */
+export async function withOpened<T>(ctx: ToolContext, userPath: string, fn: (file: OpenedFile) => Promise<T>): Promise<T> {
+  const file = await openVerified(ctx.workspace, resolveExisting(ctx, userPath), userPath);
+  try {
+    assertNotReserved(ctx.workspace, file.where, userPath);
+    return await fn(file);
+  } finally {
+    await file.handle.close();
+  }
+}
+
+/**
+ * The folder holding `real` (a path from resolveTarget or resolveEntry), opened from the workspace
+ * root without following links, with the name inside it: writes, moves and deletes act on
+ * (folder, name), so no link swapped in later can send them out of the workspace.
+ */
+export async function withParent<T>(
+  ctx: ToolContext,
+  real: string,
+  options: { create?: boolean },
+  fn: (dir: FileHandle, name: string) => Promise<T>,
+): Promise<T> {
+  const parent = path.dirname(real);
+  return withDir(ctx.workspace, parent, { ...options, shown: rel(ctx, parent) }, (dir) => fn(dir, path.basename(real)));
 }
 
 /** A path to create or overwrite: may not exist yet, and a final symlink pointing out is refused. */

@@ -1,13 +1,13 @@
 // Workspace files as MCP resources: file:///<path relative to the workspace>, listed (bounded)
 // and read as text, or as a base64 blob for binaries.
-import fsp from "node:fs/promises";
 import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../lib/log.js";
 import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { resolveInWorkspace, isInside, relativeToWorkspace } from "../lib/workspace.js";
-import { kindOf, mimeTypeOf } from "./content.js";
+import { openVerified } from "../lib/safe-fs.js";
+import { kindOf, mimeTypeOf, readAt } from "./content.js";
 import { reservedRoot } from "./paths.js";
 import { walk } from "./walk.js";
 
@@ -38,18 +38,25 @@ export function registerResources(server: McpServer, env: { workspace: string; l
     async (uri, variables) => {
       const raw = Array.isArray(variables.path) ? variables.path.join("/") : String(variables.path ?? "");
       const file = resolveResource(workspace, raw);
-      const st = await fsp.stat(file);
-      if (!st.isFile()) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is not a regular file.`);
-      if (st.size > MAX_RESOURCE_BYTES) {
-        throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is ${st.size} bytes, over the ${MAX_RESOURCE_BYTES}-byte limit; use ${toolName("read")} in pages.`);
+      // read only through a descriptor proven to be inside the workspace (not hard-linked, not in .agentbox)
+      const opened = await openVerified(workspace, file, raw).catch(protocolError);
+      try {
+        if (isInside(reservedRoot(workspace), opened.where)) throw new McpError(ErrorCode.InvalidParams, `'${raw}' is agentbox's private folder.`);
+        const st = opened.stat;
+        if (!st.isFile()) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is not a regular file.`);
+        if (st.size > MAX_RESOURCE_BYTES) {
+          throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is ${st.size} bytes, over the ${MAX_RESOURCE_BYTES}-byte limit; use ${toolName("read")} in pages.`);
+        }
+        const data = await readAt(opened.handle, st.size);
+        const kind = await kindOf(file, data);
+        const mimeType = mimeTypeOf(file, kind === "text");
+        const href = uriFor(relativeToWorkspace(workspace, file));
+        return kind === "text"
+          ? { contents: [{ uri: href, mimeType, text: data.toString("utf8") }] }
+          : { contents: [{ uri: href, mimeType, blob: data.toString("base64") }] };
+      } finally {
+        await opened.handle.close();
       }
-      const kind = await kindOf(file);
-      const mimeType = mimeTypeOf(file, kind === "text");
-      const data = await fsp.readFile(file);
-      const href = uriFor(relativeToWorkspace(workspace, file));
-      return kind === "text"
-        ? { contents: [{ uri: href, mimeType, text: data.toString("utf8") }] }
-        : { contents: [{ uri: href, mimeType, blob: data.toString("base64") }] };
     },
   );
 }
@@ -67,7 +74,12 @@ function resolveResource(workspace: string, encoded: string): string {
     if (isInside(reservedRoot(workspace), file)) throw new ToolError(`'${decoded}' is agentbox's private folder.`);
     return file;
   } catch (err) {
-    if (err instanceof ToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
-    throw err;
+    return protocolError(err);
   }
+}
+
+/** Refusals from the guard become protocol errors (a resource read has no isError result). */
+function protocolError(err: unknown): never {
+  if (err instanceof ToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
+  throw err;
 }

@@ -1,12 +1,13 @@
 // Workspace snapshots: a full copy of the workspace (content, empty folders, modes, symlinks,
 // times) under <workspace>/.agentbox/snapshots/<name>/, restorable exactly.
 import crypto from "node:crypto";
-import fs from "node:fs";
-import fsp from "node:fs/promises";
+import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../lib/safe-fs.js";
 import { ToolError } from "../lib/tool.js";
 import { toolName } from "../lib/names.js";
 import { RESERVED_DIR, reservedRoot } from "./paths.js";
+import { copyTreeAt, newCounts, removeAt } from "./tree.js";
 
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
@@ -17,21 +18,12 @@ export interface SnapshotMeta {
   directories: number;
   symlinks: number;
   bytes: number;
-  /** Sockets, FIFOs and devices are not copied. */
+  /** Not copied: sockets, FIFOs, devices, and hard-linked files (they may be files from outside). */
   skipped: string[];
   rootMode: number;
 }
 
-interface Counts {
-  files: number;
-  directories: number;
-  symlinks: number;
-  bytes: number;
-  skipped: string[];
-}
-
 const snapshotsDir = (workspace: string) => path.join(reservedRoot(workspace), "snapshots");
-const snapshotDir = (workspace: string, name: string) => path.join(snapshotsDir(workspace), name);
 const tempName = (kind: string) => `.${kind}-${crypto.randomBytes(6).toString("hex")}`;
 
 // One snapshot operation at a time: a restore racing a take would copy a half-swapped workspace.
@@ -42,59 +34,11 @@ export function serialized<T>(fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
-/**
- * Copy src's entries into dst (which exists), keeping modes and times. Folders get their mode
- * and times after their content, so a read-only folder can still be filled and its mtime sticks.
- */
-async function copyTree(src: string, dst: string, counts: Counts, skip?: string, relative = ""): Promise<void> {
-  const entries = await fsp.readdir(src, { withFileTypes: true });
-  for (const e of entries) {
-    const from = path.join(src, e.name);
-    const to = path.join(dst, e.name);
-    const rel = relative ? `${relative}/${e.name}` : e.name;
-    if (from === skip) continue;
-    const st = await fsp.lstat(from);
-    if (st.isSymbolicLink()) {
-      await fsp.symlink(await fsp.readlink(from), to);
-      await fsp.lutimes(to, st.atime, st.mtime).catch(() => undefined);
-      counts.symlinks++;
-    } else if (st.isDirectory()) {
-      await fsp.mkdir(to);
-      await copyTree(from, to, counts, skip, rel);
-      await fsp.chmod(to, st.mode & 0o7777);
-      await fsp.utimes(to, st.atime, st.mtime);
-      counts.directories++;
-    } else if (st.isFile()) {
-      await fsp.copyFile(from, to, fs.constants.COPYFILE_FICLONE);
-      await fsp.chmod(to, st.mode & 0o7777);
-      await fsp.utimes(to, st.atime, st.mtime);
-      counts.files++;
-      counts.bytes += st.size;
-    } else {
-      counts.skipped.push(rel);
-    }
-  }
-}
-
-/** rm -rf that also gets through folders a snapshot copied as read-only. */
-async function removeTree(target: string): Promise<void> {
-  try {
-    await fsp.rm(target, { recursive: true, force: true });
-  } catch {
-    await makeWritable(target);
-    await fsp.rm(target, { recursive: true, force: true });
-  }
-}
-
-// a failed recursive rm may still be deleting other branches: what vanishes meanwhile is fine
-async function makeWritable(dir: string): Promise<void> {
-  const st = await fsp.lstat(dir).catch(() => null);
-  if (!st?.isDirectory()) return;
-  await fsp.chmod(dir, (st.mode & 0o7777) | 0o700).catch(() => undefined);
-  for (const e of await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    if (e.isDirectory()) await makeWritable(path.join(dir, e.name));
-  }
-}
+// Everything below works through folders opened from the workspace root without following links:
+// an agent's command can plant links anywhere, .agentbox included, and a snapshot must neither copy
+// files in from outside nor write or delete outside while restoring.
+const withSnapshots = <T>(workspace: string, fn: (snapshots: FileHandle) => Promise<T>) =>
+  withDir(workspace, snapshotsDir(workspace), { create: true }, fn);
 
 export function validateName(name: string): void {
   if (!SNAPSHOT_NAME.test(name) || name.length > 64) {
@@ -102,9 +46,16 @@ export function validateName(name: string): void {
   }
 }
 
-async function readMeta(workspace: string, name: string): Promise<SnapshotMeta | null> {
+async function readMeta(snapshots: FileHandle, name: string): Promise<SnapshotMeta | null> {
   try {
-    return JSON.parse(await fsp.readFile(path.join(snapshotDir(workspace, name), "meta.json"), "utf8")) as SnapshotMeta;
+    return await withSubdir(snapshots, name, async (dir) => {
+      const meta = await openFileAt(dir, "meta.json", "meta.json");
+      try {
+        return JSON.parse(await meta.handle.readFile("utf8")) as SnapshotMeta;
+      } finally {
+        await meta.handle.close();
+      }
+    });
   } catch {
     return null;
   }
@@ -112,36 +63,45 @@ async function readMeta(workspace: string, name: string): Promise<SnapshotMeta |
 
 export async function takeSnapshot(workspace: string, name: string, overwrite: boolean): Promise<SnapshotMeta> {
   validateName(name);
-  const final = snapshotDir(workspace, name);
-  if (fs.existsSync(final) && !overwrite) throw new ToolError(`Snapshot '${name}' already exists; pass overwrite: true to replace it, or pick another name.`);
-  await fsp.mkdir(snapshotsDir(workspace), { recursive: true });
-  // build it under a temp name and rename: a failed take never leaves a half snapshot behind
-  const temp = path.join(snapshotsDir(workspace), tempName("take"));
-  const counts: Counts = { files: 0, directories: 0, symlinks: 0, bytes: 0, skipped: [] };
-  try {
-    await fsp.mkdir(path.join(temp, "files"), { recursive: true });
-    await copyTree(workspace, path.join(temp, "files"), counts, reservedRoot(workspace));
-    const rootMode = (await fsp.stat(workspace)).mode & 0o7777;
-    const meta: SnapshotMeta = { name, createdAt: new Date().toISOString(), ...counts, rootMode };
-    await fsp.writeFile(path.join(temp, "meta.json"), JSON.stringify(meta, null, 2));
-    if (fs.existsSync(final)) await removeTree(final);
-    await fsp.rename(temp, final);
-    return meta;
-  } catch (err) {
-    await removeTree(temp);
-    throw err;
-  }
+  return withSnapshots(workspace, async (snapshots) => {
+    const exists = Boolean(await lstatAt(snapshots, name));
+    if (exists && !overwrite) throw new ToolError(`Snapshot '${name}' already exists; pass overwrite: true to replace it, or pick another name.`);
+    // build it under a temp name and rename: a failed take never leaves a half snapshot behind
+    const temp = tempName("take");
+    const counts = newCounts();
+    try {
+      await fsp.mkdir(fdPath(snapshots, temp));
+      const meta = await withSubdir(snapshots, temp, async (dir) => {
+        await fsp.mkdir(fdPath(dir, "files"));
+        const rootMode = await withDir(workspace, workspace, {}, async (root) => {
+          await withSubdir(dir, "files", (files) => copyTreeAt(root, files, counts, RESERVED_DIR));
+          return (await root.stat()).mode & 0o7777;
+        });
+        const meta: SnapshotMeta = { name, createdAt: new Date().toISOString(), ...counts, rootMode };
+        await atomicWriteAt(dir, "meta.json", Buffer.from(JSON.stringify(meta, null, 2)));
+        return meta;
+      });
+      if (exists) await removeAt(snapshots, name);
+      await fsp.rename(fdPath(snapshots, temp), fdPath(snapshots, name));
+      return meta;
+    } catch (err) {
+      await removeAt(snapshots, temp);
+      throw err;
+    }
+  });
 }
 
 export async function listSnapshots(workspace: string): Promise<SnapshotMeta[]> {
-  const names = await fsp.readdir(snapshotsDir(workspace)).catch(() => [] as string[]);
-  const metas = await Promise.all(names.filter((n) => !n.startsWith(".")).map((n) => readMeta(workspace, n)));
-  return metas.filter((m): m is SnapshotMeta => m !== null).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  return withSnapshots(workspace, async (snapshots) => {
+    const names = (await fsp.readdir(fdPath(snapshots))).filter((n) => !n.startsWith("."));
+    const metas = await Promise.all(names.map((n) => readMeta(snapshots, n)));
+    return metas.filter((m): m is SnapshotMeta => m !== null).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  });
 }
 
 async function requireSnapshot(workspace: string, name: string): Promise<SnapshotMeta> {
   validateName(name);
-  const meta = await readMeta(workspace, name);
+  const meta = await withSnapshots(workspace, (snapshots) => readMeta(snapshots, name));
   if (!meta) {
     const known = (await listSnapshots(workspace)).map((m) => m.name);
     throw new ToolError(`No snapshot named '${name}'. Existing: ${known.length ? known.join(", ") : `none (take one with ${toolName("snapshot_take")})`}.`);
@@ -156,37 +116,47 @@ async function requireSnapshot(workspace: string, name: string): Promise<Snapsho
  */
 export async function restoreSnapshot(workspace: string, name: string): Promise<SnapshotMeta> {
   const meta = await requireSnapshot(workspace, name);
-  const reserved = reservedRoot(workspace);
-  const staging = path.join(reserved, tempName("restore"));
-  const trash = path.join(reserved, tempName("trash"));
-  await fsp.mkdir(staging);
-  try {
-    await copyTree(path.join(snapshotDir(workspace, name), "files"), staging, { files: 0, directories: 0, symlinks: 0, bytes: 0, skipped: [] });
-    await fsp.mkdir(trash);
-    const current = (await fsp.readdir(workspace)).filter((n) => n !== RESERVED_DIR);
-    const movedOut: string[] = [];
-    const movedIn: string[] = [];
+  const staging = tempName("restore");
+  const trash = tempName("trash");
+  await withDir(workspace, reservedRoot(workspace), { create: true }, async (reserved) => {
+    await fsp.mkdir(fdPath(reserved, staging));
     try {
-      for (const n of current) {
-        await moveEntry(path.join(workspace, n), path.join(trash, n));
-        movedOut.push(n);
-      }
-      for (const n of await fsp.readdir(staging)) {
-        await moveEntry(path.join(staging, n), path.join(workspace, n));
-        movedIn.push(n);
-      }
-    } catch (err) {
-      // put the workspace back as it was before the restore started
-      for (const n of movedIn) await removeTree(path.join(workspace, n));
-      for (const n of movedOut) await fsp.rename(path.join(trash, n), path.join(workspace, n)).catch(() => undefined);
-      throw err;
+      await withSubdir(reserved, staging, (stage) =>
+        withDir(workspace, path.join(snapshotsDir(workspace), name, "files"), {}, (files) => copyTreeAt(files, stage, newCounts())),
+      );
+      await fsp.mkdir(fdPath(reserved, trash));
+      await withDir(workspace, workspace, {}, async (root) => {
+        await withSubdir(reserved, staging, (stage) => withSubdir(reserved, trash, (bin) => swapIn(root, stage, bin)));
+        await root.chmod(meta.rootMode);
+      });
+      await removeAt(reserved, trash);
+    } finally {
+      await removeAt(reserved, staging);
     }
-    await fsp.chmod(workspace, meta.rootMode);
-    await removeTree(trash);
-  } finally {
-    await removeTree(staging);
-  }
+  });
   return meta;
+}
+
+/** Move the workspace's entries into bin and the staged ones into the workspace; undo on failure. */
+async function swapIn(root: FileHandle, stage: FileHandle, bin: FileHandle): Promise<void> {
+  const current = (await fsp.readdir(fdPath(root))).filter((n) => n !== RESERVED_DIR);
+  const movedOut: string[] = [];
+  const movedIn: string[] = [];
+  try {
+    for (const n of current) {
+      await moveEntry(fdPath(root, n), fdPath(bin, n));
+      movedOut.push(n);
+    }
+    for (const n of await fsp.readdir(fdPath(stage))) {
+      await moveEntry(fdPath(stage, n), fdPath(root, n));
+      movedIn.push(n);
+    }
+  } catch (err) {
+    // put the workspace back as it was before the restore started
+    for (const n of movedIn) await removeAt(root, n);
+    for (const n of movedOut) await moveEntry(fdPath(bin, n), fdPath(root, n)).catch(() => undefined);
+    throw err;
+  }
 }
 
 /**
@@ -203,6 +173,6 @@ async function moveEntry(from: string, to: string): Promise<void> {
 
 export async function deleteSnapshot(workspace: string, name: string): Promise<SnapshotMeta> {
   const meta = await requireSnapshot(workspace, name);
-  await removeTree(snapshotDir(workspace, name));
+  await withSnapshots(workspace, (snapshots) => removeAt(snapshots, name));
   return meta;
 }

@@ -12,7 +12,8 @@ export function workspaceRoot(): string {
 
 export function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel) && rel.split(path.sep)[0] !== "..");
+  // by whole segments: '..' or '../x' leave the root, a name like '..cache' does not
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
 export interface ResolveOptions {

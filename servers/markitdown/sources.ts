@@ -1,8 +1,8 @@
 // Where a document comes from: a workspace path or file: URI (confined to the workspace), an
 // http(s) URL (size cap + timeout), a data: URI, or inline base64 content with a file name.
 // Each source ends up as bytes plus the extension that picks the converter.
-import fs from "node:fs/promises";
 import path from "node:path";
+import { openVerified } from "../lib/safe-fs.js";
 import { ToolError } from "../lib/tool.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { fetchLimited, HttpStatusError } from "./fetch.js";
@@ -61,11 +61,16 @@ async function loadRaw(req: SourceRequest, limits: SourceLimits): Promise<Loaded
 
 async function fromWorkspace(source: string, limits: SourceLimits): Promise<LoadedSource> {
   const real = resolveInWorkspace(limits.workspace, source);
-  const stat = await fs.stat(real);
   const label = relativeToWorkspace(limits.workspace, real);
-  if (!stat.isFile()) throw new ToolError(`'${label}' is not a regular file.`);
-  if (stat.size > limits.maxBytes) throw new ToolError(`'${label}' is ${stat.size} bytes, over the ${limits.maxBytes}-byte limit.`);
-  return { bytes: await fs.readFile(real), ext: path.extname(real).toLowerCase(), label };
+  // opened first, then proven inside the workspace and not hard-linked, then read from that descriptor
+  const { handle, stat } = await openVerified(limits.workspace, real, label);
+  try {
+    if (!stat.isFile()) throw new ToolError(`'${label}' is not a regular file.`);
+    if (stat.size > limits.maxBytes) throw new ToolError(`'${label}' is ${stat.size} bytes, over the ${limits.maxBytes}-byte limit.`);
+    return { bytes: await handle.readFile(), ext: path.extname(real).toLowerCase(), label };
+  } finally {
+    await handle.close();
+  }
 }
 
 async function fromUrl(url: string, limits: SourceLimits): Promise<LoadedSource> {

@@ -1,8 +1,8 @@
 // The markitdown tools: `convert` (any source → Markdown, paged or saved) and `formats`.
-import fs from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { defineTool, reply, ToolError } from "../lib/tool.js";
+import { defineTool, reply } from "../lib/tool.js";
+import { atomicWriteAt, withDir } from "../lib/safe-fs.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { convertBytes } from "./convert.js";
 import { FORMATS } from "./formats.js";
@@ -51,14 +51,11 @@ const convert = defineTool({
     if (args.saveTo) {
       const target = resolveInWorkspace(ctx.workspace, args.saveTo, { allowMissing: true, noFollowFinal: true });
       const shown = relativeToWorkspace(ctx.workspace, target);
-      await fs.mkdir(path.dirname(target), { recursive: true });
-      try {
-        await fs.writeFile(target, doc.markdown, { flag: args.overwrite ? "w" : "wx" });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EEXIST") throw new ToolError(`'${shown}' already exists; pass overwrite: true to replace it.`);
-        if ((err as NodeJS.ErrnoException).code === "EISDIR") throw new ToolError(`'${shown}' is a directory; give a file path.`);
-        throw err;
-      }
+      // the folder is opened from the workspace root without following links and the file replaced
+      // by name inside it, so a link swapped in after the check is replaced, never written through
+      await withDir(ctx.workspace, path.dirname(target), { create: true, shown: relativeToWorkspace(ctx.workspace, path.dirname(target)) }, (dir) =>
+        atomicWriteAt(dir, path.basename(target), Buffer.from(doc.markdown, "utf8"), { exclusive: !args.overwrite, shown }),
+      );
       const all = pageOf(doc.markdown, 0, Number.MAX_SAFE_INTEGER);
       const { text: _text, ...counts } = all;
       const title = doc.title ? ` ("${doc.title}")` : "";

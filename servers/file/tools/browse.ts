@@ -3,6 +3,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
+import { fdPath, lstatAt, withDir } from "../../lib/safe-fs.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
@@ -36,14 +37,18 @@ export const list = defineTool({
   async run({ path: userPath, hidden, sort, reverse, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     await assertDirectory(dir, userPath);
-    const names = (await fsp.readdir(dir)).filter(
-      (n) => (hidden || !n.startsWith(".")) && !(dir === ctx.workspace && n === RESERVED_DIR),
-    );
-    const entries = [];
-    for (const name of names) {
-      const st = await fsp.lstat(path.join(dir, name)).catch(() => null);
-      if (st) entries.push({ name, type: typeOf(st), size: st.size, mtime: st.mtime.toISOString() });
-    }
+    // listed through a descriptor opened from the root without following links
+    const entries = await withDir(ctx.workspace, dir, { shown: userPath }, async (handle) => {
+      const names = (await fsp.readdir(fdPath(handle))).filter(
+        (n) => (hidden || !n.startsWith(".")) && !(dir === ctx.workspace && n === RESERVED_DIR),
+      );
+      const found = [];
+      for (const name of names) {
+        const st = await lstatAt(handle, name);
+        if (st) found.push({ name, type: typeOf(st), size: st.size, mtime: st.mtime.toISOString() });
+      }
+      return found;
+    });
     const rank = (t: string) => (t === "directory" ? 0 : 1);
     const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     entries.sort((a, b) => {

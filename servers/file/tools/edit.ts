@@ -1,11 +1,11 @@
 // edit: exact-text replacements with an expected count, applied all-or-nothing and atomically.
-import fsp from "node:fs/promises";
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
-import { atomicWrite, formatSize, kindOf } from "../content.js";
-import { assertWritable, rel, resolveExisting, resolveTarget } from "../paths.js";
+import { atomicWriteAt } from "../../lib/safe-fs.js";
+import { formatSize, kindOf, readAt } from "../content.js";
+import { assertWritable, rel, withOpened, withParent } from "../paths.js";
 import { applyReplacements } from "../replace.js";
 
 const MAX_EDIT_BYTES = 10 * 1024 * 1024;
@@ -40,18 +40,19 @@ export const edit = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   async run({ path: userPath, edits, dryRun }, ctx) {
     if (!dryRun) assertWritable("edit");
-    const file = dryRun ? resolveExisting(ctx, userPath) : resolveTarget(ctx, userPath);
-    const st = await fsp.stat(file).catch(() => null);
-    if (!st) throw new ToolError(`No such file: ${userPath}. Use ${toolName("write")} to create it.`);
-    if (!st.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
-    if (st.size > MAX_EDIT_BYTES) throw new ToolError(`'${userPath}' is ${formatSize(st.size)}, over the ${formatSize(MAX_EDIT_BYTES)} edit limit.`);
-    if ((await kindOf(file)) !== "text") throw new ToolError(`'${userPath}' is not a text file; ${toolName("edit")} works on UTF-8 text only.`);
-    const before = await fsp.readFile(file, "utf8");
+    // read through the verified descriptor, write by name inside the folder opened from the root
+    const { file, before } = await withOpened(ctx, userPath, async ({ handle, stat, real }) => {
+      if (!stat.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
+      if (stat.size > MAX_EDIT_BYTES) throw new ToolError(`'${userPath}' is ${formatSize(stat.size)}, over the ${formatSize(MAX_EDIT_BYTES)} edit limit.`);
+      const bytes = await readAt(handle, stat.size);
+      if ((await kindOf(real, bytes)) !== "text") throw new ToolError(`'${userPath}' is not a text file; ${toolName("edit")} works on UTF-8 text only.`);
+      return { file: real, before: bytes.toString("utf8") };
+    });
     const { text: after, applied } = applyReplacements(before, edits);
     const shown = rel(ctx, file);
     const diff = createTwoFilesPatch(`a/${shown}`, `b/${shown}`, before, after);
     const changed = before !== after;
-    if (!dryRun && changed) await atomicWrite(file, Buffer.from(after, "utf8"));
+    if (!dryRun && changed) await withParent(ctx, file, {}, (dir, name) => atomicWriteAt(dir, name, Buffer.from(after, "utf8")));
     const total = applied.reduce((s, a) => s + a.replacements, 0);
     const head = dryRun ? `Dry run: ${total} replacement(s) would change ${shown}.` : changed ? `Edited ${shown}: ${total} replacement(s).` : `No change to ${shown}: the replacements equal the original text.`;
     const loose = applied.some((a) => a.mode === "whitespace") ? " (some matched only with whitespace differences ignored)" : "";

@@ -1,12 +1,14 @@
 // move, copy, delete, mkdir and info: managing entries rather than their content.
 import fs from "node:fs";
-import fsp from "node:fs/promises";
+import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, ToolError } from "../../lib/tool.js";
 import { isInside } from "../../lib/workspace.js";
-import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf } from "../content.js";
-import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget } from "../paths.js";
+import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../../lib/safe-fs.js";
+import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf, type FileKind } from "../content.js";
+import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget, withOpened, withParent } from "../paths.js";
+import { copyDirAt, copyEntryAt, newCounts, removeAt } from "../tree.js";
 
 const pathParam = (what: string) => z.string().describe(what);
 const overwriteParam = z.boolean().default(false).describe("Replace an existing destination file.");
@@ -34,15 +36,20 @@ export const move = defineTool({
     assertNotRoot(ctx, src, "move");
     const dst = resolveTarget(ctx, destination);
     checkDestination(src, dst, overwrite, destination);
-    await fsp.mkdir(path.dirname(dst), { recursive: true });
-    try {
-      await fsp.rename(src, dst);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
-      // another filesystem mounted inside the workspace: copy, then remove the original
-      await fsp.cp(src, dst, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, force: overwrite });
-      await fsp.rm(src, { recursive: true, force: true });
-    }
+    // both ends by (open folder, name): a folder on either path swapped for a link meanwhile is refused
+    await withParent(ctx, src, {}, (from, srcName) =>
+      withParent(ctx, dst, { create: true }, async (to, dstName) => {
+        try {
+          await fsp.rename(fdPath(from, srcName), fdPath(to, dstName));
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "EXDEV") throw err;
+          // another filesystem mounted inside the workspace: copy, then remove the original
+          if (overwrite) await removeAt(to, dstName);
+          await copyEntryAt(from, srcName, to, dstName, newCounts(), destination);
+          await removeAt(from, srcName);
+        }
+      }),
+    );
     const out = { source: rel(ctx, src), destination: rel(ctx, dst) };
     return { content: [{ type: "text", text: `Moved ${out.source} to ${out.destination}.` }], structuredContent: out };
   },
@@ -61,12 +68,20 @@ export const copy = defineTool({
     assertNotRoot(ctx, src, "copy");
     const dst = resolveTarget(ctx, destination);
     checkDestination(src, dst, overwrite, destination);
-    await fsp.mkdir(path.dirname(dst), { recursive: true });
-    const st = await fsp.stat(src);
-    if (st.isDirectory()) await fsp.cp(src, dst, { recursive: true, verbatimSymlinks: true, preserveTimestamps: true, errorOnExist: true, force: false });
-    else await fsp.copyFile(src, dst, overwrite ? 0 : fs.constants.COPYFILE_EXCL);
-    const out = { source: rel(ctx, src), destination: rel(ctx, dst), type: st.isDirectory() ? "directory" : "file" };
-    return { content: [{ type: "text", text: `Copied ${out.type} ${out.source} to ${out.destination}.` }], structuredContent: out };
+    const counts = newCounts();
+    const isDir = (await fsp.stat(src)).isDirectory();
+    await withParent(ctx, dst, { create: true }, async (to, dstName) => {
+      if (isDir) {
+        // the folder and everything in it are read through open folders, never through a link
+        await withParent(ctx, src, {}, (parent, srcName) => withSubdir(parent, srcName, (from) => copyDirAt(from, to, dstName, counts, destination)));
+      } else {
+        // read through the verified descriptor (hard links refused), written by name in the opened folder
+        await withOpened(ctx, source, (file) => atomicWriteAt(to, dstName, file, { exclusive: !overwrite, mode: file.stat.mode & 0o7777, shown: destination }));
+      }
+    });
+    const out = { source: rel(ctx, src), destination: rel(ctx, dst), type: isDir ? "directory" : "file" };
+    const skipped = counts.skipped.length ? `\nNot copied (special files, hard links): ${counts.skipped.join(", ")}` : "";
+    return { content: [{ type: "text", text: `Copied ${out.type} ${out.source} to ${out.destination}.${skipped}` }], structuredContent: out };
   },
 });
 
@@ -84,16 +99,19 @@ export const remove = defineTool({
     assertWritable("delete");
     const entry = resolveEntry(ctx, userPath);
     assertNotRoot(ctx, entry, "delete");
-    const st = await fsp.lstat(entry);
-    if (st.isDirectory()) {
-      const children = await fsp.readdir(entry);
-      if (children.length > 0 && !recursive) {
-        throw new ToolError(`Folder '${userPath}' is not empty (${children.length} entries); pass recursive: true to delete it with its content.`);
+    const st = await withParent(ctx, entry, {}, async (dir, name) => {
+      const st = await lstatAt(dir, name);
+      if (!st) throw new ToolError(`No such file or directory: ${userPath}`);
+      if (st.isDirectory()) {
+        const children = await withSubdir(dir, name, (sub) => fsp.readdir(fdPath(sub)));
+        if (children.length > 0 && !recursive) {
+          throw new ToolError(`Folder '${userPath}' is not empty (${children.length} entries); pass recursive: true to delete it with its content.`);
+        }
       }
-      await fsp.rm(entry, { recursive: true });
-    } else {
-      await fsp.unlink(entry);
-    }
+      // through open folders, so a subfolder swapped for a link halfway is never followed out
+      await removeAt(dir, name);
+      return st;
+    });
     const out = { path: rel(ctx, entry), type: typeOf(st) };
     return { content: [{ type: "text", text: `Deleted ${out.type} ${out.path}.` }], structuredContent: out };
   },
@@ -116,7 +134,9 @@ export const mkdir = defineTool({
     if (existing && !existing.isDirectory()) throw new ToolError(`'${userPath}' exists and is not a folder.`);
     if (!existing) {
       if (!parents && !statOrNull(path.dirname(dir))) throw new ToolError(`Parent of '${userPath}' does not exist; pass parents: true.`);
-      await fsp.mkdir(dir, { recursive: parents });
+      // made one folder at a time from the workspace root, never through a link
+      if (parents) await withDir(ctx.workspace, dir, { create: true, shown: userPath }, async () => undefined);
+      else await withParent(ctx, dir, {}, (parent, name) => fsp.mkdir(fdPath(parent, name)));
     }
     const out = { path: rel(ctx, dir), created: !existing };
     return { content: [{ type: "text", text: existing ? `Folder ${out.path} already exists.` : `Created folder ${out.path}.` }], structuredContent: out };
@@ -144,7 +164,7 @@ export const info = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath }, ctx) {
     const entry = resolveEntry(ctx, userPath);
-    const st = await fsp.lstat(entry);
+    const { st, kind } = entry === ctx.workspace ? { st: await fsp.lstat(entry), kind: undefined } : await withParent(ctx, entry, {}, (dir, name) => describeAt(dir, name, userPath));
     let target: string | undefined;
     if (st.isSymbolicLink()) {
       try {
@@ -153,7 +173,6 @@ export const info = defineTool({
         target = `(not followed: ${(err as Error).message})`;
       }
     }
-    const kind = st.isFile() ? await kindOf(entry) : undefined;
     const out = {
       path: rel(ctx, entry),
       type: typeOf(st),
@@ -171,7 +190,21 @@ export const info = defineTool({
       `${out.path}: ${out.type}${kind ? ` (${kind}, ${out.mimeType})` : ""}, ${formatSize(out.size)}, mode ${out.mode}`,
       `modified ${out.mtime}`,
       ...(target ? [`-> ${target}`] : []),
+      ...(st.isFile() && st.nlink > 1 ? [`hard link (${st.nlink} names for this file): its content is not read`] : []),
     ].join("\n");
     return { content: [{ type: "text", text }], structuredContent: out };
   },
 });
+
+/** An entry's own metadata, and for a plain file what it holds (read without following a link). */
+async function describeAt(dir: FileHandle, name: string, userPath: string): Promise<{ st: fs.Stats; kind?: FileKind }> {
+  const st = await lstatAt(dir, name);
+  if (!st) throw new ToolError(`No such file or directory: ${userPath}`);
+  if (!st.isFile() || st.nlink > 1) return { st };
+  const file = await openFileAt(dir, name, userPath);
+  try {
+    return { st, kind: await kindOf(name, file.handle) };
+  } finally {
+    await file.handle.close();
+  }
+}

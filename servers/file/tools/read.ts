@@ -1,27 +1,22 @@
 // read and read_many: text by line window (paged), images as image content, other binaries as
 // base64 only when asked.
 import fs from "node:fs";
-import fsp from "node:fs/promises";
+import type { FileHandle } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, ToolError, type ToolContext } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
-import { HEAD_BYTES, kindOf, mimeTypeOf, formatSize } from "../content.js";
+import { kindOf, mimeTypeOf, formatSize, readAt } from "../content.js";
 import { DEFAULT_LINE_LIMIT, pageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
-import { rel, resolveExisting } from "../paths.js";
+import { rel, withOpened } from "../paths.js";
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_BYTE_LIMIT = 1024 * 1024;
 const MAX_BYTE_LIMIT = 8 * 1024 * 1024;
 
-/** Below this a blocking read takes microseconds, where fs/promises' readFile takes a few threadpool trips. */
-const SYNC_READ_BYTES = 64 * 1024;
-
-const readWhole = async (file: string, size: number) => (size <= SYNC_READ_BYTES ? fs.readFileSync(file) : fsp.readFile(file));
-
-const pathParam = z.string().describe("File path in the workspace.");
+const pathParam = z.string().describe("File path, relative to the workspace (or absolute inside it).");
 
 const readOutput = {
   path: z.string(),
@@ -38,8 +33,7 @@ const readOutput = {
   bytes: z.number().optional().describe("Bytes returned as base64."),
 };
 
-async function statFile(file: string, userPath: string) {
-  const st = await fsp.stat(file);
+function assertFile(st: fs.Stats, userPath: string): fs.Stats {
   if (st.isDirectory()) throw new ToolError(`'${userPath}' is a directory; use ${toolName("list")} or ${toolName("tree")} to see its entries.`);
   if (!st.isFile()) throw new ToolError(`'${userPath}' is not a regular file.`);
   return st;
@@ -61,73 +55,68 @@ export const read = defineTool({
   output: readOutput,
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath, offset, limit, lineNumbers, encoding }, ctx) {
-    const file = resolveExisting(ctx, userPath);
-    const st = await statFile(file, userPath);
-    const shown = rel(ctx, file);
-    if (encoding === "base64") return readBytes(file, shown, st.size, offset ?? 0, limit);
-    // a small file is read once, for its kind and its lines alike
-    const whole = st.size <= WHOLE_READ_BYTES ? await readWhole(file, st.size) : undefined;
-    const kind = await kindOf(file, whole?.subarray(0, HEAD_BYTES));
-    const mimeType = mimeTypeOf(file, kind === "text");
-    if (kind === "image") {
-      if (st.size > MAX_IMAGE_BYTES) {
-        throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
+    // opened once and read only through that descriptor, which is proven to be inside the workspace
+    return withOpened(ctx, userPath, async ({ handle, stat, real: file }) => {
+      const st = assertFile(stat, userPath);
+      const shown = rel(ctx, file);
+      if (encoding === "base64") return readBytes(handle, file, shown, st.size, offset ?? 0, limit);
+      // a small file is read once, for its kind and its lines alike
+      const whole = st.size <= WHOLE_READ_BYTES ? await readAt(handle, st.size) : undefined;
+      const kind = await kindOf(file, whole ?? handle);
+      const mimeType = mimeTypeOf(file, kind === "text");
+      if (kind === "image") {
+        if (st.size > MAX_IMAGE_BYTES) {
+          throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
+        }
+        const data = (whole ?? (await readAt(handle, st.size))).toString("base64");
+        return {
+          content: [
+            { type: "text", text: `${shown} (${mimeType}, ${formatSize(st.size)})` },
+            { type: "image", data, mimeType },
+          ],
+          structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false },
+        };
       }
-      const data = (whole ?? (await fsp.readFile(file))).toString("base64");
+      if (kind === "binary") {
+        const text = `${shown} is a binary file (${mimeType}, ${formatSize(st.size)}); pass encoding 'base64' to get its bytes.`;
+        return { content: [{ type: "text", text }], structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false } };
+      }
+      const start = offset ?? 1;
+      if (start < 1) throw new ToolError("offset counts lines from 1 for text files (0 is only valid with encoding 'base64').");
+      const page = whole ? pageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(handle, start, limit ?? DEFAULT_LINE_LIMIT);
+      if (page.lines.length === 0 && start > 1) {
+        throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
+      }
+      const endLine = start + page.lines.length - 1;
+      const nextOffset = page.hasMore ? endLine + 1 : undefined;
+      let text = pageText(page, lineNumbers);
+      const notes: string[] = [];
+      if (page.truncatedLine) notes.push(`line ${start} is longer than one page and was cut`);
+      if (page.hasMore) notes.push(`showing lines ${start}-${endLine}; more follows, read on with offset=${nextOffset}`);
+      if (notes.length) text += `\n\n[${notes.join("; ")}]`;
       return {
-        content: [
-          { type: "text", text: `${shown} (${mimeType}, ${formatSize(st.size)})` },
-          { type: "image", data, mimeType },
-        ],
-        structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false },
+        content: [{ type: "text", text }],
+        structuredContent: {
+          path: shown,
+          kind,
+          mimeType,
+          size: st.size,
+          text: pageText(page, false),
+          startLine: start,
+          endLine,
+          totalLines: page.totalLines,
+          hasMore: page.hasMore,
+          nextOffset,
+        },
       };
-    }
-    if (kind === "binary") {
-      const text = `${shown} is a binary file (${mimeType}, ${formatSize(st.size)}); pass encoding 'base64' to get its bytes.`;
-      return { content: [{ type: "text", text }], structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false } };
-    }
-    const start = offset ?? 1;
-    const page = whole ? pageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(file, start, limit ?? DEFAULT_LINE_LIMIT);
-    if (page.lines.length === 0 && start > 1) {
-      throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
-    }
-    const endLine = start + page.lines.length - 1;
-    const nextOffset = page.hasMore ? endLine + 1 : undefined;
-    let text = pageText(page, lineNumbers);
-    const notes: string[] = [];
-    if (page.truncatedLine) notes.push(`line ${start} is longer than one page and was cut`);
-    if (page.hasMore) notes.push(`showing lines ${start}-${endLine}; more follows, read on with offset=${nextOffset}`);
-    if (notes.length) text += `\n\n[${notes.join("; ")}]`;
-    return {
-      content: [{ type: "text", text }],
-      structuredContent: {
-        path: shown,
-        kind,
-        mimeType,
-        size: st.size,
-        text: pageText(page, false),
-        startLine: start,
-        endLine,
-        totalLines: page.totalLines,
-        hasMore: page.hasMore,
-        nextOffset,
-      },
-    };
+    });
   },
 });
 
-async function readBytes(file: string, shown: string, size: number, offset: number, limit?: number): Promise<CallToolResult> {
+async function readBytes(handle: FileHandle, file: string, shown: string, size: number, offset: number, limit?: number): Promise<CallToolResult> {
   const length = Math.min(limit ?? DEFAULT_BYTE_LIMIT, MAX_BYTE_LIMIT);
   if (offset > size) throw new ToolError(`offset ${offset} is past the end of '${shown}' (${size} bytes).`);
-  const handle = await fsp.open(file, "r");
-  let buf: Buffer;
-  try {
-    buf = Buffer.alloc(Math.min(length, size - offset));
-    const { bytesRead } = await handle.read(buf, 0, buf.length, offset);
-    buf = buf.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
+  const buf = await readAt(handle, Math.min(length, size - offset), offset);
   const end = offset + buf.length;
   const hasMore = end < size;
   const mimeType = mimeTypeOf(file, false);
@@ -179,12 +168,13 @@ export const readMany = defineTool({
 
 async function readOne(ctx: ToolContext, userPath: string, limit: number, lineNumbers: boolean) {
   try {
-    const file = resolveExisting(ctx, userPath);
-    await statFile(file, userPath);
-    if ((await kindOf(file)) !== "text") return { path: userPath, ok: false, error: `binary file skipped; use ${toolName("read")}` };
-    const page = await readLines(file, 1, limit);
-    const text = pageText(page, lineNumbers);
-    return { path: userPath, ok: true, text, hasMore: page.hasMore };
+    return await withOpened(ctx, userPath, async ({ handle, stat, real }) => {
+      assertFile(stat, userPath);
+      if ((await kindOf(real, handle)) !== "text") return { path: userPath, ok: false, error: `binary file skipped; use ${toolName("read")}` };
+      const page = await readLines(handle, 1, limit);
+      const text = pageText(page, lineNumbers);
+      return { path: userPath, ok: true, text, hasMore: page.hasMore };
+    });
   } catch (err) {
     return { path: userPath, ok: false, error: err instanceof ToolError ? err.message : errorMessage(err) };
   }

@@ -3,8 +3,8 @@ import fsp from "node:fs/promises";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, ToolError } from "../../lib/tool.js";
-import { looksLikeText } from "../content.js";
-import { rel, resolveExisting } from "../paths.js";
+import { looksLikeText, readAt } from "../content.js";
+import { rel, resolveExisting, withOpened } from "../paths.js";
 import { escapeRegExp } from "../replace.js";
 import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 
@@ -106,9 +106,10 @@ export const grep = defineTool({
     let searched = 0;
     for (const file of files) {
       if (truncated || ctx.signal.aborted) break;
-      const st = await fsp.stat(file).catch(() => null);
-      if (!st || st.size > MAX_GREP_FILE_BYTES) continue;
-      const buf = await fsp.readFile(file).catch(() => null);
+      // each file through a verified descriptor; hard links and files swapped for links are skipped
+      const buf = await withOpened(ctx, file, async ({ handle, stat }) =>
+        stat.isFile() && stat.size <= MAX_GREP_FILE_BYTES ? readAt(handle, stat.size) : null,
+      ).catch(() => null);
       if (!buf || !looksLikeText(buf)) continue;
       searched++;
       const lines = buf.toString("utf8").split(/\r?\n/);

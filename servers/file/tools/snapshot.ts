@@ -15,7 +15,7 @@ const metaShape = {
   directories: z.number(),
   symlinks: z.number(),
   bytes: z.number(),
-  skipped: z.array(z.string()).describe("Special files (sockets, FIFOs, devices) not copied."),
+  skipped: z.array(z.string()).describe("Entries not copied: special files (sockets, FIFOs, devices) and hard-linked files."),
 };
 
 function describe(m: SnapshotMeta): string {
@@ -37,7 +37,7 @@ export const snapshotTake = defineTool({
   async run({ name, overwrite }, ctx) {
     assertWritable("snapshot_take");
     const meta = await serialized(() => takeSnapshot(ctx.workspace, name, overwrite));
-    const skipped = meta.skipped.length ? `\nNot copied (special files): ${meta.skipped.join(", ")}` : "";
+    const skipped = meta.skipped.length ? `\nNot copied (special files, hard links): ${meta.skipped.join(", ")}` : "";
     return { content: [{ type: "text", text: `Snapshot taken: ${describe(meta)}${skipped}` }], structuredContent: metaOut(meta) };
   },
 });

@@ -1,11 +1,11 @@
 // write: create or replace (or append to) a file, atomically, creating parent folders.
-import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import { defineTool, ToolError } from "../../lib/tool.js";
-import { atomicWrite, formatSize, statOrNull } from "../content.js";
-import { assertWritable, rel, resolveTarget } from "../paths.js";
+import { atomicWriteAt } from "../../lib/safe-fs.js";
+import { formatSize, statOrNull } from "../content.js";
+import { assertWritable, rel, resolveTarget, withParent } from "../paths.js";
 
 export const write = defineTool({
   name: "write",
@@ -31,18 +31,18 @@ export const write = defineTool({
       throw new ToolError("content is not valid base64 (allowed: A-Z a-z 0-9 + / and = padding).");
     }
     const data = Buffer.from(content, encoding === "base64" ? "base64" : "utf8");
-    const parent = path.dirname(target);
-    const parentStat = statOrNull(parent);
-    if (!parentStat) {
-      if (!createParents) throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or create it with ${toolName("mkdir")}.`);
-      await fsp.mkdir(parent, { recursive: true });
-    } else if (!parentStat.isDirectory()) {
-      throw new ToolError(`Parent of '${userPath}' is not a folder.`);
-    }
-    const size = await atomicWrite(target, data, {
-      append,
-      onChunk: (done, total) => ctx.progress(done, total, `writing ${rel(ctx, target)}`),
-    });
+    const parentStat = statOrNull(path.dirname(target));
+    if (!parentStat && !createParents) throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or create it with ${toolName("mkdir")}.`);
+    if (parentStat && !parentStat.isDirectory()) throw new ToolError(`Parent of '${userPath}' is not a folder.`);
+    // the folder is opened from the workspace root without following links, and the file is
+    // replaced by name inside it: a link swapped in after the check is replaced, not written through
+    const size = await withParent(ctx, target, { create: createParents }, (dir, name) =>
+      atomicWriteAt(dir, name, data, {
+        append,
+        shown: userPath,
+        onChunk: (done, total) => ctx.progress(done, total, `writing ${rel(ctx, target)}`),
+      }),
+    );
     const shown = rel(ctx, target);
     const verb = existing ? (append ? "Appended" : "Replaced") : "Created";
     return {

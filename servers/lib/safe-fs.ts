@@ -1,0 +1,278 @@
+// Using a workspace path without a window between the check and the use. The path guard
+// (workspace.ts) answers "is this name inside?", but an agent running commands can swap a checked
+// name for a symlink before we open it. So every read opens first and then asks the kernel where
+// the open file really is (/proc/self/fd/<fd>); every write walks from the workspace root one
+// folder at a time through open descriptors, never following a link, and names files relative to
+// the folder it holds open. Linux only, like the rest of agentbox (/proc must be mounted).
+import crypto from "node:crypto";
+import fs from "node:fs";
+import fsp, { type FileHandle } from "node:fs/promises";
+import path from "node:path";
+import { ToolError } from "./tool.js";
+import { isInside } from "./workspace.js";
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
+
+/** A name that reaches what `fd` refers to (and `name` inside it, when `fd` is a folder): openat() for Node. */
+export function fdPath(fd: number | FileHandle, name?: string): string {
+  const n = typeof fd === "number" ? fd : fd.fd;
+  if (name !== undefined && (name === "" || name === "." || name === ".." || name.includes("/"))) {
+    throw new ToolError(`'${name}' is not a single file name.`);
+  }
+  return name === undefined ? `/proc/self/fd/${n}` : `/proc/self/fd/${n}/${name}`;
+}
+
+const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
+
+/** The kernel's own answer to where an open descriptor is; it must be inside root. */
+export async function assertOpenedInside(root: string, handle: FileHandle, shown: string): Promise<string> {
+  let where: string;
+  try {
+    where = await fsp.readlink(fdPath(handle));
+  } catch {
+    throw new ToolError(`Cannot check where '${shown}' is (is /proc mounted?); refusing to use it.`);
+  }
+  // a file deleted since it was opened reads "<path> (deleted)", still a path under its folder
+  if (!path.isAbsolute(where) || !isInside(root, where)) {
+    throw new ToolError(`'${shown}' was switched to something outside the workspace while being opened; refusing it.`);
+  }
+  return where;
+}
+
+/**
+ * A regular file with more than one name may be someone else's file linked into the workspace
+ * (`ln /etc/shadow x`). Linux's fs.protected_hardlinks=1 already stops a uid from linking files
+ * it may not write, but the hub can run every tenant under one uid, so the check stays. Folders
+ * are exempt: their link count counts their subfolders.
+ */
+export function refuseHardLinked(st: fs.Stats, shown: string): void {
+  if (st.isFile() && st.nlink > 1) {
+    throw new ToolError(
+      `'${shown}' is a hard link (one file with ${st.nlink} names), which could be a file from outside the workspace; ` +
+        `refusing to read it. If it is your own file, copy it into a normal file with a command (e.g. cp '${shown}' copy-of-it) and use the copy.`,
+    );
+  }
+}
+
+export interface OpenedFile {
+  handle: FileHandle;
+  stat: fs.Stats;
+  /** The path it was opened by (for names, extensions and messages). */
+  real: string;
+  /** Where the kernel says the opened file is (what confinement checks use). */
+  where: string;
+}
+
+function openError(err: unknown, shown: string): never {
+  if (code(err) === "ENOENT") throw new ToolError(`No such file or directory: ${shown}`);
+  if (code(err) === "ELOOP") throw new ToolError(`'${shown}' was replaced by a symlink while being opened; refusing to follow it.`);
+  if (code(err) === "ENOTDIR") throw new ToolError(`A folder in '${shown}' is not a folder (or was just replaced by something else).`);
+  throw err;
+}
+
+/**
+ * Open `real` (a path the guard resolved inside root) for reading and return the open file once
+ * it is proven to be inside root and not hard-linked. The final component must not be a link
+ * (the guard resolved links already, so one now was put there since); a folder on the way that
+ * became a link is caught by asking where the descriptor is. O_NONBLOCK: a FIFO never hangs us.
+ */
+export async function openVerified(root: string, real: string, shown: string): Promise<OpenedFile> {
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    openError(err, shown);
+  }
+  try {
+    const where = await assertOpenedInside(root, handle, shown);
+    const stat = await handle.stat();
+    refuseHardLinked(stat, shown);
+    return { handle, stat, real, where };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** Open the entry `name` in an open folder for reading, never following a link; hard links refused. */
+export async function openFileAt(dir: FileHandle, name: string, shown: string): Promise<OpenedFile> {
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(fdPath(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    openError(err, shown);
+  }
+  try {
+    const stat = await handle.stat();
+    refuseHardLinked(stat, shown);
+    const where = await fsp.readlink(fdPath(handle));
+    return { handle, stat, real: where, where };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** Open a subfolder of an open folder; a symlink (or anything not a folder) there is refused. */
+export async function openSubdir(dir: FileHandle, name: string, shown: string): Promise<FileHandle> {
+  try {
+    return await fsp.open(fdPath(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (err) {
+    if (code(err) === "ELOOP" || code(err) === "ENOTDIR") throw new ToolError(`'${shown}' is not a folder (a symlink or a file is in the way).`);
+    openError(err, shown);
+  }
+}
+
+/**
+ * Open the folder `real` (inside root) by walking down from root one name at a time, each opened
+ * relative to the folder before it without following links: what comes back is inside root by
+ * construction, whatever is renamed meanwhile. With create, missing folders are made on the way.
+ */
+export async function openDirIn(root: string, real: string, options: { create?: boolean; shown?: string } = {}): Promise<FileHandle> {
+  if (!isInside(root, real)) throw new ToolError(`'${options.shown ?? real}' is outside the workspace.`);
+  const names = path.relative(root, real).split(path.sep).filter(Boolean);
+  let dir = await fsp.open(root, O_RDONLY | O_DIRECTORY);
+  try {
+    for (let i = 0; i < names.length; i++) {
+      const shown = names.slice(0, i + 1).join("/");
+      if (options.create) await fsp.mkdir(fdPath(dir, names[i]!)).catch((err) => (code(err) === "EEXIST" ? undefined : Promise.reject(err)));
+      const next = await openSubdir(dir, names[i]!, shown);
+      await dir.close();
+      dir = next;
+    }
+    return dir;
+  } catch (err) {
+    await dir.close();
+    throw err;
+  }
+}
+
+/** Run fn with the folder open, closing it afterwards. */
+export async function withDir<T>(root: string, real: string, options: { create?: boolean; shown?: string }, fn: (dir: FileHandle) => Promise<T>): Promise<T> {
+  const dir = await openDirIn(root, real, options);
+  try {
+    return await fn(dir);
+  } finally {
+    await dir.close();
+  }
+}
+
+export async function lstatAt(dir: FileHandle, name: string): Promise<fs.Stats | null> {
+  return fsp.lstat(fdPath(dir, name)).catch(() => null);
+}
+
+/** Temp files carry this marker so a leftover from a crash is recognisable. */
+export const TEMP_MARKER = ".agentbox-tmp-";
+
+export interface AtomicWriteOptions {
+  /** Keep the current content and add `data` after it. */
+  append?: boolean;
+  /** Fail with EEXIST-style ToolError when `name` exists, instead of replacing it. */
+  exclusive?: boolean;
+  /** Mode for a new file; an existing file keeps its own. */
+  mode?: number;
+  /** Called after each chunk is on disk (for progress). */
+  onChunk?(written: number, total: number): void | Promise<void>;
+  /** How to name the file in messages (default: its name). */
+  shown?: string;
+}
+
+const CHUNK = 1 << 20;
+
+/**
+ * Write `data` (bytes, or the content of an open file) to `name` in the open folder `dir`, so that
+ * a reader, or a crash, never sees half a file: it goes to a temp file created exclusively in the
+ * same folder, is flushed, then renamed over `name` (or linked to it when exclusive, which fails
+ * if `name` appeared meanwhile). rename replaces a symlink at `name`, never writes through it.
+ * Appending copies the current content (opened without following a link) into the temp first.
+ */
+export async function atomicWriteAt(dir: FileHandle, name: string, data: Buffer | OpenedFile, options: AtomicWriteOptions = {}): Promise<number> {
+  const shown = options.shown ?? name;
+  const existing = await lstatAt(dir, name);
+  if (existing?.isDirectory()) throw new ToolError(`'${shown}' is a directory; give a file path.`);
+  if (existing && options.exclusive) throw new ToolError(`'${shown}' already exists; pass overwrite: true to replace it.`);
+  const keep = existing?.isFile() ? existing : null;
+  const mode = keep ? keep.mode & 0o7777 : (options.mode ?? 0o644);
+  const temp = `.${name.slice(0, 100)}${TEMP_MARKER}${crypto.randomBytes(6).toString("hex")}`;
+  const total = Buffer.isBuffer(data) ? data.length : data.stat.size;
+  let size = 0;
+  const out = await fsp.open(fdPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  try {
+    try {
+      if (options.append && keep) {
+        const current = await openFileAt(dir, name, shown);
+        try {
+          size += await pipe(current.handle, out);
+        } finally {
+          await current.handle.close();
+        }
+      }
+      if (Buffer.isBuffer(data)) {
+        for (let offset = 0; offset < data.length; offset += CHUNK) {
+          const chunk = data.subarray(offset, Math.min(offset + CHUNK, data.length));
+          await out.write(chunk);
+          await options.onChunk?.(offset + chunk.length, total);
+        }
+        size += data.length;
+      } else {
+        size += await pipe(data.handle, out, (n) => options.onChunk?.(n, total));
+      }
+      await out.sync();
+      await out.chmod(mode); // the umask may have narrowed the open() mode
+    } finally {
+      await out.close();
+    }
+    if (options.exclusive) {
+      await fsp.link(fdPath(dir, temp), fdPath(dir, name)).catch((err) => {
+        throw code(err) === "EEXIST" ? new ToolError(`'${shown}' already exists; pass overwrite: true to replace it.`) : err;
+      });
+      await fsp.unlink(fdPath(dir, temp));
+    } else {
+      await fsp.rename(fdPath(dir, temp), fdPath(dir, name));
+    }
+  } catch (err) {
+    await fsp.unlink(fdPath(dir, temp)).catch(() => undefined);
+    throw err;
+  }
+  return size;
+}
+
+/** Copy everything from an open file (from its start) to another; returns the bytes copied. */
+async function pipe(from: FileHandle, to: FileHandle, onChunk?: (written: number) => unknown): Promise<number> {
+  const buf = Buffer.alloc(CHUNK);
+  let position = 0;
+  for (;;) {
+    const { bytesRead } = await from.read(buf, 0, buf.length, position);
+    if (bytesRead === 0) return position;
+    await to.write(buf.subarray(0, bytesRead));
+    position += bytesRead;
+    await onChunk?.(position);
+  }
+}
+
+/**
+ * Copy an open file to a new entry `name` in an open folder, keeping its mode and times. The copy
+ * is created exclusively without following links, and its mode and times are set through its own
+ * descriptor, so nothing swapped in meanwhile is ever chmod-ed or written through.
+ */
+export async function copyFileAt(from: OpenedFile, dir: FileHandle, name: string): Promise<void> {
+  const mode = from.stat.mode & 0o7777;
+  const out = await fsp.open(fdPath(dir, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  try {
+    await pipe(from.handle, out);
+    await out.chmod(mode);
+    await out.utimes(from.stat.atime, from.stat.mtime);
+  } finally {
+    await out.close();
+  }
+}
+
+/** Run fn with the subfolder `name` of an open folder open (never through a link), closing it afterwards. */
+export async function withSubdir<T>(dir: FileHandle, name: string, fn: (sub: FileHandle) => Promise<T>): Promise<T> {
+  const sub = await openSubdir(dir, name, name);
+  try {
+    return await fn(sub);
+  } finally {
+    await sub.close();
+  }
+}
