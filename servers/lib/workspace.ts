@@ -60,7 +60,7 @@ export function resolveInWorkspace(root: string, userPath: string, options: Reso
     }
   } catch (err) {
     if (err instanceof ToolError) throw err;
-    real = resolveMissing(absolute);
+    real = resolveMissing(root, absolute);
     if (!options.allowMissing && isInside(root, real)) throw new ToolError(`No such file or directory: ${userPath}`);
   }
   if (!isInside(root, real)) {
@@ -78,7 +78,7 @@ function realOrNull(p: string): string | null {
 }
 
 // For a path that does not exist yet: realpath of the nearest existing ancestor + the rest.
-function resolveMissing(absolute: string): string {
+function resolveMissing(root: string, absolute: string): string {
   const rest: string[] = [];
   let current = absolute;
   for (;;) {
@@ -87,8 +87,9 @@ function resolveMissing(absolute: string): string {
     try {
       const st = fs.lstatSync(current);
       if (st.isSymbolicLink()) {
+        // a link this uid cannot resolve that points outside is refused as outside, not as dangling
         const target = path.resolve(path.dirname(current), fs.readlinkSync(current));
-        return path.join(target, ...rest.reverse());
+        if (!isInside(root, target)) return path.join(target, ...rest.reverse());
       }
       // exists but realpath failed: a dangling link somewhere in the chain
       throw new ToolError(`Path component '${current}' is a dangling symlink.`);

@@ -47,6 +47,10 @@ export const edit = defineTool({
       const bytes = await readAt(handle, stat.size);
       if ((await kindOf(real, bytes)) !== "text") throw new ToolError(`'${userPath}' is not a text file; ${toolName("edit")} works on UTF-8 text only.`);
       return { file: real, before: bytes.toString("utf8") };
+    }).catch((err: unknown) => {
+      // a model asked to edit a file that is not there most often meant to create it
+      if (err instanceof ToolError && /^No such file/.test(err.message)) throw new ToolError(`No such file: ${userPath}. Use ${toolName("write")} to create it.`);
+      throw err;
     });
     const { text: after, applied } = applyReplacements(before, edits);
     const shown = rel(ctx, file);
