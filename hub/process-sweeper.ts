@@ -2,6 +2,7 @@
 // so leave the tree its server kills when a session ends. Under per-tenant uids every process of a
 // tenant's uid is either below one of the tenant's servers or an escapee; escapees live only while
 // the session named in their AGENTBOX_SESSION (set by the servers on everything they start) lives.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { descendantsOf, listProcesses } from "../servers/lib/proctree.js";
 import type { Logger } from "../servers/lib/log.js";
@@ -23,16 +24,33 @@ function realUid(pid: number): number | undefined {
   }
 }
 
-function sessionMarker(pid: number): string | undefined {
-  try {
-    const entry = fs
-      .readFileSync(`/proc/${pid}/environ`, "latin1")
-      .split("\0")
-      .find((e) => e.startsWith(`${SESSION_MARKER}=`));
-    return entry?.slice(SESSION_MARKER.length + 1);
-  } catch {
-    return undefined;
+const markerIn = (environ: string) => {
+  const entry = environ.split("\0").find((e) => e.startsWith(`${SESSION_MARKER}=`));
+  return entry?.slice(SESSION_MARKER.length + 1);
+};
+
+/**
+ * The session markers of some of a tenant's processes. Root reads them directly where it has
+ * CAP_SYS_PTRACE; in a container without it (Docker's default) the tenant's own uid reads them.
+ */
+function sessionMarkers(pids: number[], uid: number): Map<number, string | undefined> {
+  const markers = new Map<number, string | undefined>();
+  const unreadable: number[] = [];
+  for (const pid of pids) {
+    try {
+      markers.set(pid, markerIn(fs.readFileSync(`/proc/${pid}/environ`, "latin1")));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EACCES") unreadable.push(pid);
+    }
   }
+  if (unreadable.length === 0) return markers;
+  const script = 'for p; do printf "%s=" "$p"; tr "\\0" "\\n" < /proc/$p/environ 2>/dev/null | grep -m1 "^' + SESSION_MARKER + '=" | cut -d= -f2; echo; done';
+  const out = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "sh", "-c", script, "sh", ...unreadable.map(String)], { encoding: "utf8", timeout: 5000 });
+  for (const line of (out.stdout ?? "").split("\n")) {
+    const [pid, marker] = line.split("=");
+    if (pid && Number(pid)) markers.set(Number(pid), marker || undefined);
+  }
+  return markers;
 }
 
 export class ProcessSweeper {
@@ -75,13 +93,15 @@ export class ProcessSweeper {
       for (const p of descendantsOf(child.pid, procs)) kept.add(p.pid);
     }
     const live = new Set(this.sessions.all().filter((s) => s.tenant === tenant).map((s) => s.id));
+    const escaped = procs.filter((p) => !kept.has(p.pid) && p.state !== "Z" && realUid(p.pid) === uid).map((p) => p.pid);
+    if (escaped.length === 0) return 0;
+    const markers = sessionMarkers(escaped, uid);
     let killed = 0;
-    for (const p of procs) {
-      if (kept.has(p.pid) || p.state === "Z" || realUid(p.pid) !== uid) continue;
-      const marker = sessionMarker(p.pid);
+    for (const pid of escaped) {
+      const marker = markers.get(pid);
       if (marker !== undefined && live.has(marker)) continue;
       try {
-        process.kill(p.pid, "SIGKILL");
+        process.kill(pid, "SIGKILL");
         killed++;
       } catch {
         // gone already

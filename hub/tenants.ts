@@ -174,6 +174,11 @@ export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.Proces
   }
   env.AGENTBOX_WORKSPACE = tenant.workspace;
   if (tenant.identity) {
+    // settings pointing into the hub's own home (npm's cache, a config) are out of the tenant's reach
+    const hubHome = base.HOME;
+    for (const [key, value] of Object.entries(env)) {
+      if (hubHome && hubHome !== "/" && key !== "PATH" && (value === hubHome || value.startsWith(`${hubHome}/`))) delete env[key];
+    }
     Object.assign(env, { HOME: tenant.home!, TMPDIR: tenant.tmp!, USER: tenant.name, LOGNAME: tenant.name });
   }
   return env;

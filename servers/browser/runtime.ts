@@ -114,6 +114,9 @@ export async function perform(b: BrowserSession, page: Page, action: () => Promi
   page.on("requestfinished", done);
   page.on("requestfailed", done);
   page.on("framenavigated", onNavigate);
+  const opened = await windowOpens(page);
+  const openedBefore = opened.count;
+  const tabsBefore = b.tabCount;
   try {
     const { dialog } = await b.act(action);
     if (dialog) return;
@@ -123,6 +126,10 @@ export async function perform(b: BrowserSession, page: Page, action: () => Promi
     await Promise.race([sleep(100), page.evaluate(twoFrames).catch(() => undefined)]);
     const deadline = Date.now() + SETTLE_MS;
     while (inflight.size > 0 && !b.dialog && Date.now() < deadline) await sleep(50);
+    // a new tab is announced by Playwright only once its renderer is up, often after the result
+    // would be sent: Chromium's own windowOpen event says one is coming, so wait for it to be adopted
+    const expected = tabsBefore + (opened.count - openedBefore);
+    while (b.tabCount < expected && Date.now() < deadline) await sleep(20);
     if (navigated && !b.dialog) await page.waitForLoadState("load", { timeout: SETTLE_MS }).catch(() => undefined);
   } finally {
     page.off("request", started);
@@ -130,6 +137,28 @@ export async function perform(b: BrowserSession, page: Page, action: () => Promi
     page.off("requestfailed", done);
     page.off("framenavigated", onNavigate);
   }
+}
+
+const windowOpenCounters = new WeakMap<Page, Promise<{ count: number }>>();
+
+/** How many tabs or windows the page has asked to open (CDP Page.windowOpen), counted from now on. */
+function windowOpens(page: Page): Promise<{ count: number }> {
+  let counter = windowOpenCounters.get(page);
+  if (!counter) {
+    counter = (async () => {
+      const seen = { count: 0 };
+      try {
+        const cdp = await page.context().newCDPSession(page);
+        cdp.on("Page.windowOpen", () => void seen.count++);
+        await cdp.send("Page.enable");
+      } catch {
+        // a page that closed meanwhile opens nothing
+      }
+      return seen;
+    })();
+    windowOpenCounters.set(page, counter);
+  }
+  return counter;
 }
 
 export function sleep(ms: number): Promise<void> {

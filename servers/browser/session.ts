@@ -24,6 +24,11 @@ export class BrowserSession {
   private generation = 0;
   private current?: Page;
   private readonly pages: Page[] = [];
+
+  /** Tabs this session has adopted so far. */
+  get tabCount(): number {
+    return this.pages.length;
+  }
   private notices: string[] = [];
   /** A dialog that is open and blocks its page until handle_dialog answers it. */
   dialog?: Dialog;
