@@ -36,6 +36,7 @@ fi
 
 # npm ci only when nothing is installed yet or the lock file changed since
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  [ -n "${npm_config_nodedir:-}" ] && echo "agentbox setup: native addons build against Node's headers in $npm_config_nodedir/include/node"
   npm ci --no-audit --no-fund
 fi
 npm run build
