@@ -61,7 +61,10 @@ source_tar() {
 echo "[test-in-container] $BASE: npm run setup && npm test ($SOURCE, $(git rev-parse --short HEAD), $(date -u +%H:%M:%S))" >&2
 start=$SECONDS
 status=0
-source_tar | docker run --rm -i --name "$NAME" --network host \
+# --init: an init as PID 1 reaps orphans, as on any machine. Without it PID 1 is npm, which never
+# reaps processes it did not start, so a child that outlives a killed hub and exits stays a zombie
+# and the supervision test's "the orphaned child exits" waits on a process that already ended.
+source_tar | docker run --rm -i --init --name "$NAME" --network host \
   -v "$CACHE/apt-archives:/var/cache/apt/archives" \
   -v "$KEEP_DEBS:/etc/apt/apt.conf.d/zz-agentbox-keep-debs:ro" \
   -v "$CACHE/npm:/root/.npm" \
