@@ -69,7 +69,9 @@ source_tar | docker run --rm -i --init --name "$NAME" --network host \
   -v "$KEEP_DEBS:/etc/apt/apt.conf.d/zz-agentbox-keep-debs:ro" \
   -v "$CACHE/npm:/root/.npm" \
   --entrypoint /bin/bash "$BASE" \
-  -c 'set -e; mkdir /src; tar -x -C /src; cd /src; exec bash -c "npm run setup && npm test" </dev/null' \
-  || status=$?
+  -c 'set -e; mkdir /src; tar -x -C /src; cd /src; exec bash -c "npm run setup && npm test" </dev/null' &
+# In the background and waited for, so a TERM or INT to this script runs its trap at once (which
+# removes the container) instead of after the container has finished.
+wait $! || status=$?
 echo "[test-in-container] exit $status after $((SECONDS - start)) s" >&2
 exit "$status"
