@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 IMAGE="${AGENTBOX_IMAGE:-agentbox}"
 STATE="$(mktemp -d /tmp/agentbox-docker-ci.XXXXXX)"
-DOCKERD_PID=""
+ENGINE_LOG_PREFIX=docker-ci
+source docker/engine.sh
 
 log() { echo "[docker-ci] $*" >&2; }
 die() { echo "[docker-ci] FAILED: $*" >&2; exit 1; }
@@ -21,46 +22,15 @@ step() { log "$1 ($(date -u +%H:%M:%S))"; }
 
 cleanup() {
   # quietly: the smoke test's "N passed, N failed" stays the last line CI reads
-  if [[ -n "$DOCKERD_PID" ]] && kill -0 "$DOCKERD_PID" 2>/dev/null; then
-    kill "$DOCKERD_PID" 2>/dev/null || true
-    for _ in $(seq 1 30); do kill -0 "$DOCKERD_PID" 2>/dev/null || break; sleep 1; done
-  fi
+  engine_down
   rm -rf "$STATE"
 }
 trap cleanup EXIT
 
-# --- 1. the tools ---------------------------------------------------------------------------------
-step "installing docker.io and debootstrap"
-export DEBIAN_FRONTEND=noninteractive
-# Another apt may hold the lock for a while (a machine's own start-up); wait for it.
-apt-get -o DPkg::Lock::Timeout=600 update -q >"$STATE/apt.log" 2>&1 || { tail -20 "$STATE/apt.log" >&2; die "apt-get update failed"; }
-apt-get -o DPkg::Lock::Timeout=600 install -y -q docker.io debootstrap >>"$STATE/apt.log" 2>&1 \
-  || { tail -20 "$STATE/apt.log" >&2; die "apt-get install docker.io debootstrap failed"; }
+# --- 1-3. the tools, the engine, the base image (docker/engine.sh) ------------------------------
+engine_up
 
-# --- 2. the engine --------------------------------------------------------------------------------
-if docker info >/dev/null 2>&1; then
-  log "a Docker engine is already running; using it"
-else
-  step "starting dockerd --bridge=none --iptables=false"
-  command -v dockerd >/dev/null || die "dockerd is not installed although docker.io is: cannot start the Docker engine"
-  dockerd --bridge=none --iptables=false >"$STATE/dockerd.log" 2>&1 &
-  DOCKERD_PID=$!
-  for _ in $(seq 1 60); do
-    docker info >/dev/null 2>&1 && break
-    kill -0 "$DOCKERD_PID" 2>/dev/null || break
-    sleep 1
-  done
-  if ! docker info >/dev/null 2>&1; then
-    tail -30 "$STATE/dockerd.log" >&2
-    die "the Docker engine (dockerd --bridge=none --iptables=false) could not start, so the image cannot be built or tested; its log is above"
-  fi
-  log "Docker engine up: $(docker version -f '{{.Server.Version}}')"
-fi
-
-# --- 3. the base image and the image ----------------------------------------------------------------
-step "base image node:22-bookworm-slim (local stand-in)"
-bash docker/base-image.sh || die "could not build the node:22-bookworm-slim stand-in"
-
+# --- the image --------------------------------------------------------------------------------------
 step "docker build --network host -t $IMAGE ."
 build_start=$SECONDS
 docker build --network host -t "$IMAGE" . >"$STATE/build.log" 2>&1 || { tail -60 "$STATE/build.log" >&2; die "docker build failed"; }
