@@ -7,6 +7,7 @@ import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
+import { drainingRefusal } from "./replica.js";
 import { apiKeyAuth, OriginPolicy } from "./security.js";
 import { StreamableEndpoint } from "./streamable.js";
 
@@ -26,6 +27,22 @@ function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
+/**
+ * While draining, a request that would start a session (initialize, a sessionless plain JSON call,
+ * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
+ * here, and code in a child calling tools for one of them, go on as usual.
+ */
+function refuseNewSessionsWhileDraining(hub: Hub, isInternal: (req: Request) => boolean): MiddlewareHandler {
+  return (c, next) => {
+    if (!hub.draining) return next();
+    const { method, path } = c.req;
+    const opensSession =
+      (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !isInternal(c.req.raw)) ||
+      (method === "GET" && path === "/sse");
+    return opensSession ? Promise.resolve(drainingRefusal(hub)) : next();
+  };
+}
+
 export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
   const origins = new OriginPolicy(hub.config);
@@ -33,7 +50,11 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const legacy = new LegacySseEndpoint(hub);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", (c) => c.json({ ready: hub.ready, servers: hub.status().servers.map((s) => ({ name: s.name, state: s.state })) }, hub.ready ? 200 : 503));
+  app.get("/readyz", (c) => {
+    const servers = hub.status().servers.map((s) => ({ name: s.name, state: s.state }));
+    const reason = hub.draining ? { reason: "draining: shutting down, taking no new sessions" } : {};
+    return c.json({ ready: hub.ready, ...reason, servers }, hub.ready ? 200 : 503);
+  });
 
   const browserCors = cors({
     origin: (origin, c) => (origins.allowsOrigin(origin, c.req.header("host")) ? origin : null),
@@ -50,6 +71,7 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   mountPlayground(app);
   app.use("*", apiKeyAuth(hub.config.apiKey, (req) => streamable.isInternal(req)));
   app.use("*", limitBody(hub.config.maxBodyBytes));
+  app.use("*", refuseNewSessionsWhileDraining(hub, (req) => streamable.isInternal(req)));
 
   app.get("/", (c) => c.json({ ...hub.status(), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));

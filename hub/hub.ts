@@ -47,6 +47,8 @@ export class Hub {
   readonly router: Router;
   /** Children use this secret to call the hub's tools as one of its client sessions. */
   readonly internalToken = randomBytes(24).toString("hex");
+  /** Set on SIGTERM (hub/replica.ts drain): not ready, no new sessions, calls in flight finish. */
+  draining = false;
   private hubUrl = "";
 
   constructor(
@@ -55,6 +57,7 @@ export class Hub {
     localTools?: (hub: Hub) => LocalTools,
   ) {
     this.limits = new RateLimits(config.rateLimits);
+    this.metrics.describeReplica(config.replica, () => this.draining);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(what),
       onRequest: (child, request, extra) => this.forwardChildRequest(child, request, extra),
@@ -103,7 +106,7 @@ export class Hub {
   }
 
   get ready(): boolean {
-    return this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
+    return !this.draining && this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
   }
 
   newSession(id: string, kind: ClientSession["kind"], clientKey: string): ClientSession {
@@ -204,6 +207,8 @@ export class Hub {
     return {
       name: "agentbox",
       version: VERSION,
+      ...(this.config.replica ? { replica: this.config.replica } : {}),
+      ...(this.draining ? { draining: true } : {}),
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       ready: this.ready,
       sessions: this.sessions.size,

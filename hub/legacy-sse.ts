@@ -3,9 +3,10 @@
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
+import { newSessionId, RoutableSseTransport } from "./replica.js";
 import { clientKey } from "./security.js";
 
 export class LegacySseEndpoint {
@@ -15,7 +16,7 @@ export class LegacySseEndpoint {
 
   async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
     const { outgoing } = c.env;
-    const transport = new SSEServerTransport("/messages", outgoing);
+    const transport = new RoutableSseTransport("/messages", outgoing, newSessionId(this.hub.config.replica));
     const session = this.hub.newSession(transport.sessionId, "sse", clientKey(c));
     session.transport = transport;
     this.transports.set(transport.sessionId, transport);

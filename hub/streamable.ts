@@ -1,7 +1,7 @@
 // POST/GET/DELETE on /mcp: Streamable HTTP sessions through the SDK's web-standard transport, plus
 // the paths the SDK has no opinion on: plain JSON clients without a session, and children calling
 // the hub's tools on behalf of one of its sessions.
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest, isJSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
@@ -10,6 +10,7 @@ import { BoundedEventStore } from "./event-store.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { acceptsSse, rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "./plain-json.js";
+import { newSessionId } from "./replica.js";
 import { clientKey } from "./security.js";
 import type { ClientSession } from "./sessions.js";
 import { directlyAnswerable, SessionTransport } from "./session-transport.js";
@@ -95,7 +96,7 @@ export class StreamableEndpoint {
   }
 
   private async initialize(req: Request, parsed: { body: unknown; text: string }, key: string): Promise<Response> {
-    const id = randomUUID();
+    const id = newSessionId(this.hub.config.replica);
     const session = this.hub.newSession(id, "streamable", key);
     const transport = new SessionTransport({
       sessionIdGenerator: () => id,
