@@ -14,7 +14,7 @@
 //   (re-resolved as pods come and go: nginx >= 1.27.3 for `server ... resolve`).
 //
 // Other flags: --prefix <dir> puts pid, logs and temp files there (default /tmp/agentbox-nginx),
-// --workers <n|auto> (default auto), --access-log <path|off> (default off).
+// --workers <n|auto> (default auto), --access-log <path|off> (default off), --error-log <path|stderr>.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -34,14 +34,16 @@ function fail(message) {
 /**
  * @param {{ listen: string, replicas?: Array<{ name: string, address: string }>,
  *   kubernetes?: { statefulset: string, pods: string, ready: string, port: number, resolver: string },
- *   prefix?: string, workers?: string, accessLog?: string }} options
+ *   prefix?: string, workers?: string, accessLog?: string, errorLog?: string }} options
  * @returns {string} the nginx.conf text
  */
 export function renderNginx(options) {
   const { listen, replicas = [], kubernetes } = options;
   const prefix = options.prefix ?? "/tmp/agentbox-nginx";
   if (!LISTEN.test(listen)) fail(`--listen must be a port or address:port, got "${listen}"`);
-  if (/[\s;{}'"$]/.test(prefix)) fail(`--prefix must be a plain path, got "${prefix}"`);
+  for (const [flag, value] of [["--prefix", prefix], ["--error-log", options.errorLog ?? ""], ["--access-log", options.accessLog ?? ""]]) {
+    if (/[\s;{}'"$#]/.test(value)) fail(`${flag} must be a plain path, got "${value}"`);
+  }
   if (!kubernetes && replicas.length === 0) fail("give at least one --replica name=host:port, or --statefulset for Kubernetes");
   if (kubernetes && replicas.length) fail("give either --replica (fixed replicas) or --statefulset (Kubernetes), not both");
 
@@ -77,9 +79,9 @@ export function renderNginx(options) {
   const values = {
     WORKER_PROCESSES: options.workers ?? "auto",
     PID_FILE: path.join(prefix, "nginx.pid"),
-    ERROR_LOG: path.join(prefix, "error.log"),
+    ERROR_LOG: options.errorLog ?? path.join(prefix, "error.log"),
     ACCESS_LOG: !options.accessLog || options.accessLog === "off" ? "off" : options.accessLog,
-    TEMP_DIR: path.join(prefix, "tmp"),
+    TEMP_DIR: prefix,
     RESOLVER: resolver,
     PINNED: pinned,
     UPSTREAMS: upstreams,
@@ -105,6 +107,7 @@ function main() {
       prefix: { type: "string" },
       workers: { type: "string" },
       "access-log": { type: "string" },
+      "error-log": { type: "string" },
     },
     strict: true,
   });
@@ -122,7 +125,7 @@ function main() {
         resolver: values.resolver,
       }
     : undefined;
-  process.stdout.write(renderNginx({ listen: values.listen, replicas, kubernetes, prefix: values.prefix, workers: values.workers, accessLog: values["access-log"] }));
+  process.stdout.write(renderNginx({ listen: values.listen, replicas, kubernetes, prefix: values.prefix, workers: values.workers, accessLog: values["access-log"], errorLog: values["error-log"] }));
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -53,7 +53,6 @@ export async function startRouter({ listen, replicas }) {
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), "agentbox-nginx-"));
   // nginx started as root runs its workers as nobody, who must reach the temp folders it makes
   fs.chmodSync(prefix, 0o755);
-  fs.mkdirSync(path.join(prefix, "tmp"), { mode: 0o755 });
   const conf = path.join(prefix, "nginx.conf");
   fs.writeFileSync(conf, renderNginx({ listen, replicas, prefix, workers: "1" }));
   const proc = spawn(nginx, ["-p", prefix, "-c", conf, "-e", path.join(prefix, "error.log"), "-g", "daemon off;"], { stdio: ["ignore", "inherit", "inherit"] });
