@@ -23,10 +23,12 @@ COPY hub ./hub
 COPY servers ./servers
 # node-pty ships prebuilt binaries for macOS and Windows only (~60 MB); on Linux it loads the
 # one compiled above from build/Release, so the others are dropped.
+# Type declarations, source maps and documents in node_modules are never loaded at run time (~25 MB).
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -f dist/.tsbuildinfo \
- && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} +
+ && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} + \
+ && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' -o -name '*.markdown' \) -delete
 
 FROM node:22-bookworm-slim
 # chromium-headless-shell rather than chromium: it drives Playwright headless just the same and is
@@ -66,7 +68,9 @@ RUN set -eu; \
       python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-munkres \
       git curl ca-certificates; \
     apt-mark hold libgl1-mesa-dri python3-sympy unicode-data perl python3-pil.imagetk libjs-jquery-ui >/dev/null; \
-    # the libraries' own test suites (pandas' alone is 36 MB)
+    # the libraries' own test suites (pandas' alone is 36 MB), and Vulkan's validation layer (23 MB),
+    # a debugging aid Chromium loads only when asked to
+    rm -f /usr/lib/chromium/libVkLayer_khronos_validation.so; \
     rm -rf /usr/lib/python3/dist-packages/pandas/tests /usr/lib/python3/dist-packages/numpy/*/tests \
       /usr/lib/python3/dist-packages/matplotlib/tests /usr/lib/python3/dist-packages/mpl_toolkits/*/tests; \
     rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
