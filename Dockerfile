@@ -23,10 +23,12 @@ COPY hub ./hub
 COPY servers ./servers
 # node-pty ships prebuilt binaries for macOS and Windows only (~60 MB); on Linux it loads the
 # one compiled above from build/Release, so the others are dropped.
+# Type declarations, source maps and documents in node_modules are never loaded at run time (~25 MB).
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -f dist/.tsbuildinfo \
- && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} +
+ && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} + \
+ && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' -o -name '*.markdown' \) -delete
 
 FROM node:22-bookworm-slim
 # chromium-headless-shell rather than chromium: it drives Playwright headless just the same and is
@@ -34,13 +36,44 @@ FROM node:22-bookworm-slim
 # so pages in those scripts render as text rather than boxes. python3-munkres satisfies
 # python3-fonttools' "python3-scipy | python3-munkres" (matplotlib needs fonttools): without it apt
 # picks scipy, which drags in pythran and with it g++, boost and BLAS headers (~600 MB of compilers).
-RUN apt-get update \
- && apt-get install -y --no-install-recommends \
+#
+# Leaner (issue 16): Debian's dependencies pull in about 500 MB that nothing here runs. Empty
+# stand-in packages (version 99:0, so apt counts any dependency on them as met and never replaces
+# them; Multi-Arch: allowed, so `perl:any` counts too) keep them out:
+#   libgl1-mesa-dri      chromium-common's GL drivers, with libllvm15 and libz3 (~165 MB); the
+#                        headless shell renders in software (SwiftShader, shipped with it)
+#   python3-sympy        fonttools' symbolic maths (font-variation tooling), with mpmath (~125 MB)
+#   unicode-data         fonttools' copy of the Unicode database (~37 MB)
+#   perl                 git's scripts in Perl (send-email, svn, ...) (~50 MB); git itself is C
+#   python3-pil.imagetk  matplotlib's Tk backend with Tcl/Tk (~10 MB); plots render with Agg
+#   libjs-jquery-ui      matplotlib's web backend's script
+# dpkg also leaves out manuals, documentation (copyright files stay) and translations.
+RUN set -eu; \
+    printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
+      'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*' \
+      'path-exclude=/usr/share/locale/*' 'path-include=/usr/share/locale/locale.alias' \
+      >/etc/dpkg/dpkg.cfg.d/agentbox-slim; \
+    stubs=/tmp/agentbox-stubs; \
+    for pkg in libgl1-mesa-dri python3-sympy unicode-data perl python3-pil.imagetk libjs-jquery-ui; do \
+      mkdir -p "$stubs/$pkg/DEBIAN"; \
+      printf 'Package: %s\nVersion: 99:0+agentbox\nArchitecture: all\nMulti-Arch: allowed\nMaintainer: agentbox <agentbox@localhost>\nDescription: empty stand-in: agentbox does not use %s\n' "$pkg" "$pkg" >"$stubs/$pkg/DEBIAN/control"; \
+      dpkg-deb --build "$stubs/$pkg" "$stubs/$pkg.deb" >/dev/null; \
+    done; \
+    dpkg -i "$stubs"/*.deb >/dev/null; \
+    rm -rf "$stubs"; \
+    apt-get update; \
+    apt-get install -y --no-install-recommends \
       chromium-headless-shell fonts-liberation fonts-wqy-zenhei fontconfig \
       supervisor tini \
       python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-munkres \
-      git curl ca-certificates \
- && rm -rf /var/lib/apt/lists/*
+      git curl ca-certificates; \
+    apt-mark hold libgl1-mesa-dri python3-sympy unicode-data perl python3-pil.imagetk libjs-jquery-ui >/dev/null; \
+    # the libraries' own test suites (pandas' alone is 36 MB), and Vulkan's validation layer (23 MB),
+    # a debugging aid Chromium loads only when asked to
+    rm -f /usr/lib/chromium/libVkLayer_khronos_validation.so; \
+    rm -rf /usr/lib/python3/dist-packages/pandas/tests /usr/lib/python3/dist-packages/numpy/*/tests \
+      /usr/lib/python3/dist-packages/matplotlib/tests /usr/lib/python3/dist-packages/mpl_toolkits/*/tests; \
+    rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 
 # The unprivileged user that runs the hub and its children. uid 1000 is `node` in the base
 # image: it is replaced, so a host user with uid 1000 owns what agent writes without remapping.

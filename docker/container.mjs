@@ -2,8 +2,11 @@
 // Always host networking: the container reaches the host's loopback stand-ins and the hub
 // listens on a free host port (AGENTBOX_PORT); no other network is ever created or used.
 import { execFile } from "node:child_process";
-import net from "node:net";
 import { promisify } from "node:util";
+import { freePort } from "../deploy/nginx/run.mjs";
+
+// A port free on the host's loopback right now (the container binds it with host networking).
+export { freePort };
 
 const run = promisify(execFile);
 
@@ -16,18 +19,6 @@ export async function docker(args, { allowFail = false } = {}) {
     const detail = (err.stderr || err.message || "").toString().trim();
     throw new Error(`docker ${args.join(" ")} failed: ${detail}`);
   }
-}
-
-/** A port free on the host's loopback right now (the container will bind it with host networking). */
-export async function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**

@@ -72,6 +72,11 @@ run_hub() {
   if [[ "$(id -u)" == 0 ]]; then
     local home
     home="$(home_of agent)"
+    # --read-only root: the home is not writable, and Chromium and Python want one (/tmp is a tmpfs)
+    if ! setpriv --reuid=agent --regid=agent --init-groups test -w "$home"; then
+      home=/tmp/agentbox-home
+      install -d -o agent -g agent -m 0700 "$home"
+    fi
     # Same pid after exec, so supervisord's SIGTERM reaches the hub itself.
     exec setpriv --reuid=agent --regid=agent --init-groups --no-new-privs \
       env HOME="$home" USER=agent LOGNAME=agent /usr/local/bin/node /app/dist/hub/main.js "$@"

@@ -13,6 +13,9 @@
 //    opens a page, a command runs as agent, clean stop.
 // 3. Root with --cap-drop ALL: the entrypoint refuses at once and says what to do instead.
 // 4. `docker run -i --rm IMAGE --stdio`: a stdio MCP client lists every server's tools and calls one.
+// 5. --read-only with a tmpfs /tmp and a volume for /workspace (docker/smoke-deploy.mjs).
+// 6. Two replicas behind nginx with deploy/nginx's config: sessions stay put, losing one costs
+//    only its sessions (docker/smoke-deploy.mjs).
 //
 // Prints one line per check and closes with "smoke: N passed, N failed"; exits 1 on a failure.
 import fs from "node:fs";
@@ -23,6 +26,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { docker, imageSize, logs, removeContainer, startContainer, stopContainer, tail, waitReady } from "./container.mjs";
 import { PAGE_TITLE, PAGE_TOKEN, PAPER_TITLE, startFixtures } from "./fixtures.mjs";
+import { phaseReadOnly, phaseReplicas } from "./smoke-deploy.mjs";
 
 const SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"];
 const CALL_TIMEOUT_MS = 120_000; // Chromium's and Python's first start in a cold container
@@ -50,9 +54,9 @@ function expect(condition, message) {
 }
 
 // --- MCP helpers --------------------------------------------------------------------------------
-async function connect(origin, endpoint = "/mcp") {
+async function connect(origin, endpoint = "/mcp", headers = {}) {
   const client = new Client({ name: "agentbox-docker-smoke", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint, origin)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(endpoint, origin), { requestInit: { headers } }));
   return client;
 }
 const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
@@ -301,6 +305,9 @@ async function main() {
     await phaseHardened(fixtures);
     await phaseRootWithoutCaps();
     await phaseStdio();
+    const helpers = { image, fixtures, check, expect, connect, callOk, textOf };
+    await phaseReadOnly(helpers);
+    await phaseReplicas(helpers);
   } finally {
     await fixtures.close();
   }

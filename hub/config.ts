@@ -121,6 +121,10 @@ export interface HubConfig {
   /** The default tool selection of every session; a session URL may narrow it. */
   selection?: SelectionSpec;
   configPath?: string;
+  /** This replica's name (AGENTBOX_REPLICA): session ids begin with `<replica>.` so a router can find it. */
+  replica?: string;
+  /** How long a SIGTERM waits for calls in flight before ending the children (AGENTBOX_DRAIN_MS). */
+  drainMs: number;
 }
 
 export interface CliOverrides {
@@ -194,6 +198,17 @@ function positiveInt(value: string | undefined, where: string): number | undefin
   return n;
 }
 
+// A DNS label (a Kubernetes pod name is one): it becomes a host name in the router's upstream.
+const REPLICA_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+function parseReplica(value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!REPLICA_NAME.test(value)) {
+    throw new ConfigError(`AGENTBOX_REPLICA must be a DNS label (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit, like "agentbox-0"), got "${value}"`);
+  }
+  return value;
+}
+
 export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = process.env): HubConfig {
   const configPath = cli.config ?? env.AGENTBOX_CONFIG ?? defaultConfigPath();
   const file = configPath ? readConfigFile(configPath) : {};
@@ -230,6 +245,9 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
     selection,
     configPath,
+    replica: parseReplica(env.AGENTBOX_REPLICA),
+    // below Kubernetes' default 30 s grace period, so the children still get a clean stop
+    drainMs: positiveInt(env.AGENTBOX_DRAIN_MS, "AGENTBOX_DRAIN_MS") ?? 25_000,
   };
 }
 

@@ -7,7 +7,8 @@ import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
-import { authenticate, OriginPolicy, requestTenant } from "./security.js";
+import { drainingRefusal } from "./replica.js";
+import { authenticate, callbackSession, OriginPolicy, requestTenant } from "./security.js";
 import { StreamableEndpoint } from "./streamable.js";
 
 const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
@@ -26,6 +27,22 @@ function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
+/**
+ * While draining, a request that would start a session (initialize, a sessionless plain JSON call,
+ * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
+ * here, and code in a child calling tools for one of them, go on as usual.
+ */
+function refuseNewSessionsWhileDraining(hub: Hub): MiddlewareHandler {
+  return (c, next) => {
+    if (!hub.draining) return next();
+    const { method, path } = c.req;
+    const opensSession =
+      (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callbackSession(c)) ||
+      (method === "GET" && path === "/sse");
+    return opensSession ? Promise.resolve(drainingRefusal(hub)) : next();
+  };
+}
+
 export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
   const keyed = hub.tenants.some((t) => t.keyDigest);
@@ -34,7 +51,11 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const legacy = new LegacySseEndpoint(hub);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", (c) => c.json({ ready: hub.ready, servers: hub.status().servers.map((s) => ({ name: s.name, state: s.state })) }, hub.ready ? 200 : 503));
+  app.get("/readyz", (c) => {
+    const servers = hub.status().servers.map((s) => ({ name: s.name, state: s.state }));
+    const reason = hub.draining ? { reason: "draining: shutting down, taking no new sessions" } : {};
+    return c.json({ ready: hub.ready, ...reason, servers }, hub.ready ? 200 : 503);
+  });
 
   const browserCors = cors({
     origin: (origin, c) => (origins.allowsOrigin(origin, c.req.header("host")) ? origin : null),
@@ -54,7 +75,8 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const guarded = ["/", "/metrics", "/mcp", "/v1/mcp", "/sse", "/messages"];
   const auth = authenticate(hub);
   const bodyLimit = limitBody(hub.config.maxBodyBytes);
-  for (const path of guarded) app.use(path, auth, bodyLimit);
+  const drainGate = refuseNewSessionsWhileDraining(hub);
+  for (const path of guarded) app.use(path, auth, bodyLimit, drainGate);
 
   app.get("/", (c) => c.json({ ...hub.status(keyed ? requestTenant(c) : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));

@@ -59,6 +59,8 @@ export class Hub {
   readonly router: Router;
   readonly local?: LocalTools;
   private readonly sweeper: ProcessSweeper;
+  /** Set on SIGTERM (hub/replica.ts drain): not ready, no new sessions, calls in flight finish. */
+  draining = false;
   private hubUrl = "";
 
   constructor(
@@ -69,6 +71,7 @@ export class Hub {
   ) {
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
+    this.metrics.describeReplica(config.replica, () => this.draining);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),
       onRequest: (child, request, extra) => this.forwardChildRequest(child, request, extra),
@@ -133,7 +136,7 @@ export class Hub {
   }
 
   get ready(): boolean {
-    return this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
+    return !this.draining && this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
   }
 
   newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string): ClientSession {
@@ -257,6 +260,8 @@ export class Hub {
     return {
       name: "agentbox",
       version: VERSION,
+      ...(this.config.replica ? { replica: this.config.replica } : {}),
+      ...(this.draining ? { draining: true } : {}),
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       ready: this.ready,
       sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,

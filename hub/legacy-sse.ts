@@ -3,9 +3,10 @@
 import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import type { Hub } from "./hub.js";
 import { jsonRpcError, parseJsonRpc } from "./jsonrpc-response.js";
+import { newSessionId, RoutableSseTransport } from "./replica.js";
 import { clientKey, requestTenant } from "./security.js";
 import { bindView, viewForUrl } from "./selection.js";
 
@@ -19,7 +20,7 @@ export class LegacySseEndpoint {
     // selection hook (hub/selection.ts): ?servers= ?tools= ?catalog= fixed for the stream's session, or 400
     const view = viewForUrl(this.hub.defaultView(requestTenant(c)), c.req.url);
     if (view instanceof Response) return view;
-    const transport = new SSEServerTransport("/messages", outgoing);
+    const transport = new RoutableSseTransport("/messages", outgoing, newSessionId(this.hub.config.replica));
     const session = this.hub.newSession(transport.sessionId, "sse", requestTenant(c), clientKey(c));
     session.transport = transport;
     bindView(session, view);

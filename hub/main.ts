@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { createApp } from "./http.js";
 import { Hub, VERSION } from "./hub.js";
 import { hubTools } from "./local-tools.js";
+import { callsInFlight, drain } from "./replica.js";
 import { serveStdio } from "./stdio.js";
 
 const HELP = `agentbox ${VERSION} — one MCP endpoint for a browser, files, a terminal, documents, arXiv and code
@@ -25,7 +26,9 @@ Usage: agentbox [options]
   --help              this text
 
 Environment: AGENTBOX_WORKSPACE, AGENTBOX_API_KEY, AGENTBOX_CORS_ORIGINS, AGENTBOX_ALLOWED_HOSTS,
-AGENTBOX_RATE_LIMITS (off | JSON), AGENTBOX_SESSION_IDLE_MS, AGENTBOX_MAX_BODY_BYTES.
+AGENTBOX_RATE_LIMITS (off | JSON), AGENTBOX_SESSION_IDLE_MS, AGENTBOX_MAX_BODY_BYTES,
+AGENTBOX_REPLICA (a name that session ids begin with, for a router), AGENTBOX_DRAIN_MS (SIGTERM waits
+this long for calls in flight; default 25000).
 The MCP endpoint is http://HOST:PORT/mcp (also /v1/mcp; legacy SSE at /sse).`;
 
 function parseCli() {
@@ -99,8 +102,15 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info("stopping", { signal });
-    setTimeout(() => process.exit(1), 15_000).unref();
+    // SIGTERM is how Kubernetes and docker stop a replica: first drain (not ready, no new
+    // sessions, calls in flight finish, at most drainMs), then end the children
+    const drainMs = signal === "SIGTERM" ? config.drainMs : 0;
+    log.info("stopping", { signal, ...(drainMs ? { drainMs, callsInFlight: callsInFlight(hub) } : {}) });
+    setTimeout(() => process.exit(1), drainMs + 15_000).unref();
+    if (drainMs) {
+      const left = await drain(hub, drainMs);
+      log.info("drained", left ? { callsCut: left } : {});
+    }
     server.close();
     await hub.stop();
     log.info("stopped");

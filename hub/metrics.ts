@@ -45,6 +45,21 @@ export class HubMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: "agentbox_hub_" });
   }
 
+  /** Which replica this is (AGENTBOX_REPLICA) and whether it is draining, for per-replica dashboards. */
+  describeReplica(replica: string | undefined, draining: () => boolean): void {
+    if (replica) {
+      new Gauge({ name: "agentbox_replica_info", help: "This hub's replica name (AGENTBOX_REPLICA); always 1", labelNames: ["replica"], registers: [this.registry] }).set({ replica }, 1);
+    }
+    new Gauge({
+      name: "agentbox_draining",
+      help: "1 while the hub drains after SIGTERM (no new sessions, calls in flight finishing), else 0",
+      registers: [this.registry],
+      collect() {
+        this.set(draining() ? 1 : 0);
+      },
+    });
+  }
+
   async render(): Promise<string> {
     return this.registry.metrics();
   }

@@ -1,7 +1,6 @@
 // POST/GET/DELETE on /mcp: Streamable HTTP sessions through the SDK's web-standard transport, plus
 // the paths the SDK has no opinion on: plain JSON clients without a session, and children calling
 // the hub's tools on behalf of one of its sessions.
-import { randomUUID } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest, isJSONRPCNotification, type JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
@@ -9,6 +8,7 @@ import { BoundedEventStore } from "./event-store.js";
 import type { Hub, ServedTenant } from "./hub.js";
 import { jsonRpcError, parseJsonRpc, type ParsedBody } from "./jsonrpc-response.js";
 import { acceptsSse, rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "./plain-json.js";
+import { newSessionId } from "./replica.js";
 import { callbackSession, clientKey, requestTenant } from "./security.js";
 import { bindView, urlSelects, viewForUrl, viewOf } from "./selection.js";
 import type { ClientSession } from "./sessions.js";
@@ -82,7 +82,7 @@ export class StreamableEndpoint {
     // selection hook (hub/selection.ts): ?servers= ?tools= ?catalog= fixed for the session, or 400
     const view = viewForUrl(this.hub.defaultView(tenant), req.url, (parsed.body as { id?: string | number }).id);
     if (view instanceof Response) return view;
-    const id = randomUUID();
+    const id = newSessionId(this.hub.config.replica);
     const session = this.hub.newSession(id, "streamable", tenant, key);
     bindView(session, view);
     const transport = new SessionTransport({

@@ -1,0 +1,137 @@
+// AGENTBOX_REPLICA names the replica in every session id the hub mints and in what it reports;
+// SIGTERM drains: not ready at once, no new sessions, calls in flight finish, then the hub exits.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { distRoot } from "../../hub/config.js";
+import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+import { both, initialize, post, readEvents } from "../helpers/raw-http.js";
+
+const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+
+describe("AGENTBOX_REPLICA", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_REPLICA: "r7" } });
+  });
+  after(() => hub.stop());
+
+  it("begins every Streamable HTTP session id with the replica name and a dot", async () => {
+    const ids = await Promise.all([initialize(hub), initialize(hub)]);
+    for (const id of ids) assert.match(id, /^r7\.[0-9a-f-]{36}$/);
+    assert.notEqual(ids[0], ids[1]);
+  });
+
+  it("gives the legacy SSE endpoint a routable sessionId too, and the id works", async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${hub.origin}/sse`, { headers: { Accept: "text/event-stream" }, signal: controller.signal });
+    const [endpoint] = await readEvents(res, (events) => events.length >= 1);
+    controller.abort();
+    assert.match(endpoint.data, /^\/messages\?sessionId=r7\.[0-9a-f-]{36}$/);
+  });
+
+  it("reports the replica on GET /, in /metrics and in hub_status", async () => {
+    const root = (await (await fetch(hub.origin)).json()) as { replica?: string };
+    assert.equal(root.replica, "r7");
+    const metrics = await (await fetch(`${hub.origin}/metrics`)).text();
+    assert.match(metrics, /^agentbox_replica_info\{replica="r7"\} 1$/m);
+    assert.match(metrics, /^agentbox_draining 0$/m);
+    const client = await hub.connect();
+    const status = await call(client, "hub_status");
+    assert.equal((status.structuredContent as { replica?: string }).replica, "r7");
+  });
+
+  it("refuses to start with a name a router could not use as a host name, saying what is allowed", () => {
+    for (const bad of ["R1", "-r1", "r1-", "r_1", "r1.evil", "a".repeat(64), "r1/../x"]) {
+      const run = spawnSync(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0"], {
+        env: { ...process.env, AGENTBOX_REPLICA: bad },
+        encoding: "utf8",
+        timeout: 20_000,
+      });
+      assert.equal(run.status, 2, `AGENTBOX_REPLICA=${bad} should be refused:\n${run.stderr}`);
+      assert.match(run.stderr, /AGENTBOX_REPLICA must be a DNS label .*lower-case letters, digits and '-'/);
+    }
+  });
+});
+
+describe("without AGENTBOX_REPLICA", () => {
+  it("mints bare uuids and reports no replica", async () => {
+    const hub = await startHub({ servers: [] });
+    try {
+      assert.match(await initialize(hub), /^[0-9a-f-]{36}$/);
+      const root = (await (await fetch(hub.origin)).json()) as Record<string, unknown>;
+      assert.equal("replica" in root, false);
+      assert.doesNotMatch(await (await fetch(`${hub.origin}/metrics`)).text(), /agentbox_replica_info/);
+    } finally {
+      await hub.stop();
+    }
+  });
+});
+
+describe("drain on SIGTERM", () => {
+  it("stops being ready, refuses new sessions, lets the call in flight finish, then exits", async () => {
+    const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_REPLICA: "r1", AGENTBOX_DRAIN_MS: "60000" } });
+    try {
+      const client = await hub.connect();
+      const other = await hub.connect();
+      // 40 steps of 100 ms: long enough for the checks below, which all run while it is in flight
+      let started!: () => void;
+      const firstStep = new Promise<void>((r) => (started = r));
+      let finished = false;
+      const slow = client
+        .callTool({ name: "echo_slow", arguments: { steps: 40, delayMs: 100 } }, undefined, { onprogress: () => started(), timeout: 120_000 })
+        .finally(() => (finished = true));
+      await firstStep;
+      const exited = new Promise<number | null>((r) => hub.process.once("exit", (code) => r(code)));
+      hub.process.kill("SIGTERM");
+
+      // not ready, with a reason, as soon as the signal is handled
+      let ready: { status: number; body: { ready: boolean; reason?: string } };
+      do {
+        const res = await fetch(`${hub.origin}/readyz`);
+        ready = { status: res.status, body: (await res.json()) as { ready: boolean; reason?: string } };
+      } while (ready.status === 200);
+      assert.equal(ready.status, 503);
+      assert.match(ready.body.reason ?? "", /draining/);
+
+      // a new session is refused with 503 and a JSON-RPC error naming the replica
+      const refused = await post(hub, INIT, both);
+      assert.equal(refused.res.status, 503);
+      assert.match(refused.body.error.message, /Replica 'r1' is draining .*takes no new sessions/);
+      assert.equal(refused.res.headers.get("mcp-session-id"), null);
+      // so is a sessionless plain JSON call, which would start an implicit session
+      const sessionless = await post(hub, { jsonrpc: "2.0", id: 2, method: "tools/list" });
+      assert.equal(sessionless.res.status, 503);
+      // a session already here goes on working
+      assert.equal(textOf(await call(other, "echo_echo", { text: "still here" })), "still here");
+      assert.equal(finished, false, "the checks above ran while the long call was in flight");
+
+      const result = (await slow) as { content: Array<{ text: string }>; isError?: boolean };
+      assert.equal(result.isError, undefined);
+      assert.equal(result.content[0].text, "done after 40 steps");
+      assert.equal(await exited, 0);
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it("cuts calls still running when AGENTBOX_DRAIN_MS runs out, and exits", async () => {
+    const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_DRAIN_MS: "300" } });
+    try {
+      const client = await hub.connect();
+      let started!: () => void;
+      const firstStep = new Promise<void>((r) => (started = r));
+      // a call that would take 1000 s: the bound, not the call, decides when the hub stops
+      const slow = client.callTool({ name: "echo_slow", arguments: { steps: 1000, delayMs: 1000 } }, undefined, { onprogress: () => started(), timeout: 120_000 });
+      slow.catch(() => undefined);
+      await firstStep;
+      const exited = new Promise<number | null>((r) => hub.process.once("exit", (code) => r(code)));
+      hub.process.kill("SIGTERM");
+      assert.equal(await exited, 0);
+      assert.ok(hub.logs.some((l) => l.includes('"drained"') && l.includes('"callsCut":1')), hub.logs.slice(-5).join("\n"));
+    } finally {
+      await hub.stop();
+    }
+  });
+});
