@@ -75,13 +75,19 @@ RUN set -eu; \
       /usr/lib/python3/dist-packages/matplotlib/tests /usr/lib/python3/dist-packages/mpl_toolkits/*/tests; \
     rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
 
-# The unprivileged user that runs the hub and its children. uid 1000 is `node` in the base
+# `agent` is the single tenant of a keyless or one-key hub (the hub runs as root and starts that
+# tenant's servers as agent), or the hub itself under --user agent. uid 1000 is `node` in the base
 # image: it is replaced, so a host user with uid 1000 owns what agent writes without remapping.
+# The config may hold tenants' API keys: only root (the hub) and, for --user agent, the agent user
+# through the agentbox-config group may read it; tenants' processes run without supplementary groups.
 RUN if id node >/dev/null 2>&1; then userdel --remove node; fi \
  && groupadd --gid 1000 agent \
  && useradd --uid 1000 --gid agent --create-home --shell /bin/bash agent \
- && mkdir -p /workspace /etc/agentbox \
- && chown agent:agent /workspace
+ && mkdir -p /workspace \
+ && chown agent:agent /workspace \
+ && groupadd --system agentbox-config && usermod -aG agentbox-config agent \
+ && install -d -m 0750 -o root -g agentbox-config /etc/agentbox \
+ && install -d -m 0711 /var/lib/agentbox
 
 WORKDIR /app
 COPY --from=build /app/package.json ./

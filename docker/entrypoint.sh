@@ -70,16 +70,12 @@ prepare() {
 run_hub() {
   cd /app
   if [[ "$(id -u)" == 0 ]]; then
-    local home
-    home="$(home_of agent)"
-    # --read-only root: the home is not writable, and Chromium and Python want one (/tmp is a tmpfs)
-    if ! setpriv --reuid=agent --regid=agent --init-groups test -w "$home"; then
-      home=/tmp/agentbox-home
-      install -d -o agent -g agent -m 0700 "$home"
-    fi
+    # The hub keeps root's default capabilities so that it can run every tenant's servers, and
+    # everything an agent starts, under that tenant's own uid (without capabilities). A keyless
+    # or one-key hub has one tenant: the `agent` user (which AGENTBOX_UID remaps).
+    export AGENTBOX_TENANT_UID="${AGENTBOX_TENANT_UID:-$(id -u agent)}"
     # Same pid after exec, so supervisord's SIGTERM reaches the hub itself.
-    exec setpriv --reuid=agent --regid=agent --init-groups --no-new-privs \
-      env HOME="$home" USER=agent LOGNAME=agent /usr/local/bin/node /app/dist/hub/main.js "$@"
+    exec /usr/local/bin/node /app/dist/hub/main.js "$@"
   fi
   # A --user uid may have no passwd entry and so no home; Chromium and Python want a writable one.
   local home

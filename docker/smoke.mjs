@@ -27,6 +27,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { docker, imageSize, logs, removeContainer, startContainer, stopContainer, tail, waitReady } from "./container.mjs";
 import { PAGE_TITLE, PAGE_TOKEN, PAPER_TITLE, startFixtures } from "./fixtures.mjs";
 import { phaseReadOnly, phaseReplicas } from "./smoke-deploy.mjs";
+import { phaseTenants } from "./smoke-tenants.mjs";
 
 const SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"];
 const CALL_TIMEOUT_MS = 120_000; // Chromium's and Python's first start in a cold container
@@ -308,6 +309,7 @@ async function main() {
     const helpers = { image, fixtures, check, expect, connect, callOk, textOf };
     await phaseReadOnly(helpers);
     await phaseReplicas(helpers);
+    await phaseTenants(helpers);
   } finally {
     await fixtures.close();
   }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // agentbox: one MCP endpoint for a browser, files, a terminal, documents, arXiv and code.
+import fs from "node:fs";
 import { parseArgs } from "node:util";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
@@ -8,6 +9,7 @@ import { ConfigError, loadConfig } from "./config.js";
 import { createApp } from "./http.js";
 import { Hub, VERSION } from "./hub.js";
 import { hubTools } from "./local-tools.js";
+import { firstUntraversable } from "./tenants.js";
 import { callsInFlight, drain } from "./replica.js";
 import { serveStdio } from "./stdio.js";
 
@@ -73,6 +75,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  const readable = keysReadableByOthers(config);
+  if (readable) process.stderr.write(`agentbox: warning: ${readable}\n`);
   // in stdio mode stdout carries JSON-RPC: logs go to stderr
   const logStream = args.stdio ? process.stderr : process.stdout;
   const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line) });
@@ -138,6 +142,19 @@ async function main(): Promise<void> {
     process.stdin.on("end", () => void stop("stdin closed"));
   }
   log.info("ready", { servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
+}
+
+/** Says so when the config file holds API keys and users other than its owner can read it. */
+function keysReadableByOthers(config: { configPath?: string; tenants: Array<{ apiKey?: string }> }): string | undefined {
+  const file = config.configPath;
+  if (!file || !config.tenants.some((t) => t.apiKey)) return undefined;
+  try {
+    if (!fs.readFileSync(file, "utf8").includes('"apiKey"')) return undefined;
+    const others = (fs.statSync(file).mode & 0o004) !== 0 && firstUntraversable(file) === undefined;
+    return others ? `the config file ${file} holds API keys and every user can read it; chmod 600 it (or keep it in a folder others cannot enter).` : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One line on how the hub can be reached and what protects it. */

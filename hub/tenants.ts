@@ -13,6 +13,7 @@ const DEFAULT_PROCESSES = 1024;
 // RLIMIT_DATA per process: half the machine, at most 8 GiB, so one process cannot take it all
 const DEFAULT_MEMORY_BYTES = Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 2));
 const UID_BASE = 20_000;
+const DEFAULT_STATE_DIR = "/var/lib/agentbox";
 const UID_RANGE = 40_000;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
@@ -85,8 +86,16 @@ function limitsOf(t: TenantConfig, config: HubConfig): ProcessLimits {
   };
 }
 
+/** Where tenants' homes live: the configured folder, else /var/lib/agentbox, else (read-only root) a temporary one. */
 function stateDir(config: HubConfig): string {
-  return path.resolve(config.stateDir ?? "/var/lib/agentbox");
+  if (config.stateDir) return path.resolve(config.stateDir);
+  try {
+    fs.mkdirSync(DEFAULT_STATE_DIR, { recursive: true, mode: 0o711 });
+    fs.accessSync(DEFAULT_STATE_DIR, fs.constants.W_OK);
+    return DEFAULT_STATE_DIR;
+  } catch {
+    return path.join(os.tmpdir(), "agentbox-state");
+  }
 }
 
 /** The tenant a presented API key belongs to (constant-time over every tenant). */
@@ -120,7 +129,7 @@ export function prepareTenant(tenant: Tenant, config: HubConfig, log: (msg: stri
     // the tenant must reach its home through folders it cannot list
     const mode = fs.statSync(dir).mode & 0o777;
     if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
-    if (dir === path.resolve(config.stateDir ?? "/var/lib/agentbox")) break;
+    if (dir === stateDir(config)) break;
   }
   const unreachable = firstUntraversable(tenant.workspace);
   if (unreachable) {
