@@ -73,6 +73,8 @@ export interface ChildLaunch {
 const CHILD_REPLY_LIMIT = 64 * 1024 * 1024;
 // a child whose stdin has not drained for this long has stopped reading: it is restarted
 const WEDGED_AFTER_MS = 10_000;
+// silence from a child with calls in flight after which it is pinged (and as long to answer)
+const PING_AFTER_MS = Number(process.env.AGENTBOX_CHILD_PING_MS) || 30_000;
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
@@ -98,6 +100,7 @@ export class Child {
   private starting?: Promise<void>;
   private watchdog?: NodeJS.Timeout;
   private lastStderr?: string;
+  private lastHeard = 0;
 
   constructor(
     readonly name: string,
@@ -153,7 +156,7 @@ export class Child {
     this.wireClient(client);
     try {
       await client.connect(transport);
-      keepProgressBeforeResponse(transport);
+      keepProgressBeforeResponse(transport, () => void (this.lastHeard = Date.now()));
       this.pid = (transport as StdioClientTransport).pid ?? undefined;
       this.watchStdin(client, transport);
       this.capabilities = client.getServerCapabilities() ?? {};
@@ -268,16 +271,30 @@ export class Child {
   }
 
   /** A child that stops reading its input would hang every call sent to it: restart it instead. */
+  /**
+   * A child that stops reading its input would hang every call sent to it: restart it instead.
+   * Two signs: its stdin has not drained for a while, or calls wait on it, it has said nothing for
+   * a while, and it does not answer a ping either.
+   */
   private watchStdin(client: Client, transport: Transport): void {
     const stdin = (transport as unknown as { _process?: { stdin?: NodeJS.WritableStream & { writableNeedDrain?: boolean } } })._process?.stdin;
-    if (!stdin) return;
     let blockedSince = 0;
+    let pinging = false;
+    this.lastHeard = Date.now();
     this.watchdog = setInterval(() => {
       if (this.client !== client) return clearInterval(this.watchdog);
-      if (!stdin.writableNeedDrain) return void (blockedSince = 0);
-      blockedSince ||= Date.now();
-      if (Date.now() - blockedSince > WEDGED_AFTER_MS) this.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
-    }, 1000);
+      if (stdin?.writableNeedDrain) {
+        blockedSince ||= Date.now();
+        if (Date.now() - blockedSince > WEDGED_AFTER_MS) this.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
+      } else blockedSince = 0;
+      if (pinging || this.queue.stats.running === 0 || Date.now() - this.lastHeard < PING_AFTER_MS) return;
+      pinging = true;
+      client
+        .ping({ timeout: PING_AFTER_MS })
+        .then(() => void (this.lastHeard = Date.now()))
+        .catch(() => this.client === client && this.kill(`it answered nothing, not even a ping, for ${(2 * PING_AFTER_MS) / 1000} s while calls waited on it`))
+        .finally(() => (pinging = false));
+    }, Math.min(1000, PING_AFTER_MS));
     this.watchdog.unref();
   }
 
@@ -374,10 +391,11 @@ async function collectPages<K extends string, T>(
  * as "unknown token" (modelcontextprotocol/typescript-sdk#2580). Deferring responses by one
  * microtask keeps arrival order: the notification's handler runs, and the hub relays it, first.
  */
-function keepProgressBeforeResponse(transport: Transport): void {
+function keepProgressBeforeResponse(transport: Transport, heard: () => void): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (message, extra) => {
+    heard();
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) void Promise.resolve().then(() => deliver(message, extra));
     else deliver(message, extra);
   };

@@ -1,6 +1,7 @@
 // Settings come from defaults, then the config file (--config / AGENTBOX_CONFIG), then the
 // environment, then command-line flags. Every key is optional.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
@@ -226,7 +227,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
   return {
     host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
     port,
-    workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? "workspace"),
+    workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? defaultWorkspace()),
     tenants,
     limits: { ...file.limits, ...limitsFromEnv(env) },
     stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
@@ -302,6 +303,21 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): TenantLimits {
   if (processes !== undefined) limits.processes = processes;
   if (memory !== undefined) limits.memoryMiB = memory;
   return limits;
+}
+
+/**
+ * ./workspace where the hub may create it; else (a desktop client starts the hub in "/", as a user
+ * who cannot write there) a folder in the user's home.
+ */
+function defaultWorkspace(): string {
+  const here = path.resolve("workspace");
+  try {
+    if (fs.existsSync(here)) return here;
+    fs.accessSync(process.cwd(), fs.constants.W_OK);
+    return here;
+  } catch {
+    return path.join(os.homedir(), "agentbox-workspace");
+  }
 }
 
 // The image mounts a config here; from source there is none unless given.

@@ -94,6 +94,7 @@ export class Hub {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map() };
     });
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
+    this.metrics.countSessions(() => this.sessions.all());
     this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log);
     this.router = new Router({ version: VERSION, limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
@@ -141,7 +142,6 @@ export class Hub {
 
   newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string): ClientSession {
     this.metrics.sessionsOpened.inc({ transport: kind });
-    this.metrics.sessionsActive.inc({ transport: kind });
     return this.sessions.add(new ClientSession(id, kind, tenant, clientKey));
   }
 
@@ -162,7 +162,6 @@ export class Hub {
   }
 
   private onSessionClosed(session: ClientSession): void {
-    this.metrics.sessionsActive.dec({ transport: session.kind });
     for (const child of session.tenant.children) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
     this.sweeper.sessionEnded(session);
   }

@@ -141,7 +141,7 @@ async function main(): Promise<void> {
     await serveStdio(hub);
     process.stdin.on("end", () => void stop("stdin closed"));
   }
-  log.info("ready", { servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
+  log.info("ready", { workspace: config.workspace, servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
 }
 
 /** Says so when the config file holds API keys and users other than its owner can read it. */

@@ -1,6 +1,8 @@
 // Prometheus metrics for GET /metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
+const IDLE_AFTER_MS = 60_000;
+
 export class HubMetrics {
   readonly registry = new Registry();
   readonly toolCalls = new Counter({
@@ -34,12 +36,14 @@ export class HubMetrics {
     labelNames: ["transport"],
     registers: [this.registry],
   });
-  readonly sessionsActive = new Gauge({
-    name: "agentbox_sessions_active",
-    help: "Client sessions open now, by transport",
-    labelNames: ["transport"],
-    registers: [this.registry],
-  });
+  /** Sessions by transport, counted at each scrape: active (a call in flight or used lately) or idle. */
+  private sessionsSource: () => Array<{ kind: string; idleMs: number }> = () => [];
+  readonly sessionsActive = this.sessionGauge("agentbox_sessions_active", "Client sessions in use now (a call in flight, or a request in the last minute), by transport", false);
+  readonly sessionsIdle = this.sessionGauge(
+    "agentbox_sessions_idle",
+    "Client sessions open but unused for a minute or more, by transport (one-shot clients that never close linger here until the idle timeout)",
+    true,
+  );
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "agentbox_hub_" });
@@ -56,6 +60,25 @@ export class HubMetrics {
       registers: [this.registry],
       collect() {
         this.set(draining() ? 1 : 0);
+      },
+    });
+  }
+
+  /** Where the session gauges read from, once the hub has its sessions. */
+  countSessions(source: () => Array<{ kind: string; idleMs: number }>): void {
+    this.sessionsSource = source;
+  }
+
+  private sessionGauge(name: string, help: string, idle: boolean): Gauge {
+    const metrics = this;
+    return new Gauge({
+      name,
+      help,
+      labelNames: ["transport"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of metrics.sessionsSource()) if ((s.idleMs >= IDLE_AFTER_MS) === idle) this.inc({ transport: s.kind });
       },
     });
   }

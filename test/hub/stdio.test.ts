@@ -62,3 +62,29 @@ describe("stdio mode", () => {
     assert.ok(changed >= 1);
   });
 });
+
+describe("stdio mode as a desktop client launches it", () => {
+  test("started in / by an ordinary user without AGENTBOX_WORKSPACE, it serves and says where its workspace is", async () => {
+    const home = tempDir("agentbox-desktop-home-");
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) fs.chownSync(home, 65534, 65534);
+    fs.chmodSync(home, 0o755);
+    const { AGENTBOX_WORKSPACE: _ws, ...env } = process.env as Record<string, string>;
+    const hubArgs = [path.join(distRoot(), "hub", "main.js"), "--stdio"];
+    // an ordinary user: root becomes nobody, who cannot create /workspace
+    const [command, args] = asRoot
+      ? ["setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, ...hubArgs]]
+      : [process.execPath, hubArgs];
+    const transport = new StdioClientTransport({ command, args, cwd: "/", env: { ...env, HOME: home, AGENTBOX_RATE_LIMITS: "off" }, stderr: "ignore" });
+    const desktop = new Client({ name: "desktop", version: "1" });
+    await desktop.connect(transport);
+    try {
+      const status = (await call(desktop, "hub_status")).structuredContent as { workspace: string };
+      assert.equal(status.workspace, path.join(home, "agentbox-workspace"));
+      assert.ok(fs.existsSync(status.workspace));
+    } finally {
+      await desktop.close();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
