@@ -18,7 +18,16 @@ interface Scope {
   headers: Record<string, string>;
 }
 
-const scopes: Scope[] = [{ name: "global", config: (defaults) => defaults, headers: {} }];
+const TENANT_KEY = "selection-tenant-key-0123";
+const scopes: Scope[] = [
+  { name: "global", config: (defaults) => defaults, headers: {} },
+  // the same defaults set for one tenant only; another tenant of the same hub sees everything
+  {
+    name: "per tenant",
+    config: (defaults) => ({ tenants: { research: { apiKey: TENANT_KEY, ...defaults }, other: { apiKey: "another-tenant-key-0123" } } }),
+    headers: { Authorization: `Bearer ${TENANT_KEY}` },
+  },
+];
 
 const SERVERS = ["file", "terminal", "browser"];
 
@@ -51,6 +60,13 @@ for (const scope of scopes) {
         assert.match(textOf(refused), new RegExp(`'${tool}' exists but is not in this session's selection. The hub's configured selection excludes it`));
       }
     });
+
+    if (scope.name === "per tenant") {
+      test("another tenant of the same hub keeps the full catalog", async () => {
+        const listed = await names(await hub.connect({ headers: { Authorization: "Bearer another-tenant-key-0123" } }));
+        assert.ok(listed.includes("browser_navigate") && listed.includes("terminal_session_create"), listed.join(","));
+      });
+    }
 
     test("a URL narrows the defaults", async () => {
       const listed = await names(await connect("/mcp?servers=terminal"));
