@@ -1,5 +1,6 @@
 // Shared by the browser tests: a hub running only the browser server, the local test site, and
 // helpers to call browser_* tools and pick refs out of snapshots.
+import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
@@ -70,11 +71,16 @@ export async function freePort(): Promise<number> {
 
 /** Socket inodes of TCP sockets in LISTEN state (IPv4 and IPv6), mapped to their local port. */
 export function tcpListeners(): Map<string, number> {
-  const found = new Map<string, number>();
+  return new Map([...listenerRows()].map(([inode, row]) => [inode, row.port]));
+}
+
+/** Listening TCP sockets by inode, with their port and owner uid. */
+function listenerRows(): Map<string, { port: number; uid: number }> {
+  const found = new Map<string, { port: number; uid: number }>();
   for (const table of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     for (const line of fs.readFileSync(table, "utf8").split("\n").slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols[3] === "0A") found.set(cols[9], parseInt(cols[1].split(":").at(-1)!, 16));
+      if (cols[3] === "0A") found.set(cols[9], { port: parseInt(cols[1].split(":").at(-1)!, 16), uid: Number(cols[7]) });
     }
   }
   return found;
@@ -92,7 +98,9 @@ export function socketInodes(pids: number[]): Set<string> {
     let fds: string[] = [];
     try {
       fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
+    } catch (err) {
+      // root in a container has no CAP_SYS_PTRACE: the process's own uid lists its descriptors
+      if ((err as NodeJS.ErrnoException).code === "EACCES") for (const inode of socketsAsOwner(pid)) inodes.add(inode);
       continue;
     }
     for (const fd of fds) {
@@ -108,8 +116,19 @@ export function socketInodes(pids: number[]): Set<string> {
   return inodes;
 }
 
+function socketsAsOwner(pid: number): string[] {
+  const uid = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (!uid) return [];
+  const out = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "find", `/proc/${pid}/fd`, "-mindepth", "1", "-lname", "socket:*", "-printf", "%l\n"], { encoding: "utf8" });
+  return (out.stdout ?? "").split("\n").flatMap((l) => l.match(/^socket:\[(\d+)\]$/)?.[1] ?? []);
+}
+
 /** Ports Chromium (the process tree under pid) listens on that were not listening in `before`. */
 export function newChromiumListeners(pid: number, before: Map<string, number>): number[] {
   const owned = socketInodes(processTree(pid));
-  return [...tcpListeners()].filter(([inode]) => !before.has(inode) && owned.has(inode)).map(([, port]) => port);
+  // Chromium may make itself undumpable, and root in a container cannot read such a process's
+  // descriptors: a socket owned by the tenant's own uid (not the hub's) is its then
+  const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  const tenantUid = uid !== process.getuid?.() ? uid : undefined;
+  return [...listenerRows()].filter(([inode, row]) => !before.has(inode) && (owned.has(inode) || row.uid === tenantUid)).map(([, row]) => row.port);
 }
