@@ -84,7 +84,12 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   app.get("/sse", (c) => legacy.open(c));
   app.post("/messages", (c) => legacy.message(c));
 
-  app.notFound((c) => c.json({ error: `No route for ${c.req.method} ${c.req.path}. The MCP endpoint is /mcp.` }, 404));
+  app.notFound((c) => {
+    // a client that got a 401 looks for OAuth next: tell it how this hub wants its key instead
+    const oauth = /^\/(\.well-known\/(oauth|openid)|register|authorize|token)/.test(c.req.path);
+    const hint = oauth ? " This hub does not use OAuth: send its API key as Authorization: Bearer <key> (mcp-remote: --header \"Authorization: Bearer <key>\")." : "";
+    return c.json({ error: `No route for ${c.req.method} ${c.req.path}. The MCP endpoint is /mcp.${hint}` }, 404);
+  });
   app.onError((err, c) => {
     hub.log.error("request failed", { path: c.req.path, error: err.message });
     return jsonRpcError(500, -32603, `Internal error: ${err.message}`);
