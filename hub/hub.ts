@@ -94,7 +94,8 @@ export class Hub {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map() };
     });
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
-    this.metrics.countSessions(() => this.sessions.all());
+    // a minute without a request counts as idle (sooner when sessions expire sooner)
+    this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
     this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log);
     this.router = new Router({ version: VERSION, limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }

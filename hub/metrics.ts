@@ -1,8 +1,6 @@
 // Prometheus metrics for GET /metrics.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
-const IDLE_AFTER_MS = 60_000;
-
 export class HubMetrics {
   readonly registry = new Registry();
   readonly toolCalls = new Counter({
@@ -38,6 +36,7 @@ export class HubMetrics {
   });
   /** Sessions by transport, counted at each scrape: active (a call in flight or used lately) or idle. */
   private sessionsSource: () => Array<{ kind: string; idleMs: number }> = () => [];
+  private idleAfterMs = 60_000;
   readonly sessionsActive = this.sessionGauge("agentbox_sessions_active", "Client sessions in use now (a call in flight, or a request in the last minute), by transport", false);
   readonly sessionsIdle = this.sessionGauge(
     "agentbox_sessions_idle",
@@ -65,8 +64,9 @@ export class HubMetrics {
   }
 
   /** Where the session gauges read from, once the hub has its sessions. */
-  countSessions(source: () => Array<{ kind: string; idleMs: number }>): void {
+  countSessions(source: () => Array<{ kind: string; idleMs: number }>, idleAfterMs: number): void {
     this.sessionsSource = source;
+    this.idleAfterMs = idleAfterMs;
   }
 
   private sessionGauge(name: string, help: string, idle: boolean): Gauge {
@@ -78,7 +78,7 @@ export class HubMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const s of metrics.sessionsSource()) if ((s.idleMs >= IDLE_AFTER_MS) === idle) this.inc({ transport: s.kind });
+        for (const s of metrics.sessionsSource()) if ((s.idleMs >= metrics.idleAfterMs) === idle) this.inc({ transport: s.kind });
       },
     });
   }

@@ -110,6 +110,9 @@ describe("rate limits", () => {
     assert.equal((await call(client, "echo_whoami")).isError, undefined);
     assert.equal((await call(client, "echo_whoami")).isError, true, "echo_whoami has its own 1/min");
     assert.equal((await call(client, "echo_stats")).isError, undefined, "other tools keep their own budget");
+    // without a key, budgets belong to sessions: another client on the same address has its own
+    const other = await hub.connect();
+    assert.equal(textOf(await call(other, "echo_echo", { text: "mine" })), "mine");
   });
 
   test("a limited tools/list is a JSON-RPC error with data.retryAfterMs, and HTTP 429 for plain JSON", async () => {
@@ -149,5 +152,26 @@ describe("calls from code in a child", () => {
       body: listBody,
     });
     assert.equal(forged.status, 401, "a wrong token is no credential at all");
+  });
+});
+
+describe("sessions in /metrics", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_SESSION_IDLE_MS: "6000" } });
+  });
+  after(() => hub.stop());
+
+  test("a session left open by a one-shot client is counted idle, not active", async () => {
+    const client = await hub.connect();
+    await call(client, "echo_echo", { text: "once" });
+    const gauge = (text: string, name: string) => Number(new RegExp(`^${name}\\{transport="streamable"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
+    const before = await (await fetch(hub.origin + "/metrics")).text();
+    assert.equal(gauge(before, "agentbox_sessions_active"), 1);
+    // idle after half the idle timeout, at most a minute: here 3 s (the session itself ends at 6 s)
+    await new Promise((r) => setTimeout(r, 3_500));
+    const later = await (await fetch(hub.origin + "/metrics")).text();
+    assert.equal(gauge(later, "agentbox_sessions_active"), 0);
+    assert.equal(gauge(later, "agentbox_sessions_idle"), 1);
   });
 });
