@@ -41,9 +41,6 @@ export class BoundedEventStore implements EventStore {
     return streamId;
   }
 
-  get size(): number {
-    return this.events.size;
-  }
 }
 
 function streamOf(eventId: string): string | undefined {

@@ -50,9 +50,6 @@ export class RateLimits {
       .sort((a, b) => b.specificity - a.specificity);
   }
 
-  get enabled(): boolean {
-    return this.methodRules.length + this.toolRules.length > 0;
-  }
 
   async checkMethod(client: string, method: string): Promise<LimitVerdict> {
     const rule = this.methodRules.find((r) => r.matches(method));
