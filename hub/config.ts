@@ -1,6 +1,7 @@
 // Settings come from defaults, then the config file (--config / AGENTBOX_CONFIG), then the
 // environment, then command-line flags. Every key is optional.
 import fs from "node:fs";
+import { isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -80,6 +81,7 @@ const fileSchema = z
     logLevel: z.string().optional(),
     corsOrigins: z.array(z.string()).optional(),
     allowedHosts: z.array(z.string()).optional(),
+    trustedProxies: z.array(z.string()).optional(),
     sessionIdleMs: z.number().int().positive().optional(),
     maxBodyBytes: z.number().int().positive().optional(),
     maxMessageBytes: z.number().int().positive().optional(),
@@ -111,6 +113,8 @@ export interface HubConfig {
   corsOrigins: string[];
   /** Extra Host header values to accept besides the bound address and localhost. */
   allowedHosts: string[];
+  /** Addresses or CIDR ranges of proxies whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
   sessionIdleMs: number;
   maxBodyBytes: number;
   /** Largest request a child is sent over stdio (the SDK's stdio reader stops at 10 MiB). */
@@ -233,6 +237,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
     logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
     corsOrigins: cors,
+    trustedProxies: checkedProxies(env.AGENTBOX_TRUSTED_PROXIES?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.trustedProxies ?? []),
     allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
@@ -303,6 +308,16 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): TenantLimits {
   if (processes !== undefined) limits.processes = processes;
   if (memory !== undefined) limits.memoryMiB = memory;
   return limits;
+}
+
+function checkedProxies(entries: string[]): string[] {
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split("/");
+    const bits = isIP(address) === 6 ? 128 : 32;
+    const badPrefix = prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits);
+    if (!isIP(address) || badPrefix || extra !== undefined) throw new ConfigError(`AGENTBOX_TRUSTED_PROXIES: '${entry}' is not an IP address or CIDR range (like 10.0.0.0/8).`);
+  }
+  return entries;
 }
 
 /**

@@ -8,7 +8,7 @@ import { jsonRpcError } from "./jsonrpc-response.js";
 import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./legacy-sse.js";
 import { drainingRefusal } from "./replica.js";
-import { authenticate, callbackSession, OriginPolicy, requestTenant } from "./security.js";
+import { authenticate, callbackSession, OriginPolicy, requestTenant, trustProxies } from "./security.js";
 import { StreamableEndpoint } from "./streamable.js";
 
 const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
@@ -46,6 +46,7 @@ function refuseNewSessionsWhileDraining(hub: Hub): MiddlewareHandler {
 export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
   const keyed = hub.tenants.some((t) => t.keyDigest);
+  trustProxies(hub.config.trustedProxies);
   const origins = new OriginPolicy(hub.config, keyed);
   const streamable = new StreamableEndpoint(hub);
   const legacy = new LegacySseEndpoint(hub);

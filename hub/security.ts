@@ -1,7 +1,7 @@
 // Who may talk to the hub: API keys naming tenants, session tokens of code calling back, the
 // Host/Origin checks against DNS rebinding, and the client identity of sessionless requests.
 import { createHash } from "node:crypto";
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
 import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { SESSION_TOKEN_HEADER } from "../servers/lib/session-events.js";
@@ -139,9 +139,42 @@ export class OriginPolicy {
 export function clientKey(c: Parameters<MiddlewareHandler>[0]): string {
   const key = presentedKey(c.req.raw);
   if (key) return `key-${sha256(key).toString("hex").slice(0, 16)}`;
-  try {
-    return `ip-${(getConnInfo(c).remote.address ?? "unknown").replace(/[^a-zA-Z0-9.-]/g, "_")}`;
-  } catch {
-    return "ip-unknown";
+  return `ip-${clientAddress(c).replace(/[^a-zA-Z0-9.-]/g, "_")}`;
+}
+
+let trustedProxies: BlockList | undefined;
+
+/**
+ * Proxies (AGENTBOX_TRUSTED_PROXIES: addresses or CIDR ranges, such as the router) whose
+ * X-Forwarded-For names the real client: without this every client behind them is one address.
+ */
+export function trustProxies(entries: string[]): void {
+  if (entries.length === 0) return void (trustedProxies = undefined);
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address, prefix] = entry.split("/");
+    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    if (prefix !== undefined) list.addSubnet(address, Number(prefix), family);
+    else list.addAddress(address, family);
   }
+  trustedProxies = list;
+}
+
+const isTrusted = (address: string) => {
+  const plain = address.replace(/^::ffff:/, "");
+  return Boolean(trustedProxies?.check(plain, isIP(plain) === 6 ? "ipv6" : "ipv4"));
+};
+
+function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
+  let address: string;
+  try {
+    address = getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+  if (!trustedProxies || !isTrusted(address)) return address;
+  // the nearest hop that is not one of our proxies is the client
+  const hops = (c.req.header("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter((h) => isIP(h));
+  while (hops.length && isTrusted(hops[hops.length - 1])) hops.pop();
+  return hops.pop() ?? address;
 }

@@ -175,3 +175,26 @@ describe("sessions in /metrics", () => {
     assert.equal(gauge(later, "agentbox_sessions_idle"), 1);
   });
 });
+
+describe("behind a trusted proxy", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_TRUSTED_PROXIES: "127.0.0.0/8" } });
+  });
+  after(() => hub.stop());
+
+  const sessionOf = async (forwardedFor?: string) => {
+    const headers: Record<string, string> = { ...json, ...(forwardedFor ? { "X-Forwarded-For": forwardedFor } : {}) };
+    const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo_whoami", arguments: {} } });
+    return (await (await fetch(hub.url, { method: "POST", headers, body })).json()).result.content[0].text as string;
+  };
+
+  test("sessionless clients are told apart by X-Forwarded-For from the proxy, and a spoofed chain does not help", async () => {
+    const a = await sessionOf("203.0.113.7");
+    const b = await sessionOf("198.51.100.9");
+    assert.notEqual(a, b);
+    assert.equal(await sessionOf("203.0.113.7"), a, "the same client keeps its implicit session");
+    // the client's own claim sits left of the address the proxy saw: the nearest untrusted hop counts
+    assert.equal(await sessionOf("198.51.100.9, 203.0.113.7"), a);
+  });
+});
