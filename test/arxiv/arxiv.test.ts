@@ -145,8 +145,9 @@ describe("politeness", () => {
     assert.equal(starts.length, 4);
     assert.equal(arxiv.maxInFlight, 1);
     for (let i = 1; i < starts.length; i++) {
-      // a few ms of slack: the client measures when it sends, the server when it receives
-      assert.ok(starts[i]! - starts[i - 1]! >= INTERVAL_MS - 15, `gap ${i}: ${starts[i]! - starts[i - 1]!} ms`);
+      // slack: the client spaces its sends, the server stamps arrivals, which a loaded machine delays
+      // unevenly (without the spacing the gaps would be near 0)
+      assert.ok(starts[i]! - starts[i - 1]! >= INTERVAL_MS * 0.75, `gap ${i}: ${starts[i]! - starts[i - 1]!} ms`);
     }
   });
 });

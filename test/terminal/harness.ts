@@ -114,10 +114,19 @@ export function descendants(root: number): number[] {
  * included) and anything anywhere carrying its tree marker in the environment (which catches
  * processes that escaped with setsid and were reparented away from it).
  */
+/** A server's uid, remembered: it is still needed once the server has exited. */
+const serverUids = new Map<number, string | undefined>();
+
 export function leftovers(serverPid: number): string[] {
   const found = new Set(descendants(serverPid));
+  // under its tenant's own uid (tests as root), another hub's terminals are not this server's
+  const uidOf = (pid: number) => /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+  if (!serverUids.has(serverPid) && fs.existsSync(`/proc/${serverPid}`)) serverUids.set(serverPid, uidOf(serverPid));
+  const serverUid = serverUids.get(serverPid);
+  const own = serverUid !== undefined && Number(serverUid) !== process.getuid?.() ? serverUid : undefined;
   for (const p of procs()) {
     try {
+      if (own !== undefined && uidOf(p.pid) !== own) continue;
       if (fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").includes("AGENTBOX_TERMINAL_TREE=")) found.add(p.pid);
     } catch {
       // gone, or not ours to read
