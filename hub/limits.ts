@@ -44,7 +44,9 @@ export class RateLimits {
   constructor(config: RateLimitsConfig) {
     const methods = config === false ? {} : (config.methods ?? {});
     const tools = config === false ? {} : (config.tools ?? {});
-    this.methodRules = Object.entries(methods).map(([p, s]) => makeRule(p, s));
+    this.methodRules = Object.entries(methods)
+      .map(([p, s]) => makeRule(p, s))
+      .sort((a, b) => b.specificity - a.specificity);
     this.toolRules = Object.entries(tools)
       .map(([p, s]) => makeRule(p, s))
       .sort((a, b) => b.specificity - a.specificity);

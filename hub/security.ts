@@ -74,7 +74,7 @@ function hostnameOf(hostHeader: string): string | undefined {
   try {
     const url = new URL(`http://${hostHeader}`);
     // "a@b" or a path would make the header mean something else than a host and port
-    return url.username || url.password || url.pathname !== "/" || url.host !== hostHeader.toLowerCase() ? undefined : url.hostname;
+    return url.username || url.password || url.pathname !== "/" || url.search || url.hash ? undefined : url.hostname;
   } catch {
     return undefined;
   }
