@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+import { untilQueue } from "../helpers/wait.js";
 
 describe("per-call timeout", () => {
   let hub: TestHub;
@@ -38,14 +39,14 @@ describe("maxConcurrency", () => {
     const client = await hub.connect();
     const order: string[] = [];
     const slow = (label: string) =>
-      call(client, "echo_slow", { steps: 2, delayMs: 150 }).then((r) => {
+      call(client, "echo_slow", { steps: 2, delayMs: 300 }).then((r) => {
         order.push(label);
         return r;
       });
     const first = slow("first");
-    await new Promise((r) => setTimeout(r, 50));
+    await untilQueue(hub, "echo", { running: 1 });
     const second = slow("second");
-    await new Promise((r) => setTimeout(r, 50));
+    await untilQueue(hub, "echo", { running: 1, queued: 1 });
     const third = await call(client, "echo_echo", { text: "no room" });
     assert.equal(third.isError, true);
     assert.match(textOf(third), /busy/);

@@ -11,6 +11,7 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 interface Seen {
   samples: string[];
@@ -47,10 +48,12 @@ describe("a child's requests and log lines reach their own client only", () => {
     a = await client(hub, "A");
     b = await client(hub, "B");
     // A keeps a call in flight to the same child all along
+    let running!: () => void;
+    const inFlight = new Promise<void>((resolve) => (running = resolve));
     busy = a.client
-      .callTool({ name: "echo_slow", arguments: { steps: 300, delayMs: 100 } }, CallToolResultSchema, { signal: controller.signal })
+      .callTool({ name: "echo_slow", arguments: { steps: 300, delayMs: 100 } }, CallToolResultSchema, { signal: controller.signal, onprogress: () => running() })
       .catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 200));
+    await inFlight;
   });
   after(async () => {
     controller.abort();
@@ -74,9 +77,12 @@ describe("a child's requests and log lines reach their own client only", () => {
 
   test("log lines go to the caller's client", async () => {
     assert.equal(textOf(await call(b.client, "echo_log", { message: "for B only" })), "logged");
-    await new Promise((r) => setTimeout(r, 200));
-    assert.ok(b.seen.logs.includes("for B only"), b.seen.logs.join());
-    assert.ok(!a.seen.logs.includes("for B only"));
+    await until("B's log line to reach B", () => b.seen.logs.includes("for B only"));
+    // a line of A's own, logged after B's, marks the point by which a misrouted line would have come
+    assert.equal(textOf(await call(a.client, "echo_log", { message: "for A only" })), "logged");
+    await until("A's log line to reach A", () => a.seen.logs.includes("for A only"));
+    assert.ok(!a.seen.logs.includes("for B only"), a.seen.logs.join());
+    assert.ok(!b.seen.logs.includes("for A only"), b.seen.logs.join());
   });
 
   test("a request naming no session, with calls of two clients in flight, is refused rather than guessed", async () => {

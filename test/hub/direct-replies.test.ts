@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, initialize, post, readEvents } from "../helpers/raw-http.js";
+import { until, untilQueue } from "../helpers/wait.js";
 
 const VERSION = "2025-11-25";
 const toolCall = (id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) => ({
@@ -68,17 +69,16 @@ describe("direct replies for Streamable HTTP sessions", () => {
 
   test("cancelling a call ends its POST, the child is told, and the session keeps serving", async () => {
     const pending = fetch(hub.url, { method: "POST", headers, body: JSON.stringify(toolCall(7, "echo_slow", { steps: 50, delayMs: 100 })) });
-    await new Promise((r) => setTimeout(r, 300));
+    await untilQueue(hub, "echo", { running: 1 });
     const before = (await post(hub, toolCall(8, "echo_stats", {}), headers)).body.result.structuredContent.cancelledCalls;
     const cancel = await post(hub, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "changed my mind" } }, headers);
     assert.equal(cancel.res.status, 202);
     const res = await pending;
     assert.equal(res.status, 202, "the cancelled call's POST ends instead of hanging");
-    let cancelledCalls = before;
-    for (let i = 0; i < 50 && cancelledCalls === before; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      cancelledCalls = (await post(hub, toolCall(9, "echo_stats", {}), headers)).body.result.structuredContent.cancelledCalls;
-    }
+    const cancelledCalls = await until("the child to see the cancellation", async () => {
+      const now = (await post(hub, toolCall(9, "echo_stats", {}), headers)).body.result.structuredContent.cancelledCalls as number;
+      return now !== before && now;
+    });
     assert.equal(cancelledCalls, before + 1);
     assert.equal((await post(hub, toolCall(10, "echo_echo", { text: "still here" }), headers)).body.result.content[0].text, "still here");
   });
@@ -87,7 +87,7 @@ describe("direct replies for Streamable HTTP sessions", () => {
     const doomed = await initialize(hub, VERSION);
     const doomedHeaders = { ...both, "mcp-session-id": doomed, "mcp-protocol-version": VERSION };
     const pending = post(hub, toolCall(11, "echo_slow", { steps: 50, delayMs: 100 }), doomedHeaders);
-    await new Promise((r) => setTimeout(r, 300));
+    await untilQueue(hub, "echo", { running: 1 });
     const del = await fetch(hub.url, { method: "DELETE", headers: { "mcp-session-id": doomed, "mcp-protocol-version": VERSION } });
     assert.equal(del.status, 200);
     const { body } = await pending;
@@ -120,15 +120,14 @@ describe("direct replies for Streamable HTTP sessions", () => {
     const stats = async () => (await post(hub, toolCall(22, "echo_stats", {}))).body.result.structuredContent.cancelledCalls as number;
     const before = await stats();
     const pending = post(hub, toolCall(23, "echo_slow", { steps: 50, delayMs: 100 }));
-    await new Promise((r) => setTimeout(r, 300));
+    await untilQueue(hub, "echo", { running: 1 });
     const cancel = await post(hub, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 23 } });
     assert.equal(cancel.res.status, 202);
     assert.equal((await pending).res.status, 202);
-    let after = before;
-    for (let i = 0; i < 50 && after === before; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      after = await stats();
-    }
+    const after = await until("the child to see the cancellation", async () => {
+      const now = await stats();
+      return now !== before && now;
+    });
     assert.equal(after, before + 1);
   });
 

@@ -8,22 +8,13 @@ import {
   type LoggingMessageNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 async function stats(hub: TestHub) {
   const client = await hub.connect();
   const result = await call(client, "echo_stats");
   await client.close();
   return result.structuredContent as { cancelledCalls: number; closedSessions: string[]; pid: number };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("forwarding across the hub", () => {
@@ -47,10 +38,11 @@ describe("forwarding across the hub", () => {
     const before = (await stats(hub)).cancelledCalls;
     const client = await hub.connect();
     const controller = new AbortController();
+    // give up once the child is working on it: its first progress report says so
     const pending = client.callTool({ name: "echo_slow", arguments: { steps: 100, delayMs: 100 } }, CallToolResultSchema, {
       signal: controller.signal,
+      onprogress: () => controller.abort("user gave up"),
     });
-    setTimeout(() => controller.abort("user gave up"), 300);
     await assert.rejects(pending);
     await until("the child to see the cancellation", async () => (await stats(hub)).cancelledCalls > before);
   });

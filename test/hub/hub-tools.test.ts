@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 describe("hub tools", () => {
   let hub: TestHub;
@@ -45,8 +46,7 @@ describe("hub tools", () => {
     assert.equal(data.held.terminal?.terminals?.length, 1, JSON.stringify(data));
     const ended = await call(mine, "hub_end_session");
     assert.match(textOf(ended), /ends now/);
-    await new Promise((r) => setTimeout(r, 300));
-    await assert.rejects(() => call(mine, "hub_status"), "the ended session is gone");
+    await until("the ended session to be gone", () => call(mine, "hub_status").then(() => false, () => true));
     const otherView = (await call(other, "hub_sessions")).structuredContent as { held: Record<string, { terminals?: Array<{ alive: boolean }> }> };
     assert.equal(otherView.held.terminal?.terminals?.length, 1, "the other session keeps its terminal");
   });

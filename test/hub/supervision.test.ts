@@ -4,18 +4,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { descendantsOf, isAlive } from "../../servers/lib/proctree.js";
 import { call, fixture, startHub, textOf } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 const alive = isAlive;
 const descendants = (pid: number) => descendantsOf(pid).map((p) => p.pid);
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("supervision", () => {
   test("a crash mid-call fails that call clearly, the child restarts with its tools still listed, calls work again", async () => {
