@@ -189,6 +189,39 @@ function catalog(r: J | undefined): string {
   ].join("\n\n");
 }
 
+function relay(r: J | undefined): string {
+  const title = "8. Relay cost: server CPU per call against a bare relay and the peers (issue 17)";
+  const bad = failed(title, r);
+  if (bad || !r) return bad!;
+  const c = r.contenders as J;
+  const hub = c.hub?.cpuMsPerCall?.median;
+  const rows = Object.values(c).map((v: J) => [
+    v.label,
+    range(v.cpuMsPerCall, (x) => num(x, 3)),
+    `${num(v.frontMsPerCall, 3)} + ${num(v.childrenMsPerCall, 3)}`,
+    typeof hub === "number" && hub > 0 ? `${num(v.cpuMsPerCall.median / hub, 2)}×` : "–",
+    range(v.callsPerSecond, (x) => num(x)),
+    num(v.clientMsPerCall, 3),
+    String(v.errors) + (v.firstError ? ` (${String(v.firstError).slice(0, 60)})` : ""),
+  ]);
+  const q = r.ratios ?? {};
+  const t = r.target ?? {};
+  const l = r.loadAverage ?? {};
+  return [
+    `### ${title}`,
+    header(r),
+    `${r.sessions} sessions, closed loop, ${r.callsPerRound} measured calls per contender and round, ${r.rounds} rounds interleaved, the same raw node:http client for all. Load average (1, 5, 15 min) before: ${(l.before ?? []).join(" / ")}; 1 min after each round: ${(l.afterEachRound ?? []).join(", ")}; after: ${(l.after ?? []).join(" / ")}.`,
+    table(["contender", "server CPU ms per call: median (min–max)", "front + children", "÷ agentbox", "calls/s", "client CPU ms per call", "errors"], rows),
+    table(
+      ["ratio of server CPU per call (round by round)", "median (min–max)", "target"],
+      [
+        ["agentbox ÷ bare relay", ratio(q.hubOverRelay), `≤ ${t.hubOverRelay}×: ${yes(t.metHubOverRelay)}`],
+        [`cheaper peer (${q.cheaperPeer ?? "–"}) ÷ agentbox`, ratio(q.cheaperPeerOverHub), `≥ ${t.cheaperPeerOverHub}×: ${yes(t.metCheaperPeerOverHub)}`],
+      ],
+    ),
+  ].join("\n\n") + unavailable(r);
+}
+
 export function renderResults(): string {
   return [
     overhead(readResult("overhead")),
@@ -197,6 +230,7 @@ export function renderResults(): string {
     operations(readResult("operations")),
     memory(readResult("memory")),
     catalog(readResult("catalog")),
+    relay(readResult("relay")),
   ].join("\n\n");
 }
 

@@ -6,6 +6,7 @@ import { runColdStart } from "./coldstart.js";
 import { runMemory } from "./memory.js";
 import { runOperations } from "./operations.js";
 import { runOverhead } from "./overhead.js";
+import { runRelay } from "./relay.js";
 import { writeReadme } from "./report.js";
 import { writeResult } from "./results.js";
 import { runThroughput } from "./throughput.js";
@@ -19,6 +20,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["operations", runOperations],
   ["memory", runMemory],
   ["catalog", runCatalog],
+  ["relay", runRelay],
 ];
 
 async function main(): Promise<void> {

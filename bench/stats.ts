@@ -51,3 +51,8 @@ export function roundSummary(s: Summary, digits = 3): Summary {
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Median and range of per-round figures, rounded for the results file. */
+export function spread(values: number[], digits = 3): { median: number; min: number; max: number } {
+  return { median: round(median(values), digits), min: round(Math.min(...values), digits), max: round(Math.max(...values), digits) };
+}

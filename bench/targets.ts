@@ -178,6 +178,11 @@ export function startSdkFloor(workspace: string): Promise<HttpTarget> {
   return startPeer("sdk-floor", (port) => [path.join(distRoot(), "bench", "sdk-echo-http.js"), String(port)], workspace);
 }
 
+/** The bare relay of bench/relay-server.ts in front of the echo child: the cheapest relay. */
+export function startBareRelay(workspace: string): Promise<HttpTarget> {
+  return startPeer("relay", (port) => [path.join(distRoot(), "bench", "relay-server.js"), String(port), process.execPath, echoScript()], workspace);
+}
+
 /** mcp-proxy with its defaults, bound to loopback, Streamable HTTP only: one shared child. */
 export function startMcpProxy(workspace: string): Promise<HttpTarget> {
   const bin = packageBin("mcp-proxy", "mcp-proxy");
