@@ -65,4 +65,10 @@ describe("who shares a budget", () => {
     assert.ok((await limits.checkMethod("b", "tools/list")).allowed);
     assert.ok((await limits.checkMethod("a", "prompts/list")).allowed);
   });
+
+  test("method rules, like tool rules, take the most specific match whatever the config order", async () => {
+    const limits = new RateLimits({ methods: { "tools/*": "1/min", "tools/list": "5/min" } });
+    for (let i = 0; i < 5; i++) assert.ok((await limits.checkMethod("m", "tools/list")).allowed, `call ${i + 1}`);
+    assert.equal((await limits.checkMethod("m", "tools/list")).rule, "tools/list 5/min");
+  });
 });

@@ -9,7 +9,7 @@ const policy = (allowedHosts: string[] = [], corsOrigins: string[] = []) => new 
 describe("Host", () => {
   test("loopback names and IP literals, with or without a port, are allowed", () => {
     const p = policy();
-    for (const host of ["localhost", "localhost:8080", "LOCALHOST:8080", "127.0.0.1", "127.0.0.1:3000", "127.5.6.7:1", "[::1]", "[::1]:3000", "[2001:db8::1]:8080", "0.0.0.0:3000"]) {
+    for (const host of ["localhost", "localhost:8080", "LOCALHOST:8080", "127.0.0.1", "127.0.0.1:3000", "127.5.6.7:1", "[::1]", "[::1]:3000", "[2001:db8::1]:8080", "0.0.0.0:3000", "localhost:80", "10.0.0.5:80"]) {
       assert.ok(p.allowsHost(host), host);
     }
   });
