@@ -144,7 +144,15 @@ export class Child {
     return this.queue.stats;
   }
 
-  async start(): Promise<void> {
+  /** The latest start, settled once the child is up or has failed. */
+  started: Promise<void> = Promise.resolve();
+
+  start(): Promise<void> {
+    this.started = this.spawnAndConnect();
+    return this.started;
+  }
+
+  private async spawnAndConnect(): Promise<void> {
     if (!this.enabled || this.stopping) return;
     const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
     this.state = this.restarts > 0 ? "restarting" : "starting";

@@ -174,7 +174,9 @@ export class Router {
     const local = this.deps.localTools?.call(name, args, session, extra);
     if (local) return local;
     const { catalog } = session.tenant;
-    const owner = catalog.tool(name);
+    // a server not recorded in the manifest lists its tools only once it is up: wait for that
+    // rather than call its tools unknown to a client that called right after initialize
+    const owner = catalog.tool(name) ?? ((await firstStarts(session.tenant.children)) && catalog.tool(name));
     if (!owner) throw unknownName("tool", name, catalog.suggestTools(name));
 
     const { metrics } = this.deps;
@@ -286,6 +288,16 @@ export class Router {
     if (!owner && withResources.length === 1) return withResources[0];
     throw protocolError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
   }
+}
+
+const FIRST_START_WAIT_MS = 30_000;
+
+/** Waits (bounded) for children still starting for the first time; true when there were any. */
+async function firstStarts(children: Child[]): Promise<boolean> {
+  const starting = children.filter((c) => c.state === "starting").map((c) => c.started);
+  if (starting.length === 0) return false;
+  await Promise.race([Promise.allSettled(starting), new Promise((r) => setTimeout(r, FIRST_START_WAIT_MS).unref())]);
+  return true;
 }
 
 function unknownName(kind: string, name: string, suggestions: string[]): McpError {

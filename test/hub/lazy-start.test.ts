@@ -75,3 +75,15 @@ describe("built-in servers from the build's manifest", () => {
     }
   });
 });
+
+describe("a server not in the manifest", () => {
+  test("a call made before it is up waits for it instead of calling its tool unknown", async () => {
+    const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, waitReady: false });
+    try {
+      const client = await hub.connect();
+      assert.equal(textOf(await call(client, "echo_echo", { text: "early" })), "early");
+    } finally {
+      await hub.stop();
+    }
+  });
+});
