@@ -91,6 +91,8 @@ export class Child {
   prompts: Prompt[] = [];
   resourceTemplates: ResourceTemplate[] = [];
   capabilities: ServerCapabilities = {};
+  /** What the server tells a model about itself (its initialize result), kept across restarts. */
+  instructions?: string;
   readonly prefix: string;
   private client?: Client;
   private readonly queue: CallQueue;
@@ -118,6 +120,7 @@ export class Child {
       this.tools = manifest.tools;
       this.prompts = manifest.prompts;
       this.resourceTemplates = manifest.resourceTemplates;
+      this.instructions = manifest.instructions;
     }
     this.queue = new CallQueue(config.maxConcurrency ?? 32, config.maxQueue ?? 512);
   }
@@ -168,6 +171,7 @@ export class Child {
       this.pid = (transport as StdioClientTransport).pid ?? undefined;
       this.watchStdin(client, transport);
       this.capabilities = client.getServerCapabilities() ?? {};
+      this.instructions = client.getInstructions();
       await this.refreshLists(client);
     } catch (err) {
       // what the process said on its way out (a missing binary, a bad argument) says more than "closed"
@@ -331,7 +335,7 @@ export class Child {
     if (size > this.launch.maxMessageBytes) {
       throw new MessageTooLargeError(
         `The request is ${mib(size)} MiB; the '${this.name}' server takes at most ${mib(this.launch.maxMessageBytes)} MiB per message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
-          "Send large content in parts (file_write with append, base64 if binary) or pass the path of a workspace file instead.",
+          "Send large content in parts, or write it to a workspace file and pass its path instead.",
       );
     }
     await this.ensureStarted();
@@ -369,7 +373,7 @@ export class Child {
     const pid = this.pid;
     const client = this.client;
     this.state = "stopped";
-    // SIGTERM lets the child free browsers and ptys; then everything left in its tree is killed
+    // SIGTERM lets the child free what it holds; then everything left in its tree is killed
     if (pid) await killTree(pid, 3000);
     await client?.close().catch(() => undefined);
   }

@@ -6,10 +6,11 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
 import { selectionConfigShape, selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
 
-export const BUILTIN_SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"] as const;
+export { BUILTIN_SERVERS };
 
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
 
@@ -69,7 +70,7 @@ export type TenantConfig = z.infer<typeof tenantSchema> & { name: string };
 
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
   methods: { "tools/list": "10/min" },
-  tools: { "*": "100/min", "file_*": "50/min", "browser_*": "20/min" },
+  tools: { "*": "100/min", ...BUILTIN_TOOL_RATES },
 };
 
 const fileSchema = z

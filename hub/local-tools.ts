@@ -30,14 +30,14 @@ const TOOLS: Tool[] = [
   {
     name: "hub_sessions",
     title: "Your session",
-    description: "Your own client session: its age and idle time, and what it holds in each server (browser tabs, terminals, code sessions).",
+    description: "Your own client session: its age and idle time, and what each server holds for it, as the server reports it.",
     inputSchema: noInput,
     annotations: readOnly,
   },
   {
     name: "hub_end_session",
     title: "End your session",
-    description: "End your client session now, closing its browser context, terminals and code interpreters. Reconnect to start a new one.",
+    description: "End your client session now: every server frees what it held for it. Reconnect to start a new one.",
     inputSchema: noInput,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   },
@@ -137,7 +137,7 @@ export function hubTools(hub: Hub): LocalTools {
     async hub_end_session(session) {
       // answer first, then close: closing the session closes the stream the answer travels on
       setTimeout(() => void hub.sessions.close(session.id), 50);
-      return result(`Session ${session.id} ends now; its browser context, terminals and interpreters are freed.`, { ended: session.id });
+      return result(`Session ${session.id} ends now; every server frees what it held for it.`, { ended: session.id });
     },
   };
   return {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// agentbox: one MCP endpoint for a browser, files, a terminal, documents, arXiv and code.
+// agentbox: one MCP endpoint in front of many MCP servers.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import type { AddressInfo } from "node:net";
@@ -13,7 +13,7 @@ import { firstUntraversable } from "./tenants.js";
 import { callsInFlight, drain } from "./replica.js";
 import { serveStdio } from "./stdio.js";
 
-const HELP = `agentbox ${VERSION} — one MCP endpoint for a browser, files, a terminal, documents, arXiv and code
+const HELP = `agentbox ${VERSION} — one MCP endpoint in front of many MCP servers (the built-in ones, or those of --config)
 
 Usage: agentbox [options]
 

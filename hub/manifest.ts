@@ -15,6 +15,8 @@ export interface ManifestEntry {
   tools: Tool[];
   prompts: Prompt[];
   resourceTemplates: ResourceTemplate[];
+  /** The server's own instructions, merged into each session's (hub/instructions.ts). */
+  instructions?: string;
 }
 
 type Manifest = Record<string, ManifestEntry>;
@@ -57,6 +59,7 @@ async function describeServer(config: ServerConfig, name: string): Promise<Manif
     const capabilities = client.getServerCapabilities() ?? {};
     return {
       capabilities,
+      instructions: client.getInstructions(),
       tools: capabilities.tools ? (await client.listTools()).tools : [],
       prompts: capabilities.prompts ? (await client.listPrompts()).prompts : [],
       resourceTemplates: capabilities.resources ? (await client.listResourceTemplates()).resourceTemplates : [],

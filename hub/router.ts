@@ -25,6 +25,7 @@ import {
 import { RETRY_AFTER_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../servers/lib/session-events.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { ChildUnavailableError, LISTED_STATES, MessageTooLargeError, type Child } from "./child.js";
+import { HUB_INSTRUCTIONS, mergeInstructions, selectedServers } from "./instructions.js";
 import { protocolError, withoutCodePrefix } from "./jsonrpc-response.js";
 import type { RateLimits } from "./limits.js";
 import type { HubMetrics } from "./metrics.js";
@@ -77,9 +78,8 @@ export class Router {
           logging: {},
           completions: {},
         },
-        instructions: view.instructions(
-          "agentbox gives you a browser, a workspace file system, a terminal, document-to-Markdown conversion, arXiv search and code execution. Tools are prefixed by the server that provides them (browser_, file_, terminal_, markitdown_, arxiv_, code_). All of them share one workspace folder.",
-        ),
+        // the selection hook may add to the hub's sentence (search mode: how to find tools)
+        instructions: mergeInstructions(view.instructions(HUB_INSTRUCTIONS), selectedServers(session.tenant.children, view)),
       },
     );
     const { catalog } = session.tenant;

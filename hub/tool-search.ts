@@ -12,7 +12,7 @@ const MAX_LIMIT = 20;
 export const findToolsTool: Tool = {
   name: FIND_TOOLS,
   description:
-    "Find tools for a task among all this hub's tools (browser, files, terminal, documents, papers, code). " +
+    "Find tools for a task among the tools of all this hub's servers. " +
     "Returns the best matches with their input schemas and adds them to your tool list; call them by name.",
   inputSchema: {
     type: "object",

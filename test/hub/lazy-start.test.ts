@@ -41,6 +41,9 @@ describe("lazy start from the manifest", () => {
     assert.equal((await fetch(hub.origin + "/readyz")).status, 200);
     const client = await hub.connect();
     assert.ok((await client.listTools()).tools.some((t) => t.name === "echo_slow"));
+    // its instructions come from the manifest too: a session hears them before the server runs
+    assert.match(client.getInstructions() ?? "", /\n\necho_\*: A test server: echo text back/);
+    assert.equal((await status()).servers.find((s) => s.name === "echo")!.pid, null);
   });
 
   test("the first call starts it, concurrent first calls share one start, and no list_changed is sent for the same tools", async () => {
