@@ -1,11 +1,8 @@
 // One child MCP server: spawned (stdio) or connected (HTTP), listed, supervised. A child that
 // exits fails its calls in flight at once, drops out of the catalog, and comes back after an
 // exponential backoff; the hub is told each time so it can send list_changed to its clients.
-import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CreateMessageRequestSchema,
@@ -27,9 +24,8 @@ import {
   type ServerCapabilities,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
-import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
+import { childTransport, keepProgressBeforeResponse, Watchdog, type ChildLaunch } from "./child-transport.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { killTree } from "./proctree.js";
@@ -60,21 +56,7 @@ export class ChildUnavailableError extends Error {}
 /** A request larger than a child's stdio reader takes: refused before it can wedge the child. */
 export class MessageTooLargeError extends Error {}
 
-/** How a child is started: its environment, folder and the command wrapper that sets its identity. */
-export interface ChildLaunch {
-  env: Record<string, string>;
-  cwd?: string;
-  command(command: string, args: string[]): { command: string; args: string[] };
-  /** Largest request (serialized params) the child is sent. */
-  maxMessageBytes: number;
-}
-
-// the SDK's stdio readers give up on a line longer than 10 MiB; a child's answer may be larger
-const CHILD_REPLY_LIMIT = 64 * 1024 * 1024;
-// a child whose stdin has not drained for this long has stopped reading: it is restarted
-const WEDGED_AFTER_MS = 10_000;
-// silence from a child with calls in flight after which it is pinged (and as long to answer)
-const PING_AFTER_MS = Number(process.env.AGENTBOX_CHILD_PING_MS) || 30_000;
+export type { ChildLaunch };
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
@@ -100,9 +82,8 @@ export class Child {
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
   private starting?: Promise<void>;
-  private watchdog?: NodeJS.Timeout;
+  private watchdog?: Watchdog;
   private lastStderr?: string;
-  private lastHeard = 0;
 
   constructor(
     readonly name: string,
@@ -159,7 +140,7 @@ export class Child {
     if (!this.enabled || this.stopping) return;
     const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
     this.state = this.restarts > 0 ? "restarting" : "starting";
-    const transport = this.makeTransport();
+    const transport = childTransport(this.config, this.launch, this.prefix, this.log, (line) => void (this.lastStderr = line.slice(0, 500)));
     const client = new Client(
       { name: "agentbox-hub", version: "0.1.0" },
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
@@ -167,9 +148,15 @@ export class Child {
     this.wireClient(client);
     try {
       await client.connect(transport);
-      keepProgressBeforeResponse(transport, () => void (this.lastHeard = Date.now()));
+      const watchdog = (this.watchdog = new Watchdog());
+      keepProgressBeforeResponse(transport, () => watchdog.heard());
       this.pid = (transport as StdioClientTransport).pid ?? undefined;
-      this.watchStdin(client, transport);
+      // a child that stops reading its input or answering would hang every call sent to it: restart it instead
+      watchdog.start(client, transport, {
+        current: () => this.client === client,
+        busy: () => this.queue.stats.running > 0,
+        kill: (why) => this.kill(why),
+      });
       this.capabilities = client.getServerCapabilities() ?? {};
       this.instructions = client.getInstructions();
       await this.refreshLists(client);
@@ -194,41 +181,6 @@ export class Child {
     this.hooks.onListChanged(this, "tools");
     if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
     if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
-  }
-
-  private makeTransport(): Transport {
-    if (this.config.url) {
-      return new StreamableHTTPClientTransport(new URL(this.config.url), {
-        requestInit: { headers: this.config.headers ?? {} },
-      });
-    }
-    const { command, args } = this.launch.command(this.config.command!, this.config.args ?? []);
-    const transport = new StdioClientTransport({
-      command,
-      args,
-      // the prefix last: the child names its sibling tools in texts by it (servers/lib/names.ts)
-      env: { ...this.launch.env, ...this.config.env, [TOOL_PREFIX_ENV]: this.prefix },
-      cwd: this.config.cwd ?? this.launch.cwd,
-      stderr: "pipe",
-      maxBufferSize: CHILD_REPLY_LIMIT,
-    } as ConstructorParameters<typeof StdioClientTransport>[0]);
-    // an unread stderr pipe fills up and blocks the child: always drain it into the hub's log
-    const stderr = transport.stderr;
-    if (stderr) readline.createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => this.logChildLine(line));
-    return transport;
-  }
-
-  private logChildLine(line: string): void {
-    if (!line.trim()) return;
-    this.lastStderr = line.slice(0, 500);
-    try {
-      const entry = JSON.parse(line) as Record<string, unknown>;
-      const level = (["debug", "info", "warn", "error"].includes(String(entry.level)) ? entry.level : "info") as "info";
-      const { msg, level: _l, time: _t, ...fields } = entry;
-      this.log[level](String(msg ?? ""), fields);
-    } catch {
-      this.log.info(line);
-    }
   }
 
   private wireClient(client: Client): void {
@@ -269,7 +221,7 @@ export class Child {
   private onClosed(client: Client): void {
     if (this.client !== client) return;
     this.client = undefined;
-    clearInterval(this.watchdog);
+    this.watchdog?.stop();
     if (this.stopping) {
       this.state = "stopped";
       return;
@@ -280,34 +232,6 @@ export class Child {
     if (this.startedAt && Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
     this.state = "restarting";
     this.scheduleRestart();
-  }
-
-  /** A child that stops reading its input would hang every call sent to it: restart it instead. */
-  /**
-   * A child that stops reading its input would hang every call sent to it: restart it instead.
-   * Two signs: its stdin has not drained for a while, or calls wait on it, it has said nothing for
-   * a while, and it does not answer a ping either.
-   */
-  private watchStdin(client: Client, transport: Transport): void {
-    const stdin = (transport as unknown as { _process?: { stdin?: NodeJS.WritableStream & { writableNeedDrain?: boolean } } })._process?.stdin;
-    let blockedSince = 0;
-    let pinging = false;
-    this.lastHeard = Date.now();
-    this.watchdog = setInterval(() => {
-      if (this.client !== client) return clearInterval(this.watchdog);
-      if (stdin?.writableNeedDrain) {
-        blockedSince ||= Date.now();
-        if (Date.now() - blockedSince > WEDGED_AFTER_MS) this.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
-      } else blockedSince = 0;
-      if (pinging || this.queue.stats.running === 0 || Date.now() - this.lastHeard < PING_AFTER_MS) return;
-      pinging = true;
-      client
-        .ping({ timeout: PING_AFTER_MS })
-        .then(() => void (this.lastHeard = Date.now()))
-        .catch(() => this.client === client && this.kill(`it answered nothing, not even a ping, for ${(2 * PING_AFTER_MS) / 1000} s while calls waited on it`))
-        .finally(() => (pinging = false));
-    }, Math.min(1000, PING_AFTER_MS));
-    this.watchdog.unref();
   }
 
   private kill(why: string): void {
@@ -394,21 +318,4 @@ async function collectPages<K extends string, T>(
     if (!cursor) break;
   }
   return items;
-}
-
-/**
- * The SDK's Protocol runs notification handlers a microtask late but settles a response at once,
- * dropping its progress handler. A progress notification a child writes just before its result
- * (the usual progress === total, then return) can arrive in the same read and is then discarded
- * as "unknown token" (modelcontextprotocol/typescript-sdk#2580). Deferring responses by one
- * microtask keeps arrival order: the notification's handler runs, and the hub relays it, first.
- */
-function keepProgressBeforeResponse(transport: Transport, heard: () => void): void {
-  const deliver = transport.onmessage;
-  if (!deliver) return;
-  transport.onmessage = (message, extra) => {
-    heard();
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) void Promise.resolve().then(() => deliver(message, extra));
-    else deliver(message, extra);
-  };
 }
