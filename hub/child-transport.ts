@@ -1,4 +1,4 @@
-// How the hub reaches one child and notices when it stops answering: the transport (a spawned
+// How the hub reaches one child, reads what it offers, and notices when it stops answering: the transport (a spawned
 // process over stdio, or a URL over Streamable HTTP), the child's stderr relayed into the hub's
 // log, arrival order kept between progress and results, and the watchdog that restarts a child
 // which stopped reading its input or answering at all.
@@ -7,7 +7,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse } from "@modelcontextprotocol/sdk/types.js";
+import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type Prompt, type ResourceTemplate, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../servers/lib/log.js";
 import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
 import type { ServerConfig } from "./config.js";
@@ -125,4 +125,29 @@ export function keepProgressBeforeResponse(transport: Transport, heard: () => vo
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) void Promise.resolve().then(() => deliver(message, extra));
     else deliver(message, extra);
   };
+}
+
+/** What a connected child offers, every page of it (at most 100 pages of each). */
+export async function listOffers(client: Client): Promise<{ tools: Tool[]; prompts: Prompt[]; resourceTemplates: ResourceTemplate[] }> {
+  const caps = client.getServerCapabilities() ?? {};
+  return {
+    tools: caps.tools ? await collectPages((cursor) => client.listTools({ cursor }), "tools") : [],
+    prompts: caps.prompts ? await collectPages((cursor) => client.listPrompts({ cursor }), "prompts") : [],
+    resourceTemplates: caps.resources ? await collectPages((cursor) => client.listResourceTemplates({ cursor }), "resourceTemplates") : [],
+  };
+}
+
+async function collectPages<K extends string, T>(
+  fetchPage: (cursor?: string) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
+  key: K,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await fetchPage(cursor);
+    items.push(...result[key]);
+    cursor = result.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
 }

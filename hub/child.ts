@@ -25,7 +25,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
-import { childTransport, keepProgressBeforeResponse, Watchdog, type ChildLaunch } from "./child-transport.js";
+import { childTransport, keepProgressBeforeResponse, listOffers, Watchdog, type ChildLaunch } from "./child-transport.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { killTree } from "./proctree.js";
@@ -210,12 +210,7 @@ export class Child {
   }
 
   private async refreshLists(client: Client): Promise<void> {
-    const caps = client.getServerCapabilities() ?? {};
-    this.tools = caps.tools ? await collectPages((cursor) => client.listTools({ cursor }), "tools") : [];
-    this.prompts = caps.prompts ? await collectPages((cursor) => client.listPrompts({ cursor }), "prompts") : [];
-    this.resourceTemplates = caps.resources
-      ? await collectPages((cursor) => client.listResourceTemplates({ cursor }), "resourceTemplates")
-      : [];
+    ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = await listOffers(client));
   }
 
   private onClosed(client: Client): void {
@@ -304,18 +299,3 @@ export class Child {
 }
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
-
-async function collectPages<K extends string, T>(
-  fetchPage: (cursor?: string) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
-  key: K,
-): Promise<T[]> {
-  const items: T[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const result = await fetchPage(cursor);
-    items.push(...result[key]);
-    cursor = result.nextCursor;
-    if (!cursor) break;
-  }
-  return items;
-}

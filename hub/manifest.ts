@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Prompt, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
+import { listOffers } from "./child-transport.js";
 import { builtinServers, distRoot, type ServerConfig } from "./config.js";
 
 export interface ManifestEntry {
@@ -56,14 +57,8 @@ async function describeServer(config: ServerConfig, name: string): Promise<Manif
     }),
   );
   try {
-    const capabilities = client.getServerCapabilities() ?? {};
-    return {
-      capabilities,
-      instructions: client.getInstructions(),
-      tools: capabilities.tools ? (await client.listTools()).tools : [],
-      prompts: capabilities.prompts ? (await client.listPrompts()).prompts : [],
-      resourceTemplates: capabilities.resources ? (await client.listResourceTemplates()).resourceTemplates : [],
-    };
+    // listed as the hub lists a running child, so an idle one offers exactly the same
+    return { capabilities: client.getServerCapabilities() ?? {}, instructions: client.getInstructions(), ...(await listOffers(client)) };
   } finally {
     await client.close();
   }
