@@ -27,7 +27,7 @@ export class CatalogPicker {
   readonly element: HTMLDetailsElement;
   private readonly size = h("div", { class: "catalog-size", "data-bytes": "" });
   private readonly serverBoxes = h("div", { class: "catalog-servers" });
-  private readonly toolsInput = h("input", { type: "text", name: "tools", placeholder: "e.g. browser_navigate, file_re*, !hub_metrics", "aria-label": "Tools (names or globs)" });
+  private readonly toolsInput = h("input", { type: "text", name: "tools", placeholder: "e.g. prefix_tool, prefix_*, !hub_metrics", "aria-label": "Tools (names or globs)" });
   private readonly searchBox = h("input", { type: "checkbox", name: "catalog-search" });
 
   constructor() {

@@ -56,7 +56,7 @@ function setPill(state: "connecting" | "connected" | "error", text: string): voi
 }
 
 function serverOf(toolName: string, servers: ServerStatus[]): string {
-  // the longest matching prefix wins, so "code" never claims "code_env_*" of a "code_env" server
+  // the longest matching prefix wins, so "db" never claims "db_admin_*" of a "db_admin" server
   const match = servers.filter((s) => s.prefix && toolName.startsWith(`${s.prefix}_`)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
   if (match) return match.name;
   const unprefixed = servers.find((s) => !s.prefix);
