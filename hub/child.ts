@@ -151,12 +151,6 @@ export class Child {
       const watchdog = (this.watchdog = new Watchdog());
       keepProgressBeforeResponse(transport, () => watchdog.heard());
       this.pid = (transport as StdioClientTransport).pid ?? undefined;
-      // a child that stops reading its input or answering would hang every call sent to it: restart it instead
-      watchdog.start(client, transport, {
-        current: () => this.client === client,
-        busy: () => this.queue.stats.running > 0,
-        kill: (why) => this.kill(why),
-      });
       this.capabilities = client.getServerCapabilities() ?? {};
       this.instructions = client.getInstructions();
       await this.refreshLists(client);
@@ -172,6 +166,13 @@ export class Child {
       return;
     }
     this.client = client;
+    // a child that stops reading its input or answering would hang every call sent to it: restart
+    // it instead (watched from here on: before, `current` would not yet hold and stop the watch)
+    this.watchdog.start(client, transport, {
+      current: () => this.client === client,
+      busy: () => this.queue.stats.running > 0,
+      kill: (why) => this.kill(why),
+    });
     this.lastError = undefined;
     this.startedAt = Date.now();
     this.state = "ready";
