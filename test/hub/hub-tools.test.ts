@@ -17,7 +17,7 @@ describe("hub tools", () => {
     const data = result.structuredContent as { servers: Array<{ name: string; state: string; pid: number; tools: number }>; version: string };
     const echo = data.servers.find((s) => s.name === "echo")!;
     assert.equal(echo.state, "ready");
-    assert.equal(echo.tools, 10);
+    assert.equal(echo.tools, 11);
     assert.match(textOf(result), /echo\s+ready/);
   });
 

@@ -36,7 +36,7 @@ describe("lazy start from the manifest", () => {
     const echo = servers.find((s) => s.name === "echo")!;
     assert.equal(echo.state, "idle");
     assert.equal(echo.pid, null);
-    assert.equal(echo.tools, 10);
+    assert.equal(echo.tools, 11);
     assert.equal(servers.find((s) => s.name === "unrecorded")!.state, "ready");
     assert.equal((await fetch(hub.origin + "/readyz")).status, 200);
     const client = await hub.connect();

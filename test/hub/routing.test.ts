@@ -64,7 +64,7 @@ describe("aggregation and routing", () => {
     const status = await (await fetch(hub.origin + "/")).json();
     const byName = Object.fromEntries(status.servers.map((s: { name: string }) => [s.name, s]));
     assert.equal(byName.echo.state, "ready");
-    assert.equal(byName.echo.tools, 10);
+    assert.equal(byName.echo.tools, 11);
     assert.equal(typeof byName.echo.pid, "number");
     assert.equal(byName.off.state, "disabled");
     assert.equal((await fetch(hub.origin + "/readyz")).status, 200);

@@ -143,15 +143,22 @@ describe("calls from code in a child", () => {
   });
   after(() => hub.stop());
 
-  test("a token derived for one session does not let a caller act as another", async () => {
-    const client = await hub.connect({ headers: { Authorization: "Bearer k" } });
-    const sessionId = textOf(await call(client, "echo_whoami"));
-    const forged = await fetch(hub.url, {
-      method: "POST",
-      headers: { ...json, "X-Agentbox-Hub-Token": "0".repeat(64), "X-Agentbox-Session": sessionId },
-      body: listBody,
-    });
-    assert.equal(forged.status, 401, "a wrong token is no credential at all");
+  test("a session's token acts as that session only; any other token is no credential at all", async () => {
+    const a = await hub.connect({ headers: { Authorization: "Bearer k" } });
+    const b = await hub.connect({ headers: { Authorization: "Bearer k" } });
+    const [idA, idB] = [textOf(await call(a, "echo_whoami")), textOf(await call(b, "echo_whoami"))];
+    const tokenA = textOf(await call(a, "echo_token"));
+    assert.ok(tokenA.length >= 32);
+    const whoami = async (token: string, extra: Record<string, string> = {}) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo_whoami", arguments: {} } });
+      const res = await fetch(hub.url, { method: "POST", headers: { ...json, "X-Agentbox-Session-Token": token, ...extra }, body });
+      return res.status === 200 ? (await res.json()).result.content[0].text : res.status;
+    };
+    assert.equal(await whoami(tokenA), idA);
+    // naming B's session beside A's token changes nothing: the token alone says whose call it is
+    assert.equal(await whoami(tokenA, { "Mcp-Session-Id": idB }), idA);
+    const flipped = tokenA.slice(0, -1) + (tokenA.endsWith("A") ? "B" : "A");
+    for (const forged of [flipped, "0".repeat(43), ""]) assert.equal(await whoami(forged), 401, forged);
   });
 });
 
