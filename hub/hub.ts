@@ -96,7 +96,7 @@ export class Hub {
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
-    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log);
+    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args));
     this.router = new Router({ version: VERSION, limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
 

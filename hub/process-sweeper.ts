@@ -4,7 +4,7 @@
 // the session named in their AGENTBOX_SESSION (set by the servers on everything they start) lives.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { descendantsOf, listProcesses } from "../servers/lib/proctree.js";
+import { descendantsOf, listProcesses, realUid, type ProcInfo } from "../servers/lib/proctree.js";
 import type { Logger } from "../servers/lib/log.js";
 import type { ServedTenant } from "./hub.js";
 import type { ClientSession, SessionRegistry } from "./sessions.js";
@@ -13,16 +13,6 @@ const SESSION_MARKER = "AGENTBOX_SESSION";
 const SWEEP_EVERY_MS = 5_000;
 // after a session ends its servers kill what they know of; the sweep then takes what is left
 const AFTER_SESSION_END_MS = [1_000, 3_000];
-
-/** The real uid of a process (from status: /proc/<pid> itself is root's when it is not dumpable). */
-function realUid(pid: number): number | undefined {
-  try {
-    const line = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
-    return line ? Number(line[1]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const markerIn = (environ: string) => {
   const entry = environ.split("\0").find((e) => e.startsWith(`${SESSION_MARKER}=`));
@@ -33,7 +23,7 @@ const markerIn = (environ: string) => {
  * The session markers of some of a tenant's processes. Root reads them directly where it has
  * CAP_SYS_PTRACE; in a container without it (Docker's default) the tenant's own uid reads them.
  */
-function sessionMarkers(pids: number[], uid: number): Map<number, string | undefined> {
+function sessionMarkers(pids: number[], asTenant: TenantCommand): Map<number, string | undefined> {
   const markers = new Map<number, string | undefined>();
   const unreadable: number[] = [];
   for (const pid of pids) {
@@ -45,13 +35,17 @@ function sessionMarkers(pids: number[], uid: number): Map<number, string | undef
   }
   if (unreadable.length === 0) return markers;
   const script = 'for p; do printf "%s=" "$p"; tr "\\0" "\\n" < /proc/$p/environ 2>/dev/null | grep -m1 "^' + SESSION_MARKER + '=" | cut -d= -f2; echo; done';
-  const out = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "sh", "-c", script, "sh", ...unreadable.map(String)], { encoding: "utf8", timeout: 5000 });
+  const { command, args } = asTenant("sh", ["-c", script, "sh", ...unreadable.map(String)]);
+  const out = spawnSync(command, args, { encoding: "utf8", timeout: 5000 });
   for (const line of (out.stdout ?? "").split("\n")) {
     const [pid, marker] = line.split("=");
     if (pid && Number(pid)) markers.set(Number(pid), marker || undefined);
   }
   return markers;
 }
+
+/** The command line that runs a program as a tenant (tenants.ts tenantCommand, bound to one tenant). */
+type TenantCommand = (command: string, args: string[]) => { command: string; args: string[] };
 
 export class ProcessSweeper {
   private timer?: NodeJS.Timeout;
@@ -60,6 +54,7 @@ export class ProcessSweeper {
     private readonly tenants: ServedTenant[],
     private readonly sessions: SessionRegistry,
     private readonly log: Logger,
+    private readonly commandFor: (tenant: ServedTenant) => TenantCommand,
   ) {}
 
   start(): void {
@@ -74,18 +69,33 @@ export class ProcessSweeper {
 
   sessionEnded(session: ClientSession): void {
     if (!session.tenant.identity) return;
-    for (const delay of AFTER_SESSION_END_MS) setTimeout(() => this.sweep(session.tenant), delay).unref();
+    for (const delay of AFTER_SESSION_END_MS) setTimeout(() => this.sweep([session.tenant]), delay).unref();
   }
 
   private sweepAll(): void {
-    for (const tenant of this.tenants) this.sweep(tenant);
+    this.sweep(this.tenants);
+  }
+
+  /** One read of the process table, then each tenant's sweep over its own processes. */
+  private sweep(tenants: ServedTenant[]): void {
+    const procs = listProcesses();
+    const byUid = new Map<number, ProcInfo[]>();
+    for (const p of procs) {
+      if (p.state === "Z") continue;
+      const uid = realUid(p.pid);
+      if (uid === undefined) continue;
+      const list = byUid.get(uid);
+      if (list) list.push(p);
+      else byUid.set(uid, [p]);
+    }
+    for (const tenant of tenants) {
+      const own = tenant.identity && byUid.get(tenant.identity.uid);
+      if (own) this.sweepTenant(tenant, procs, own);
+    }
   }
 
   /** Kill the tenant's processes that are below none of its servers and whose session has ended. */
-  sweep(tenant: ServedTenant): number {
-    const uid = tenant.identity?.uid;
-    if (uid === undefined) return 0;
-    const procs = listProcesses();
+  private sweepTenant(tenant: ServedTenant, procs: ProcInfo[], own: ProcInfo[]): void {
     const kept = new Set<number>();
     for (const child of tenant.children) {
       if (!child.pid) continue;
@@ -93,9 +103,9 @@ export class ProcessSweeper {
       for (const p of descendantsOf(child.pid, procs)) kept.add(p.pid);
     }
     const live = new Set(this.sessions.all().filter((s) => s.tenant === tenant).map((s) => s.id));
-    const escaped = procs.filter((p) => !kept.has(p.pid) && p.state !== "Z" && realUid(p.pid) === uid).map((p) => p.pid);
-    if (escaped.length === 0) return 0;
-    const markers = sessionMarkers(escaped, uid);
+    const escaped = own.filter((p) => !kept.has(p.pid)).map((p) => p.pid);
+    if (escaped.length === 0) return;
+    const markers = sessionMarkers(escaped, this.commandFor(tenant));
     let killed = 0;
     for (const pid of escaped) {
       const marker = markers.get(pid);
@@ -108,6 +118,5 @@ export class ProcessSweeper {
       }
     }
     if (killed) this.log.info("killed processes that outlived their session", { tenant: tenant.name, count: killed });
-    return killed;
   }
 }

@@ -70,6 +70,16 @@ export function descendantsOf(root: number, procs: ProcInfo[] = listProcesses())
   return found;
 }
 
+/** The real uid of a process, from status (/proc/<pid> itself is root's when it is not dumpable). */
+export function realUid(pid: number): number | undefined {
+  try {
+    const line = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+    return line ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);

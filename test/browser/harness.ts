@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
-import { descendantsOf } from "../../servers/lib/proctree.js";
+import { descendantsOf, realUid } from "../../servers/lib/proctree.js";
 
 export { textOf };
 
@@ -117,8 +117,8 @@ export function socketInodes(pids: number[]): Set<string> {
 }
 
 function socketsAsOwner(pid: number): string[] {
-  const uid = /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  if (!uid) return [];
+  const uid = realUid(pid);
+  if (uid === undefined) return [];
   const out = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "find", `/proc/${pid}/fd`, "-mindepth", "1", "-lname", "socket:*", "-printf", "%l\n"], { encoding: "utf8" });
   return (out.stdout ?? "").split("\n").flatMap((l) => l.match(/^socket:\[(\d+)\]$/)?.[1] ?? []);
 }
@@ -128,7 +128,7 @@ export function newChromiumListeners(pid: number, before: Map<string, number>): 
   const owned = socketInodes(processTree(pid));
   // Chromium may make itself undumpable, and root in a container cannot read such a process's
   // descriptors: a socket owned by the tenant's own uid (not the hub's) is its then
-  const uid = Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+  const uid = realUid(pid);
   const tenantUid = uid !== process.getuid?.() ? uid : undefined;
   return [...listenerRows()].filter(([inode, row]) => !before.has(inode) && (owned.has(inode) || row.uid === tenantUid)).map(([, row]) => row.port);
 }

@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { isAlive, listProcesses } from "../../servers/lib/proctree.js";
+import { isAlive, realUid } from "../../servers/lib/proctree.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { json } from "../helpers/raw-http.js";
 
@@ -36,7 +36,6 @@ async function eventually(what: string, probe: () => boolean | Promise<boolean>,
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const uidOf = (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
 
 describe("two tenants on one hub", { skip }, () => {
   let hub: TestHub;
@@ -185,6 +184,6 @@ describe("two tenants on one hub", { skip }, () => {
     // the tenant's other session and its servers live on
     assert.equal((await sh(alice, "echo alive")).stdout.trim(), "alive");
     const servers = await serverPids(KEY_A);
-    assert.ok(servers.length > 0 && servers.every((pid) => isAlive(pid) && uidOf(pid) === uid));
+    assert.ok(servers.length > 0 && servers.every((pid) => isAlive(pid) && realUid(pid) === uid));
   });
 });

@@ -6,6 +6,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startHub, type TestHub } from "../helpers/hub.js";
+import { realUid } from "../../servers/lib/proctree.js";
 
 export { textOf } from "../helpers/hub.js";
 
@@ -115,18 +116,17 @@ export function descendants(root: number): number[] {
  * processes that escaped with setsid and were reparented away from it).
  */
 /** A server's uid, remembered: it is still needed once the server has exited. */
-const serverUids = new Map<number, string | undefined>();
+const serverUids = new Map<number, number | undefined>();
 
 export function leftovers(serverPid: number): string[] {
   const found = new Set(descendants(serverPid));
   // under its tenant's own uid (tests as root), another hub's terminals are not this server's
-  const uidOf = (pid: number) => /^Uid:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
-  if (!serverUids.has(serverPid) && fs.existsSync(`/proc/${serverPid}`)) serverUids.set(serverPid, uidOf(serverPid));
+  if (!serverUids.has(serverPid) && fs.existsSync(`/proc/${serverPid}`)) serverUids.set(serverPid, realUid(serverPid));
   const serverUid = serverUids.get(serverPid);
-  const own = serverUid !== undefined && Number(serverUid) !== process.getuid?.() ? serverUid : undefined;
+  const own = serverUid !== undefined && serverUid !== process.getuid?.() ? serverUid : undefined;
   for (const p of procs()) {
     try {
-      if (own !== undefined && uidOf(p.pid) !== own) continue;
+      if (own !== undefined && realUid(p.pid) !== own) continue;
       if (fs.readFileSync(`/proc/${p.pid}/environ`, "latin1").includes("AGENTBOX_TERMINAL_TREE=")) found.add(p.pid);
     } catch {
       // gone, or not ours to read
