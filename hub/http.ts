@@ -6,10 +6,10 @@ import type { HttpBindings } from "@hono/node-server";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { mountPlayground } from "./playground/route.js";
-import { LegacySseEndpoint } from "./legacy-sse.js";
+import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
+import { mcpEndpoint } from "./endpoints/mcp.js";
 import { drainingRefusal } from "./replica.js";
-import { authenticate, callbackSession, OriginPolicy, requestTenant, trustProxies } from "./security.js";
-import { StreamableEndpoint } from "./streamable.js";
+import { authenticate, callerOf, OriginPolicy, trustProxies } from "./security.js";
 
 const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
 
@@ -37,7 +37,7 @@ function refuseNewSessionsWhileDraining(hub: Hub): MiddlewareHandler {
     if (!hub.draining) return next();
     const { method, path } = c.req;
     const opensSession =
-      (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callbackSession(c)) ||
+      (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callerOf(c).session) ||
       (method === "GET" && path === "/sse");
     return opensSession ? Promise.resolve(drainingRefusal(hub)) : next();
   };
@@ -48,7 +48,7 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const keyed = hub.tenants.some((t) => t.keyDigest);
   trustProxies(hub.config.trustedProxies);
   const origins = new OriginPolicy(hub.config, keyed);
-  const streamable = new StreamableEndpoint(hub);
+  const mcp = mcpEndpoint(hub);
   const legacy = new LegacySseEndpoint(hub);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
@@ -79,9 +79,9 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   const drainGate = refuseNewSessionsWhileDraining(hub);
   for (const path of guarded) app.use(path, auth, bodyLimit, drainGate);
 
-  app.get("/", (c) => c.json({ ...hub.status(keyed ? requestTenant(c) : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
+  app.get("/", (c) => c.json({ ...hub.status(keyed ? callerOf(c).tenant : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
-  for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, (c) => streamable.handle(c));
+  for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, mcp);
   app.get("/sse", (c) => legacy.open(c));
   app.post("/messages", (c) => legacy.message(c));
 

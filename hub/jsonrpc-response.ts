@@ -59,3 +59,6 @@ export function parseJsonRpc(text: string): ParsedBody {
   }
   return { ok: true, body, text };
 }
+
+/** The JSON-RPC error code of a request refused by a method rate limit (plain JSON clients get HTTP 429). */
+export const RATE_LIMITED_CODE = -32029;

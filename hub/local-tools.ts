@@ -6,7 +6,7 @@ import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DESCRIBE_SESSION_METHOD } from "../servers/lib/session-events.js";
 import type { Hub } from "./hub.js";
 import { treeUsage } from "../servers/lib/proctree.js";
-import type { LocalTools } from "./router.js";
+import type { LocalTools } from "./tool-calls.js";
 import type { ClientSession } from "./sessions.js";
 
 const noInput = { type: "object" as const, properties: {} };

@@ -26,6 +26,24 @@ export function presentedKey(req: Request): string | undefined {
 
 type Ctx = Parameters<MiddlewareHandler>[0];
 
+/** Who a request comes from, decided once by `authenticate` and read by every endpoint. */
+export class Caller {
+  private key?: string;
+
+  constructor(
+    private readonly c: Ctx,
+    readonly tenant: ServedTenant,
+    /** The session code is calling back as, when the request carries a session token. */
+    readonly session?: ClientSession,
+  ) {}
+
+  /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
+  get clientKey(): string {
+    this.key ??= clientKeyOf(this.c);
+    return this.key;
+  }
+}
+
 /**
  * Who is asking, decided once per request: code calling back as one session (its session token),
  * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
@@ -37,15 +55,14 @@ export function authenticate(hub: Hub): MiddlewareHandler {
     if (token !== undefined) {
       const session = hub.sessions.withToken(token);
       if (!session) return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
-      c.set(CALLBACK, session);
-      c.set(TENANT, session.tenant);
+      c.set(CALLER as never, new Caller(c, session.tenant, session) as never);
       return next();
     }
     // a keyless hub ignores a key a client sends anyway (a client configured with one header for all)
     const key = hub.keylessTenant ? undefined : presentedKey(c.req.raw);
     const tenant = hub.keylessTenant ?? (key !== undefined ? tenantForKey(hub.tenants, key) : undefined);
     if (tenant) {
-      c.set(TENANT, tenant);
+      c.set(CALLER as never, new Caller(c, tenant) as never);
       return next();
     }
     return jsonRpcError(401, -32001, key === undefined
@@ -54,17 +71,11 @@ export function authenticate(hub: Hub): MiddlewareHandler {
   };
 }
 
-const TENANT = "agentbox.tenant";
-const CALLBACK = "agentbox.callback";
+const CALLER = "agentbox.caller";
 
-/** The tenant `authenticate` found for this request. */
-export function requestTenant(c: Ctx): ServedTenant {
-  return c.get(TENANT as never) as ServedTenant;
-}
-
-/** The session code is calling back as, when the request carries a session token. */
-export function callbackSession(c: Ctx): ClientSession | undefined {
-  return c.get(CALLBACK as never) as ClientSession | undefined;
+/** The caller `authenticate` found for this request. */
+export function callerOf(c: Ctx): Caller {
+  return c.get(CALLER as never) as Caller;
 }
 
 const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
@@ -135,8 +146,7 @@ export class OriginPolicy {
   }
 }
 
-/** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
-export function clientKey(c: Parameters<MiddlewareHandler>[0]): string {
+function clientKeyOf(c: Ctx): string {
   const key = presentedKey(c.req.raw);
   if (key) return `key-${sha256(key).toString("hex").slice(0, 16)}`;
   return `ip-${clientAddress(c).replace(/[^a-zA-Z0-9.-]/g, "_")}`;
@@ -165,7 +175,7 @@ const isTrusted = (address: string) => {
   return Boolean(trustedProxies?.check(plain, isIP(plain) === 6 ? "ipv6" : "ipv4"));
 };
 
-function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
+function clientAddress(c: Ctx): string {
   let address: string;
   try {
     address = getConnInfo(c).remote.address ?? "unknown";

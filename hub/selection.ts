@@ -9,19 +9,16 @@
 //   `servers` or by positive patterns, only by an exclusion (`?tools=!hub_metrics`);
 // - in search mode tools/list shows the hub's tools and what hub_find_tools has found so far, but
 //   every tool of the selection may be called: search decides what is listed, selection what is allowed.
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { CallToolResult, ServerNotification, ServerRequest, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import picomatch from "picomatch";
 import type { Catalog } from "./catalog.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { describeSpec, hasSelectionParams, parseSelectionQuery, SelectionError, type CatalogMode, type SelectionSpec } from "./selection-spec.js";
-import type { ClientSession } from "./sessions.js";
+import type { CallChannel } from "./sessions.js";
 import { FIND_TOOLS, findTools, findToolsTool } from "./tool-search.js";
 
 /** The owner name of the hub's own tools, as a server would be named. */
 export const HUB = "hub";
-
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What a view reads from the hub, resolved at each use: the catalog changes as servers come and go. */
 export interface ViewContext {
@@ -128,13 +125,13 @@ export class SessionView {
   }
 
   /** hub_find_tools, when this is a search-mode session; undefined for any other tool. */
-  callLocal(tool: string, args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> | undefined {
+  callLocal(tool: string, args: Record<string, unknown>, channel: CallChannel): Promise<CallToolResult> | undefined {
     if (tool !== FIND_TOOLS || this.mode !== "search" || !this.allowsTool(tool)) return undefined;
     return (async () => {
       const { result, names } = findTools(args, this.allTools(), (name) => this.allowsTool(name));
       const added = names.filter((n) => !this.found.has(n));
       for (const name of added) this.found.add(name);
-      if (added.length) await extra.sendNotification({ method: "notifications/tools/list_changed" }).catch(() => undefined);
+      if (added.length) await channel.notify({ method: "notifications/tools/list_changed" }).catch(() => undefined);
       return result;
     })();
   }
@@ -181,18 +178,6 @@ export class SessionView {
       throw new SelectionError(`?tools= pattern '${pattern}' matches no tool.${near.length ? ` Did you mean: ${near.join(", ")}?` : " See tools/list of a session without ?tools= for the names."}`);
     }
   }
-}
-
-const views = new WeakMap<ClientSession, SessionView>();
-
-/** The view fixed for a session at initialize. */
-export function viewOf(session: ClientSession): SessionView | undefined {
-  return views.get(session);
-}
-
-export function bindView(session: ClientSession, view: SessionView): SessionView {
-  views.set(session, view);
-  return view;
 }
 
 /**

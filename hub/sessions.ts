@@ -1,20 +1,30 @@
-// Client sessions: one SDK Server per session, whatever the transport (Streamable HTTP, legacy
-// SSE, plain JSON clients without a session, stdio). Sessions idle past their expiry are closed,
-// and every child is told so it can free the session's browser contexts, terminals, interpreters.
+// Client sessions, whatever carries them (Streamable HTTP, legacy SSE, plain JSON without a
+// session, code calling back, stdio): who the client is, what it may see, what it is running.
+// What a transport needs to keep (its SDK transport object, its streams) stays in its endpoint
+// (hub/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
+// free the session's browser contexts, terminals and interpreters.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ClientCapabilities, LoggingLevel, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createHash, randomBytes } from "node:crypto";
 import type { Child } from "./child.js";
 import type { ServedTenant } from "./hub.js";
+import type { SessionView } from "./selection.js";
 
 export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
+
+/** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
+export interface CallChannel {
+  readonly signal: AbortSignal;
+  /** A notification about this call (progress, a log line), delivered with the call's reply. */
+  notify(notification: ServerNotification): Promise<void>;
+  /** A request to the client made while the call runs (sampling, elicitation, roots). */
+  request(request: ServerRequest, signal: AbortSignal): Promise<Result>;
+}
 
 export interface InflightCall {
   child: Child;
   tool: string;
-  extra: RequestHandlerExtra<ServerRequest, ServerNotification>;
+  channel: CallChannel;
 }
 
 export class ClientSession {
@@ -25,14 +35,10 @@ export class ClientSession {
   logLevel?: LoggingLevel;
   /** What the client declared at initialize; none for plain JSON clients. */
   clientCapabilities: ClientCapabilities = {};
-  /** Servers connected for this session: one for stateful transports, one per request for implicit sessions. */
+  /** SDK servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
-  transport?: Transport;
-  /**
-   * A server of the session's own for requests outside its transport (plain JSON calls of an
-   * implicit session, code calling tools): answered directly, in an id space of their own.
-   */
-  lane?: Promise<import("./session-transport.js").SessionTransport>;
+  /** Tool calls answered without an SDK server (hub/endpoints/direct-call.ts), by request id, so a cancellation finds them. */
+  readonly directCalls = new Map<RequestId, AbortController>();
   closed = false;
 
   /**
@@ -47,6 +53,8 @@ export class ClientSession {
     readonly tenant: ServedTenant,
     /** Who the client is: a hash of its API key or its remote address. */
     readonly clientKey: string,
+    /** What this session may see and call, fixed when it starts (hub/selection.ts). */
+    readonly view: SessionView,
   ) {}
 
   /** Whose rate-limit budget this session spends: its tenant's when it has a key, else its own. */
@@ -99,14 +107,15 @@ export class SessionRegistry {
     return this.byToken.get(tokenDigest(token));
   }
 
+  /** Close a session: its calls are cancelled, its servers (and with them their transports) closed. */
   async close(id: string): Promise<void> {
     const session = this.sessions.get(id);
     if (!session || session.closed) return;
     session.closed = true;
     this.sessions.delete(id);
     this.byToken.delete(tokenDigest(session.token));
+    for (const call of session.directCalls.values()) call.abort(SESSION_CLOSED);
     await Promise.allSettled([...session.servers].map((s) => s.close()));
-    await session.transport?.close().catch(() => undefined);
     this.onClosed(session);
   }
 
@@ -121,5 +130,8 @@ export class SessionRegistry {
     }
   }
 }
+
+/** The reason a direct call's signal carries when its session closed under it. */
+export const SESSION_CLOSED = "session closed";
 
 const tokenDigest = (token: string) => createHash("sha256").update(token).digest("base64");

@@ -1,11 +1,10 @@
 // `agentbox --stdio`: the same aggregated catalog for a client that launches the hub itself.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Hub } from "./hub.js";
+import { createSessionServer } from "./session-server.js";
 
 export async function serveStdio(hub: Hub): Promise<void> {
   // the desktop user who launched the hub is its (first) tenant
   const session = hub.newSession(`stdio-${process.pid}`, "stdio", hub.tenants[0], "stdio");
-  const transport = new StdioServerTransport();
-  session.transport = transport;
-  await hub.createServer(session).connect(transport);
+  await createSessionServer(hub, session).connect(new StdioServerTransport());
 }

@@ -99,9 +99,9 @@ function stateDir(config: HubConfig): string {
 }
 
 /** The tenant a presented API key belongs to (constant-time over every tenant). */
-export function tenantForKey(tenants: Tenant[], key: string): Tenant | undefined {
+export function tenantForKey<T extends Tenant>(tenants: T[], key: string): T | undefined {
   const digest = sha256(key);
-  let found: Tenant | undefined;
+  let found: T | undefined;
   for (const t of tenants) if (t.keyDigest && timingSafeEqual(t.keyDigest, digest)) found = t;
   return found;
 }

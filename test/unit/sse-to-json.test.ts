@@ -2,8 +2,8 @@
 // client can read, and a reply that is only a rate-limit error turned into HTTP 429.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "../../hub/plain-json.js";
-import { RATE_LIMITED_CODE } from "../../hub/router.js";
+import { rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "../../hub/endpoints/sse-to-json.js";
+import { RATE_LIMITED_CODE } from "../../hub/jsonrpc-response.js";
 
 const sse = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "text/event-stream", "content-length": String(body.length) } });
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });

@@ -3,7 +3,7 @@
 // widens Accept for it and, when the client cannot read SSE, turns the SSE reply back into the
 // JSON-RPC response(s) it carries.
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { RATE_LIMITED_CODE } from "./router.js";
+import { RATE_LIMITED_CODE } from "../jsonrpc-response.js";
 
 export function acceptsSse(req: Request): boolean {
   return (req.headers.get("accept") ?? "").includes("text/event-stream");

@@ -1,0 +1,41 @@
+// Sending a client's request on to the child that serves it, for one session: the session named
+// in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
+// the result, cancellation carried across, and the child's failures as protocol errors.
+import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { SESSION_META_KEY, TOKEN_META_KEY } from "../servers/lib/session-events.js";
+import { ChildUnavailableError, MessageTooLargeError, type Child } from "./child.js";
+import { protocolError, withoutCodePrefix } from "./jsonrpc-response.js";
+import type { CallChannel, ClientSession } from "./sessions.js";
+
+export type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
+
+/** `params` as the child is sent them: the client's progress token replaced by the child's own, the session named. */
+function forChild(params: Params, child: Child, session: ClientSession): { params: Params; progressToken: unknown } {
+  const { progressToken, ...meta } = params._meta ?? {};
+  const named = { ...meta, [SESSION_META_KEY]: session.id, ...(child.local ? { [TOKEN_META_KEY]: session.token } : {}) };
+  return { params: { ...params, _meta: named }, progressToken };
+}
+
+export async function forward(child: Child, method: string, params: Params, session: ClientSession, channel: CallChannel): Promise<Result> {
+  const { params: forwarded, progressToken } = forChild(params, child, session);
+  // progress is relayed in order, and all of it before the result, or the client loses the tail
+  let relayed: Promise<unknown> = Promise.resolve();
+  const onprogress =
+    progressToken === undefined
+      ? undefined
+      : (p: { progress: number; total?: number; message?: string }) => {
+          const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
+          relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
+        };
+  try {
+    const result = await child.request(method, forwarded, { signal: channel.signal, onprogress });
+    await relayed;
+    return result;
+  } catch (err) {
+    if (method !== "tools/call" && err instanceof ChildUnavailableError) throw protocolError(ErrorCode.InternalError, err.message);
+    if (method !== "tools/call" && err instanceof MessageTooLargeError) throw protocolError(ErrorCode.InvalidParams, err.message);
+    // the child's message already carries the SDK's "MCP error N:" prefix; a client adds its own
+    if (err instanceof McpError) throw protocolError(err.code, withoutCodePrefix(err.message), err.data);
+    throw err;
+  }
+}
