@@ -20,6 +20,8 @@ const SESSIONS = Number(process.env.BENCH_RELAY_SESSIONS ?? 32);
 const CALLS = Number(process.env.BENCH_RELAY_CALLS ?? 3000);
 const WARM_CALLS = Number(process.env.BENCH_RELAY_WARM_CALLS ?? 500);
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 3);
+/** A comma list of contender keys to run alone while working on one (its results are then not the recorded comparison). */
+const ONLY = process.env.BENCH_RELAY_ONLY?.split(",").map((k) => k.trim());
 /** Issue 17's targets: agentbox at most 1.5× the bare relay, and at least 3× cheaper than the cheaper peer. */
 export const HUB_OVER_RELAY_TARGET = 1.5;
 export const PEER_OVER_HUB_TARGET = 3;
@@ -139,6 +141,7 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
   const loadBefore = os.loadavg();
   try {
     for (const [key, label, start, tool] of PEERS) {
+      if (ONLY && !ONLY.includes(key)) continue;
       try {
         contenders.push(await startContender(key, label, start, tool, workspace));
       } catch (err) {
@@ -152,7 +155,7 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
       const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]);
       for (const c of order) rounds.get(c.key)!.push(await measure(c));
       loadPerRound.push(round(os.loadavg()[0], 2));
-      log(`relay round ${r + 1}/${ROUNDS}: ` + contenders.map((c) => `${c.key} ${rounds.get(c.key)!.at(-1)!.cpu.toFixed(3)} ms CPU/call`).join(", "));
+      log(`relay round ${r + 1}/${ROUNDS}: ` + contenders.map((c) => { const last = rounds.get(c.key)!.at(-1)!; return `${c.key} ${last.cpu.toFixed(3)} ms CPU/call (front ${last.front.toFixed(3)} + children ${last.children.toFixed(3)})`; }).join(", "));
     }
     const result = summarizeRounds(contenders, rounds);
     const out = {
@@ -164,7 +167,7 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
       loadAverage: { before: loadBefore.map((l) => round(l, 2)), afterEachRound: loadPerRound, after: os.loadavg().map((l) => round(l, 2)) },
       unavailable,
     };
-    writeResult("relay", out);
+    if (!ONLY) writeResult("relay", out);
     return out;
   } finally {
     await Promise.allSettled(contenders.map(stopContender));
