@@ -5,7 +5,7 @@ import * as pty from "node-pty";
 import stripAnsi from "strip-ansi";
 import { childEnv } from "./config.js";
 import { echoDecided, echoEnd } from "./echo.js";
-import { killTree, TREE_MARKER_ENV } from "./proctree.js";
+import { killTree, TREE_MARKER_ENV } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface TerminalOptions {
