@@ -162,7 +162,7 @@ export interface KillOptions {
  * graceMs to exit; then every member left (see membersOf, plus the descendants seen before the
  * grace, which the root's exit may have reparented out of the parent chain) is stopped, so none
  * can fork between scan and kill, and SIGKILLed, repeating until nothing alive is left. Returns
- * how many distinct processes were signalled.
+ * how many distinct processes it found and signalled.
  */
 export async function killTree(target: number | Tree, options: KillOptions = {}): Promise<number> {
   const tree = typeof target === "number" ? { root: target } : target;
@@ -185,7 +185,11 @@ export async function killTree(target: number | Tree, options: KillOptions = {})
     // A stopped tree cannot grow: one more scan catches children forked just before the stop.
     const all = new Set([...members, ...membersOf(tree)]);
     signal(-tree.root, "SIGKILL");
-    for (const pid of all) if (signal(pid, "SIGKILL")) signalled.add(pid);
+    for (const pid of all) {
+      // counted even if already gone: the group kill just above may have killed and reaped it
+      signal(pid, "SIGKILL");
+      signalled.add(pid);
+    }
     await pause(10);
   }
   return signalled.size;
