@@ -28,7 +28,7 @@ import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { childTransport, keepProgressBeforeResponse, listOffers, Watchdog, type ChildLaunch } from "./child-transport.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
-import { killTree } from "./proctree.js";
+import { killTree } from "../servers/lib/proctree.js";
 import { CallQueue } from "./queue.js";
 
 export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
@@ -234,7 +234,7 @@ export class Child {
     if (!this.pid || this.stopping) return;
     this.lastError = `restarted because ${why}`;
     this.log.warn("killing child", { pid: this.pid, why });
-    void killTree(this.pid, 0);
+    void killTree(this.pid);
   }
 
   private scheduleRestart(): void {
@@ -294,7 +294,7 @@ export class Child {
     const client = this.client;
     this.state = "stopped";
     // SIGTERM lets the child free what it holds; then everything left in its tree is killed
-    if (pid) await killTree(pid, 3000);
+    if (pid) await killTree(pid, { graceMs: 3000 });
     await client?.close().catch(() => undefined);
   }
 }

@@ -67,17 +67,11 @@ export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>
   return defineTool<S>({
     ...def,
     async run(args, ctx) {
-      const { store } = getRuntime(ctx);
-      // A call in progress is use: keep touching the session so the idle sweep cannot close its
-      // context underneath a slow call (SessionStore only sees the moment the call started).
-      const keepAlive = setInterval(() => void store.peek(ctx.session), Math.max(50, Math.floor(idleMs() / 3)));
+      // held busy for the whole call, so the idle sweep cannot close its context underneath a slow one
       try {
-        const b = await store.get(ctx.session);
-        return await def.run(args, b, ctx);
+        return await getRuntime(ctx).store.use(ctx.session, (b) => def.run(args, b, ctx));
       } catch (err) {
         throw toToolError(err);
-      } finally {
-        clearInterval(keepAlive);
       }
     },
   });

@@ -1,5 +1,5 @@
-// The process table from /proc, read once for everyone who needs it: the hub (ending a child
-// with all it started, per-child CPU and memory) and the terminal (killing a command's tree).
+// The process table from /proc, and killing a process with everything it started: one module for
+// the hub (ending a child, per-child CPU and memory) and the terminal (ending a command or a pty).
 import fs from "node:fs";
 
 export interface ProcInfo {
@@ -100,4 +100,97 @@ export function treeUsage(pid: number): { processes: number; rssBytes: number; c
     rssBytes: tree.reduce((sum, p) => sum + p.rssBytes, 0),
     cpuSeconds: tree.reduce((sum, p) => sum + p.cpuTicks, 0) / TICKS_PER_SECOND,
   };
+}
+
+/**
+ * The environment variable carrying a tree's marker into every process it starts. Descendants
+ * inherit it, so it still names them after they called setsid() or were reparented.
+ */
+export const TREE_MARKER_ENV = "AGENTBOX_TERMINAL_TREE";
+
+/** What to kill: a process, and optionally the marker (value of TREE_MARKER_ENV) it was started with. */
+export interface Tree {
+  root: number;
+  marker?: string;
+}
+
+function carriesMarker(pid: number, marker: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`${TREE_MARKER_ENV}=${marker}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Live members of a tree right now: the root, everything below it in the parent chain, whatever
+ * is in the root's process group or session (it leads them when spawned detached or on a pty),
+ * given a marker every process carrying it, and those of `known` still there. Zombies are left
+ * out (they only wait to be reaped), and so is this process.
+ */
+export function membersOf(tree: Tree, procs: ProcInfo[] = listProcesses(), known: number[] = []): number[] {
+  const members = new Set<number>(known);
+  for (const p of descendantsOf(tree.root, procs)) members.add(p.pid);
+  for (const p of procs) {
+    if (p.pid === tree.root || p.pgrp === tree.root || p.sid === tree.root || (tree.marker && carriesMarker(p.pid, tree.marker))) {
+      members.add(p.pid);
+    }
+  }
+  members.delete(process.pid);
+  const live = new Set(procs.filter((p) => p.state !== "Z").map((p) => p.pid));
+  return [...members].filter((pid) => live.has(pid));
+}
+
+function signal(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false; // already gone
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface KillOptions {
+  /** SIGTERM the root first and give it this long to exit (and free what it holds) before SIGKILL; 0: SIGKILL at once. */
+  graceMs?: number;
+}
+
+/**
+ * Kill a process and everything it started. With a grace, the root gets SIGTERM first and up to
+ * graceMs to exit; then every member left (see membersOf, plus the descendants seen before the
+ * grace, which the root's exit may have reparented out of the parent chain) is stopped, so none
+ * can fork between scan and kill, and SIGKILLed, repeating until nothing alive is left. Returns
+ * how many distinct processes it found and signalled.
+ */
+export async function killTree(target: number | Tree, options: KillOptions = {}): Promise<number> {
+  const tree = typeof target === "number" ? { root: target } : target;
+  const graceMs = options.graceMs ?? 0;
+  const signalled = new Set<number>();
+  let earlier = membersOf(tree);
+  const running = () => ![undefined, "Z"].includes(readProc(tree.root)?.state);
+  if (graceMs > 0 && running() && signal(tree.root, "SIGTERM")) {
+    signalled.add(tree.root);
+    const deadline = Date.now() + graceMs;
+    // an exited root counts as gone though its parent has not reaped it yet
+    while (Date.now() < deadline && running()) await pause(50);
+  }
+  for (let round = 0; round < 50; round++) {
+    signal(-tree.root, "SIGSTOP");
+    const members = membersOf(tree, listProcesses(), earlier);
+    earlier = [];
+    if (members.length === 0) break;
+    for (const pid of members) signal(pid, "SIGSTOP");
+    // A stopped tree cannot grow: one more scan catches children forked just before the stop.
+    const all = new Set([...members, ...membersOf(tree)]);
+    signal(-tree.root, "SIGKILL");
+    for (const pid of all) {
+      // counted even if already gone: the group kill just above may have killed and reaped it
+      signal(pid, "SIGKILL");
+      signalled.add(pid);
+    }
+    await pause(10);
+  }
+  return signalled.size;
 }

@@ -1,11 +1,11 @@
 // Run one command line through bash with separate stdout/stderr, a timeout, cancellation and a
 // guarantee that nothing it started outlives it: when bash exits, on timeout and on cancel the
-// whole tree is killed (see proctree.ts) and every process is reaped.
+// whole tree is killed (see ../lib/proctree.ts) and every process is reaped.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { childEnv } from "./config.js";
-import { killTree, TREE_MARKER_ENV, type Tree } from "./proctree.js";
+import { killTree, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface ExecOptions {

@@ -12,44 +12,29 @@ const log = createLogger({ server: "terminal", part: "registry" });
 
 type Terminals = Map<string, Terminal>;
 
-/** Every client's terminals, also reachable here for the idle sweep (the store hides its entries). */
-const byClient = new Map<string, Terminals>();
-
 const store = new SessionStore<Terminals>({
-  create(session) {
-    const terminals: Terminals = new Map();
-    byClient.set(session, terminals);
-    return terminals;
-  },
+  create: () => new Map(),
   async dispose(terminals, session, reason) {
-    byClient.delete(session);
     await Promise.all([...terminals.values()].map((t) => t.kill()));
     if (terminals.size > 0) log.info("terminals freed", { session, reason, count: terminals.size });
     terminals.clear();
   },
   idleMs: settings.idleMs,
-  describeAs: "terminals",
-  describe: (terminals) =>
-    [...terminals.values()].map((t) => ({ id: t.id, pid: t.pid, alive: t.alive, createdAt: t.createdAt.toISOString() })),
-});
-
-if (settings.idleMs > 0) {
-  const sweeper = setInterval(() => void sweepIdle(), Math.max(100, Math.min(settings.idleMs / 4, 30_000)));
-  sweeper.unref();
-}
-
-async function sweepIdle(): Promise<void> {
-  const now = Date.now();
-  for (const [session, terminals] of byClient) {
+  // Each terminal has its own idle time: one the client uses does not keep its others alive.
+  async sweepParts(terminals, session, cutoff) {
     for (const terminal of [...terminals.values()]) {
-      if (now - terminal.lastUsed <= settings.idleMs) continue;
+      if (!terminal.idleSince(cutoff)) continue;
       log.info("idle terminal killed", { session, id: terminal.id, idleMs: settings.idleMs });
       // Forget it only once it is dead, so a listing never hides a terminal still running.
       await terminal.kill();
       terminals.delete(terminal.id);
     }
-  }
-}
+    return terminals.size > 0;
+  },
+  describeAs: "terminals",
+  describe: (terminals) =>
+    [...terminals.values()].map((t) => ({ id: t.id, pid: t.pid, alive: t.alive, createdAt: t.createdAt.toISOString() })),
+});
 
 export async function listTerminals(session: string): Promise<Terminal[]> {
   const terminals = await store.peek(session);

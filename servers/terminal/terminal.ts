@@ -5,7 +5,7 @@ import * as pty from "node-pty";
 import stripAnsi from "strip-ansi";
 import { childEnv } from "./config.js";
 import { echoDecided, echoEnd } from "./echo.js";
-import { killTree, TREE_MARKER_ENV } from "./proctree.js";
+import { killTree, TREE_MARKER_ENV } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface TerminalOptions {
@@ -58,6 +58,8 @@ export class Terminal {
   rows: number;
   /** Last time the client used this terminal (for the idle limit). */
   lastUsed = Date.now();
+  /** Waits running on it now: a terminal a call is waiting on is in use however long the wait. */
+  private waiting = 0;
   exit?: { exitCode: number; signal: number | null };
 
   private readonly pty: pty.IPty;
@@ -116,6 +118,11 @@ export class Terminal {
     this.lastUsed = Date.now();
   }
 
+  /** Whether the client has left it alone since before `cutoff` (no call on it, none waiting). */
+  idleSince(cutoff: number): boolean {
+    return this.waiting === 0 && this.lastUsed < cutoff;
+  }
+
   write(data: string): void {
     this.pty.write(data);
   }
@@ -149,6 +156,16 @@ export class Terminal {
    * the time runs out or the call is cancelled.
    */
   async wait(options: WaitOptions): Promise<WaitOutcome> {
+    this.waiting++;
+    try {
+      return await this.waitFor(options);
+    } finally {
+      this.waiting--;
+      this.touch();
+    }
+  }
+
+  private async waitFor(options: WaitOptions): Promise<WaitOutcome> {
     const started = Date.now();
     const deadline = started + options.timeoutMs;
     let matched = !options.pattern;
