@@ -4,13 +4,14 @@
 // which stopped reading its input or answering at all.
 import readline from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isJSONRPCErrorResponse, isJSONRPCResultResponse, type Prompt, type ResourceTemplate, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../servers/lib/log.js";
 import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
+import type { ChildCalls } from "./child-calls.js";
 import type { ServerConfig } from "./config.js";
+import { StdioChildTransport } from "./stdio-child.js";
 
 /** How a child is started: its environment, folder and the command wrapper that sets its identity. */
 export interface ChildLaunch {
@@ -37,23 +38,19 @@ export function childTransport(config: ServerConfig, launch: ChildLaunch, prefix
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
   }
   const { command, args } = launch.command(config.command!, config.args ?? []);
-  const transport = new StdioClientTransport({
+  const transport = new StdioChildTransport({
     command,
     args,
     // the prefix last: the child names its sibling tools in texts by it (servers/lib/names.ts)
     env: { ...launch.env, ...config.env, [TOOL_PREFIX_ENV]: prefix },
     cwd: config.cwd ?? launch.cwd,
-    stderr: "pipe",
-    maxBufferSize: CHILD_REPLY_LIMIT,
-  } as ConstructorParameters<typeof StdioClientTransport>[0]);
-  const stderr = transport.stderr;
-  if (stderr) {
-    readline.createInterface({ input: stderr as unknown as NodeJS.ReadableStream }).on("line", (line) => {
-      if (!line.trim()) return;
-      onStderr(line);
-      relayLogLine(log, line);
-    });
-  }
+    maxLineBytes: CHILD_REPLY_LIMIT,
+  });
+  readline.createInterface({ input: transport.stderr }).on("line", (line) => {
+    if (!line.trim()) return;
+    onStderr(line);
+    relayLogLine(log, line);
+  });
   return transport;
 }
 
@@ -84,13 +81,12 @@ export class Watchdog {
 
   /** @param current false once this client is no longer the child's (the watchdog then stops) */
   start(client: Client, transport: Transport, watch: { current(): boolean; busy(): boolean; kill(why: string): void }): void {
-    const stdin = (transport as unknown as { _process?: { stdin?: NodeJS.WritableStream & { writableNeedDrain?: boolean } } })._process?.stdin;
     let blockedSince = 0;
     let pinging = false;
     this.heard();
     this.timer = setInterval(() => {
       if (!watch.current()) return this.stop();
-      if (stdin?.writableNeedDrain) {
+      if (transport instanceof StdioChildTransport && transport.inputBlocked) {
         blockedSince ||= Date.now();
         if (Date.now() - blockedSince > WEDGED_AFTER_MS) watch.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
       } else blockedSince = 0;
@@ -111,18 +107,20 @@ export class Watchdog {
 }
 
 /**
- * The SDK's Protocol runs notification handlers a microtask late but settles a response at once,
- * dropping its progress handler. A progress notification a child writes just before its result
- * (the usual progress === total, then return) can arrive in the same read and is then discarded
- * as "unknown token" (modelcontextprotocol/typescript-sdk#2580). Deferring responses by one
- * microtask keeps arrival order: the notification's handler runs, and the hub relays it, first.
+ * Every message from the child: the watchdog hears it, the hub's own calls take their replies and
+ * progress (./child-calls.ts), and the rest goes to the SDK Client. The Client runs notification
+ * handlers a microtask late but settles a response at once, dropping its progress handler: a
+ * progress notification written just before its result (the usual progress === total, then
+ * return) would be discarded as "unknown token" (modelcontextprotocol/typescript-sdk#2580).
+ * Deferring its responses by one microtask keeps arrival order.
  */
-export function keepProgressBeforeResponse(transport: Transport, heard: () => void): void {
+export function routeIncoming(transport: Transport, calls: ChildCalls, heard: () => void): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (message, extra) => {
     heard();
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) void Promise.resolve().then(() => deliver(message, extra));
+    if (calls.take(message)) return;
+    if ("id" in message && !("method" in message)) void Promise.resolve().then(() => deliver(message, extra));
     else deliver(message, extra);
   };
 }

@@ -2,7 +2,6 @@
 // exits fails its calls in flight at once, drops out of the catalog, and comes back after an
 // exponential backoff; the hub is told each time so it can send list_changed to its clients.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CreateMessageRequestSchema,
@@ -12,7 +11,6 @@ import {
   PromptListChangedNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
-  ResultSchema,
   ToolListChangedNotificationSchema,
   type ClientNotification,
   type ClientRequest,
@@ -25,9 +23,11 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
-import { childTransport, keepProgressBeforeResponse, listOffers, Watchdog, type ChildLaunch } from "./child-transport.js";
+import { ChildCalls, MessageTooLargeError, type CallOptions } from "./child-calls.js";
+import { childTransport, listOffers, routeIncoming, Watchdog, type ChildLaunch } from "./child-transport.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
+import { ReplyTooLargeError } from "./stdio-child.js";
 import { killTree } from "../servers/lib/proctree.js";
 import { CallQueue } from "./queue.js";
 
@@ -46,17 +46,9 @@ export interface ChildHooks {
   onRestart(child: Child): void;
 }
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
-}
-
 export class ChildUnavailableError extends Error {}
 
-/** A request larger than a child's stdio reader takes: refused before it can wedge the child. */
-export class MessageTooLargeError extends Error {}
-
-export type { ChildLaunch };
+export { MessageTooLargeError, type ChildLaunch };
 
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
@@ -77,6 +69,8 @@ export class Child {
   instructions?: string;
   readonly prefix: string;
   private client?: Client;
+  /** The hub's own requests to the current process (./child-calls.ts). */
+  private calls?: ChildCalls;
   private readonly queue: CallQueue;
   private attempt = 0;
   private restartTimer?: NodeJS.Timeout;
@@ -146,11 +140,16 @@ export class Child {
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
     );
     this.wireClient(client);
+    const calls = new ChildCalls(transport, {
+      timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
+      maxMessageBytes: this.launch.maxMessageBytes,
+    }, this.name);
     try {
       await client.connect(transport);
       const watchdog = (this.watchdog = new Watchdog());
-      keepProgressBeforeResponse(transport, () => watchdog.heard());
-      this.pid = (transport as StdioClientTransport).pid ?? undefined;
+      routeIncoming(transport, calls, () => watchdog.heard());
+      this.pid = (transport as { pid?: number }).pid;
       this.capabilities = client.getServerCapabilities() ?? {};
       this.instructions = client.getInstructions();
       await this.refreshLists(client);
@@ -166,6 +165,7 @@ export class Child {
       return;
     }
     this.client = client;
+    this.calls = calls;
     // a child that stops reading its input or answering would hang every call sent to it: restart
     // it instead (watched from here on: before, `current` would not yet hold and stop the watch)
     this.watchdog.start(client, transport, {
@@ -206,7 +206,7 @@ export class Child {
     client.onerror = (err) => {
       this.log.debug("child transport error", { error: errorMessage(err) });
       // past the reader's limit the stream is out of step: only a fresh process recovers
-      if (/ReadBuffer exceeded/.test(errorMessage(err))) this.kill("its reply exceeded the message limit");
+      if (err instanceof ReplyTooLargeError) this.kill("its reply exceeded the message limit");
     };
   }
 
@@ -217,6 +217,8 @@ export class Child {
   private onClosed(client: Client): void {
     if (this.client !== client) return;
     this.client = undefined;
+    this.calls?.closeAll();
+    this.calls = undefined;
     this.watchdog?.stop();
     if (this.stopping) {
       this.state = "stopped";
@@ -249,26 +251,12 @@ export class Child {
     this.restartTimer.unref();
   }
 
-  /** Send a request to the child, within its concurrency limit and timeouts. */
+  /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    const size = params ? Buffer.byteLength(JSON.stringify(params)) : 0;
-    if (size > this.launch.maxMessageBytes) {
-      throw new MessageTooLargeError(
-        `The request is ${mib(size)} MiB; the '${this.name}' server takes at most ${mib(this.launch.maxMessageBytes)} MiB per message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
-          "Send large content in parts, or write it to a workspace file and pass its path instead.",
-      );
-    }
     await this.ensureStarted();
     return this.queue.run(async () => {
-      const client = this.client;
-      if (!client || this.state !== "ready") throw this.unavailable();
-      return client.request({ method, params } as ClientRequest, ResultSchema, {
-        signal: options.signal,
-        onprogress: options.onprogress,
-        timeout: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-        maxTotalTimeout: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
-      });
+      if (!this.calls || this.state !== "ready") throw this.unavailable();
+      return this.calls.request(method, params, options);
     }, options.signal);
   }
 
@@ -298,5 +286,3 @@ export class Child {
     await client?.close().catch(() => undefined);
   }
 }
-
-const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
