@@ -1,5 +1,6 @@
-// The HTTP face of the hub, composed in one place: each middleware does one thing.
-import { Hono, type MiddlewareHandler } from "hono";
+// The HTTP face of the hub, composed in one place. A request to /mcp passes CORS (browsers only),
+// the Host/Origin policy, one guard (who is asking, body size, draining), then hub/endpoints/mcp.ts.
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { HttpBindings } from "@hono/node-server";
@@ -14,16 +15,21 @@ import { authenticate, callerOf, OriginPolicy, trustProxies } from "./security.j
 const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
 
 /**
- * Hono's bodyLimit asks for the Web body stream of every request, which makes @hono/node-server
- * build a full Request around Node's stream (a sixth of the hub's CPU per call). A declared length
- * is checked from the header alone; only chunked bodies go through the streaming check.
+ * What every served path checks, in one pass: who is asking (hub/security.ts), the body's size,
+ * and, while draining, whether the request would open a session. Hono's bodyLimit asks for the
+ * Web body stream of every request, which makes @hono/node-server build a full Request around
+ * Node's stream (a sixth of the hub's CPU per call): a declared length is checked from the
+ * header alone, and only chunked bodies go through the streaming check.
  */
-function limitBody(maxBytes: number): MiddlewareHandler {
+function guard(hub: Hub): MiddlewareHandler {
+  const maxBytes = hub.config.maxBodyBytes;
   const tooLarge = () => jsonRpcError(413, -32600, `Request body too large: the limit is ${maxBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`);
-  const streaming = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  const streamingLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return (c, next) => {
-    if (c.req.header("transfer-encoding") !== undefined) return streaming(c, next);
-    return Number(c.req.header("content-length") ?? 0) > maxBytes ? Promise.resolve(tooLarge()) : next();
+    if (c.req.method === "OPTIONS") return next();
+    const refused = authenticate(hub, c) ?? (Number(c.req.header("content-length") ?? 0) > maxBytes ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
+    if (refused) return Promise.resolve(refused);
+    return c.req.header("transfer-encoding") !== undefined ? streamingLimit(c, next) : next();
   };
 }
 
@@ -32,15 +38,13 @@ function limitBody(maxBytes: number): MiddlewareHandler {
  * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
  * here, and code in a child calling tools for one of them, go on as usual.
  */
-function refuseNewSessionsWhileDraining(hub: Hub): MiddlewareHandler {
-  return (c, next) => {
-    if (!hub.draining) return next();
-    const { method, path } = c.req;
-    const opensSession =
-      (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callerOf(c).session) ||
-      (method === "GET" && path === "/sse");
-    return opensSession ? Promise.resolve(drainingRefusal(hub)) : next();
-  };
+function drainingRefusalOf(hub: Hub, c: Context): Response | undefined {
+  if (!hub.draining) return undefined;
+  const { method, path } = c.req;
+  const opensSession =
+    (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callerOf(c).session) ||
+    (method === "GET" && path === "/sse");
+  return opensSession ? drainingRefusal(hub) : undefined;
 }
 
 export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
@@ -73,11 +77,8 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   mountPlayground(app);
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
-  const guarded = ["/", "/metrics", "/mcp", "/v1/mcp", "/sse", "/messages"];
-  const auth = authenticate(hub);
-  const bodyLimit = limitBody(hub.config.maxBodyBytes);
-  const drainGate = refuseNewSessionsWhileDraining(hub);
-  for (const path of guarded) app.use(path, auth, bodyLimit, drainGate);
+  const guarded = guard(hub);
+  for (const path of ["/", "/metrics", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
 
   app.get("/", (c) => c.json({ ...hub.status(keyed ? callerOf(c).tenant : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));

@@ -11,6 +11,7 @@ import { jsonRpcError } from "./jsonrpc-response.js";
 import type { ClientSession } from "./sessions.js";
 import { tenantForKey } from "./tenants.js";
 
+const MAX_HOST_VERDICTS = 1000;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
@@ -47,28 +48,26 @@ export class Caller {
 /**
  * Who is asking, decided once per request: code calling back as one session (its session token),
  * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
+ * Sets the request's Caller and returns nothing, or returns the 401 to send.
  */
-export function authenticate(hub: Hub): MiddlewareHandler {
-  return async (c, next) => {
-    if (c.req.method === "OPTIONS") return next();
-    const token = c.req.header(SESSION_TOKEN_HEADER);
-    if (token !== undefined) {
-      const session = hub.sessions.withToken(token);
-      if (!session) return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
-      c.set(CALLER as never, new Caller(c, session.tenant, session) as never);
-      return next();
-    }
-    // a keyless hub ignores a key a client sends anyway (a client configured with one header for all)
-    const key = hub.keylessTenant ? undefined : presentedKey(c.req.raw);
-    const tenant = hub.keylessTenant ?? (key !== undefined ? tenantForKey(hub.tenants, key) : undefined);
-    if (tenant) {
-      c.set(CALLER as never, new Caller(c, tenant) as never);
-      return next();
-    }
-    return jsonRpcError(401, -32001, key === undefined
-      ? "Unauthorized: this hub requires an API key (Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key>)."
-      : "Unauthorized: the API key is not valid.", { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } });
-  };
+export function authenticate(hub: Hub, c: Ctx): Response | undefined {
+  const token = c.req.header(SESSION_TOKEN_HEADER);
+  if (token !== undefined) {
+    const session = hub.sessions.withToken(token);
+    if (!session) return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
+    c.set(CALLER as never, new Caller(c, session.tenant, session) as never);
+    return undefined;
+  }
+  // a keyless hub ignores a key a client sends anyway (a client configured with one header for all)
+  const key = hub.keylessTenant ? undefined : presentedKey(c.req.raw);
+  const tenant = hub.keylessTenant ?? (key !== undefined ? tenantForKey(hub.tenants, key) : undefined);
+  if (tenant) {
+    c.set(CALLER as never, new Caller(c, tenant) as never);
+    return undefined;
+  }
+  return jsonRpcError(401, -32001, key === undefined
+    ? "Unauthorized: this hub requires an API key (Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key>)."
+    : "Unauthorized: the API key is not valid.", { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } });
 }
 
 const CALLER = "agentbox.caller";
@@ -100,6 +99,7 @@ export class OriginPolicy {
   private readonly corsOrigins: Set<string>;
   private readonly anyOrigin: boolean;
   private readonly allowedHosts: Set<string>;
+  private readonly hostVerdicts = new Map<string, boolean>();
 
   constructor(config: Pick<HubConfig, "corsOrigins" | "allowedHosts">, private readonly keyed: boolean) {
     this.corsOrigins = new Set(config.corsOrigins.map((o) => o.replace(/\/$/, "")));
@@ -125,9 +125,15 @@ export class OriginPolicy {
   /** A Host a rebinding page cannot forge: a loopback name, an IP literal, or one configured. */
   allowsHost(hostHeader: string | undefined): boolean {
     if (!hostHeader) return false;
-    const name = hostnameOf(hostHeader);
-    if (name === undefined) return false;
-    return isLoopbackName(name) || isIP(bare(name)) !== 0 || this.allowedHosts.has(name) || this.allowedHosts.has(hostHeader.toLowerCase());
+    // a client sends the same Host on every request: parsing it once per distinct value is enough
+    let verdict = this.hostVerdicts.get(hostHeader);
+    if (verdict === undefined) {
+      const name = hostnameOf(hostHeader);
+      verdict = name !== undefined && (isLoopbackName(name) || isIP(bare(name)) !== 0 || this.allowedHosts.has(name) || this.allowedHosts.has(hostHeader.toLowerCase()));
+      if (this.hostVerdicts.size >= MAX_HOST_VERDICTS) this.hostVerdicts.clear();
+      this.hostVerdicts.set(hostHeader, verdict);
+    }
+    return verdict;
   }
 
   middleware(): MiddlewareHandler {
