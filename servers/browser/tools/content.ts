@@ -20,9 +20,10 @@ const reading = { readOnlyHint: true, openWorldHint: true } as const;
 
 export const snapshot = browserTool({
   name: "snapshot",
+  title: "Snapshot",
   description: "The accessibility snapshot of the current tab (YAML; elements marked [ref=eN] for the action tools), paged by offset.",
   input: { ...paging },
-  annotations: { title: "Snapshot", ...reading },
+  annotations: { ...reading },
   async run({ offset, maxChars }, b) {
     return pageReply(b, { offset, maxChars, reuse: offset > 0 });
   },
@@ -41,13 +42,14 @@ function isFunctionSource(code: string): boolean {
 
 export const evaluate = browserTool({
   name: "evaluate",
+  title: "Evaluate JavaScript",
   description: "Run JavaScript in the page: an expression (\"document.title\") or a function (\"() => ...\", or \"(el) => ...\" with a target element). Returns the JSON result.",
   input: {
     code: z.string().describe("A JavaScript expression or function source; may be async."),
     ...target,
   },
   output: { result: z.unknown().describe("The JSON-serialisable result (undefined becomes null).") },
-  annotations: { title: "Evaluate JavaScript", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   async run({ code, ref, selector }, b) {
     const page = await b.page();
     const asFunction = isFunctionSource(code);
@@ -72,10 +74,11 @@ export const evaluate = browserTool({
 
 export const getText = browserTool({
   name: "get_text",
+  title: "Get text",
   description: "The visible text of the page or of one element (innerText), paged by offset/maxChars.",
   input: { ...target, ...paging },
   output: { url: z.string(), text: z.string(), offset: z.number(), totalChars: z.number() },
-  annotations: { title: "Get text", ...reading },
+  annotations: { ...reading },
   async run({ ref, selector, offset, maxChars }, b) {
     const page = await b.page();
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
@@ -90,10 +93,11 @@ turndown.remove(["script", "style", "noscript", "template"]);
 
 export const getMarkdown = browserTool({
   name: "get_markdown",
+  title: "Get Markdown",
   description: "The page (or one element) converted to Markdown, with absolute link URLs; paged by offset/maxChars.",
   input: { ...target, ...paging },
   output: { url: z.string(), markdown: z.string(), offset: z.number(), totalChars: z.number() },
-  annotations: { title: "Get Markdown", ...reading },
+  annotations: { ...reading },
   async run({ ref, selector, offset, maxChars }, b) {
     const page = await b.page();
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("html");
@@ -116,13 +120,14 @@ export const getMarkdown = browserTool({
 
 export const links = browserTool({
   name: "links",
+  title: "Links",
   description: "The links on the current page (text and absolute URL), in document order.",
   input: {
     offset: z.number().int().min(0).default(0).describe("Skip this many links."),
     limit: z.number().int().min(1).max(1000).default(200).describe("At most this many links."),
   },
   output: { links: z.array(z.object({ text: z.string(), href: z.string() })), total: z.number() },
-  annotations: { title: "Links", ...reading },
+  annotations: { ...reading },
   async run({ offset, limit }, b) {
     const page = await b.page();
     const all = await page.evaluate(() =>
@@ -140,9 +145,10 @@ export const links = browserTool({
 
 export const screenshot = browserTool({
   name: "screenshot",
+  title: "Screenshot",
   description: "A PNG of the viewport, the full page, or one element, scaled down to at most 1568 px on the long side.",
   input: { ...target, fullPage: z.boolean().default(false).describe("Capture the whole scrollable page instead of the viewport.") },
-  annotations: { title: "Screenshot", ...reading },
+  annotations: { ...reading },
   async run({ ref, selector, fullPage }, b) {
     const page = await b.page();
     if (fullPage && hasTarget({ ref, selector })) throw new ToolError("Give either fullPage or a target element, not both.");
@@ -155,6 +161,7 @@ export const screenshot = browserTool({
 
 export const pdf = browserTool({
   name: "pdf",
+  title: "Save as PDF",
   description: "Save the current page as a PDF file in the workspace.",
   input: {
     path: z.string().optional().describe("Workspace path for the PDF (default page-<time>.pdf)."),
@@ -162,7 +169,7 @@ export const pdf = browserTool({
     landscape: z.boolean().default(false).describe("Landscape orientation."),
   },
   output: { path: z.string(), bytes: z.number() },
-  annotations: { title: "Save as PDF", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   async run({ path: wanted, format, landscape }, b) {
     const page = await b.page();
     const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, { allowMissing: true, noFollowFinal: true });
