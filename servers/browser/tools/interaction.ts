@@ -13,7 +13,7 @@ const modifiers = z
   .describe("Modifier keys held during the action.");
 const acting = { readOnlyHint: false, destructiveHint: true, openWorldHint: true } as const;
 
-export const click = browserTool({
+const click = browserTool({
   name: "click",
   title: "Click",
   description: "Click an element (ref from the latest snapshot, or selector). Returns the new snapshot.",
@@ -32,7 +32,7 @@ export const click = browserTool({
   },
 });
 
-export const hover = browserTool({
+const hover = browserTool({
   name: "hover",
   title: "Hover",
   description: "Move the mouse over an element.",
@@ -46,7 +46,7 @@ export const hover = browserTool({
   },
 });
 
-export const type = browserTool({
+const type = browserTool({
   name: "type",
   title: "Type",
   description: "Type text into an editable element (replacing its content unless slowly is set), optionally pressing Enter after.",
@@ -74,7 +74,7 @@ const field = z.object({
   value: z.string().describe("Text for text fields; \"true\"/\"false\" for checkboxes and radios; the option label or value for selects."),
 });
 
-export const fill = browserTool({
+const fill = browserTool({
   name: "fill",
   title: "Fill form",
   description: "Fill one or several form fields at once (text boxes, checkboxes, radios, selects).",
@@ -100,7 +100,7 @@ export const fill = browserTool({
   },
 });
 
-export const selectOption = browserTool({
+const selectOption = browserTool({
   name: "select_option",
   title: "Select option",
   description: "Choose one or more options in a <select> by label or value.",
@@ -134,7 +134,7 @@ function checkTool(name: "check" | "uncheck") {
   });
 }
 
-export const pressKey = browserTool({
+const pressKey = browserTool({
   name: "press_key",
   title: "Press key",
   description: "Press a key or chord (\"Enter\", \"ArrowDown\", \"Control+a\"), on an element if given, otherwise on the focused element.",
@@ -148,7 +148,7 @@ export const pressKey = browserTool({
   },
 });
 
-export const scroll = browserTool({
+const scroll = browserTool({
   name: "scroll",
   title: "Scroll",
   description: "Scroll an element into view (target, no deltas), scroll inside a scrollable element (target and deltas), or scroll the page by pixels.",
@@ -172,7 +172,7 @@ export const scroll = browserTool({
   },
 });
 
-export const drag = browserTool({
+const drag = browserTool({
   name: "drag",
   title: "Drag",
   description: "Drag one element onto another.",
@@ -192,7 +192,7 @@ export const drag = browserTool({
   },
 });
 
-export const uploadFile = browserTool({
+const uploadFile = browserTool({
   name: "upload_file",
   title: "Upload file",
   description: "Set the files of a file input (or of the file chooser a button opens). Paths are inside the workspace.",
@@ -214,7 +214,7 @@ export const uploadFile = browserTool({
   },
 });
 
-export const handleDialog = browserTool({
+const handleDialog = browserTool({
   name: "handle_dialog",
   title: "Handle dialog",
   description: "Answer the open alert/confirm/prompt/beforeunload dialog: accept (OK) or dismiss (Cancel), with text for a prompt.",

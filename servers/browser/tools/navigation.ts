@@ -30,7 +30,7 @@ function checkUrl(url: string, workspace: string): string {
   return parsed.href;
 }
 
-export const navigate = browserTool({
+const navigate = browserTool({
   name: "navigate",
   title: "Navigate",
   description:
@@ -70,11 +70,11 @@ function historyTool(name: "back" | "forward" | "reload", description: string) {
   });
 }
 
-export const back = historyTool("back", "Go back in the current tab's history.");
-export const forward = historyTool("forward", "Go forward in the current tab's history.");
-export const reload = historyTool("reload", "Reload the current tab.");
+const back = historyTool("back", "Go back in the current tab's history.");
+const forward = historyTool("forward", "Go forward in the current tab's history.");
+const reload = historyTool("reload", "Reload the current tab.");
 
-export const waitFor = browserTool({
+const waitFor = browserTool({
   name: "wait_for",
   title: "Wait for",
   description: "Wait until text appears or disappears, a selector reaches a state, or some seconds pass; then return the snapshot.",

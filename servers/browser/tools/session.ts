@@ -7,7 +7,7 @@ import { CDP_OFF_MESSAGE } from "../chromium.js";
 import { browserTool, chromiumHost } from "../runtime.js";
 import { toolName } from "../../lib/names.js";
 
-export const tabs = browserTool({
+const tabs = browserTool({
   name: "tabs",
   title: "Tabs",
   description: "List, open, select or close this session's tabs; new/select/close return the current tab's snapshot.",
@@ -44,7 +44,7 @@ export const tabs = browserTool({
   },
 });
 
-export const resize = browserTool({
+const resize = browserTool({
   name: "resize",
   title: "Resize viewport",
   description: "Set the current tab's viewport size in CSS pixels.",
@@ -66,7 +66,7 @@ const listing = {
   clear: z.boolean().default(false).describe("Forget the returned entries afterwards."),
 };
 
-export const consoleMessages = browserTool({
+const consoleMessages = browserTool({
   name: "console_messages",
   title: "Console messages",
   description: "Console messages and uncaught page errors of this session's tabs, oldest first.",
@@ -86,7 +86,7 @@ export const consoleMessages = browserTool({
   },
 });
 
-export const networkRequests = browserTool({
+const networkRequests = browserTool({
   name: "network_requests",
   title: "Network requests",
   description: "Network requests of this session's tabs, oldest first, with status or failure.",
@@ -109,7 +109,7 @@ export const networkRequests = browserTool({
   },
 });
 
-export const info = browserTool({
+const info = browserTool({
   name: "info",
   title: "Browser info",
   description:
@@ -139,7 +139,7 @@ export const info = browserTool({
   },
 });
 
-export const close = browserTool({
+const close = browserTool({
   name: "close",
   title: "Close browser",
   description: "Close this session's browser: all its tabs, cookies and storage. The next browser call starts fresh.",
