@@ -51,7 +51,8 @@ export interface ToolInfo {
 /** A tool as written: `run` is checked by the compiler against what `input` parses to. */
 export interface ToolDefinition<S extends ZodRawShape> extends ToolInfo {
   input: S;
-  run(args: Arguments<S>, ctx: ToolContext): Result;
+  // a property, not a method, so its parameters are checked strictly (methods are bivariant)
+  run: (args: Arguments<S>, ctx: ToolContext) => Result;
 }
 
 /** A tool as served: `call` takes the raw arguments, validates them against `input`, then runs. */
