@@ -191,7 +191,7 @@ async function phaseDefault(fixtures) {
 
     await check("arxiv: search answered by the local arXiv stand-in", async () => {
       const before = fixtures.requests.length;
-      const res = await callOk(client, "arxiv_search", { query: "container smoke", maxResults: 5 });
+      const res = await callOk(client, "arxiv_search", { query: "container smoke", limit: 5 });
       expect(fixtures.requests.slice(before).some((r) => r.startsWith("/api/query")), "the stand-in arXiv server got no request (ARXIV_API_URL not used?)");
       expect(textOf(res).includes(PAPER_TITLE), `result lacks the stand-in paper:\n${textOf(res).slice(0, 400)}`);
     });

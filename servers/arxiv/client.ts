@@ -31,6 +31,16 @@ export function configFromEnv(): ArxivConfig {
   };
 }
 
+/** One page of an API query: by search terms or by ids, `offset` results in, at most `limit`. */
+export interface ArxivQuery {
+  searchQuery?: string;
+  idList?: string[];
+  offset: number;
+  limit: number;
+  sortBy?: string;
+  sortOrder?: string;
+}
+
 const CACHE_ENTRIES = 200;
 const MAX_FEED_BYTES = 20 * 1024 * 1024;
 
@@ -41,10 +51,18 @@ export class ArxivClient {
 
   constructor(readonly config: ArxivConfig) {}
 
-  /** Run an API query (search_query / id_list / paging / sorting as URL parameters). */
-  async query(params: Record<string, string>, signal?: AbortSignal): Promise<Feed> {
+  /** Run an API query; the page is asked for in arXiv's own names (start, max_results) only here. */
+  async query(query: ArxivQuery, signal?: AbortSignal): Promise<Feed> {
     const url = new URL(this.config.apiUrl);
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    const params: Record<string, string | undefined> = {
+      search_query: query.searchQuery,
+      id_list: query.idList?.join(","),
+      start: String(query.offset),
+      max_results: String(query.limit),
+      sortBy: query.sortBy,
+      sortOrder: query.sortOrder,
+    };
+    for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
     const key = url.toString();
     const hit = this.cache.get(key);
     if (hit && Date.now() - hit.at < this.config.cacheTtlMs) {

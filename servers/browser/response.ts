@@ -2,10 +2,11 @@
 // meanwhile (downloads, new tabs, dialogs, a relaunch), and the accessibility snapshot, bounded
 // so one huge page cannot flood the model (the rest is a `snapshot` call with an offset away).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { reply } from "../lib/tool.js";
 import { describeDialog, type BrowserSession } from "./session.js";
 import { toolName } from "../lib/names.js";
+import { DEFAULT_MAX_CHARS, pagedText, pageOfText } from "../lib/paging.js";
 
-export const DEFAULT_MAX_CHARS = 20_000;
 const DOWNLOAD_WAIT_MS = 30_000;
 const SNAPSHOT_TIMEOUT_MS = 10_000;
 
@@ -18,16 +19,6 @@ export interface ReplyOptions {
   maxChars?: number;
   /** Reuse the latest snapshot instead of taking a new one (paging through it). */
   reuse?: boolean;
-}
-
-/** A window of a long text, with a line saying how to get the rest. */
-export function window(text: string, offset = 0, maxChars = DEFAULT_MAX_CHARS, how = "this tool"): string {
-  if (offset >= text.length && text.length > 0) return `(offset ${offset} is past the end: the text has ${text.length} characters)`;
-  const part = text.slice(offset, offset + maxChars);
-  const end = offset + part.length;
-  if (offset === 0 && end >= text.length) return part;
-  const more = end < text.length ? ` Call ${how} with offset=${end} for more.` : "";
-  return `${part}\n[characters ${offset}-${end} of ${text.length}.${more}]`;
 }
 
 export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): Promise<CallToolResult> {
@@ -56,10 +47,10 @@ export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): 
       text = await page.ariaSnapshot({ mode: "ai", timeout: SNAPSHOT_TIMEOUT_MS });
       b.lastSnapshot = { url: page.url(), text };
     }
-    const shown = window(text, options.offset ?? 0, options.maxChars ?? DEFAULT_MAX_CHARS, toolName("snapshot"));
+    const shown = pagedText(pageOfText(text, options.offset ?? 0, options.maxChars ?? DEFAULT_MAX_CHARS), toolName("snapshot"));
     sections.push(`### Snapshot\n\`\`\`yaml\n${shown}\n\`\`\``);
   }
-  return { content: [{ type: "text", text: sections.join("\n\n") }] };
+  return reply.text(sections.join("\n\n"));
 }
 
 async function waitDownloads(b: BrowserSession): Promise<void> {

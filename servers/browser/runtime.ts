@@ -7,7 +7,7 @@ import type { ZodRawShape } from "zod";
 import stripAnsi from "strip-ansi";
 import { errorMessage, type Logger } from "../lib/log.js";
 import { SessionStore } from "../lib/session-state.js";
-import { defineTool, ToolError, type ToolContext, type ToolDefinition } from "../lib/tool.js";
+import { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from "../lib/tool.js";
 import { ChromiumHost, firstLine } from "./chromium.js";
 import { BrowserSession } from "./session.js";
 
@@ -63,7 +63,7 @@ export interface BrowserToolDefinition<S extends ZodRawShape> extends Omit<ToolD
 }
 
 /** defineTool, plus the session's browser and Playwright errors turned into actionable ones. */
-export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>): ToolDefinition<ZodRawShape> {
+export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>): Tool {
   return defineTool<S>({
     ...def,
     async run(args, ctx) {

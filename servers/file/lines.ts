@@ -66,7 +66,7 @@ class PageCollector {
 }
 
 /** The same page from text already in memory. */
-export function pageOfText(text: string, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): LinePage {
+export function linePageOfText(text: string, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): LinePage {
   const collector = new PageCollector(offset, limit, maxChars);
   const lines = text.split(/\r\n|\n|\r/);
   // like readline: a line break at the very end does not start another line
@@ -80,7 +80,7 @@ export async function readLines(handle: FileHandle, offset: number, limit: numbe
   const collector = new PageCollector(offset, limit, maxChars);
   const { size } = await handle.stat();
   // one read instead of a stream, readline and a second read for the last byte
-  if (size <= WHOLE_READ_BYTES) return pageOfText((await readAt(handle, size)).toString("utf8"), offset, limit, maxChars);
+  if (size <= WHOLE_READ_BYTES) return linePageOfText((await readAt(handle, size)).toString("utf8"), offset, limit, maxChars);
   const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   try {

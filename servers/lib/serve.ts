@@ -3,20 +3,20 @@
 // when the hub goes away (stdin closes).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { ListToolsRequestSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsRequestSchema, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
 import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
-import { configureToolNames, resolveText, toolName, type Text } from "./names.js";
-import { reply, ToolError, type ToolContext, type ToolDefinition } from "./tool.js";
-import { parseArguments, publishedSchema } from "./tool-schema.js";
+import { configureToolNames, resolveText, type Text } from "./names.js";
+import { reply, ToolError, type Tool, type ToolContext } from "./tool.js";
+import { publishedSchema } from "./tool-schema.js";
 import { workspaceRoot } from "./workspace.js";
 
 export interface ServerSpec {
   name: string;
   version?: string;
   instructions?: Text;
-  tools: ToolDefinition[];
+  tools: Tool[];
   /** Register resources, prompts or anything else on the SDK server. */
   setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
   /** Free what the server holds (browsers, ptys, interpreters) before the process exits. */
@@ -30,17 +30,15 @@ export function sessionOf(meta: Record<string, unknown> | undefined): string {
 }
 
 // The SDK is handed an input that takes any object, so its own validation (and its message naming
-// the unprefixed tool) never runs; the handler validates against the real input with our message,
-// and tools/list publishes the real input, cleaned of schema noise (./tool-schema.ts).
+// the unprefixed tool) never runs; each tool's `call` validates against its real input with our
+// message, and tools/list publishes the real input, cleaned of schema noise (./tool-schema.ts).
 const ANY_ARGUMENTS = z.looseObject({});
 
-export function registerTools(server: McpServer, tools: ToolDefinition[], workspace: string, log: Logger): void {
-  const listed: Tool[] = [];
+export function registerTools(server: McpServer, tools: Tool[], workspace: string, log: Logger): void {
+  const listed: ListedTool[] = [];
   for (const tool of tools) {
-    const published = toolName(tool.name);
+    const { title } = tool;
     const description = resolveText(tool.description);
-    // every built-in tool has one (test/hub/catalog-budget.test.ts checks); test fixtures may not
-    const title = tool.title ?? tool.annotations.title;
     listed.push({
       name: tool.name,
       title,
@@ -59,9 +57,6 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
         annotations: tool.annotations,
       },
       async (raw: Record<string, unknown>, extra) => {
-        const parsed = parseArguments(published, tool.input, raw);
-        if (!parsed.ok) return { content: [{ type: "text", text: parsed.message }], isError: true };
-        const args = parsed.args;
         const progressToken = extra._meta?.progressToken;
         const session = sessionOf(extra._meta);
         const ctx: ToolContext = {
@@ -79,7 +74,7 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
           },
         };
         try {
-          return await tool.run(args as never, ctx);
+          return await tool.call(raw, ctx);
         } catch (err) {
           return toolFailure(err, ctx.log);
         }
@@ -90,7 +85,7 @@ export function registerTools(server: McpServer, tools: ToolDefinition[], worksp
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 }
 
-type Extra = Parameters<ToolDefinition["run"]>[1]["extra"];
+type Extra = ToolContext["extra"];
 type WithMeta = { params?: { _meta?: Record<string, unknown> } & Record<string, unknown> };
 
 /**
@@ -112,6 +107,9 @@ function toolFailure(err: unknown, log: Logger): CallToolResult {
 }
 
 export async function serve(spec: ServerSpec): Promise<McpServer> {
+  // stdout carries JSON-RPC, and libraries (pdf.js, mammoth, jsdom…) print diagnostics with
+  // console.log: every console channel goes to stderr
+  console.log = console.info = console.debug = console.error;
   const log = createLogger({ server: spec.name });
   const workspace = workspaceRoot();
   configureToolNames(spec.name, spec.tools.map((t) => t.name));

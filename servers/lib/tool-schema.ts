@@ -34,14 +34,17 @@ export function publishedSchema(shape: ZodRawShape, io: "input" | "output"): { t
   return withoutSchemaNoise(z.toJSONSchema(z.object(shape), { target: "draft-7", io })) as { type: "object" };
 }
 
-export type ParsedArguments = { ok: true; args: Record<string, unknown> } | { ok: false; message: string };
+/** What a tool's `run` receives: its input after parsing (defaults filled in, unknown names refused). */
+export type Arguments<S extends ZodRawShape> = z.output<z.ZodObject<S, z.core.$strict>>;
+
+export type ParsedArguments<S extends ZodRawShape> = { ok: true; args: Arguments<S> } | { ok: false; message: string };
 
 /**
  * Validates a call's arguments against a tool's input. Unknown argument names are refused rather
  * than silently dropped: a misspelt `ofset` would otherwise read from the start without a word.
  * The message names the published tool, says what was wrong, and lists what is allowed.
  */
-export function parseArguments(published: string, shape: ZodRawShape, args: unknown): ParsedArguments {
+export function parseArguments<S extends ZodRawShape>(published: string, shape: S, args: unknown): ParsedArguments<S> {
   const result = z.object(shape).strict().safeParse(args ?? {});
   if (result.success) return { ok: true, args: result.data };
   const problems = result.error.issues.map((issue) => `- ${describeIssue(issue, args)}`);

@@ -4,7 +4,7 @@ import { toolName } from "../lib/names.js";
 import { killAllExecs } from "./exec-runner.js";
 import { closeAllTerminals } from "./registry.js";
 import exec from "./tools/exec.js";
-import sessionTools from "./tools/sessions.js";
+import sessions from "./tools/sessions.js";
 
 await serve({
   name: "terminal",
@@ -12,7 +12,7 @@ await serve({
     `Use ${toolName("exec")} for one command that finishes on its own; use ${toolName("session_create")} + ` +
     `${toolName("session_send")}/${toolName("session_read")} for ` +
     "interactive programs (REPLs, prompts, top) and long-running processes.",
-  tools: [exec, ...sessionTools],
+  tools: [...exec, ...sessions],
   async onShutdown() {
     await Promise.all([killAllExecs(), closeAllTerminals()]);
   },

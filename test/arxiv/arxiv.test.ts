@@ -53,7 +53,7 @@ after(async () => {
 
 describe("search", () => {
   test("plain words, full metadata from a feed with rel/title on links", async () => {
-    const result = await ok("search", { query: "quantum gravity", maxResults: 2 });
+    const result = await ok("search", { query: "quantum gravity", limit: 2 });
     const sent = apiRequests().at(-1)!.params;
     assert.equal(sent.get("search_query"), "all:quantum AND all:gravity");
     assert.equal(sent.get("max_results"), "2");
@@ -61,7 +61,7 @@ describe("search", () => {
     const d = data(result);
     assert.equal(d.total, 3);
     assert.equal(d.count, 2);
-    assert.equal(d.nextStart, 2);
+    assert.equal(d.nextOffset, 2);
     const [first, second] = d.papers;
     assert.deepEqual(first, {
       id: "2401.00001v2",
@@ -82,16 +82,18 @@ describe("search", () => {
     assert.equal(second.id, "hep-th/9901001v1");
     assert.equal(second.comment, null);
     const text = textOf(result);
-    assert.match(text, /3 papers match .*showing 1-2\. Next page: start=2/);
+    assert.match(text, /3 papers match .*showing 1-2\. Next page: offset=2/);
     assert.match(text, /Emergent Gravity from Quantum Entanglement & Tensor Networks \[2401\.00001v2\]/);
     assert.match(text, /gr-qc \(primary\), quant-ph/);
   });
 
   test("second page from a feed whose links have no rel/title", async () => {
-    const d = data(await ok("search", { query: "quantum gravity", start: 2, maxResults: 2 }));
+    const d = data(await ok("search", { query: "quantum gravity", offset: 2, limit: 2 }));
+    // offset and limit become arXiv's own start and max_results on the wire
     assert.equal(apiRequests().at(-1)!.params.get("start"), "2");
-    assert.equal(d.start, 2);
-    assert.equal(d.nextStart, null);
+    assert.equal(apiRequests().at(-1)!.params.get("max_results"), "2");
+    assert.equal(d.offset, 2);
+    assert.equal(d.nextOffset, null);
     const [paper] = d.papers;
     assert.equal(paper.id, "2402.00002v1");
     assert.equal(paper.absUrl, "https://arxiv.org/abs/2402.00002v1");
@@ -200,15 +202,15 @@ describe("download, read, list", () => {
     for (const line of pdfLines("2401.00001v2")) assert.ok(md.includes(line), line);
 
     // read without version finds the downloaded version; pages join up to the whole text
-    let start: number | null = 0;
+    let offset: number | null = 0;
     let text = "";
-    while (start !== null) {
-      const page = await ok("read", { id: "2401.00001", start, maxChars: 400 });
+    while (offset !== null) {
+      const page = await ok("read", { id: "2401.00001", offset, maxChars: 400 });
       const p = data(page);
       assert.equal(p.totalChars, md.length);
-      text += md.slice(p.start, p.end);
-      if (p.nextStart !== null) assert.match(textOf(page), new RegExp(`start=${p.nextStart}`));
-      start = p.nextStart;
+      text += md.slice(p.offset, p.end);
+      if (p.nextOffset !== null) assert.match(textOf(page), new RegExp(`call arxiv_read with offset=${p.nextOffset}`));
+      offset = p.nextOffset;
     }
     assert.equal(text, md);
 

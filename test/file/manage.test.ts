@@ -93,7 +93,7 @@ describe("grep", () => {
   });
 
   test("caps results, filters by include, and refuses a bad regex", async () => {
-    const capped = structured(await f.tool("grep", { pattern: "o", maxResults: 2 }));
+    const capped = structured(await f.tool("grep", { pattern: "o", limit: 2 }));
     assert.equal(capped.matches.length, 2);
     assert.equal(capped.truncated, true);
     const onlyMd = structured(await f.tool("grep", { pattern: "TODO", include: "*.md" }));

@@ -68,7 +68,23 @@ describe("the catalog a model reads", () => {
       const json = JSON.stringify([tool.inputSchema, tool.outputSchema ?? {}]);
       assert.ok(!json.includes('"$schema"'), `${tool.name} publishes $schema: ${json.slice(0, 200)}`);
       assert.ok(!json.includes(String(Number.MAX_SAFE_INTEGER)), `${tool.name} publishes a safe-integer bound`);
-      assert.ok(tool.title ?? tool.annotations?.title, `${tool.name} has no title`);
+      assert.ok(tool.title, `${tool.name} has no title`);
+      assert.equal(tool.annotations?.title, undefined, `${tool.name}: the title lives in one place, not also in annotations`);
+    }
+  });
+
+  test("every tool pages in one vocabulary: offset, maxChars or limit, and nextOffset", () => {
+    const names = (schema: unknown) => Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
+    const foreign = tools.flatMap((tool) =>
+      [...names(tool.inputSchema), ...names(tool.outputSchema)]
+        .filter((name) => /^(start|maxResults|max_results|page|cursor)$/.test(name) || (/^next[A-Z]/.test(name) && name !== "nextOffset"))
+        .map((name) => `${tool.name}.${name}`),
+    );
+    assert.deepEqual(foreign, []);
+    // the ones that page by characters all take the same two fields
+    for (const name of ["browser_snapshot", "browser_get_text", "browser_get_markdown", "markitdown_convert", "arxiv_read"]) {
+      const tool = tools.find((t) => t.name === name)!;
+      assert.deepEqual(names(tool.inputSchema).filter((n) => n === "offset" || n === "maxChars"), ["offset", "maxChars"], name);
     }
   });
 

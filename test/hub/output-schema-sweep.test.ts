@@ -91,7 +91,7 @@ const SWEEP: Record<string, Entry> = {
   },
   markitdown_formats: { ok: {}, error: RATE_LIMITED_ONLY },
 
-  arxiv_search: { ok: { query: "quantum gravity", maxResults: 2 }, error: { query: "busy" } },
+  arxiv_search: { ok: { query: "quantum gravity", limit: 2 }, error: { query: "busy" } },
   arxiv_get: { ok: { ids: ["2401.00001"] }, error: { ids: ["not-an-id"] } },
   arxiv_download: { ok: { id: "2401.00001" }, error: { id: "2402.00002" } },
   arxiv_read: { ok: { id: "2401.00001", maxChars: 200 }, error: { id: "2405.99999" } },

@@ -205,18 +205,18 @@ describe("sources", () => {
 describe("paging and saving", () => {
   test("pages cover the whole text and say what remains", async () => {
     const whole = fs.readFileSync(path.join(ws, "long.txt"), "utf8");
-    let start = 0;
+    let offset = 0;
     let collected = "";
-    for (let i = 0; i < 10 && start !== null; i++) {
-      const result = await convert({ source: "long.txt", start, maxChars: 1000 });
+    for (let i = 0; i < 10 && offset !== null; i++) {
+      const result = await convert({ source: "long.txt", offset, maxChars: 1000 });
       const data = structured(result);
       assert.equal(data.totalChars, whole.length);
-      collected += whole.slice(data.start as number, data.end as number);
-      if (data.nextStart !== null) {
+      collected += whole.slice(data.offset as number, data.end as number);
+      if (data.nextOffset !== null) {
         assert.equal(data.remaining, whole.length - (data.end as number));
-        assert.match(textOf(result), new RegExp(`start=${data.nextStart}`));
+        assert.match(textOf(result), new RegExp(`call markitdown_convert with offset=${data.nextOffset}`));
       }
-      start = data.nextStart as number;
+      offset = data.nextOffset as number;
     }
     assert.equal(collected, whole);
     const first = await ok({ source: "long.txt", maxChars: 1000 });

@@ -8,21 +8,20 @@ import { reply, ToolError } from "../../lib/tool.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../../lib/workspace.js";
 import { capture } from "../capture.js";
 import { hasTarget, locate, target } from "../locate.js";
-import { DEFAULT_MAX_CHARS, pageReply, window } from "../response.js";
+import { pageReply } from "../response.js";
 import { browserTool, perform } from "../runtime.js";
 import { toolName } from "../../lib/names.js";
+import { charPagingInput, DEFAULT_MAX_CHARS, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
 
-const paging = {
-  offset: z.number().int().min(0).default(0).describe("Character to start at."),
-  maxChars: z.number().int().min(100).max(200_000).default(DEFAULT_MAX_CHARS).describe("Most characters to return."),
-};
+const { offset: pageStart, nextOffset, totalChars } = textPageOutput;
 const reading = { readOnlyHint: true, openWorldHint: true } as const;
 
-export const snapshot = browserTool({
+const snapshot = browserTool({
   name: "snapshot",
+  title: "Snapshot",
   description: "The accessibility snapshot of the current tab (YAML; elements marked [ref=eN] for the action tools), paged by offset.",
-  input: { ...paging },
-  annotations: { title: "Snapshot", ...reading },
+  input: { ...charPagingInput },
+  annotations: { ...reading },
   async run({ offset, maxChars }, b) {
     return pageReply(b, { offset, maxChars, reuse: offset > 0 });
   },
@@ -39,15 +38,16 @@ function isFunctionSource(code: string): boolean {
   }
 }
 
-export const evaluate = browserTool({
+const evaluate = browserTool({
   name: "evaluate",
+  title: "Evaluate JavaScript",
   description: "Run JavaScript in the page: an expression (\"document.title\") or a function (\"() => ...\", or \"(el) => ...\" with a target element). Returns the JSON result.",
   input: {
     code: z.string().describe("A JavaScript expression or function source; may be async."),
     ...target,
   },
   output: { result: z.unknown().describe("The JSON-serialisable result (undefined becomes null).") },
-  annotations: { title: "Evaluate JavaScript", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   async run({ code, ref, selector }, b) {
     const page = await b.page();
     const asFunction = isFunctionSource(code);
@@ -66,34 +66,37 @@ export const evaluate = browserTool({
       throw new ToolError(`The script threw: ${message.split("\n")[0]}`);
     }
     const json = result === undefined ? "undefined" : JSON.stringify(result, null, 2);
-    return reply.data(window(json ?? String(result), 0, DEFAULT_MAX_CHARS), { result: result ?? null });
+    // the whole result is in structuredContent; the text shows its head (evaluate has no offset)
+    return reply.data(pagedText(pageOfText(json ?? String(result), 0, DEFAULT_MAX_CHARS)), { result: result ?? null });
   },
 });
 
-export const getText = browserTool({
+const getText = browserTool({
   name: "get_text",
+  title: "Get text",
   description: "The visible text of the page or of one element (innerText), paged by offset/maxChars.",
-  input: { ...target, ...paging },
-  output: { url: z.string(), text: z.string(), offset: z.number(), totalChars: z.number() },
-  annotations: { title: "Get text", ...reading },
+  input: { ...target, ...charPagingInput },
+  output: { url: z.string(), text: z.string(), offset: pageStart, totalChars, nextOffset },
+  annotations: { ...reading },
   async run({ ref, selector, offset, maxChars }, b) {
     const page = await b.page();
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
     const text = await el.innerText();
-    const part = text.slice(offset, offset + maxChars);
-    return reply.data(window(text, offset, maxChars, toolName("get_text")), { url: page.url(), text: part, offset, totalChars: text.length });
+    const part = pageOfText(text, offset, maxChars);
+    return reply.data(pagedText(part, toolName("get_text")), { url: page.url(), text: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset });
   },
 });
 
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
 turndown.remove(["script", "style", "noscript", "template"]);
 
-export const getMarkdown = browserTool({
+const getMarkdown = browserTool({
   name: "get_markdown",
+  title: "Get Markdown",
   description: "The page (or one element) converted to Markdown, with absolute link URLs; paged by offset/maxChars.",
-  input: { ...target, ...paging },
-  output: { url: z.string(), markdown: z.string(), offset: z.number(), totalChars: z.number() },
-  annotations: { title: "Get Markdown", ...reading },
+  input: { ...target, ...charPagingInput },
+  output: { url: z.string(), markdown: z.string(), offset: pageStart, totalChars, nextOffset },
+  annotations: { ...reading },
   async run({ ref, selector, offset, maxChars }, b) {
     const page = await b.page();
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("html");
@@ -109,20 +112,21 @@ export const getMarkdown = browserTool({
       return copy.outerHTML;
     });
     const markdown = turndown.turndown(html).trim();
-    const part = markdown.slice(offset, offset + maxChars);
-    return reply.data(window(markdown, offset, maxChars, toolName("get_markdown")), { url: page.url(), markdown: part, offset, totalChars: markdown.length });
+    const part = pageOfText(markdown, offset, maxChars);
+    return reply.data(pagedText(part, toolName("get_markdown")), { url: page.url(), markdown: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset });
   },
 });
 
-export const links = browserTool({
+const links = browserTool({
   name: "links",
+  title: "Links",
   description: "The links on the current page (text and absolute URL), in document order.",
   input: {
     offset: z.number().int().min(0).default(0).describe("Skip this many links."),
     limit: z.number().int().min(1).max(1000).default(200).describe("At most this many links."),
   },
-  output: { links: z.array(z.object({ text: z.string(), href: z.string() })), total: z.number() },
-  annotations: { title: "Links", ...reading },
+  output: { links: z.array(z.object({ text: z.string(), href: z.string() })), total: z.number(), nextOffset },
+  annotations: { ...reading },
   async run({ offset, limit }, b) {
     const page = await b.page();
     const all = await page.evaluate(() =>
@@ -133,16 +137,18 @@ export const links = browserTool({
     );
     const part = all.slice(offset, offset + limit);
     const lines = part.map((l, i) => `${offset + i}. [${l.text}](${l.href})`);
-    if (offset + part.length < all.length) lines.push(`(${all.length - offset - part.length} more: call ${toolName("links")} with offset=${offset + part.length})`);
-    return reply.data(lines.join("\n") || "No links on this page.", { links: part, total: all.length });
+    const next = offset + part.length < all.length ? offset + part.length : null;
+    if (next !== null) lines.push(`(${all.length - next} more: call ${toolName("links")} with offset=${next})`);
+    return reply.data(lines.join("\n") || "No links on this page.", { links: part, total: all.length, nextOffset: next });
   },
 });
 
-export const screenshot = browserTool({
+const screenshot = browserTool({
   name: "screenshot",
+  title: "Screenshot",
   description: "A PNG of the viewport, the full page, or one element, scaled down to at most 1568 px on the long side.",
   input: { ...target, fullPage: z.boolean().default(false).describe("Capture the whole scrollable page instead of the viewport.") },
-  annotations: { title: "Screenshot", ...reading },
+  annotations: { ...reading },
   async run({ ref, selector, fullPage }, b) {
     const page = await b.page();
     if (fullPage && hasTarget({ ref, selector })) throw new ToolError("Give either fullPage or a target element, not both.");
@@ -153,8 +159,9 @@ export const screenshot = browserTool({
   },
 });
 
-export const pdf = browserTool({
+const pdf = browserTool({
   name: "pdf",
+  title: "Save as PDF",
   description: "Save the current page as a PDF file in the workspace.",
   input: {
     path: z.string().optional().describe("Workspace path for the PDF (default page-<time>.pdf)."),
@@ -162,7 +169,7 @@ export const pdf = browserTool({
     landscape: z.boolean().default(false).describe("Landscape orientation."),
   },
   output: { path: z.string(), bytes: z.number() },
-  annotations: { title: "Save as PDF", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   async run({ path: wanted, format, landscape }, b) {
     const page = await b.page();
     const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, { allowMissing: true, noFollowFinal: true });

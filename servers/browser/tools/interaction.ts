@@ -13,8 +13,9 @@ const modifiers = z
   .describe("Modifier keys held during the action.");
 const acting = { readOnlyHint: false, destructiveHint: true, openWorldHint: true } as const;
 
-export const click = browserTool({
+const click = browserTool({
   name: "click",
+  title: "Click",
   description: "Click an element (ref from the latest snapshot, or selector). Returns the new snapshot.",
   input: {
     ...target,
@@ -22,7 +23,7 @@ export const click = browserTool({
     button: z.enum(["left", "right", "middle"]).default("left").describe("Mouse button."),
     modifiers,
   },
-  annotations: { title: "Click", ...acting },
+  annotations: { ...acting },
   async run({ ref, selector, double, button, modifiers }, b) {
     const page = await b.page();
     const el = await locate(page, { ref, selector });
@@ -31,11 +32,12 @@ export const click = browserTool({
   },
 });
 
-export const hover = browserTool({
+const hover = browserTool({
   name: "hover",
+  title: "Hover",
   description: "Move the mouse over an element.",
   input: { ...target },
-  annotations: { title: "Hover", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run({ ref, selector }, b) {
     const page = await b.page();
     const el = await locate(page, { ref, selector });
@@ -44,8 +46,9 @@ export const hover = browserTool({
   },
 });
 
-export const type = browserTool({
+const type = browserTool({
   name: "type",
+  title: "Type",
   description: "Type text into an editable element (replacing its content unless slowly is set), optionally pressing Enter after.",
   input: {
     ...target,
@@ -53,7 +56,7 @@ export const type = browserTool({
     submit: z.boolean().default(false).describe("Press Enter afterwards (submits most forms)."),
     slowly: z.boolean().default(false).describe("Type one key at a time (fires key handlers; appends to existing content)."),
   },
-  annotations: { title: "Type", ...acting },
+  annotations: { ...acting },
   async run({ ref, selector, text, submit, slowly }, b) {
     const page = await b.page();
     const el = await locate(page, { ref, selector }, "editable element");
@@ -71,11 +74,12 @@ const field = z.object({
   value: z.string().describe("Text for text fields; \"true\"/\"false\" for checkboxes and radios; the option label or value for selects."),
 });
 
-export const fill = browserTool({
+const fill = browserTool({
   name: "fill",
+  title: "Fill form",
   description: "Fill one or several form fields at once (text boxes, checkboxes, radios, selects).",
   input: { fields: z.array(field).min(1).describe("The fields to fill, each with ref or selector and value.") },
-  annotations: { title: "Fill form", ...acting },
+  annotations: { ...acting },
   async run({ fields }, b) {
     const page = await b.page();
     const done: string[] = [];
@@ -96,11 +100,12 @@ export const fill = browserTool({
   },
 });
 
-export const selectOption = browserTool({
+const selectOption = browserTool({
   name: "select_option",
+  title: "Select option",
   description: "Choose one or more options in a <select> by label or value.",
   input: { ...target, values: z.array(z.string()).min(1).describe("Option labels or values to select.") },
-  annotations: { title: "Select option", ...acting },
+  annotations: { ...acting },
   async run({ ref, selector, values }, b) {
     const page = await b.page();
     const el = await locate(page, { ref, selector }, "select");
@@ -116,9 +121,10 @@ export const selectOption = browserTool({
 function checkTool(name: "check" | "uncheck") {
   return browserTool({
     name,
+    title: name === "check" ? "Check" : "Uncheck",
     description: `${name === "check" ? "Check" : "Uncheck"} a checkbox or radio button.`,
     input: { ...target },
-    annotations: { title: name === "check" ? "Check" : "Uncheck", ...acting, idempotentHint: true },
+    annotations: { ...acting, idempotentHint: true },
     async run({ ref, selector }, b) {
       const page = await b.page();
       const el = await locate(page, { ref, selector }, "checkbox");
@@ -128,11 +134,12 @@ function checkTool(name: "check" | "uncheck") {
   });
 }
 
-export const pressKey = browserTool({
+const pressKey = browserTool({
   name: "press_key",
+  title: "Press key",
   description: "Press a key or chord (\"Enter\", \"ArrowDown\", \"Control+a\"), on an element if given, otherwise on the focused element.",
   input: { ...target, key: z.string().describe("Key name or chord, Playwright style: Enter, Tab, ArrowLeft, Shift+Tab, Control+a, a.") },
-  annotations: { title: "Press key", ...acting },
+  annotations: { ...acting },
   async run({ ref, selector, key }, b) {
     const page = await b.page();
     const el = ref || selector ? await locate(page, { ref, selector }) : undefined;
@@ -141,15 +148,16 @@ export const pressKey = browserTool({
   },
 });
 
-export const scroll = browserTool({
+const scroll = browserTool({
   name: "scroll",
+  title: "Scroll",
   description: "Scroll an element into view (target, no deltas), scroll inside a scrollable element (target and deltas), or scroll the page by pixels.",
   input: {
     ...target,
     deltaX: z.number().default(0).describe("Pixels to scroll right (negative: left)."),
     deltaY: z.number().default(0).describe("Pixels to scroll down (negative: up). With a target and no deltas, the target is scrolled into view."),
   },
-  annotations: { title: "Scroll", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run({ ref, selector, deltaX, deltaY }, b) {
     const page = await b.page();
     const el = ref || selector ? await locate(page, { ref, selector }) : undefined;
@@ -164,8 +172,9 @@ export const scroll = browserTool({
   },
 });
 
-export const drag = browserTool({
+const drag = browserTool({
   name: "drag",
+  title: "Drag",
   description: "Drag one element onto another.",
   input: {
     startRef: z.string().optional().describe("Ref of the element to drag."),
@@ -173,7 +182,7 @@ export const drag = browserTool({
     endRef: z.string().optional().describe("Ref of the drop target."),
     endSelector: z.string().optional().describe("Or a selector for it."),
   },
-  annotations: { title: "Drag", ...acting },
+  annotations: { ...acting },
   async run({ startRef, startSelector, endRef, endSelector }, b) {
     const page = await b.page();
     const from = await locate(page, { ref: startRef, selector: startSelector }, "element to drag");
@@ -183,11 +192,12 @@ export const drag = browserTool({
   },
 });
 
-export const uploadFile = browserTool({
+const uploadFile = browserTool({
   name: "upload_file",
+  title: "Upload file",
   description: "Set the files of a file input (or of the file chooser a button opens). Paths are inside the workspace.",
   input: { ...target, paths: z.array(z.string()).describe("Workspace paths of the files; an empty list clears the input.") },
-  annotations: { title: "Upload file", ...acting },
+  annotations: { ...acting },
   async run({ ref, selector, paths }, b) {
     const files = paths.map((p) => resolveInWorkspace(b.workspace, p));
     const page = await b.page();
@@ -204,14 +214,15 @@ export const uploadFile = browserTool({
   },
 });
 
-export const handleDialog = browserTool({
+const handleDialog = browserTool({
   name: "handle_dialog",
+  title: "Handle dialog",
   description: "Answer the open alert/confirm/prompt/beforeunload dialog: accept (OK) or dismiss (Cancel), with text for a prompt.",
   input: {
     accept: z.boolean().describe("true: OK/accept; false: Cancel/dismiss."),
     promptText: z.string().optional().describe("Text to enter in a prompt dialog before accepting."),
   },
-  annotations: { title: "Handle dialog", ...acting },
+  annotations: { ...acting },
   async run({ accept, promptText }, b) {
     const dialog = b.dialog;
     if (!dialog) throw new ToolError("No dialog is open.");

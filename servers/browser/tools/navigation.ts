@@ -30,13 +30,14 @@ function checkUrl(url: string, workspace: string): string {
   return parsed.href;
 }
 
-export const navigate = browserTool({
+const navigate = browserTool({
   name: "navigate",
+  title: "Navigate",
   description:
     `Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot. ` +
     `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links and images work.`,
   input: { url: z.string().describe("Absolute URL to open."), waitUntil },
-  annotations: { title: "Navigate", readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {
     const target = checkUrl(url, b.workspace);
     const page = await b.page();
@@ -52,9 +53,10 @@ export const navigate = browserTool({
 function historyTool(name: "back" | "forward" | "reload", description: string) {
   return browserTool({
     name,
+    title: name[0].toUpperCase() + name.slice(1),
     description,
     input: { waitUntil },
-    annotations: { title: name[0].toUpperCase() + name.slice(1), readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     async run({ waitUntil }, b) {
       const page = await b.page();
       let moved = true;
@@ -68,12 +70,13 @@ function historyTool(name: "back" | "forward" | "reload", description: string) {
   });
 }
 
-export const back = historyTool("back", "Go back in the current tab's history.");
-export const forward = historyTool("forward", "Go forward in the current tab's history.");
-export const reload = historyTool("reload", "Reload the current tab.");
+const back = historyTool("back", "Go back in the current tab's history.");
+const forward = historyTool("forward", "Go forward in the current tab's history.");
+const reload = historyTool("reload", "Reload the current tab.");
 
-export const waitFor = browserTool({
+const waitFor = browserTool({
   name: "wait_for",
+  title: "Wait for",
   description: "Wait until text appears or disappears, a selector reaches a state, or some seconds pass; then return the snapshot.",
   input: {
     text: z.string().optional().describe("Wait until this text is visible on the page."),
@@ -83,7 +86,7 @@ export const waitFor = browserTool({
     time: z.number().min(0).max(60).optional().describe("Seconds to wait (alone, or before the other conditions)."),
     timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many ms."),
   },
-  annotations: { title: "Wait for", readOnlyHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: true, openWorldHint: true },
   async run({ text, textGone, selector, state, time, timeoutMs }, b) {
     if (!text && !textGone && !selector && time === undefined) throw new ToolError("Give text, textGone, selector or time.");
     const page = await b.page();

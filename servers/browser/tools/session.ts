@@ -7,15 +7,16 @@ import { CDP_OFF_MESSAGE } from "../chromium.js";
 import { browserTool, chromiumHost } from "../runtime.js";
 import { toolName } from "../../lib/names.js";
 
-export const tabs = browserTool({
+const tabs = browserTool({
   name: "tabs",
+  title: "Tabs",
   description: "List, open, select or close this session's tabs; new/select/close return the current tab's snapshot.",
   input: {
     action: z.enum(["list", "new", "select", "close"]).describe("close defaults to the current tab."),
     index: z.number().int().min(0).optional().describe("Tab number for select and close."),
     url: z.string().optional().describe("For new: URL to open."),
   },
-  annotations: { title: "Tabs", readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
   async run({ action, index, url }, b) {
     if (action === "new") {
       if (url && !/^(https?:|about:|data:)/.test(url)) throw new ToolError(`action "new" takes an http(s), about: or data: URL; open file: URLs with ${toolName("navigate")}.`);
@@ -43,14 +44,15 @@ export const tabs = browserTool({
   },
 });
 
-export const resize = browserTool({
+const resize = browserTool({
   name: "resize",
+  title: "Resize viewport",
   description: "Set the current tab's viewport size in CSS pixels.",
   input: {
     width: z.number().int().min(100).max(7680).describe("Viewport width in CSS pixels."),
     height: z.number().int().min(100).max(4320).describe("Viewport height in CSS pixels."),
   },
-  annotations: { title: "Resize viewport", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ width, height }, b) {
     const page = await b.page();
     await page.setViewportSize({ width, height });
@@ -64,12 +66,13 @@ const listing = {
   clear: z.boolean().default(false).describe("Forget the returned entries afterwards."),
 };
 
-export const consoleMessages = browserTool({
+const consoleMessages = browserTool({
   name: "console_messages",
+  title: "Console messages",
   description: "Console messages and uncaught page errors of this session's tabs, oldest first.",
   input: { ...listing, level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("Only this type (error includes uncaught page errors).") },
   output: { messages: z.array(z.object({ type: z.string(), text: z.string(), url: z.string(), tab: z.number() })) },
-  annotations: { title: "Console messages", readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: false },
   async run({ tab, limit, clear, level }, b) {
     // an unknown tab would match nothing and read as "no messages": refuse it, listing the tabs
     if (tab !== undefined) b.tabAt(tab);
@@ -83,8 +86,9 @@ export const consoleMessages = browserTool({
   },
 });
 
-export const networkRequests = browserTool({
+const networkRequests = browserTool({
   name: "network_requests",
+  title: "Network requests",
   description: "Network requests of this session's tabs, oldest first, with status or failure.",
   input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media.") },
   output: {
@@ -92,7 +96,7 @@ export const networkRequests = browserTool({
       z.object({ method: z.string(), url: z.string(), resourceType: z.string(), status: z.number().optional(), failure: z.string().optional(), tab: z.number() }),
     ),
   },
-  annotations: { title: "Network requests", readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: false },
   async run({ tab, limit, clear, includeStatic }, b) {
     if (tab !== undefined) b.tabAt(tab);
     const all = b.recorder.network;
@@ -105,8 +109,9 @@ export const networkRequests = browserTool({
   },
 });
 
-export const info = browserTool({
+const info = browserTool({
   name: "info",
+  title: "Browser info",
   description:
     "Browser version, Chromium's pid and this session's tab count; the CDP endpoint only if the operator set AGENTBOX_CDP_PORT (browser-wide, so off by default).",
   input: {},
@@ -118,7 +123,7 @@ export const info = browserTool({
     pid: z.number().optional(),
     tabs: z.number(),
   },
-  annotations: { title: "Browser info", readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, openWorldHint: false },
   async run(_args, b, ctx) {
     await b.ensureContext();
     const host = chromiumHost(ctx);
@@ -134,11 +139,12 @@ export const info = browserTool({
   },
 });
 
-export const close = browserTool({
+const close = browserTool({
   name: "close",
+  title: "Close browser",
   description: "Close this session's browser: all its tabs, cookies and storage. The next browser call starts fresh.",
   input: {},
-  annotations: { title: "Close browser", readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(_args, b) {
     await b.close();
     return reply.text("Closed this session's browser context (tabs, cookies, storage).");

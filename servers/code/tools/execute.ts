@@ -1,10 +1,9 @@
 // code_execute: run Python or JavaScript in a persistent session, notebook style.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { defineTool, reply } from "../../lib/tool.js";
-import type { CodeConfig } from "../config.js";
 import type { ExecOutcome } from "../kernel.js";
-import { DEFAULT_SESSION, type CodeSessions } from "../sessions.js";
+import { DEFAULT_SESSION } from "../sessions.js";
+import { config, sessions } from "../state.js";
 
 export const languageSchema = z.enum(["python", "javascript"]).describe("The interpreter.");
 export const sessionNameSchema = z
@@ -47,56 +46,55 @@ export function formatOutcome(outcome: ExecOutcome): string {
   return parts.map(([label, text]) => `[${label}]\n${text.replace(/\n$/, "")}`).join("\n");
 }
 
-export function executeTool(sessions: CodeSessions, config: CodeConfig) {
-  return defineTool({
-    name: "execute",
-    title: "Run code",
-    description:
-      "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +
-      "stderr, a trailing expression's value, exceptions with traceback, matplotlib figures as PNG; top-level await works in " +
-      "JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
-      "`await tools.file_read({ path })`. A timeout or cancel interrupts the code; the reply says whether the state survived.",
-    input: {
-      language: languageSchema,
-      code: z.string().min(1).describe("The code to run."),
-      session: sessionNameSchema,
-      timeoutMs: z
-        .number()
-        .int()
-        .min(100)
-        .max(config.maxTimeoutMs)
-        .optional()
-        .describe(`Interrupt the code after this many ms (default ${config.defaultTimeoutMs}).`),
-    },
-    output,
-    annotations: { destructiveHint: true, openWorldHint: true, idempotentHint: false, readOnlyHint: false },
-    async run({ language, code, session, timeoutMs }, ctx) {
-      const name = session ?? DEFAULT_SESSION;
-      const kernel = await sessions.kernel(ctx.session, language, name, ctx.workspace, ctx.sessionToken);
-      const started = Date.now();
-      // a heartbeat for callers that asked for progress (the hub resets its timeout on progress)
-      const heartbeat = setInterval(() => void ctx.progress(Math.round((Date.now() - started) / 1000), undefined, "running"), 15_000);
-      const outcome = await kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal).finally(() => clearInterval(heartbeat));
-      const structured = {
-        status: outcome.status,
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-        result: outcome.value,
-        error: outcome.error,
-        images: outcome.images.length,
-        stateKept: outcome.stateKept,
-        truncated: outcome.truncated,
-        ...(outcome.note ? { note: outcome.note } : {}),
-        language,
-        session: name,
-        cell: outcome.cell,
-        durationMs: Date.now() - started,
-      };
-      const text = formatOutcome(outcome);
-      // a failure carries no structuredContent (see reply.error): its text says everything
-      const result: CallToolResult = outcome.status === "ok" ? reply.data(text, structured) : reply.error(text);
-      for (const image of outcome.images) result.content.push({ type: "image", data: image.data, mimeType: image.mimeType });
-      return result;
-    },
-  });
-}
+const execute = defineTool({
+  name: "execute",
+  title: "Run code",
+  description:
+    "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +
+    "stderr, a trailing expression's value, exceptions with traceback, matplotlib figures as PNG; top-level await works in " +
+    "JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
+    "`await tools.file_read({ path })`. A timeout or cancel interrupts the code; the reply says whether the state survived.",
+  input: {
+    language: languageSchema,
+    code: z.string().min(1).describe("The code to run."),
+    session: sessionNameSchema,
+    timeoutMs: z
+      .number()
+      .int()
+      .min(100)
+      .max(config.maxTimeoutMs)
+      .optional()
+      .describe(`Interrupt the code after this many ms (default ${config.defaultTimeoutMs}).`),
+  },
+  output,
+  annotations: { destructiveHint: true, openWorldHint: true, idempotentHint: false, readOnlyHint: false },
+  async run({ language, code, session, timeoutMs }, ctx) {
+    const name = session ?? DEFAULT_SESSION;
+    const kernel = await sessions.kernel(ctx.session, language, name, ctx.workspace, ctx.sessionToken);
+    const started = Date.now();
+    // a heartbeat for callers that asked for progress (the hub resets its timeout on progress)
+    const heartbeat = setInterval(() => void ctx.progress(Math.round((Date.now() - started) / 1000), undefined, "running"), 15_000);
+    const outcome = await kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal).finally(() => clearInterval(heartbeat));
+    const structured = {
+      status: outcome.status,
+      stdout: outcome.stdout,
+      stderr: outcome.stderr,
+      result: outcome.value,
+      error: outcome.error,
+      images: outcome.images.length,
+      stateKept: outcome.stateKept,
+      truncated: outcome.truncated,
+      ...(outcome.note ? { note: outcome.note } : {}),
+      language,
+      session: name,
+      cell: outcome.cell,
+      durationMs: Date.now() - started,
+    };
+    const text = formatOutcome(outcome);
+    const figures = outcome.images.map((image) => ({ type: "image" as const, data: image.data, mimeType: image.mimeType }));
+    // a failure carries no structuredContent (see reply.error): its text says everything
+    return outcome.status === "ok" ? reply.data(text, structured, figures) : reply.error(text, figures);
+  },
+});
+
+export default [execute];

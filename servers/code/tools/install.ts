@@ -2,36 +2,36 @@
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
-import type { CodeConfig } from "../config.js";
 import { install } from "../install.js";
+import { config } from "../state.js";
 import { languageSchema } from "./execute.js";
 
-export function installTool(config: CodeConfig) {
-  return defineTool({
-    name: "install",
-    title: "Install packages",
-    description: () =>
-      "Install packages for code sessions with pip (a venv that also sees the system packages) or npm, from the configured indexes. " +
-      "A spec is a package name (extras, version, range, tag, marker), an https or git+https URL, or a folder or archive inside " +
-      "the workspace (./mypkg, file:./mypkg); options ('-…') and paths outside the workspace are refused. " +
-      `A Python package already imported needs ${toolName("reset")} to load the new version.`,
-    input: {
-      language: languageSchema,
-      packages: z
-        .array(z.string().min(1))
-        .min(1)
-        .max(50)
-        .describe("Package specs: names with optional versions (requests==2.32.0, lodash@4), https URLs, or workspace paths to a folder or archive."),
-    },
-    output: { language: z.enum(["python", "javascript"]), packages: z.array(z.string()), command: z.string(), output: z.string() },
-    annotations: { destructiveHint: false, idempotentHint: true, readOnlyHint: false, openWorldHint: true },
-    async run({ language, packages }, ctx) {
-      const result = await install(config, { language, packages, workspace: ctx.workspace, signal: ctx.signal });
-      if (result.code !== 0) {
-        throw new ToolError(`${result.command} failed (exit code ${result.code}):\n${result.output.trim()}`);
-      }
-      const text = `Installed ${packages.join(", ")} for ${language}.\n${result.output.trim()}`;
-      return reply.data(text, { language, packages, command: result.command, output: result.output });
-    },
-  });
-}
+const installPackages = defineTool({
+  name: "install",
+  title: "Install packages",
+  description: () =>
+    "Install packages for code sessions with pip (a venv that also sees the system packages) or npm, from the configured indexes. " +
+    "A spec is a package name (extras, version, range, tag, marker), an https or git+https URL, or a folder or archive inside " +
+    "the workspace (./mypkg, file:./mypkg); options ('-…') and paths outside the workspace are refused. " +
+    `A Python package already imported needs ${toolName("reset")} to load the new version.`,
+  input: {
+    language: languageSchema,
+    packages: z
+      .array(z.string().min(1))
+      .min(1)
+      .max(50)
+      .describe("Package specs: names with optional versions (requests==2.32.0, lodash@4), https URLs, or workspace paths to a folder or archive."),
+  },
+  output: { language: z.enum(["python", "javascript"]), packages: z.array(z.string()), command: z.string(), output: z.string() },
+  annotations: { destructiveHint: false, idempotentHint: true, readOnlyHint: false, openWorldHint: true },
+  async run({ language, packages }, ctx) {
+    const result = await install(config, { language, packages, workspace: ctx.workspace, signal: ctx.signal });
+    if (result.code !== 0) {
+      throw new ToolError(`${result.command} failed (exit code ${result.code}):\n${result.output.trim()}`);
+    }
+    const text = `Installed ${packages.join(", ")} for ${language}.\n${result.output.trim()}`;
+    return reply.data(text, { language, packages, command: result.command, output: result.output });
+  },
+});
+
+export default [installPackages];

@@ -2,27 +2,28 @@
 import { defineTool, reply } from "../../lib/tool.js";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
-import { DEFAULT_SESSION, type CodeSessions } from "../sessions.js";
+import { DEFAULT_SESSION } from "../sessions.js";
+import { sessions } from "../state.js";
 import { languageSchema, sessionNameSchema } from "./execute.js";
 
-export function resetTool(sessions: CodeSessions) {
-  return defineTool({
-    name: "reset",
-    title: "Restart a code session",
-    description: () =>
-      `Restart a code session's interpreter: its state is dropped and a running ${toolName("execute")} is stopped. ` +
-      "Use it when a session is stuck or its state is broken.",
-    input: { language: languageSchema, session: sessionNameSchema },
-    output: { language: z.enum(["python", "javascript"]), session: z.string(), pid: z.number().int().nullable() },
-    annotations: { destructiveHint: true, idempotentHint: true, readOnlyHint: false, openWorldHint: false },
-    async run({ language, session }, ctx) {
-      const name = session ?? DEFAULT_SESSION;
-      const kernel = await sessions.reset(ctx.session, language, name);
-      return reply.data(`The ${language} session '${name}' has a fresh interpreter (pid ${kernel.pid}); earlier state is gone.`, {
-        language,
-        session: name,
-        pid: kernel.pid ?? null,
-      });
-    },
-  });
-}
+const reset = defineTool({
+  name: "reset",
+  title: "Restart a code session",
+  description: () =>
+    `Restart a code session's interpreter: its state is dropped and a running ${toolName("execute")} is stopped. ` +
+    "Use it when a session is stuck or its state is broken.",
+  input: { language: languageSchema, session: sessionNameSchema },
+  output: { language: z.enum(["python", "javascript"]), session: z.string(), pid: z.number().int().nullable() },
+  annotations: { destructiveHint: true, idempotentHint: true, readOnlyHint: false, openWorldHint: false },
+  async run({ language, session }, ctx) {
+    const name = session ?? DEFAULT_SESSION;
+    const kernel = await sessions.reset(ctx.session, language, name);
+    return reply.data(`The ${language} session '${name}' has a fresh interpreter (pid ${kernel.pid}); earlier state is gone.`, {
+      language,
+      session: name,
+      pid: kernel.pid ?? null,
+    });
+  },
+});
+
+export default [reset];

@@ -1,7 +1,7 @@
 // code_sessions: the code sessions of the calling client, with language, age and memory.
 import { defineTool, reply } from "../../lib/tool.js";
 import { z } from "zod";
-import type { CodeSessions } from "../sessions.js";
+import { sessions } from "../state.js";
 
 const sessionInfo = z.object({
   name: z.string(),
@@ -19,23 +19,23 @@ function megabytes(bytes: number | null): string {
   return bytes === null ? "?" : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-export function sessionsTool(sessions: CodeSessions) {
-  return defineTool({
-    name: "sessions",
-    title: "List code sessions",
-    description: "List this client's code sessions: name, language, age, idle time, memory and whether one is running code now.",
-    input: {},
-    output: { sessions: z.array(sessionInfo) },
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    async run(_args, ctx) {
-      const list = (await sessions.list(ctx.session)).map((k) => k.info());
-      const text = list.length
-        ? list
-            .map((s) => `${s.language}:${s.name}  pid ${s.pid ?? "-"}  ${s.busy ? "busy" : "idle"}  age ${s.ageSeconds}s  idle ${s.idleSeconds}s  ` +
-              `${s.executions} executes  ${megabytes(s.memoryBytes)}`)
-            .join("\n")
-        : "No code sessions yet; code_execute starts one.";
-      return reply.data(text, { sessions: list });
-    },
-  });
-}
+const listSessions = defineTool({
+  name: "sessions",
+  title: "List code sessions",
+  description: "List this client's code sessions: name, language, age, idle time, memory and whether one is running code now.",
+  input: {},
+  output: { sessions: z.array(sessionInfo) },
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  async run(_args, ctx) {
+    const list = (await sessions.list(ctx.session)).map((k) => k.info());
+    const text = list.length
+      ? list
+          .map((s) => `${s.language}:${s.name}  pid ${s.pid ?? "-"}  ${s.busy ? "busy" : "idle"}  age ${s.ageSeconds}s  idle ${s.idleSeconds}s  ` +
+            `${s.executions} executes  ${megabytes(s.memoryBytes)}`)
+          .join("\n")
+      : "No code sessions yet; code_execute starts one.";
+    return reply.data(text, { sessions: list });
+  },
+});
+
+export default [listSessions];

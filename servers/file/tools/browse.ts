@@ -4,7 +4,7 @@ import path from "node:path";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import { fdPath, lstatAt, withDir } from "../../lib/safe-fs.js";
-import { defineTool, ToolError } from "../../lib/tool.js";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk } from "../walk.js";
@@ -16,7 +16,7 @@ async function assertDirectory(dir: string, userPath: string): Promise<void> {
   if (!(await fsp.stat(dir)).isDirectory()) throw new ToolError(`'${userPath}' is not a folder; use ${toolName("info")} or ${toolName("read")} for a file.`);
 }
 
-export const list = defineTool({
+const list = defineTool({
   name: "list",
   title: "List a folder",
   description: "List one folder's entries with type, size and modification time.",
@@ -61,14 +61,11 @@ export const list = defineTool({
     const lines = shown.map((e) => `${e.type === "directory" ? "d" : e.type === "symlink" ? "l" : "-"} ${formatSize(e.size).padStart(10)}  ${e.mtime}  ${e.name}${e.type === "directory" ? "/" : ""}`);
     if (entries.length > limit) lines.push(`[${entries.length - limit} more entries not shown; raise limit]`);
     const where = rel(ctx, dir);
-    return {
-      content: [{ type: "text", text: lines.length ? `${where}:\n${lines.join("\n")}` : `${where}: empty` }],
-      structuredContent: { path: where, entries: shown, total: entries.length, truncated: entries.length > limit },
-    };
+    return reply.data(lines.length ? `${where}:\n${lines.join("\n")}` : `${where}: empty`, { path: where, entries: shown, total: entries.length, truncated: entries.length > limit });
   },
 });
 
-export const tree = defineTool({
+const tree = defineTool({
   name: "tree",
   title: "Show a folder tree",
   description: `Show a folder's nested structure down to a depth, skipping excluded names (default: ${DEFAULT_EXCLUDES.join(", ")}).`,
@@ -100,9 +97,8 @@ export const tree = defineTool({
     const where = rel(ctx, dir);
     const lines = entries.map((e) => `${"  ".repeat(e.depth - 1)}${path.posix.basename(e.path)}${e.type === "directory" ? "/" : e.type === "symlink" ? "@" : ""}`);
     if (truncated) lines.push(`[stopped at ${limit} entries; raise limit or narrow path/depth]`);
-    return {
-      content: [{ type: "text", text: `${where}/\n${lines.join("\n")}` }],
-      structuredContent: { path: where, entries, truncated },
-    };
+    return reply.data(`${where}/\n${lines.join("\n")}`, { path: where, entries, truncated });
   },
 });
+
+export default [list, tree];

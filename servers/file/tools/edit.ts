@@ -2,7 +2,7 @@
 import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
-import { defineTool, ToolError } from "../../lib/tool.js";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { atomicWriteAt } from "../../lib/safe-fs.js";
 import { formatSize, kindOf, readAt } from "../content.js";
 import { assertWritable, rel, withOpened, withParent } from "../paths.js";
@@ -10,7 +10,7 @@ import { applyReplacements } from "../replace.js";
 
 const MAX_EDIT_BYTES = 10 * 1024 * 1024;
 
-export const edit = defineTool({
+const edit = defineTool({
   name: "edit",
   title: "Edit a file",
   description:
@@ -60,9 +60,8 @@ export const edit = defineTool({
     const total = applied.reduce((s, a) => s + a.replacements, 0);
     const head = dryRun ? `Dry run: ${total} replacement(s) would change ${shown}.` : changed ? `Edited ${shown}: ${total} replacement(s).` : `No change to ${shown}: the replacements equal the original text.`;
     const loose = applied.some((a) => a.mode === "whitespace") ? " (some matched only with whitespace differences ignored)" : "";
-    return {
-      content: [{ type: "text", text: `${head}${loose}\n\n${diff}` }],
-      structuredContent: { path: shown, dryRun, changed, diff, applied },
-    };
+    return reply.data(`${head}${loose}\n\n${diff}`, { path: shown, dryRun, changed, diff, applied });
   },
 });
+
+export default [edit];

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { defineTool, ToolError } from "../../lib/tool.js";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { isInside } from "../../lib/workspace.js";
 import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../../lib/safe-fs.js";
 import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf, type FileKind } from "../content.js";
@@ -23,7 +23,7 @@ function checkDestination(source: string, dest: string, overwrite: boolean, user
   if (!overwrite) throw new ToolError(`Destination '${userDest}' already exists; pass overwrite: true to replace it.`);
 }
 
-export const move = defineTool({
+const move = defineTool({
   name: "move",
   title: "Move or rename",
   description: "Move or rename a file, folder or symlink (a symlink moves itself, not its target). Missing parent folders of the destination are created.",
@@ -51,11 +51,11 @@ export const move = defineTool({
       }),
     );
     const out = { source: rel(ctx, src), destination: rel(ctx, dst) };
-    return { content: [{ type: "text", text: `Moved ${out.source} to ${out.destination}.` }], structuredContent: out };
+    return reply.data(`Moved ${out.source} to ${out.destination}.`, out);
   },
 });
 
-export const copy = defineTool({
+const copy = defineTool({
   name: "copy",
   title: "Copy",
   description: "Copy a file, or a folder with everything in it, to a new path (symlinks inside a folder are copied as links).",
@@ -81,11 +81,11 @@ export const copy = defineTool({
     });
     const out = { source: rel(ctx, src), destination: rel(ctx, dst), type: isDir ? "directory" : "file" };
     const skipped = counts.skipped.length ? `\nNot copied (special files, hard links): ${counts.skipped.join(", ")}` : "";
-    return { content: [{ type: "text", text: `Copied ${out.type} ${out.source} to ${out.destination}.${skipped}` }], structuredContent: out };
+    return reply.data(`Copied ${out.type} ${out.source} to ${out.destination}.${skipped}`, out);
   },
 });
 
-export const remove = defineTool({
+const remove = defineTool({
   name: "delete",
   title: "Delete",
   description: "Delete a file, symlink (the link, not its target) or empty folder; a folder with content only with recursive: true.",
@@ -113,11 +113,11 @@ export const remove = defineTool({
       return st;
     });
     const out = { path: rel(ctx, entry), type: typeOf(st) };
-    return { content: [{ type: "text", text: `Deleted ${out.type} ${out.path}.` }], structuredContent: out };
+    return reply.data(`Deleted ${out.type} ${out.path}.`, out);
   },
 });
 
-export const mkdir = defineTool({
+const mkdir = defineTool({
   name: "mkdir",
   title: "Create a folder",
   description: "Create a folder (and its missing parents unless parents is false). An existing folder is fine.",
@@ -139,11 +139,11 @@ export const mkdir = defineTool({
       else await withParent(ctx, dir, {}, (parent, name) => fsp.mkdir(fdPath(parent, name)));
     }
     const out = { path: rel(ctx, dir), created: !existing };
-    return { content: [{ type: "text", text: existing ? `Folder ${out.path} already exists.` : `Created folder ${out.path}.` }], structuredContent: out };
+    return reply.data(existing ? `Folder ${out.path} already exists.` : `Created folder ${out.path}.`, out);
   },
 });
 
-export const info = defineTool({
+const info = defineTool({
   name: "info",
   title: "Path details",
   description: "Details of a path: type, size, mode, times, MIME type; for a symlink also where it points.",
@@ -192,7 +192,7 @@ export const info = defineTool({
       ...(target ? [`-> ${target}`] : []),
       ...(st.isFile() && st.nlink > 1 ? [`hard link (${st.nlink} names for this file): its content is not read`] : []),
     ].join("\n");
-    return { content: [{ type: "text", text }], structuredContent: out };
+    return reply.data(text, out);
   },
 });
 
@@ -208,3 +208,5 @@ async function describeAt(dir: FileHandle, name: string, userPath: string): Prom
     await file.handle.close();
   }
 }
+
+export default [move, copy, remove, mkdir, info];

@@ -6,10 +6,10 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { defineTool, ToolError, type ToolContext } from "../../lib/tool.js";
+import { defineTool, reply, ToolError, type ToolContext } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
 import { kindOf, mimeTypeOf, formatSize, readAt } from "../content.js";
-import { DEFAULT_LINE_LIMIT, pageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
+import { DEFAULT_LINE_LIMIT, linePageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
 import { rel, withOpened } from "../paths.js";
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -39,7 +39,7 @@ function assertFile(st: fs.Stats, userPath: string): fs.Stats {
   return st;
 }
 
-export const read = defineTool({
+const read = defineTool({
   name: "read",
   title: "Read a file",
   description:
@@ -69,21 +69,17 @@ export const read = defineTool({
           throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
         }
         const data = (whole ?? (await readAt(handle, st.size))).toString("base64");
-        return {
-          content: [
-            { type: "text", text: `${shown} (${mimeType}, ${formatSize(st.size)})` },
-            { type: "image", data, mimeType },
-          ],
-          structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false },
-        };
+        return reply.data(`${shown} (${mimeType}, ${formatSize(st.size)})`, { path: shown, kind, mimeType, size: st.size, hasMore: false }, [
+          { type: "image", data, mimeType },
+        ]);
       }
       if (kind === "binary") {
         const text = `${shown} is a binary file (${mimeType}, ${formatSize(st.size)}); pass encoding 'base64' to get its bytes.`;
-        return { content: [{ type: "text", text }], structuredContent: { path: shown, kind, mimeType, size: st.size, hasMore: false } };
+        return reply.data(text, { path: shown, kind, mimeType, size: st.size, hasMore: false });
       }
       const start = offset ?? 1;
       if (start < 1) throw new ToolError("offset counts lines from 1 for text files (0 is only valid with encoding 'base64').");
-      const page = whole ? pageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(handle, start, limit ?? DEFAULT_LINE_LIMIT);
+      const page = whole ? linePageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(handle, start, limit ?? DEFAULT_LINE_LIMIT);
       if (page.lines.length === 0 && start > 1) {
         throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
       }
@@ -94,21 +90,18 @@ export const read = defineTool({
       if (page.truncatedLine) notes.push(`line ${start} is longer than one page and was cut`);
       if (page.hasMore) notes.push(`showing lines ${start}-${endLine}; more follows, read on with offset=${nextOffset}`);
       if (notes.length) text += `\n\n[${notes.join("; ")}]`;
-      return {
-        content: [{ type: "text", text }],
-        structuredContent: {
-          path: shown,
-          kind,
-          mimeType,
-          size: st.size,
-          text: pageText(page, false),
-          startLine: start,
-          endLine,
-          totalLines: page.totalLines,
-          hasMore: page.hasMore,
-          nextOffset,
-        },
-      };
+      return reply.data(text, {
+        path: shown,
+        kind,
+        mimeType,
+        size: st.size,
+        text: pageText(page, false),
+        startLine: start,
+        endLine,
+        totalLines: page.totalLines,
+        hasMore: page.hasMore,
+        nextOffset,
+      });
     });
   },
 });
@@ -121,19 +114,17 @@ async function readBytes(handle: FileHandle, file: string, shown: string, size: 
   const hasMore = end < size;
   const mimeType = mimeTypeOf(file, false);
   const note = `${shown}: bytes ${offset}-${end} of ${size}` + (hasMore ? `; more follows, read on with offset=${end}` : "");
-  return {
-    content: [
-      { type: "text", text: note },
-      { type: "resource", resource: { uri: pathToFileURL(file).href, mimeType, blob: buf.toString("base64") } },
-    ],
-    structuredContent: { path: shown, kind: "binary", mimeType, size, hasMore, nextOffset: hasMore ? end : undefined, byteOffset: offset, bytes: buf.length },
-  };
+  return reply.data(
+    note,
+    { path: shown, kind: "binary", mimeType, size, hasMore, nextOffset: hasMore ? end : undefined, byteOffset: offset, bytes: buf.length },
+    [{ type: "resource", resource: { uri: pathToFileURL(file).href, mimeType, blob: buf.toString("base64") } }],
+  );
 }
 
 const MAX_MANY = 50;
 const MANY_LINE_LIMIT = 500;
 
-export const readMany = defineTool({
+const readMany = defineTool({
   name: "read_many",
   title: "Read several files",
   description:
@@ -162,7 +153,7 @@ export const readMany = defineTool({
     const text = files
       .map((f) => `==> ${f.path} <==\n` + (f.ok ? f.text + (f.hasMore ? `\n[more follows; use ${toolName("read")} with offset=${limit + 1}]` : "") : `[error: ${f.error}]`))
       .join("\n\n");
-    return { content: [{ type: "text", text }], structuredContent: { files } };
+    return reply.data(text, { files });
   },
 });
 
@@ -179,3 +170,5 @@ async function readOne(ctx: ToolContext, userPath: string, limit: number, lineNu
     return { path: userPath, ok: false, error: err instanceof ToolError ? err.message : errorMessage(err) };
   }
 }
+
+export default [read, readMany];

@@ -2,7 +2,7 @@
 import fsp from "node:fs/promises";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { defineTool, ToolError } from "../../lib/tool.js";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { looksLikeText, readAt } from "../content.js";
 import { rel, resolveExisting, withOpened } from "../paths.js";
 import { escapeRegExp } from "../replace.js";
@@ -22,7 +22,7 @@ function globMatcher(glob: string): (e: WalkEntry) => boolean {
   return glob.includes("/") ? (e) => match(e.relative) : (e) => match(e.name);
 }
 
-export const find = defineTool({
+const find = defineTool({
   name: "find",
   title: "Find files by name",
   description: "Find files and folders whose name matches a glob (e.g. '*.ts', 'test_*'); a glob with '/' matches the relative path ('src/**/*.ts').",
@@ -51,10 +51,7 @@ export const find = defineTool({
     }
     const lines = matches.map((m) => m.path + (m.type === "directory" ? "/" : ""));
     if (truncated) lines.push(`[stopped at ${limit} results; raise limit or narrow the pattern]`);
-    return {
-      content: [{ type: "text", text: matches.length ? lines.join("\n") : `No names match '${pattern}' under ${base}.` }],
-      structuredContent: { matches, truncated },
-    };
+    return reply.data(matches.length ? lines.join("\n") : `No names match '${pattern}' under ${base}.`, { matches, truncated });
   },
 });
 
@@ -66,7 +63,7 @@ interface GrepMatch {
   after: string[];
 }
 
-export const grep = defineTool({
+const grep = defineTool({
   name: "grep",
   title: "Search file contents",
   description: "Search file contents with a regular expression (JavaScript syntax). Binary and very large files are skipped.",
@@ -77,7 +74,7 @@ export const grep = defineTool({
     ignoreCase: z.boolean().default(false).describe("Case-insensitive matching."),
     literal: z.boolean().default(false).describe("Treat the pattern as plain text, not a regex."),
     context: z.number().int().min(0).max(20).default(0).describe("Context lines around each match."),
-    maxResults: z.number().int().min(1).max(5000).default(100).describe("Stop after this many matching lines."),
+    limit: z.number().int().min(1).max(5000).default(100).describe("Stop after this many matching lines."),
   },
   output: {
     matches: z.array(z.object({ path: z.string(), line: z.number(), text: z.string(), before: z.array(z.string()), after: z.array(z.string()) })),
@@ -85,7 +82,7 @@ export const grep = defineTool({
     truncated: z.boolean(),
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, maxResults }, ctx) {
+  async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, limit }, ctx) {
     let re: RegExp;
     try {
       re = new RegExp(literal ? escapeRegExp(pattern) : pattern, ignoreCase ? "i" : "");
@@ -115,7 +112,7 @@ export const grep = defineTool({
       const lines = buf.toString("utf8").split(/\r?\n/);
       for (let i = 0; i < lines.length; i++) {
         if (!re.test(lines[i])) continue;
-        if (matches.length >= maxResults) {
+        if (matches.length >= limit) {
           truncated = true;
           break;
         }
@@ -128,10 +125,7 @@ export const grep = defineTool({
         });
       }
     }
-    return {
-      content: [{ type: "text", text: formatGrep(matches, pattern, searched, truncated, maxResults) }],
-      structuredContent: { matches, filesSearched: searched, truncated },
-    };
+    return reply.data(formatGrep(matches, pattern, searched, truncated, limit), { matches, filesSearched: searched, truncated });
   },
 });
 
@@ -146,6 +140,8 @@ function formatGrep(matches: GrepMatch[], pattern: string, searched: number, tru
     out.push(`${m.path}:${m.line}:${m.text}`);
     m.after.forEach((t, k) => out.push(`${m.path}-${m.line + 1 + k}-${t}`));
   }
-  if (truncated) out.push(`[stopped at ${cap} matches; raise maxResults or narrow the search]`);
+  if (truncated) out.push(`[stopped at ${cap} matches; raise limit or narrow the search]`);
   return out.join("\n");
 }
+
+export default [find, grep];

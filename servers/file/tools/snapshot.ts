@@ -1,7 +1,7 @@
 // snapshot_take, snapshot_list, snapshot_restore, snapshot_delete: whole-workspace checkpoints.
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
-import { defineTool } from "../../lib/tool.js";
+import { defineTool, reply } from "../../lib/tool.js";
 import { formatSize } from "../content.js";
 import { assertWritable } from "../paths.js";
 import { deleteSnapshot, listSnapshots, restoreSnapshot, serialized, takeSnapshot, type SnapshotMeta } from "../snapshots.js";
@@ -27,7 +27,7 @@ function metaOut(m: SnapshotMeta) {
   return { name, createdAt, files, directories, symlinks, bytes, skipped };
 }
 
-export const snapshotTake = defineTool({
+const snapshotTake = defineTool({
   name: "snapshot_take",
   title: "Take a workspace snapshot",
   description: () => `Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with ${toolName("snapshot_restore")}.`,
@@ -38,11 +38,11 @@ export const snapshotTake = defineTool({
     assertWritable("snapshot_take");
     const meta = await serialized(() => takeSnapshot(ctx.workspace, name, overwrite));
     const skipped = meta.skipped.length ? `\nNot copied (special files, hard links): ${meta.skipped.join(", ")}` : "";
-    return { content: [{ type: "text", text: `Snapshot taken: ${describe(meta)}${skipped}` }], structuredContent: metaOut(meta) };
+    return reply.data(`Snapshot taken: ${describe(meta)}${skipped}`, metaOut(meta));
   },
 });
 
-export const snapshotList = defineTool({
+const snapshotList = defineTool({
   name: "snapshot_list",
   title: "List workspace snapshots",
   description: "List the workspace snapshots, oldest first.",
@@ -52,11 +52,11 @@ export const snapshotList = defineTool({
   async run(_args, ctx) {
     const metas = await listSnapshots(ctx.workspace);
     const text = metas.length ? metas.map(describe).join("\n") : `No snapshots yet; take one with ${toolName("snapshot_take")}.`;
-    return { content: [{ type: "text", text }], structuredContent: { snapshots: metas.map(metaOut) } };
+    return reply.data(text, { snapshots: metas.map(metaOut) });
   },
 });
 
-export const snapshotRestore = defineTool({
+const snapshotRestore = defineTool({
   name: "snapshot_restore",
   title: "Restore a workspace snapshot",
   description:
@@ -67,11 +67,11 @@ export const snapshotRestore = defineTool({
   async run({ name }, ctx) {
     assertWritable("snapshot_restore");
     const meta = await serialized(() => restoreSnapshot(ctx.workspace, name));
-    return { content: [{ type: "text", text: `Workspace restored to snapshot ${describe(meta)}` }], structuredContent: metaOut(meta) };
+    return reply.data(`Workspace restored to snapshot ${describe(meta)}`, metaOut(meta));
   },
 });
 
-export const snapshotDelete = defineTool({
+const snapshotDelete = defineTool({
   name: "snapshot_delete",
   title: "Delete a workspace snapshot",
   description: "Delete a snapshot (the workspace itself is not touched).",
@@ -81,6 +81,8 @@ export const snapshotDelete = defineTool({
   async run({ name }, ctx) {
     assertWritable("snapshot_delete");
     const meta = await serialized(() => deleteSnapshot(ctx.workspace, name));
-    return { content: [{ type: "text", text: `Deleted snapshot ${meta.name}.` }], structuredContent: metaOut(meta) };
+    return reply.data(`Deleted snapshot ${meta.name}.`, metaOut(meta));
   },
 });
+
+export default [snapshotTake, snapshotList, snapshotRestore, snapshotDelete];

@@ -2,12 +2,12 @@
 import path from "node:path";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
-import { defineTool, ToolError } from "../../lib/tool.js";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { atomicWriteAt } from "../../lib/safe-fs.js";
 import { formatSize, statOrNull } from "../content.js";
 import { assertWritable, rel, resolveTarget, withParent } from "../paths.js";
 
-export const write = defineTool({
+const write = defineTool({
   name: "write",
   title: "Write a file",
   description:
@@ -45,9 +45,8 @@ export const write = defineTool({
     );
     const shown = rel(ctx, target);
     const verb = existing ? (append ? "Appended" : "Replaced") : "Created";
-    return {
-      content: [{ type: "text", text: `${verb} ${shown}: wrote ${formatSize(data.length)}, file is now ${formatSize(size)}.` }],
-      structuredContent: { path: shown, bytesWritten: data.length, size, created: !existing },
-    };
+    return reply.data(`${verb} ${shown}: wrote ${formatSize(data.length)}, file is now ${formatSize(size)}.`, { path: shown, bytesWritten: data.length, size, created: !existing });
   },
 });
+
+export default [write];

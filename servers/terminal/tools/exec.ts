@@ -11,7 +11,7 @@ import { envSchema, resolveCwd } from "./common.js";
 
 const MAX_TIMEOUT_MS = 60 * 60_000;
 
-export default defineTool({
+const exec = defineTool({
   name: "exec",
   title: "Run a command",
   description: () =>
@@ -90,3 +90,5 @@ function describe(r: ExecResult, timeoutMs: number, truncated: boolean): string 
   lines.push("--- stdout ---", r.stdout.replace(/\n$/, ""), "--- stderr ---", r.stderr.replace(/\n$/, ""));
   return lines.join("\n");
 }
+
+export default [exec];

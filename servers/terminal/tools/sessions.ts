@@ -101,15 +101,16 @@ const WAIT_NOTES: Record<WaitOutcome, string> = {
   cancelled: "wait cancelled",
 };
 
-function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null) {
+/** What session_send and session_read answer; `more` adds fields of the calling tool's own output. */
+function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null, more: Record<string, unknown> = {}) {
   const notes = [`Terminal ${t.id} (${status(t)})`];
   if (waited) notes.push(WAIT_NOTES[waited]);
   if (read.droppedBytes > 0) notes.push(`${read.droppedBytes} unread bytes were dropped by the scrollback cap`);
   const text = `${notes.join("; ")}.\n${read.text}`;
-  return reply.data(text, { id: t.id, output: read.text, droppedBytes: read.droppedBytes, waited, alive: t.alive, exitCode: t.exit?.exitCode ?? null });
+  return reply.data(text, { id: t.id, output: read.text, droppedBytes: read.droppedBytes, waited, alive: t.alive, exitCode: t.exit?.exitCode ?? null, ...more });
 }
 
-export const sessionCreate = defineTool({
+const sessionCreate = defineTool({
   name: "session_create",
   title: "Open a terminal",
   description: () =>
@@ -135,7 +136,7 @@ export const sessionCreate = defineTool({
   },
 });
 
-export const sessionSend = defineTool({
+const sessionSend = defineTool({
   name: "session_send",
   title: "Type into a terminal",
   description:
@@ -173,13 +174,11 @@ export const sessionSend = defineTool({
     }
     // the terminal echoes the typed text: match waitFor only against what comes after that echo
     const waited = await t.wait({ from, pattern, echo: input, quietMs, timeoutMs, signal: ctx.signal });
-    const answer = readReply(t, t.readNew(stripAnsi), waited);
-    answer.structuredContent = { ...answer.structuredContent, sentBytes };
-    return answer;
+    return readReply(t, t.readNew(stripAnsi), waited, { sentBytes });
   },
 });
 
-export const sessionRead = defineTool({
+const sessionRead = defineTool({
   name: "session_read",
   title: "Read a terminal",
   description:
@@ -202,7 +201,7 @@ export const sessionRead = defineTool({
   },
 });
 
-export const sessionResize = defineTool({
+const sessionResize = defineTool({
   name: "session_resize",
   title: "Resize a terminal",
   description: "Change a terminal's size; full-screen programs (top, vim, less) redraw for the new size.",
@@ -217,7 +216,7 @@ export const sessionResize = defineTool({
   },
 });
 
-export const sessionKill = defineTool({
+const sessionKill = defineTool({
   name: "session_kill",
   title: "Close a terminal",
   description: "Kill a terminal's program and every process started in it, and forget the terminal.",
@@ -231,7 +230,7 @@ export const sessionKill = defineTool({
   },
 });
 
-export const sessionList = defineTool({
+const sessionList = defineTool({
   name: "session_list",
   title: "List terminals",
   description: "List this client session's terminals: id, program, cwd, size, whether running, unread output.",

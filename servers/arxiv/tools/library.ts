@@ -1,12 +1,12 @@
 // The downloaded-papers library: `download` (PDF + Markdown into papers/), `read`, `list`.
 import { z } from "zod";
-import { defineTool, reply, ToolError } from "../lib/tool.js";
-import { convertBytes } from "../markitdown/convert.js";
-import { pageFooter, pageOf, pageOutput, pagingInput } from "../markitdown/paging.js";
-import { normalizeId } from "./ids.js";
-import { findPaper, listPapers, markdownHeader, readMarkdown, savePaper } from "./papers.js";
-import { arxiv, fetchPapers } from "./tools.js";
-import { toolName } from "../lib/names.js";
+import { charPagingInput, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { toolName } from "../../lib/names.js";
+import { convertBytes } from "../../markitdown/convert.js";
+import { normalizeId } from "../ids.js";
+import { findPaper, listPapers, markdownHeader, readMarkdown, savePaper } from "../papers.js";
+import { arxiv, fetchPapers } from "../state.js";
 
 const storedShape = {
   id: z.string(),
@@ -69,14 +69,14 @@ const download = defineTool({
 const read = defineTool({
   name: "read",
   title: "Read a downloaded arXiv paper",
-  description: () => `Page through the Markdown text of a paper fetched with ${toolName("download")} (start/maxChars).`,
+  description: () => `Page through the Markdown text of a paper fetched with ${toolName("download")} (offset/maxChars).`,
   input: {
     id: z.string().describe("arXiv id of a downloaded paper; without version, the newest downloaded version"),
-    ...pagingInput,
+    ...charPagingInput,
   },
-  output: { id: z.string(), title: z.string().nullable(), path: z.string(), ...pageOutput },
+  output: { id: z.string(), title: z.string().nullable(), path: z.string(), ...textPageOutput },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  async run({ id: rawId, start, maxChars }, ctx) {
+  async run({ id: rawId, offset, maxChars }, ctx) {
     const id = normalizeId(rawId);
     const paper = await findPaper(ctx.workspace, id);
     if (!paper) {
@@ -84,9 +84,9 @@ const read = defineTool({
       const hint = have.length ? ` Downloaded: ${have.join(", ")}.` : " No papers are downloaded yet.";
       throw new ToolError(`Paper ${id} is not downloaded; call ${toolName("download")} first.${hint}`);
     }
-    const page = pageOf(await readMarkdown(ctx.workspace, paper), start, maxChars);
-    const { text, ...counts } = page;
-    return reply.data(text + pageFooter(page), { id: paper.id, title: paper.title, path: paper.markdown!, ...counts });
+    const page = pageOfText(await readMarkdown(ctx.workspace, paper), offset, maxChars);
+    const { text: _text, ...counts } = page;
+    return reply.data(pagedText(page, toolName("read")), { id: paper.id, title: paper.title, path: paper.markdown!, ...counts });
   },
 });
 
@@ -106,4 +106,4 @@ const list = defineTool({
   },
 });
 
-export const libraryTools = [download, read, list];
+export default [download, read, list];

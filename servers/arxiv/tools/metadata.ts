@@ -1,14 +1,10 @@
 // arxiv `search` and `get`: the arXiv API's metadata as text and structuredContent.
 import { z } from "zod";
-import { defineTool, reply, ToolError } from "../lib/tool.js";
-import { paperSchema, type Paper } from "./atom.js";
-import { ArxivClient, configFromEnv } from "./client.js";
-import { normalizeId, splitVersion } from "./ids.js";
-import { buildSearchQuery, SORT_FIELDS } from "./query.js";
-import { renderPaper } from "./render.js";
-
-/** One client per process: the spacing and the cache hold across every session and tool. */
-export const arxiv = new ArxivClient(configFromEnv());
+import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { paperSchema } from "../atom.js";
+import { buildSearchQuery, SORT_FIELDS } from "../query.js";
+import { renderPaper } from "../render.js";
+import { arxiv, fetchPapers } from "../state.js";
 
 const search = defineTool({
   name: "search",
@@ -21,65 +17,44 @@ const search = defineTool({
     categories: z.array(z.string()).optional().describe("Only papers in any of these categories, e.g. [\"cs.LG\", \"stat.ML\"]"),
     submittedFrom: z.string().optional().describe("Submitted on or after (YYYY-MM-DD)"),
     submittedTo: z.string().optional().describe("Submitted on or before (YYYY-MM-DD)"),
-    start: z.number().int().min(0).max(30_000).default(0).describe("Index of the first result (for paging)"),
-    maxResults: z.number().int().min(1).max(100).default(10).describe("Results per page"),
+    offset: z.number().int().min(0).max(30_000).default(0).describe("Index of the first result: nextOffset of the previous page"),
+    limit: z.number().int().min(1).max(100).default(10).describe("Results per page"),
     sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance").describe("Order"),
     sortOrder: z.enum(["descending", "ascending"]).default("descending").describe("Direction"),
   },
   output: {
     searchQuery: z.string().describe("The search_query sent to arXiv"),
     total: z.number().describe("Total matching papers"),
-    start: z.number(),
+    offset: z.number(),
     count: z.number().describe("Papers in this page"),
-    nextStart: z.number().nullable().describe("start for the next page, or null"),
+    nextOffset: z.number().nullable().describe("offset of the next page, or null"),
     papers: z.array(paperSchema),
   },
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
   async run(args, ctx) {
     const searchQuery = buildSearchQuery(args);
     const feed = await arxiv.query(
-      {
-        search_query: searchQuery,
-        start: String(args.start),
-        max_results: String(args.maxResults),
-        sortBy: SORT_FIELDS[args.sortBy],
-        sortOrder: args.sortOrder,
-      },
+      { searchQuery, offset: args.offset, limit: args.limit, sortBy: SORT_FIELDS[args.sortBy], sortOrder: args.sortOrder },
       ctx.signal,
     );
-    const end = args.start + feed.papers.length;
-    const nextStart = feed.papers.length > 0 && end < feed.total ? end : null;
+    const end = args.offset + feed.papers.length;
+    const nextOffset = feed.papers.length > 0 && end < feed.total ? end : null;
     const header =
       feed.papers.length === 0
         ? `No papers on this page (${feed.total} match ${searchQuery}).`
-        : `${feed.total} papers match ${searchQuery}; showing ${args.start + 1}-${end}.` +
-          (nextStart !== null ? ` Next page: start=${nextStart}.` : "");
-    const body = feed.papers.map((p, i) => renderPaper(p, args.start + i + 1, 600)).join("\n\n");
+        : `${feed.total} papers match ${searchQuery}; showing ${args.offset + 1}-${end}.` +
+          (nextOffset !== null ? ` Next page: offset=${nextOffset}.` : "");
+    const body = feed.papers.map((p, i) => renderPaper(p, args.offset + i + 1, 600)).join("\n\n");
     return reply.data(body ? `${header}\n\n${body}` : header, {
       searchQuery,
       total: feed.total,
-      start: args.start,
+      offset: args.offset,
       count: feed.papers.length,
-      nextStart,
+      nextOffset,
       papers: feed.papers,
     });
   },
 });
-
-/** Metadata for ids (any accepted shape); ids arXiv does not know come back in notFound. */
-export async function fetchPapers(ids: string[], signal?: AbortSignal): Promise<{ papers: Paper[]; notFound: string[] }> {
-  const wanted = [...new Set(ids.map(normalizeId))];
-  const feed = await arxiv.query({ id_list: wanted.join(","), start: "0", max_results: String(wanted.length) }, signal);
-  const papers: Paper[] = [];
-  const notFound: string[] = [];
-  for (const id of wanted) {
-    const exact = splitVersion(id).version !== null;
-    const match = feed.papers.find((p) => (exact ? p.id === id : splitVersion(p.id).base === id));
-    if (match) papers.push(match);
-    else notFound.push(id);
-  }
-  return { papers, notFound };
-}
 
 const get = defineTool({
   name: "get",
@@ -98,4 +73,4 @@ const get = defineTool({
   },
 });
 
-export const metadataTools = [search, get];
+export default [search, get];

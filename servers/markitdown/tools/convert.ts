@@ -1,14 +1,13 @@
-// The markitdown tools: `convert` (any source → Markdown, paged or saved) and `formats`.
+// markitdown `convert`: any source → Markdown, paged or saved whole to the workspace.
 import path from "node:path";
 import { z } from "zod";
-import { defineTool, reply } from "../lib/tool.js";
-import { atomicWriteAt, withDir } from "../lib/safe-fs.js";
-import { relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
-import { convertBytes } from "./convert.js";
-import { FORMATS } from "./formats.js";
-import { pageFooter, pageOf, pageOutput, pagingInput } from "./paging.js";
-import { loadSource } from "./sources.js";
-import { toolName } from "../lib/names.js";
+import { charPagingInput, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
+import { defineTool, reply } from "../../lib/tool.js";
+import { toolName } from "../../lib/names.js";
+import { atomicWriteAt, withDir } from "../../lib/safe-fs.js";
+import { relativeToWorkspace, resolveInWorkspace } from "../../lib/workspace.js";
+import { convertBytes } from "../convert.js";
+import { loadSource } from "../sources.js";
 
 function envInt(name: string, fallback: number): number {
   const value = Number(process.env[name]);
@@ -16,21 +15,21 @@ function envInt(name: string, fallback: number): number {
 }
 
 /** Largest document (file, download, decoded content, unpacked archive) we convert. */
-export const MAX_BYTES = envInt("MARKITDOWN_MAX_BYTES", 50 * 1024 * 1024);
-export const FETCH_TIMEOUT_MS = envInt("MARKITDOWN_TIMEOUT_MS", 30_000);
+const MAX_BYTES = envInt("MARKITDOWN_MAX_BYTES", 50 * 1024 * 1024);
+const FETCH_TIMEOUT_MS = envInt("MARKITDOWN_TIMEOUT_MS", 30_000);
 
 const convert = defineTool({
   name: "convert",
   title: "Convert a document to Markdown",
   description:
     "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS, Jupyter, ZIP of these…) from `source` or base64 `content` " +
-    "to Markdown. Long output is paged (start/maxChars), or written whole to `saveTo`.",
+    "to Markdown. Long output is paged (offset/maxChars), or written whole to `saveTo`.",
   input: {
     source: z.string().optional().describe("Workspace path, file: URI, http(s): URL or data: URI of the document"),
     content: z.string().optional().describe("The document itself, base64-encoded (instead of source); needs `name` or `format`"),
     name: z.string().optional().describe("File name for `content` (its extension picks the converter), e.g. report.pdf"),
     format: z.string().optional().describe("Force a format by extension or id (pdf, docx, html, csv…)"),
-    ...pagingInput,
+    ...charPagingInput,
     saveTo: z.string().optional().describe("Workspace path to write the whole Markdown to instead"),
     overwrite: z.boolean().default(false).describe("With saveTo: replace an existing file"),
   },
@@ -39,7 +38,7 @@ const convert = defineTool({
     format: z.string().describe("Format id that was used (pdf, docx, …)"),
     source: z.string().describe("The source as converted"),
     savedTo: z.string().optional().describe("Workspace path the Markdown was written to"),
-    ...pageOutput,
+    ...textPageOutput,
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run(args, ctx) {
@@ -56,7 +55,7 @@ const convert = defineTool({
       await withDir(ctx.workspace, path.dirname(target), { create: true, shown: relativeToWorkspace(ctx.workspace, path.dirname(target)) }, (dir) =>
         atomicWriteAt(dir, path.basename(target), Buffer.from(doc.markdown, "utf8"), { exclusive: !args.overwrite, shown }),
       );
-      const all = pageOf(doc.markdown, 0, Number.MAX_SAFE_INTEGER);
+      const all = pageOfText(doc.markdown, 0, Number.MAX_SAFE_INTEGER);
       const { text: _text, ...counts } = all;
       const title = doc.title ? ` ("${doc.title}")` : "";
       return reply.data(`Converted ${loaded.label}${title} (${doc.format.label}) to ${all.totalChars} characters of Markdown, saved to ${shown}.`, {
@@ -66,30 +65,11 @@ const convert = defineTool({
       });
     }
 
-    const page = pageOf(doc.markdown, args.start, args.maxChars);
-    const { text, ...counts } = page;
-    const heading = doc.title && page.start === 0 ? `<!-- title: ${doc.title} -->\n` : "";
-    return reply.data(heading + text + pageFooter(page), { ...base, ...counts });
+    const page = pageOfText(doc.markdown, args.offset, args.maxChars);
+    const { text: _text, ...counts } = page;
+    const heading = doc.title && page.offset === 0 ? `<!-- title: ${doc.title} -->\n` : "";
+    return reply.data(heading + pagedText(page, toolName("convert")), { ...base, ...counts });
   },
 });
 
-const formats = defineTool({
-  name: "formats",
-  title: "List convertible formats",
-  description: () => `List the document formats ${toolName("convert")} understands, with their file extensions and media types.`,
-  input: {},
-  output: {
-    formats: z.array(
-      z.object({ id: z.string(), label: z.string(), extensions: z.array(z.string()), mimeTypes: z.array(z.string()), note: z.string().optional() }),
-    ),
-  },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  run() {
-    const list = FORMATS.map(({ engine: _engine, ...f }) => f);
-    const lines = list.map((f) => `- ${f.label} (${f.id}): ${f.extensions.join(", ")}${f.note ? ` — ${f.note}` : ""}`);
-    const sources = "Sources: workspace path, file: URI, http(s): URL, data: URI, or base64 content + file name.";
-    return reply.data(`${lines.join("\n")}\n\n${sources}`, { formats: list });
-  },
-});
-
-export const tools = [convert, formats];
+export default [convert];
