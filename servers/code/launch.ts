@@ -1,7 +1,7 @@
 // How an interpreter of each language is started: command, arguments and environment.
 import fs from "node:fs";
 import path from "node:path";
-import { SESSION_TOKEN_ENV } from "../lib/session-events.js";
+import { SESSION_TOKEN_ENV, SESSION_TOKEN_HEADER, SESSION_TOKEN_HEADER_ENV } from "../lib/session-events.js";
 import { nodeEnv, pythonVenv, type CodeConfig } from "./config.js";
 
 export type Language = "python" | "javascript";
@@ -19,7 +19,7 @@ export interface LaunchSpec {
 export function launchSpec(language: Language, config: CodeConfig, session: string, name: string, token?: string): LaunchSpec {
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
-    ...(token ? { [SESSION_TOKEN_ENV]: token } : {}),
+    ...(token ? { [SESSION_TOKEN_ENV]: token, [SESSION_TOKEN_HEADER_ENV]: SESSION_TOKEN_HEADER } : {}),
     AGENTBOX_SESSION: session,
     AGENTBOX_CODE_SESSION: name,
   };

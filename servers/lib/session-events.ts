@@ -10,6 +10,8 @@ export const RETRY_AFTER_META_KEY = "agentbox/retryAfterMs";
 export const SESSION_TOKEN_HEADER = "x-agentbox-session-token";
 /** The environment variable carrying that token into an interpreter. */
 export const SESSION_TOKEN_ENV = "AGENTBOX_SESSION_TOKEN";
+/** The environment variable naming the header to send it in (the Python bridge reads the name from here). */
+export const SESSION_TOKEN_HEADER_ENV = "AGENTBOX_SESSION_TOKEN_HEADER";
 
 /** The hub asks every child what it holds for a session (hub_sessions) with this request. */
 export const DESCRIBE_SESSION_METHOD = "agentbox/describe_session";

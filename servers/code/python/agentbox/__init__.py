@@ -29,10 +29,14 @@ def _rpc(method, params):
         raise ToolCallError("Tools are unavailable: this code session was not started by an agentbox hub (AGENTBOX_HUB_URL is not set).")
     _request_id += 1
     body = json.dumps({"jsonrpc": "2.0", "id": _request_id, "method": method, "params": params}).encode()
+    # the header's name comes from the code server (servers/lib/session-events.ts), like the token
+    token_header = os.environ.get("AGENTBOX_SESSION_TOKEN_HEADER")
+    if not token_header:
+        raise ToolCallError("Tools are unavailable: this code session has no session token from the hub.")
     request = urllib.request.Request(url, data=body, method="POST", headers={
         "Content-Type": "application/json",
         "Accept": "application/json",
-        "X-Agentbox-Session-Token": os.environ.get("AGENTBOX_SESSION_TOKEN", ""),
+        token_header: os.environ.get("AGENTBOX_SESSION_TOKEN", ""),
     })
     try:
         with urllib.request.urlopen(request, timeout=float(os.environ.get("AGENTBOX_TOOL_TIMEOUT_S", "600"))) as response:
