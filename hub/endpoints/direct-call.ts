@@ -26,7 +26,7 @@ export interface DirectToolCall {
   jsonrpc: "2.0";
   id: RequestId;
   method: "tools/call";
-  params: Params & { name: string };
+  params: unknown;
 }
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -36,10 +36,8 @@ export function isDirectToolCall(body: unknown, headers: Headers, session: Clien
   if (!isPlainObject(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return false;
   if (typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return false;
   if (session.directCalls.has(body.id as RequestId)) return false; // a duplicate id in flight: the SDK's to answer
-  const params = body.params;
-  if (!isPlainObject(params) || typeof params.name !== "string") return false;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return false;
-  if (params._meta !== undefined && (!isPlainObject(params._meta) || "progressToken" in params._meta)) return false;
+  const meta = (body.params as { _meta?: unknown } | undefined)?._meta;
+  if (isPlainObject(meta) && "progressToken" in meta) return false;
   // a call may ask the client something only on its own response stream, which only the SDK keeps
   const caps = session.clientCapabilities;
   if (caps.sampling || caps.elicitation || caps.roots) return false;
@@ -49,6 +47,17 @@ export function isDirectToolCall(body: unknown, headers: Headers, session: Clien
   if ((headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase() !== "application/json") return false;
   const version = headers.get("mcp-protocol-version");
   return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
+}
+
+const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`);
+
+/** What is wrong with a tools/call's params, in words a client's developer can act on; undefined when nothing. */
+function paramsProblem(params: unknown): string | undefined {
+  if (!isPlainObject(params)) return `params must be an object with the tool's name and arguments, not ${kindOf(params)}`;
+  if (typeof params.name !== "string") return `params.name must be the tool's name as a string, not ${kindOf(params.name)}`;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return `params.arguments must be an object of the tool's arguments by name, not ${kindOf(params.arguments)}`;
+  if (params._meta !== undefined && !isPlainObject(params._meta)) return `params._meta must be an object, not ${kindOf(params._meta)}`;
+  return undefined;
 }
 
 /** A client's notifications/cancelled for a call on this path: the call is aborted; true when it was one. */
@@ -121,6 +130,11 @@ function errorReply(id: RequestId, err: unknown, signal: AbortSignal): object | 
 /** Run a direct tools/call for a session and answer it over HTTP. */
 export async function answerToolCall(hub: Hub, session: ClientSession, view: SessionView, call: DirectToolCall, req: Request, sessionId?: string): Promise<Response> {
   const reply = new DirectReply(acceptsSse(req), sessionId ? { "mcp-session-id": sessionId } : {});
+  const problem = paramsProblem(call.params);
+  if (problem) {
+    reply.finish({ jsonrpc: "2.0", id: call.id, error: { code: ErrorCode.InvalidParams, message: `Invalid tools/call: ${problem}.` } });
+    return reply.response;
+  }
   const aborter = new AbortController();
   session.directCalls.set(call.id, aborter);
   const channel: CallChannel = {
@@ -132,7 +146,7 @@ export async function answerToolCall(hub: Hub, session: ClientSession, view: Ses
     },
   };
   hub.toolCalls
-    .call(session, view, call.params, channel)
+    .call(session, view, call.params as Params, channel)
     .then(
       (result) => reply.finish(aborter.signal.aborted && aborter.signal.reason !== SESSION_CLOSED ? undefined : { jsonrpc: "2.0", id: call.id, result }),
       (err: unknown) => reply.finish(errorReply(call.id, err, aborter.signal)),

@@ -6,7 +6,7 @@ import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
-import { json } from "../helpers/raw-http.js";
+import { both, initialize, json, post } from "../helpers/raw-http.js";
 
 /** A raw request with any Host header (fetch would not let us set it). */
 function rawPost(hub: TestHub, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
@@ -62,6 +62,27 @@ describe("hostile input", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
     assert.equal(back, "back");
+  });
+
+  test("a malformed tools/call gets InvalidParams saying which part is wrong, in a session and without one", async () => {
+    const sessionId = await initialize(hub);
+    const cases: [unknown, RegExp][] = [
+      [{ name: "echo_echo", arguments: ["ping"] }, /params\.arguments must be an object .*not an array/],
+      [{ arguments: { text: "ping" } }, /params\.name must be the tool's name as a string, not a undefined/],
+      ["echo_echo", /params must be an object .*not a string/],
+      [{ name: "echo_echo", _meta: 7 }, /params\._meta must be an object, not a number/],
+    ];
+    for (const headers of [json, { ...both, "mcp-session-id": sessionId }]) {
+      for (const [params, expected] of cases) {
+        const { res, body: reply } = await post(hub, { jsonrpc: "2.0", id: 9, method: "tools/call", params }, headers);
+        assert.equal(res.status, 200);
+        assert.equal(reply.id, 9);
+        assert.equal(reply.error.code, -32602, JSON.stringify(params));
+        assert.match(reply.error.message, expected);
+      }
+    }
+    const ok = await post(hub, { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "echo_echo", arguments: { text: "fine" } } });
+    assert.equal(ok.body.result.content[0].text, "fine");
   });
 
   test("ids the SDK cannot carry and a __proto__ key are answered, never left hanging", async () => {
