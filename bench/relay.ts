@@ -18,7 +18,8 @@ import { echoServer, startBareRelay, startHub, startMcpProxy, startSupergateway,
 
 const SESSIONS = Number(process.env.BENCH_RELAY_SESSIONS ?? 32);
 const CALLS = Number(process.env.BENCH_RELAY_CALLS ?? 3000);
-const WARM_CALLS = Number(process.env.BENCH_RELAY_WARM_CALLS ?? 500);
+// enough for every contender's JIT to settle: with 500, the first round measured warm-up for all four
+const WARM_CALLS = Number(process.env.BENCH_RELAY_WARM_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 3);
 /** A comma list of contender keys to run alone while working on one (its results are then not the recorded comparison). */
 const ONLY = process.env.BENCH_RELAY_ONLY?.split(",").map((k) => k.trim());
