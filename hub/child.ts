@@ -253,7 +253,7 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    await this.ensureStarted();
+    if (this.state === "idle" || this.starting) await this.ensureStarted();
     return this.queue.run(async () => {
       if (!this.calls || this.state !== "ready") throw this.unavailable();
       return this.calls.request(method, params, options);

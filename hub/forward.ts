@@ -18,16 +18,14 @@ function forChild(params: Params, child: Child, session: ClientSession): { param
 
 export async function forward(child: Child, method: string, params: Params, session: ClientSession, channel: CallChannel): Promise<Result> {
   const { params: forwarded, progressToken } = forChild(params, child, session);
-  // progress is relayed in order, and all of it before the result, or the client loses the tail
-  let relayed: Promise<unknown> = Promise.resolve();
-  const onprogress =
-    progressToken === undefined
-      ? undefined
-      : (p: { progress: number; total?: number; message?: string }) => {
-          const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
-          relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
-        };
   try {
+    if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal });
+    // progress is relayed in order, and all of it before the result, or the client loses the tail
+    let relayed: Promise<unknown> = Promise.resolve();
+    const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+      const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
+      relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
+    };
     const result = await child.request(method, forwarded, { signal: channel.signal, onprogress });
     await relayed;
     return result;
