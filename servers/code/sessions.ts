@@ -31,15 +31,19 @@ export class CodeSessions {
     });
   }
 
-  /** The named interpreter of this client session, created (not yet started) on first use. */
-  async kernel(session: string, language: Language, name: string, workspace: string, token?: string): Promise<Kernel> {
-    const kernels = await this.store.get(session);
-    let kernel = kernels.get(key(language, name));
-    if (!kernel) {
-      kernel = new Kernel({ language, name, session, token, workspace, config: this.config, log: this.log.child({ session, code: name, language }) });
-      kernels.set(key(language, name), kernel);
-    }
-    return kernel;
+  /**
+   * Run `fn` with the named interpreter of this client session (created, not yet started, on first
+   * use), holding the session busy meanwhile: a run longer than the idle time is not freed under it.
+   */
+  async withKernel<R>(session: string, language: Language, name: string, workspace: string, token: string | undefined, fn: (kernel: Kernel) => Promise<R>): Promise<R> {
+    return this.store.use(session, (kernels) => {
+      let kernel = kernels.get(key(language, name));
+      if (!kernel) {
+        kernel = new Kernel({ language, name, session, token, workspace, config: this.config, log: this.log.child({ session, code: name, language }) });
+        kernels.set(key(language, name), kernel);
+      }
+      return fn(kernel);
+    });
   }
 
   /** This client session's interpreters, without creating anything. */

@@ -70,11 +70,12 @@ const execute = defineTool({
   annotations: { destructiveHint: true, openWorldHint: true, idempotentHint: false, readOnlyHint: false },
   async run({ language, code, session, timeoutMs }, ctx) {
     const name = session ?? DEFAULT_SESSION;
-    const kernel = await sessions.kernel(ctx.session, language, name, ctx.workspace, ctx.sessionToken);
     const started = Date.now();
     // a heartbeat for callers that asked for progress (the hub resets its timeout on progress)
     const heartbeat = setInterval(() => void ctx.progress(Math.round((Date.now() - started) / 1000), undefined, "running"), 15_000);
-    const outcome = await kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal).finally(() => clearInterval(heartbeat));
+    const outcome = await sessions
+      .withKernel(ctx.session, language, name, ctx.workspace, ctx.sessionToken, (kernel) => kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal))
+      .finally(() => clearInterval(heartbeat));
     const structured = {
       status: outcome.status,
       stdout: outcome.stdout,
