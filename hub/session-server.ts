@@ -7,6 +7,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
+  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -20,12 +21,14 @@ import {
   type CompleteRequest,
   type GetPromptRequest,
   type ReadResourceRequest,
+  type Result,
   type ServerNotification,
   type ServerRequest,
   type SetLevelRequest,
   type SubscribeRequest,
   type UnsubscribeRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import * as z from "zod/v4";
 import { forward, type Params } from "./forward.js";
 import type { Hub } from "./hub.js";
 import { HUB_INSTRUCTIONS, mergeInstructions, selectedServers } from "./instructions.js";
@@ -134,6 +137,23 @@ async function setLevel({ session }: Ctx, req: SetLevelRequest) {
 }
 
 /**
+ * Registers handlers whose request the SDK checks only for its method, then checks it here: a
+ * malformed request is InvalidParams naming the wrong field, instead of the SDK's zod dump as an
+ * internal error. (tools/call keeps the SDK's own check: the SDK Server wraps that handler itself.)
+ */
+function checkedHandler(server: Server) {
+  return <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>>(schema: S, handler: (req: z.infer<S>, extra: Extra) => Promise<Result> | Result) => {
+    const method = schema.shape.method.value;
+    const anyParams = schema.extend({ params: z.unknown().optional() });
+    server.setRequestHandler(anyParams as unknown as typeof ListToolsRequestSchema, (request, extra) => {
+      const parsed = schema.safeParse(request);
+      if (!parsed.success) throw protocolError(ErrorCode.InvalidParams, `Invalid ${method} request: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`);
+      return handler(parsed.data, extra) as never;
+    });
+  };
+}
+
+/**
  * The server for one session (Streamable HTTP, legacy SSE, stdio) or one plain JSON request.
  * @param view what it may see and call; the session's own unless a plain JSON request's URL narrows it
  */
@@ -153,17 +173,18 @@ export function createSessionServer(hub: Hub, session: ClientSession, view: Sess
     },
   );
   const ctx: Ctx = { hub, session, view };
-  server.setRequestHandler(ListToolsRequestSchema, () => listTools(ctx));
+  const on = checkedHandler(server);
+  on(ListToolsRequestSchema, () => listTools(ctx));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(extra)));
-  server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts(ctx));
-  server.setRequestHandler(GetPromptRequestSchema, (req, extra) => getPrompt(ctx, req, extra));
-  server.setRequestHandler(ListResourcesRequestSchema, () => listAllResources(ctx));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listResourceTemplates(ctx));
-  server.setRequestHandler(ReadResourceRequestSchema, (req, extra) => readResource(ctx, req, extra));
-  server.setRequestHandler(SubscribeRequestSchema, (req, extra) => subscribe(ctx, req, extra));
-  server.setRequestHandler(UnsubscribeRequestSchema, (req, extra) => unsubscribe(ctx, req, extra));
-  server.setRequestHandler(CompleteRequestSchema, (req, extra) => complete(ctx, req, extra));
-  server.setRequestHandler(SetLevelRequestSchema, (req) => setLevel(ctx, req));
+  on(ListPromptsRequestSchema, () => listPrompts(ctx));
+  on(GetPromptRequestSchema, (req, extra) => getPrompt(ctx, req, extra));
+  on(ListResourcesRequestSchema, () => listAllResources(ctx));
+  on(ListResourceTemplatesRequestSchema, () => listResourceTemplates(ctx));
+  on(ReadResourceRequestSchema, (req, extra) => readResource(ctx, req, extra));
+  on(SubscribeRequestSchema, (req, extra) => subscribe(ctx, req, extra));
+  on(UnsubscribeRequestSchema, (req, extra) => unsubscribe(ctx, req, extra));
+  on(CompleteRequestSchema, (req, extra) => complete(ctx, req, extra));
+  on(SetLevelRequestSchema, (req) => setLevel(ctx, req));
   server.oninitialized = () => {
     session.clientCapabilities = server.getClientCapabilities() ?? {};
   };

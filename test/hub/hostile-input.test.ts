@@ -81,6 +81,16 @@ describe("hostile input", () => {
         assert.match(reply.error.message, expected);
       }
     }
+    // other methods, on the SDK's path: the same kind of answer, not a schema dump as an internal error
+    for (const [method, params, expected] of [
+      ["resources/read", { uri: 5 }, /^Invalid resources\/read request: .*expected string, received number.*params\.uri/],
+      ["prompts/get", {}, /^Invalid prompts\/get request: .*params\.name/],
+      ["logging/setLevel", { level: "loud" }, /^Invalid logging\/setLevel request: .*params\.level/],
+    ] as const) {
+      const { body: reply } = await post(hub, { jsonrpc: "2.0", id: 11, method, params }, { ...json, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      assert.equal(reply.error?.code, -32602, method);
+      assert.match(reply.error.message, expected, method);
+    }
     const ok = await post(hub, { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "echo_echo", arguments: { text: "fine" } } });
     assert.equal(ok.body.result.content[0].text, "fine");
   });
