@@ -20,7 +20,7 @@ const SESSIONS = Number(process.env.BENCH_RELAY_SESSIONS ?? 32);
 const CALLS = Number(process.env.BENCH_RELAY_CALLS ?? 3000);
 // enough for every contender's JIT to settle: with 500, the first round measured warm-up for all four
 const WARM_CALLS = Number(process.env.BENCH_RELAY_WARM_CALLS ?? 3000);
-const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 5);
 /** A comma list of contender keys to run alone while working on one (its results are then not the recorded comparison). */
 const ONLY = process.env.BENCH_RELAY_ONLY?.split(",").map((k) => k.trim());
 /** Issue 17's targets: agentbox at most 1.5× the bare relay, and at least 3× cheaper than the cheaper peer. */

@@ -117,11 +117,8 @@ export class SessionView {
         ? "The hub's configured selection excludes it, and a session URL can only narrow that; ask the hub's operator."
         : `It was left out by this session's URL (${describeSpec(blocking.spec)}). To use it, connect a new session whose URL selects it, e.g. ` +
           `${server === HUB ? "without the exclusion in ?tools=" : `?servers=${server} or ?tools=${tool}`}.`;
-    return {
-      content: [{ type: "text", text: `Tool '${tool}' exists but is not in this session's selection. ${how}` }],
-      structuredContent: { error: "not_selected", tool, server },
-      isError: true,
-    };
+    // text only, like every error result: a client validates structuredContent against the tool's outputSchema
+    return { content: [{ type: "text", text: `Tool '${tool}' exists but is not in this session's selection. ${how}` }], isError: true };
   }
 
   /** hub_find_tools, when this is a search-mode session; undefined for any other tool. */
