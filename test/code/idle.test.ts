@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { run, openCodeHub, type CodeHub } from "./harness.js";
 
-const IDLE_MS = 1000;
+const IDLE_MS = 500;
 
 describe("code sessions and the idle time", () => {
   let hub: CodeHub;
