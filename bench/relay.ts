@@ -17,7 +17,9 @@ import { median, round, spread } from "./stats.js";
 import { echoServer, startBareRelay, startHub, startMcpProxy, startSupergateway, tempDir, waitHubReady, type HttpTarget } from "./targets.js";
 
 const SESSIONS = Number(process.env.BENCH_RELAY_SESSIONS ?? 32);
-const CALLS = Number(process.env.BENCH_RELAY_CALLS ?? 3000);
+// at 4,000-6,000 calls/s, 3,000 calls were a 0.6 s window: a few dozen 10 ms CPU ticks, and one periodic task of the hub (its
+// process sweep) in or out of it moved a round by a tenth
+const CALLS = Number(process.env.BENCH_RELAY_CALLS ?? 10_000);
 // enough for every contender's JIT to settle: with 500, the first round measured warm-up for all four
 const WARM_CALLS = Number(process.env.BENCH_RELAY_WARM_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 5);
