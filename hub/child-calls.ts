@@ -6,9 +6,10 @@
 // progress and cancellation behave as the SDK's do.
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type JSONRPCMessage, type Result } from "@modelcontextprotocol/sdk/types.js";
+import type { Cancellation } from "./cancellation.js";
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: Cancellation;
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
 
@@ -75,7 +76,7 @@ export class ChildCalls {
   }
 
   request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    options.signal?.throwIfAborted();
+    if (options.signal?.aborted) throw options.signal.reason;
     const id = `h${this.nextId++}`;
     const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } : params;
     const json = JSON.stringify({ jsonrpc: "2.0", id, method, ...(sent !== undefined ? { params: sent } : {}) });

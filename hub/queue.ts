@@ -1,5 +1,7 @@
 // Bounded concurrency per child: calls beyond maxConcurrency wait in a bounded queue instead of
 // piling onto the child; a full queue is refused at once.
+import type { Cancellation } from "./cancellation.js";
+
 export class QueueFullError extends Error {}
 
 export class CallQueue {
@@ -15,7 +17,7 @@ export class CallQueue {
     return { running: this.running, queued: this.waiting.length };
   }
 
-  async run<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(task: () => Promise<T>, signal?: Cancellation): Promise<T> {
     if (this.running >= this.maxConcurrency) {
       if (this.waiting.length >= this.maxQueue) {
         throw new QueueFullError(`${this.running} calls running and ${this.waiting.length} queued (limit ${this.maxQueue})`);

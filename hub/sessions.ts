@@ -6,6 +6,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createHash, randomBytes } from "node:crypto";
+import type { CallCancellation, Cancellation } from "./cancellation.js";
 import type { Child } from "./child.js";
 import type { ServedTenant } from "./hub.js";
 import type { SessionView } from "./selection.js";
@@ -14,7 +15,7 @@ export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
 
 /** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
 export interface CallChannel {
-  readonly signal: AbortSignal;
+  readonly signal: Cancellation;
   /** A notification about this call (progress, a log line), delivered with the call's reply. */
   notify(notification: ServerNotification): Promise<void>;
   /** A request to the client made while the call runs (sampling, elicitation, roots). */
@@ -38,7 +39,7 @@ export class ClientSession {
   /** SDK servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
   /** Tool calls answered without an SDK server (hub/endpoints/direct-call.ts), by request id, so a cancellation finds them. */
-  readonly directCalls = new Map<RequestId, AbortController>();
+  readonly directCalls = new Map<RequestId, CallCancellation>();
   closed = false;
 
   /**

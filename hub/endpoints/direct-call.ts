@@ -16,6 +16,7 @@ import {
   type RequestId,
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CallCancellation } from "../cancellation.js";
 import type { Params } from "../forward.js";
 import type { Hub } from "../hub.js";
 import type { SessionView } from "../selection.js";
@@ -117,7 +118,7 @@ function enqueue(controller: ReadableStreamDefaultController<Uint8Array>, chunk:
   }
 }
 
-function errorReply(id: RequestId, err: unknown, signal: AbortSignal): object | undefined {
+function errorReply(id: RequestId, err: unknown, signal: CallCancellation): object | undefined {
   if (signal.aborted && signal.reason !== SESSION_CLOSED) return undefined;
   const error = signal.aborted
     ? { code: ErrorCode.ConnectionClosed, message: "The session was closed before this request finished." }
@@ -135,10 +136,10 @@ export async function answerToolCall(hub: Hub, session: ClientSession, view: Ses
     reply.finish({ jsonrpc: "2.0", id: call.id, error: { code: ErrorCode.InvalidParams, message: `Invalid tools/call: ${problem}.` } });
     return reply.response;
   }
-  const aborter = new AbortController();
+  const aborter = new CallCancellation();
   session.directCalls.set(call.id, aborter);
   const channel: CallChannel = {
-    signal: aborter.signal,
+    signal: aborter,
     notify: async (notification: ServerNotification) => reply.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage),
     // isDirectToolCall keeps clients that could be asked anything off this path
     request: async (request) => {
@@ -148,8 +149,8 @@ export async function answerToolCall(hub: Hub, session: ClientSession, view: Ses
   hub.toolCalls
     .call(session, view, call.params as Params, channel)
     .then(
-      (result) => reply.finish(aborter.signal.aborted && aborter.signal.reason !== SESSION_CLOSED ? undefined : { jsonrpc: "2.0", id: call.id, result }),
-      (err: unknown) => reply.finish(errorReply(call.id, err, aborter.signal)),
+      (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : { jsonrpc: "2.0", id: call.id, result }),
+      (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
     )
     .finally(() => session.directCalls.delete(call.id));
   return reply.response;
