@@ -58,7 +58,8 @@ export class RateLimits {
     return rule ? consume(rule, `${client}\u0000${method}`) : ALLOWED;
   }
 
-  async checkTool(client: string, tool: string): Promise<LimitVerdict> {
+  /** The verdict for one call of a tool: at once when no rule limits it (most calls), else from its limiter. */
+  checkTool(client: string, tool: string): LimitVerdict | Promise<LimitVerdict> {
     let rule = this.ruleForTool.get(tool);
     if (rule === undefined) {
       rule = this.toolRules.find((r) => r.matches(tool)) ?? null;

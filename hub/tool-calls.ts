@@ -45,7 +45,8 @@ export class ToolCalls {
     if (!owner) throw unknownName("tool", name, catalog.suggestTools(name));
 
     const { metrics } = this.deps;
-    const verdict = await this.deps.limits.checkTool(session.budget, name);
+    const checked = this.deps.limits.checkTool(session.budget, name);
+    const verdict = checked instanceof Promise ? await checked : checked;
     if (!verdict.allowed) {
       metrics.rateLimited.inc({ kind: "tool", name });
       metrics.toolCalls.inc({ tool: name, outcome: "rate_limited" });
