@@ -79,7 +79,8 @@ export class ChildCalls {
     if (options.signal?.aborted) throw options.signal.reason;
     const id = `h${this.nextId++}`;
     const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } : params;
-    const json = JSON.stringify({ jsonrpc: "2.0", id, method, ...(sent !== undefined ? { params: sent } : {}) });
+    const message = { jsonrpc: "2.0" as const, id, method, ...(sent !== undefined ? { params: sent } : {}) };
+    const json = JSON.stringify(message);
     if (json.length > this.limits.maxMessageBytes / 3 && Buffer.byteLength(json) > this.limits.maxMessageBytes) {
       throw new MessageTooLargeError(
         `The request is ${mib(Buffer.byteLength(json))} MiB; the '${this.serverName}' server takes at most ${mib(this.limits.maxMessageBytes)} MiB per message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
@@ -98,7 +99,8 @@ export class ChildCalls {
         startedAt: Date.now(),
       });
       options.signal?.addEventListener("abort", onAbort, { once: true });
-      const write = this.transport.sendText ? this.transport.sendText(json) : this.transport.send(JSON.parse(json) as JSONRPCMessage);
+      // a transport that takes text gets the string already made for the size check; any other serializes the message itself
+      const write = this.transport.sendText ? this.transport.sendText(json) : this.transport.send(message);
       write.catch((err: Error) => this.failWith(id, err));
     });
   }

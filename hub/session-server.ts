@@ -85,7 +85,7 @@ async function listPrompts(ctx: Ctx) {
 async function getPrompt(ctx: Ctx, req: GetPromptRequest, extra: Extra) {
   await checkMethodLimit(ctx, "prompts/get");
   const owner = selectedPrompt(ctx, req.params.name);
-  return forward(owner.child, "prompts/get", { ...req.params, name: owner.original }, ctx.session, channelOf(extra));
+  return forward(owner.child, "prompts/get", req.params, ctx.session, channelOf(extra), { name: owner.original });
 }
 
 async function listAllResources(ctx: Ctx) {
@@ -124,7 +124,7 @@ async function complete(ctx: Ctx, req: CompleteRequest, extra: Extra) {
   const ref = req.params.ref as { type: string; name?: string; uri?: string };
   if (ref.type === "ref/prompt") {
     const owner = selectedPrompt(ctx, ref.name ?? "");
-    return forward(owner.child, "completion/complete", { ...req.params, ref: { ...ref, name: owner.original } }, ctx.session, channelOf(extra));
+    return forward(owner.child, "completion/complete", req.params, ctx.session, channelOf(extra), { ref: { ...ref, name: owner.original } });
   }
   const owner = knownOwner(ctx.session, ctx.view, ref.uri ?? "");
   if (!owner) return { completion: { values: [], hasMore: false } };

@@ -63,7 +63,7 @@ export class ToolCalls {
     const call: InflightCall = { child: owner.child, tool: name, channel };
     session.inflight.add(call);
     try {
-      const result = (await forward(owner.child, "tools/call", { ...params, name: owner.original }, session, channel)) as CallToolResult;
+      const result = (await forward(owner.child, "tools/call", params, session, channel, { name: owner.original })) as CallToolResult;
       metrics.toolCalls.inc({ tool: name, outcome: result.isError ? "tool_error" : "ok" });
       return result;
     } catch (err) {

@@ -41,9 +41,9 @@ export class StreamableEndpoint {
     transport.onclose = () => this.transports.delete(id);
     this.transports.set(id, transport);
     await createSessionServer(this.hub, session).connect(transport);
-    const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+    const res = await viaSdk(transport, req, parsed);
     if (res.status >= 400) await this.hub.sessions.close(id);
-    return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
+    return res;
   }
 
   /** Any request carrying an Mcp-Session-Id. Another tenant's session id is as unknown as a made-up one. */
@@ -59,7 +59,12 @@ export class StreamableEndpoint {
     if (!parsed.ok) return parsed.response;
     if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(this.hub, session, session.view, parsed.body, req, sessionId);
     if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202, headers: { "mcp-session-id": sessionId } });
-    const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
-    return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
+    return viaSdk(transport, req, parsed);
   }
+}
+
+/** A POST handed to the session's SDK transport, answered in what the client reads: SSE, or JSON for a plain client. */
+async function viaSdk(transport: WebStandardStreamableHTTPServerTransport, req: Request, parsed: Parsed): Promise<Response> {
+  const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+  return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
 }
