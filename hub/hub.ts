@@ -90,6 +90,7 @@ export class Hub {
       cwd: tenant.workspace,
       command: (command, args) => tenantCommand(tenant, this.isolation, command, args),
       maxMessageBytes: this.config.maxMessageBytes,
+      output: this.config.childOutput,
     };
   }
 
