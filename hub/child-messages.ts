@@ -62,14 +62,16 @@ export async function childRequest(sessions: SessionRegistry, child: Child, requ
 
 /**
  * A resource update reaches the sessions that subscribed to that URI in the child's own tenant,
- * and only when the child owns the URI: a child's output is untrusted, and another tenant's
- * child (or a sibling server) naming a URI is no news about it.
+ * unless another server is known to own the URI: a child's output is untrusted, and another
+ * tenant's child (or a sibling server) naming a URI is no news about it.
  */
 function resourceUpdated(sessions: SessionRegistry, child: Child, uri: string): void {
   for (const session of sessions.all()) {
     const { tenant } = session;
     if (!tenant.children.includes(child) || !session.subscriptions.has(uri)) continue;
-    if ((tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri)) !== child) continue;
+    // unknown when a session subscribed without listing (the tenant's only resource server then owns it)
+    const owner = tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
+    if (owner && owner !== child) continue;
     for (const server of session.servers) void server.sendResourceUpdated({ uri }).catch(() => undefined);
   }
 }
