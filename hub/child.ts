@@ -84,9 +84,8 @@ export class Child {
   private connection?: ChildConnection;
   /** Log messages and resource updates the child may send per second (dropped beyond, and counted). */
   private readonly notices: FloodGate;
-  /** Lists announced changed since the last refresh. */
-  private readonly changedLists = new Set<"tools" | "prompts" | "resources">();
-  private listRefresh?: Coalescer;
+  /** Refreshes the lists the child announced changed (./flood-gate.ts). */
+  private listRefresh?: Coalescer<"tools" | "prompts" | "resources">;
 
   constructor(
     readonly name: string,
@@ -202,14 +201,10 @@ export class Child {
       client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra) as never);
     }
     // a burst of list_changed costs one refresh now and one after the interval, never a loop
-    const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, () => this.refreshChanged(client)));
-    const changed = (what: "tools" | "prompts" | "resources") => {
-      this.changedLists.add(what);
-      refresh.request();
-    };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed("tools"));
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => changed("prompts"));
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => changed("resources"));
+    const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed)));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => refresh.request("tools"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => refresh.request("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => refresh.request("resources"));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.onclose = () => this.onClosed(client);
@@ -220,10 +215,9 @@ export class Child {
     };
   }
 
-  private async refreshChanged(client: Client): Promise<void> {
-    if (this.client !== client) return;
-    const changed = [...this.changedLists];
-    this.changedLists.clear();
+  private async refreshChanged(client: Client, changed: Array<"tools" | "prompts" | "resources">): Promise<void> {
+    // a process already replaced has nothing to list
+    if (this.client && this.client !== client) return;
     await this.refreshLists(client).catch((err) => this.log.warn("list refresh failed", { error: errorMessage(err) }));
     for (const what of changed) this.hooks.onListChanged(this, what);
   }

@@ -46,25 +46,27 @@ export class FloodGate {
 
 /**
  * Runs an async task on demand, never two at once and at most once per interval: a burst of
- * demands costs one run at once and one more when the interval is over, and the last demand is
- * never lost (the run after it sees whatever it announced).
+ * demands costs one run at once and one more when the interval is over, and no demand is lost
+ * (each run gets every key asked for since the last one began).
  */
-export class Coalescer {
+export class Coalescer<K> {
   private running = false;
-  private wanted = false;
+  private readonly wanted = new Set<K>();
   private lastRun = 0;
   private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly intervalMs: number,
-    private readonly task: () => Promise<void>,
+    private readonly task: (keys: K[]) => Promise<void>,
   ) {}
 
-  request(): void {
-    if (this.running || this.timer) {
-      this.wanted = true;
-      return;
-    }
+  request(key: K): void {
+    this.wanted.add(key);
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.running || this.timer) return;
     const wait = this.lastRun + this.intervalMs - Date.now();
     if (wait > 0) {
       this.timer = setTimeout(() => {
@@ -78,19 +80,20 @@ export class Coalescer {
 
   private async run(): Promise<void> {
     this.running = true;
-    this.wanted = false;
+    const keys = [...this.wanted];
+    this.wanted.clear();
     this.lastRun = Date.now();
     try {
-      await this.task();
+      await this.task(keys);
     } finally {
       this.running = false;
-      if (this.wanted) this.request();
+      if (this.wanted.size) this.schedule();
     }
   }
 
   cancel(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.wanted = false;
+    this.wanted.clear();
   }
 }

@@ -20,12 +20,12 @@ describe("child output bounds", () => {
   });
 
   test("a burst of list changes costs one refresh now and one after, none lost", async () => {
-    let runs = 0;
-    const refresh = new Coalescer(100, async () => void runs++);
-    for (let i = 0; i < 1000; i++) refresh.request();
-    assert.equal(runs, 1);
+    const runs: string[][] = [];
+    const refresh = new Coalescer<string>(100, async (keys) => void runs.push(keys));
+    for (let i = 0; i < 1000; i++) refresh.request(i % 2 ? "tools" : "prompts");
+    assert.deepEqual(runs, [["prompts"]]);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(runs, 2);
+    assert.deepEqual(runs, [["prompts"], ["tools", "prompts"]], "the second run has every list asked for since the first began");
   });
 
   test("a log field never overwrites the entry's own time, level, message or base fields", () => {
