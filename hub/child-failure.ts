@@ -14,8 +14,8 @@ export interface ProcessExit {
 
 const INFORMATIVE = /error|cannot|can't|could not|couldn't|not found|no such|denied|not permitted|fatal|panic|traceback|exception|failed|invalid|missing/i;
 const ERRNO = /\bE[A-Z]{3,}\b/; // ENOENT, EACCES, EADDRINUSE...
-// stack frames and source excerpts say where, not what
-const NOISE = /^\s+at |^\s*\^+\s*$|^\s*throw\b|^Node\.js v\d/;
+// stack frames and source excerpts say where, not what; a structured line below warn is routine
+const NOISE = /^\s+at |^\s*\^+\s*$|^\s*throw\b|^Node\.js v\d|^\{.*"level":"(debug|info)"/;
 const MAX_LINES = 4;
 const MAX_CHARS = 1200;
 
@@ -27,16 +27,16 @@ export function telling(memory: StderrMemory, prefer: "first" | "last"): string[
   return prefer === "first" ? pool.slice(0, MAX_LINES) : pool.slice(-MAX_LINES);
 }
 
-export function describeExit(exit: ProcessExit | undefined): string | undefined {
+function describeExit(exit: ProcessExit | undefined): string | undefined {
   if (!exit) return undefined;
   if (exit.signal) return `killed by signal ${exit.signal}`;
   return exit.code === null ? undefined : `exit code ${exit.code}`;
 }
 
-/** One message: what happened, how the process ended, and what it said. Bounded in length. */
-export function failureMessage(what: string, exit: ProcessExit | undefined, said: string[]): string {
-  const ended = describeExit(exit);
-  const head = ended ? `${what} (${ended})` : what;
+/** One message: what happened (to which process), how it ended, and what it said. Bounded in length. */
+export function failureMessage(what: string, exit: ProcessExit | undefined, said: string[], pid?: number): string {
+  const details = [pid ? `pid ${pid}` : undefined, describeExit(exit)].filter(Boolean);
+  const head = details.length ? `${what} (${details.join(", ")})` : what;
   const text = said.length ? `${head}: ${said.join(" | ")}` : head;
   return text.length > MAX_CHARS ? `${text.slice(0, MAX_CHARS)}…` : text;
 }

@@ -86,7 +86,7 @@ export async function exitReason(connection: ChildConnection, pid: number | unde
   const { transport, stderr } = connection;
   if (!stderr || !(transport instanceof StdioChildTransport)) return `exited unexpectedly (pid ${pid})`;
   await Promise.race([stderr.ended, new Promise((r) => setTimeout(r, 100).unref())]);
-  return failureMessage(`exited unexpectedly (pid ${pid})`, transport.exit, telling(stderr.memory, "last"));
+  return failureMessage("exited unexpectedly", transport.exit, telling(stderr.memory, "last"), pid);
 }
 
 /**

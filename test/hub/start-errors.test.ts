@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { ServerConfig } from "../../hub/config.js";
 import { manifestKey } from "../../hub/manifest.js";
-import { call, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
+import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
 import { until } from "../helpers/wait.js";
 
 const node = (...args: string[]): ServerConfig => ({ command: process.execPath, args });
@@ -41,7 +41,7 @@ describe("a server that cannot start says why", () => {
     const entry = { capabilities: { tools: {} }, tools: [{ name: "run", description: "Run.", inputSchema: { type: "object", properties: {} } }], prompts: [], resourceTemplates: [] };
     const manifest = path.join(manifestDir, "manifest.json");
     fs.writeFileSync(manifest, JSON.stringify({ [manifestKey(LAZY, "lazy")!]: entry }));
-    hub = await startHub({ extraServers: { ...SERVERS, lazy: { ...LAZY, start: "lazy" } }, waitReady: false, env: { AGENTBOX_MANIFEST: manifest } });
+    hub = await startHub({ extraServers: { ...SERVERS, lazy: { ...LAZY, start: "lazy" }, echo: fixture("echo-server") }, waitReady: false, env: { AGENTBOX_MANIFEST: manifest } });
   });
   after(async () => {
     await hub?.stop();
@@ -80,5 +80,15 @@ describe("a server that cannot start says why", () => {
     assert.ok(textOf(await call(client, "hub_status")).includes(lastError!), "hub_status shows the cause");
     const logged = hub.logs.map((l) => JSON.parse(l) as { msg: string; child?: string; error?: string }).find((e) => e.msg === "child failed to start" && e.child === "exits");
     assert.match(logged?.error ?? "", /fatal: cannot open database.*exit code 3|exit code 3.*fatal: cannot open database/);
+  });
+
+  test("a server that crashes after it was ready says how it ended", async () => {
+    const client = await hub.connect();
+    await until("echo to be ready", async () => (await statusOf("echo")).state === "ready");
+    await call(client, "echo_crash");
+    const why = await until("the exit to be logged", () =>
+      hub.logs.map((l) => JSON.parse(l) as { msg: string; child?: string; why?: string }).find((e) => e.msg === "child exited; restarting" && e.child === "echo")?.why,
+    );
+    assert.match(why, /^exited unexpectedly \(pid \d+, exit code 3\)$/);
   });
 });
