@@ -60,20 +60,31 @@ export async function childRequest(sessions: SessionRegistry, child: Child, requ
   return server.request(outgoing, ResultSchema, { signal });
 }
 
-export function childNotification(sessions: SessionRegistry, child: Child, notification: Notification, log: Logger): void {
-  if (notification.method === "notifications/resources/updated") {
-    const uri = String(notification.params?.uri ?? "");
-    for (const session of sessions.all()) {
-      if (!session.subscriptions.has(uri)) continue;
-      for (const server of session.servers) void server.sendResourceUpdated({ uri }).catch(() => undefined);
-    }
-    return;
+/**
+ * A resource update reaches the sessions that subscribed to that URI in the child's own tenant,
+ * unless another server is known to own the URI: a child's output is untrusted, and another
+ * tenant's child (or a sibling server) naming a URI is no news about it.
+ */
+function resourceUpdated(sessions: SessionRegistry, child: Child, uri: string): void {
+  for (const session of sessions.all()) {
+    const { tenant } = session;
+    if (!tenant.children.includes(child) || !session.subscriptions.has(uri)) continue;
+    // unknown when a session subscribed without listing (the tenant's only resource server then owns it)
+    const owner = tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
+    if (owner && owner !== child) continue;
+    for (const server of session.servers) void server.sendResourceUpdated({ uri }).catch(() => undefined);
   }
+}
+
+export function childNotification(sessions: SessionRegistry, child: Child, notification: Notification, log: Logger): void {
+  if (notification.method === "notifications/resources/updated") return resourceUpdated(sessions, child, String(notification.params?.uri ?? ""));
   if (notification.method !== "notifications/message") return;
   const origin = originOf(sessions, child, notification.params);
   const level = notification.params?.level as LoggingLevel;
   if (!origin) {
-    log.info("child log message with no session to deliver it to", { child: child.name, level, data: notification.params?.data });
+    // the child's words, bounded, as data: never the entry's own fields
+    const data = JSON.stringify(notification.params?.data ?? null).slice(0, 2000);
+    log.info("child log message with no session to deliver it to", { child: child.name, logLevel: String(level).slice(0, 20), data });
     return;
   }
   const threshold = origin.session.logLevel;

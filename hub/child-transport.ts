@@ -2,14 +2,17 @@
 // process over stdio, or a URL over Streamable HTTP), the child's stderr relayed into the hub's
 // log, arrival order kept between progress and results, and the watchdog that restarts a child
 // which stopped reading its input or answering at all.
-import readline from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Prompt, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../servers/lib/log.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
 import type { ChildCalls } from "./child-calls.js";
+import { failureMessage, missingCommand, telling } from "./child-failure.js";
+import { ChildStderr, type OutputLimits } from "./child-stderr.js";
+import type { FloodGate } from "./flood-gate.js";
 import type { ServerConfig } from "./config.js";
 import { StdioChildTransport } from "./stdio-child.js";
 
@@ -20,6 +23,8 @@ export interface ChildLaunch {
   command(command: string, args: string[]): { command: string; args: string[] };
   /** Largest request (serialized params) the child is sent. */
   maxMessageBytes: number;
+  /** Bounds on what the child's output may cost the hub. */
+  output: OutputLimits;
 }
 
 // the SDK's stdio readers give up on a line longer than 10 MiB; a child's answer may be larger
@@ -29,41 +34,59 @@ const WEDGED_AFTER_MS = 10_000;
 // silence from a child with calls in flight after which it is pinged (and as long to answer)
 const PING_AFTER_MS = Number(process.env.AGENTBOX_CHILD_PING_MS) || 30_000;
 
+/** A transport to a child, with the reader of its stderr when it is a process of ours. */
+export interface ChildConnection {
+  transport: Transport;
+  stderr?: ChildStderr;
+}
+
 /**
  * The transport to a child. A stdio child's stderr is always drained (an unread pipe fills up and
- * blocks it): each line goes to `onStderr` and into the hub's log.
+ * blocks it), its lines bounded and relayed into the hub's log (./child-stderr.ts).
  */
-export function childTransport(config: ServerConfig, launch: ChildLaunch, prefix: string, log: Logger, onStderr: (line: string) => void): Transport {
+export function childTransport(config: ServerConfig, launch: ChildLaunch, prefix: string, log: Logger): ChildConnection {
   if (config.url) {
-    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } });
+    return { transport: new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers ?? {} } }) };
   }
   const { command, args } = launch.command(config.command!, config.args ?? []);
   const transport = new StdioChildTransport({
     command,
     args,
-    // the prefix last: the child names its sibling tools in texts by it (servers/lib/names.ts)
-    env: { ...launch.env, ...config.env, [TOOL_PREFIX_ENV]: prefix },
+    env: childEnv(config, launch, prefix),
     cwd: config.cwd ?? launch.cwd,
     maxLineBytes: CHILD_REPLY_LIMIT,
   });
-  readline.createInterface({ input: transport.stderr }).on("line", (line) => {
-    if (!line.trim()) return;
-    onStderr(line);
-    relayLogLine(log, line);
-  });
-  return transport;
+  return { transport, stderr: new ChildStderr(transport.stderr, log, launch.output) };
 }
 
-/** A child's structured (JSON) log line at its own level, anything else as info. */
-function relayLogLine(log: Logger, line: string): void {
-  try {
-    const entry = JSON.parse(line) as Record<string, unknown>;
-    const level = (["debug", "info", "warn", "error"].includes(String(entry.level)) ? entry.level : "info") as "info";
-    const { msg, level: _l, time: _t, ...fields } = entry;
-    log[level](String(msg ?? ""), fields);
-  } catch {
-    log.info(line);
-  }
+export function childEnv(config: ServerConfig, launch: ChildLaunch, prefix: string): Record<string, string> {
+  // the prefix last: the child names its sibling tools in texts by it (servers/lib/names.ts)
+  return { ...launch.env, ...config.env, [TOOL_PREFIX_ENV]: prefix };
+}
+
+/**
+ * Why a child's start failed, in words an operator or a model can act on: what its stderr said,
+ * how it ended, and for a command that could not be run, where it was looked for.
+ */
+export async function startFailure(err: unknown, connection: ChildConnection, config: ServerConfig, launch: ChildLaunch): Promise<string> {
+  const { transport, stderr } = connection;
+  if (!stderr || !(transport instanceof StdioChildTransport)) return errorMessage(err);
+  const spawnError = (err as { syscall?: string }).syscall?.startsWith("spawn") ? (err as NodeJS.ErrnoException) : undefined;
+  // what the process wrote on its way out may still be on its way through the pipe
+  if (transport.exit) await Promise.race([stderr.ended, new Promise((r) => setTimeout(r, 1000).unref())]);
+  const exit = transport.exit;
+  // 126 and 127: "cannot execute" and "not found" from a wrapper (setpriv, prlimit, a shell)
+  const lookedFor = spawnError || exit?.code === 126 || exit?.code === 127 ? missingCommand(config.command!, config.cwd ?? launch.cwd, { ...getDefaultEnvironment(), ...childEnv(config, launch, "") }.PATH) : undefined;
+  const what = spawnError ? `could not run ${config.command} (${spawnError.code ?? spawnError.message})` : exit ? "exited before it was ready" : errorMessage(err);
+  return failureMessage(what, exit, [...(lookedFor ? [lookedFor] : []), ...telling(stderr.memory, "first")]);
+}
+
+/** Why a child that was running stopped: how it ended and the last telling lines it wrote. */
+export async function exitReason(connection: ChildConnection, pid: number | undefined): Promise<string> {
+  const { transport, stderr } = connection;
+  if (!stderr || !(transport instanceof StdioChildTransport)) return `exited unexpectedly (pid ${pid})`;
+  await Promise.race([stderr.ended, new Promise((r) => setTimeout(r, 100).unref())]);
+  return failureMessage("exited unexpectedly", transport.exit, telling(stderr.memory, "last"), pid);
 }
 
 /**
@@ -106,6 +129,9 @@ export class Watchdog {
   }
 }
 
+/** Notifications a child sends clients through the hub: log lines and resource updates. */
+const BOUNDED_NOTICES = new Set(["notifications/message", "notifications/resources/updated"]);
+
 /**
  * Every message from the child: the watchdog hears it, the hub's own calls take their replies and
  * progress (./child-calls.ts), and the rest goes to the SDK Client. The Client runs notification
@@ -114,12 +140,14 @@ export class Watchdog {
  * return) would be discarded as "unknown token" (modelcontextprotocol/typescript-sdk#2580).
  * Deferring its responses by one microtask keeps arrival order.
  */
-export function routeIncoming(transport: Transport, calls: ChildCalls, heard: () => void): void {
+export function routeIncoming(transport: Transport, calls: ChildCalls, heard: () => void, notices: FloodGate): void {
   const deliver = transport.onmessage;
   if (!deliver) return;
   transport.onmessage = (message, extra) => {
     heard();
     if (calls.take(message)) return;
+    // what fans out to clients is bounded per child, before the SDK parses it (./flood-gate.ts)
+    if ("method" in message && !("id" in message) && BOUNDED_NOTICES.has(message.method) && !notices.admit()) return;
     if ("id" in message && !("method" in message)) void Promise.resolve().then(() => deliver(message, extra));
     else deliver(message, extra);
   };

@@ -24,11 +24,12 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { ChildCalls, MessageTooLargeError, type CallOptions } from "./child-calls.js";
-import { childTransport, listOffers, routeIncoming, Watchdog, type ChildLaunch } from "./child-transport.js";
+import { childTransport, exitReason, listOffers, routeIncoming, startFailure, Watchdog, type ChildConnection, type ChildLaunch } from "./child-transport.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { ReplyTooLargeError } from "./stdio-child.js";
 import { killTree } from "../servers/lib/proctree.js";
+import { Coalescer, FloodGate } from "./flood-gate.js";
 import { CallQueue } from "./queue.js";
 
 export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
@@ -54,6 +55,8 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
 const MAX_BACKOFF_MS = 30_000;
 const STABLE_AFTER_MS = 30_000;
+// a child announcing list changes in a loop makes the hub list its offers at most this often
+const LIST_REFRESH_INTERVAL_MS = 1000;
 
 export class Child {
   state: ChildState;
@@ -77,7 +80,12 @@ export class Child {
   private stopping = false;
   private starting?: Promise<void>;
   private watchdog?: Watchdog;
-  private lastStderr?: string;
+  /** The current process's transport and stderr: what explains its failure. */
+  private connection?: ChildConnection;
+  /** Log messages and resource updates the child may send per second (dropped beyond, and counted). */
+  private readonly notices: FloodGate;
+  /** Refreshes the lists the child announced changed (./flood-gate.ts). */
+  private listRefresh?: Coalescer<"tools" | "prompts" | "resources">;
 
   constructor(
     readonly name: string,
@@ -98,6 +106,10 @@ export class Child {
       this.instructions = manifest.instructions;
     }
     this.queue = new CallQueue(config.maxConcurrency ?? 32, config.maxQueue ?? 512);
+    const perSecond = launch.output.notificationsPerSecond;
+    this.notices = new FloodGate(perSecond, (count) =>
+      log.warn(`dropped ${count} notifications from the child`, { dropped: count, limit: `${perSecond}/s (AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND)` }),
+    );
   }
 
   /** Start an idle child (once, however many calls ask at the same time). */
@@ -134,7 +146,8 @@ export class Child {
     if (!this.enabled || this.stopping) return;
     const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
     this.state = this.restarts > 0 ? "restarting" : "starting";
-    const transport = childTransport(this.config, this.launch, this.prefix, this.log, (line) => void (this.lastStderr = line.slice(0, 500)));
+    const connection = (this.connection = childTransport(this.config, this.launch, this.prefix, this.log));
+    const { transport } = connection;
     const client = new Client(
       { name: "agentbox-hub", version: "0.1.0" },
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
@@ -148,15 +161,14 @@ export class Child {
     try {
       await client.connect(transport);
       const watchdog = (this.watchdog = new Watchdog());
-      routeIncoming(transport, calls, () => watchdog.heard());
+      routeIncoming(transport, calls, () => watchdog.heard(), this.notices);
       this.pid = (transport as { pid?: number }).pid;
       this.capabilities = client.getServerCapabilities() ?? {};
       this.instructions = client.getInstructions();
       await this.refreshLists(client);
     } catch (err) {
-      // what the process said on its way out (a missing binary, a bad argument) says more than "closed"
-      await new Promise((r) => setTimeout(r, 50));
-      this.lastError = this.lastStderr ? `${errorMessage(err)}: ${this.lastStderr}` : errorMessage(err);
+      // what the process said on its way out (a missing module, a bad argument) says more than "closed"
+      this.lastError = await startFailure(err, connection, this.config, this.launch);
       this.log.error("child failed to start", { error: this.lastError });
       await client.close().catch(() => undefined);
       // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
@@ -188,18 +200,11 @@ export class Child {
     for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
       client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra) as never);
     }
-    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      await this.refreshLists(client).catch((err) => this.log.warn("tool refresh failed", { error: errorMessage(err) }));
-      this.hooks.onListChanged(this, "tools");
-    });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, async () => {
-      await this.refreshLists(client).catch(() => undefined);
-      this.hooks.onListChanged(this, "prompts");
-    });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, async () => {
-      await this.refreshLists(client).catch(() => undefined);
-      this.hooks.onListChanged(this, "resources");
-    });
+    // a burst of list_changed costs one refresh now and one after the interval, never a loop
+    const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed)));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => refresh.request("tools"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => refresh.request("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => refresh.request("resources"));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.onclose = () => this.onClosed(client);
@@ -208,6 +213,13 @@ export class Child {
       // past the reader's limit the stream is out of step: only a fresh process recovers
       if (err instanceof ReplyTooLargeError) this.kill("its reply exceeded the message limit");
     };
+  }
+
+  private async refreshChanged(client: Client, changed: Array<"tools" | "prompts" | "resources">): Promise<void> {
+    // a process already replaced has nothing to list
+    if (this.client && this.client !== client) return;
+    await this.refreshLists(client).catch((err) => this.log.warn("list refresh failed", { error: errorMessage(err) }));
+    for (const what of changed) this.hooks.onListChanged(this, what);
   }
 
   private async refreshLists(client: Client): Promise<void> {
@@ -224,12 +236,21 @@ export class Child {
       this.state = "stopped";
       return;
     }
-    // its tools stay listed while it restarts: calls meanwhile hear "restarting", not "Unknown tool"
+    this.listRefresh?.cancel();
+    void this.explainExit(this.connection, this.pid, this.lastError);
     this.lastError ??= `exited unexpectedly (pid ${this.pid})`;
-    this.log.warn("child exited; restarting", { pid: this.pid, why: this.lastError });
     if (this.startedAt && Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
+    // its tools stay listed while it restarts: calls meanwhile hear "restarting", not "Unknown tool"
     this.state = "restarting";
     this.scheduleRestart();
+  }
+
+  /** Says why the process ended: the hub's reason when it killed it, else how it ended and what it said last. */
+  private async explainExit(connection: ChildConnection | undefined, pid: number | undefined, killedBecause: string | undefined): Promise<void> {
+    const why = killedBecause ?? (connection ? await exitReason(connection, pid) : `exited unexpectedly (pid ${pid})`);
+    // a newer process may have started (and answered) meanwhile: its state is not this one's
+    if (this.connection === connection && this.state !== "ready") this.lastError = why;
+    this.log.warn("child exited; restarting", { pid, why });
   }
 
   private kill(why: string): void {

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
+import type { OutputLimits } from "./child-stderr.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./config-env.js";
 import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./config-schema.js";
 import { selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
@@ -53,6 +54,8 @@ export interface HubConfig {
   replica?: string;
   /** How long a SIGTERM waits for calls in flight before ending the children (AGENTBOX_DRAIN_MS). */
   drainMs: number;
+  /** What one child's output may cost the hub (AGENTBOX_CHILD_LOG_LINES_PER_SECOND, ..._LOG_LINE_BYTES, ..._NOTIFICATIONS_PER_SECOND). */
+  childOutput: OutputLimits;
 }
 
 export interface CliOverrides {
@@ -133,6 +136,12 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     replica: parseReplica(env.AGENTBOX_REPLICA),
     // below Kubernetes' default 30 s grace period, so the children still get a clean stop
     drainMs: positiveInt(env.AGENTBOX_DRAIN_MS, "AGENTBOX_DRAIN_MS") ?? 25_000,
+    // a child's output is untrusted: what it may cost the hub's log and clients per second
+    childOutput: {
+      linesPerSecond: positiveInt(env.AGENTBOX_CHILD_LOG_LINES_PER_SECOND, "AGENTBOX_CHILD_LOG_LINES_PER_SECOND") ?? 200,
+      maxLineBytes: positiveInt(env.AGENTBOX_CHILD_LOG_LINE_BYTES, "AGENTBOX_CHILD_LOG_LINE_BYTES") ?? 8192,
+      notificationsPerSecond: positiveInt(env.AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND, "AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND") ?? 200,
+    },
   };
 }
 

@@ -90,6 +90,7 @@ export class Hub {
       cwd: tenant.workspace,
       command: (command, args) => tenantCommand(tenant, this.isolation, command, args),
       maxMessageBytes: this.config.maxMessageBytes,
+      output: this.config.childOutput,
     };
   }
 
@@ -119,7 +120,11 @@ export class Hub {
   }
 
   get ready(): boolean {
-    return !this.draining && this.children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
+    return this.readyWith(this.children);
+  }
+
+  private readyWith(children: Child[]): boolean {
+    return !this.draining && children.every((c) => LISTED_STATES.has(c.state) || c.state === "disabled");
   }
 
   newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view = this.defaultView(tenant)): ClientSession {
@@ -175,10 +180,11 @@ export class Hub {
       ...(this.config.replica ? { replica: this.config.replica } : {}),
       ...(this.draining ? { draining: true } : {}),
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
-      ready: this.ready,
+      // a tenant's view holds its own servers only: another tenant's failing server is not its news
+      ready: this.readyWith(tenants.flatMap((t) => t.children)),
       sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,
       workspace: tenant?.workspace ?? this.config.workspace,
-      isolation: { mode: this.isolation.mode, tenants: this.tenants.length, summary: this.isolation.summary },
+      isolation: { mode: this.isolation.mode, ...(tenant ? {} : { tenants: this.tenants.length }), summary: this.isolation.summary },
       servers: tenants.flatMap((t) => t.children.map((c) => ({
         ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
         name: c.name,

@@ -23,7 +23,8 @@ const TOOLS: Tool[] = [
   {
     name: "hub_metrics",
     title: "Resource use",
-    description: "CPU, memory and disk use of the container, the hub and each server process (with everything it started).",
+    description:
+      "Your sessions and tool calls (ok, errors, rate-limited), the memory and CPU of each of your server processes (with everything it started), your workspace's free disk, and the container's capacity.",
     inputSchema: noInput,
     annotations: readOnly,
   },
@@ -71,6 +72,11 @@ function containerUsage() {
   };
 }
 
+/** What the container has, not what it uses. */
+function containerCapacity() {
+  return { cpus: os.availableParallelism(), memoryMiB: { total: mib(os.totalmem()), cgroupLimit: mibOrNull(readNumber("/sys/fs/cgroup/memory.max")) } };
+}
+
 function mibOrNull(bytes: number | undefined): number | null {
   return bytes === undefined ? null : mib(bytes);
 }
@@ -92,7 +98,9 @@ export function hubTools(hub: Hub): LocalTools {
   const handlers: Record<string, (session: ClientSession) => Promise<CallToolResult>> = {
     async hub_status(session) {
       const status = hub.status(session.tenant);
-      const lines = status.servers.map((s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}`);
+      const lines = status.servers.map(
+        (s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}${"lastError" in s ? `\n  why: ${s.lastError}` : ""}`,
+      );
       return result(`agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
     },
     async hub_metrics(session) {
@@ -100,15 +108,24 @@ export function hubTools(hub: Hub): LocalTools {
         const usage = c.pid ? treeUsage(c.pid) : undefined;
         return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
       });
+      const { tenant } = session;
+      const figures = { sessions: hub.sessions.all().filter((s) => s.tenant === tenant).length, calls: hub.metrics.tenantCalls(tenant.name) };
+      // the hub and the container are shared by every tenant: their use says what the others do
+      // (hub-wide figures are on /metrics, for the operator); a tenant alone sees them
+      const shared = hub.tenants.length > 1;
       const cpu = process.cpuUsage();
       const data = {
-        container: containerUsage(),
-        disk: diskUsage(session.tenant.workspace),
-        hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: hub.sessions.size },
+        container: shared ? containerCapacity() : containerUsage(),
+        disk: diskUsage(tenant.workspace),
+        ...(shared ? {} : { hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: figures.sessions } }),
+        ...figures,
         servers,
       };
       const lines = servers.map((s) => `${s.name.padEnd(12)} ${String(s.rssMiB).padStart(7)} MiB  ${s.cpuSeconds.toFixed(1)} s CPU  ${s.processes} processes`);
-      return result(`hub ${data.hub.rssMiB} MiB; workspace disk free ${"freeMiB" in data.disk ? data.disk.freeMiB : "?"} MiB\n${lines.join("\n")}`, data);
+      const { calls } = figures;
+      const head = `${figures.sessions} sessions, ${calls.total} tool calls (${calls.ok} ok, ${calls.tool_error} tool errors, ${calls.error} failed, ${calls.rate_limited} rate-limited)`;
+      const hubLine = data.hub ? `hub ${data.hub.rssMiB} MiB; ` : "";
+      return result(`${head}\n${hubLine}workspace disk free ${"freeMiB" in data.disk ? data.disk.freeMiB : "?"} MiB\n${lines.join("\n")}`, data);
     },
     async hub_sessions(session) {
       const held: Record<string, unknown> = {};

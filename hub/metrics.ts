@@ -1,5 +1,13 @@
-// Prometheus metrics for GET /metrics.
+// Prometheus metrics for GET /metrics (hub-wide, for the operator), and each tenant's own call
+// figures for its hub_metrics (a tenant never sees another's).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export type CallOutcome = "ok" | "tool_error" | "error" | "rate_limited";
+
+/** One tenant's tool calls through the hub since it started, by outcome. */
+export type TenantCalls = { total: number } & Record<CallOutcome, number>;
+
+const NO_CALLS: Readonly<TenantCalls> = { total: 0, ok: 0, tool_error: 0, error: 0, rate_limited: 0 };
 
 export class HubMetrics {
   readonly registry = new Registry();
@@ -44,8 +52,24 @@ export class HubMetrics {
     true,
   );
 
+  private readonly callsByTenant = new Map<string, TenantCalls>();
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "agentbox_hub_" });
+  }
+
+  /** Counts a tool call's outcome hub-wide (by tool) and for the tenant that made it. */
+  countCall(tenant: string, tool: string, outcome: CallOutcome): void {
+    this.toolCalls.inc({ tool, outcome });
+    const calls = this.callsByTenant.get(tenant) ?? { ...NO_CALLS };
+    calls.total++;
+    calls[outcome]++;
+    this.callsByTenant.set(tenant, calls);
+  }
+
+  /** One tenant's own call figures (a copy). */
+  tenantCalls(tenant: string): TenantCalls {
+    return { ...(this.callsByTenant.get(tenant) ?? NO_CALLS) };
   }
 
   /** Which replica this is (AGENTBOX_REPLICA) and whether it is draining, for per-replica dashboards. */

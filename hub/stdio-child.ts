@@ -30,6 +30,8 @@ export class StdioChildTransport implements Transport {
   /** The child's stderr, available before start so no early line is lost. */
   readonly stderr = new PassThrough();
   private child?: ChildProcess;
+  /** How the process ended, once it has. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
   private partial: Buffer[] = [];
   private partialBytes = 0;
 
@@ -55,7 +57,8 @@ export class StdioChildTransport implements Transport {
         this.onerror?.(error);
       });
       child.on("spawn", () => resolve());
-      child.on("close", () => {
+      child.on("close", (code, signal) => {
+        this.exit = { code, signal };
         this.child = undefined;
         this.onclose?.();
       });

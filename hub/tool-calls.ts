@@ -49,7 +49,7 @@ export class ToolCalls {
     const verdict = checked instanceof Promise ? await checked : checked;
     if (!verdict.allowed) {
       metrics.rateLimited.inc({ kind: "tool", name });
-      metrics.toolCalls.inc({ tool: name, outcome: "rate_limited" });
+      metrics.countCall(session.tenant.name, name, "rate_limited");
       const seconds = Math.ceil(verdict.retryAfterMs / 1000);
       // no structuredContent: a client validates it against the tool's outputSchema, error or not
       return {
@@ -64,11 +64,11 @@ export class ToolCalls {
     session.inflight.add(call);
     try {
       const result = (await forward(owner.child, "tools/call", params, session, channel, { name: owner.original })) as CallToolResult;
-      metrics.toolCalls.inc({ tool: name, outcome: result.isError ? "tool_error" : "ok" });
+      metrics.countCall(session.tenant.name, name, result.isError ? "tool_error" : "ok");
       return result;
     } catch (err) {
       if (channel.signal.aborted) throw err;
-      metrics.toolCalls.inc({ tool: name, outcome: "error" });
+      metrics.countCall(session.tenant.name, name, "error");
       const message = this.failureMessage(err, owner.child, name);
       if (message === undefined) throw err;
       return { content: [{ type: "text", text: message }], isError: true };

@@ -23,7 +23,11 @@ export function createLogger(
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[lvl] < ORDER[level]) return;
-    const entry = { time: new Date().toISOString(), level: lvl, ...base, msg, ...fields };
+    // no prototype: a key such as "__proto__" in fields is then just a key
+    const entry: Record<string, unknown> = Object.assign(Object.create(null), { time: new Date().toISOString(), level: lvl, ...base, msg });
+    // a field never overwrites what the entry says of itself (its time, level, message, or a base
+    // field such as the tenant): values that reach fields may come from a child or a client
+    if (fields) for (const key of Object.keys(fields)) entry[Object.hasOwn(entry, key) ? `field.${key}` : key] = fields[key];
     write(JSON.stringify(entry, errorReplacer) + "\n");
   };
   return {
