@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../../lib/tool.js";
 import { pageReply } from "../response.js";
 import { browserTool, perform, sleep } from "../runtime.js";
+import { asToolNavigation } from "../workspace-access.js";
 import { WORKSPACE_ORIGIN, workspaceUrl } from "../workspace-origin.js";
 
 const waitUntil = z
@@ -43,7 +44,7 @@ const navigate = browserTool({
     const page = await b.page();
     let status = "";
     await perform(b, page, async () => {
-      const response = await page.goto(target, { waitUntil });
+      const response = await asToolNavigation(page, target, () => page.goto(target, { waitUntil }));
       if (response) status = ` (HTTP ${response.status()})`;
     });
     return pageReply(b, { result: `Navigated to ${target}${status}` });
@@ -61,7 +62,12 @@ function historyTool(name: "back" | "forward" | "reload", description: string) {
       const page = await b.page();
       let moved = true;
       await perform(b, page, async () => {
-        const op = name === "back" ? page.goBack({ waitUntil }) : name === "forward" ? page.goForward({ waitUntil }) : page.reload({ waitUntil });
+        const op =
+          name === "back"
+            ? asToolNavigation(page, undefined, () => page.goBack({ waitUntil }))
+            : name === "forward"
+              ? asToolNavigation(page, undefined, () => page.goForward({ waitUntil }))
+              : asToolNavigation(page, page.url(), () => page.reload({ waitUntil }));
         moved = (await op) !== null || name === "reload";
       });
       // goBack/goForward answer null both for "no history" and for same-document moves; say what we know.
