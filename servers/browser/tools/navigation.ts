@@ -36,7 +36,8 @@ const navigate = browserTool({
   title: "Navigate",
   description:
     `Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot. ` +
-    `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links and images work.`,
+    `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links, images, styles and classic scripts work; ` +
+    `each is sandboxed: it cannot fetch other files or load, submit to or open other sites (navigate there instead), and files in downloads/ never run scripts.`,
   input: { url: z.string().describe("Absolute URL to open."), waitUntil },
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {
