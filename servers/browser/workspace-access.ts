@@ -76,7 +76,7 @@ export async function mayLoadWorkspace(request: Request): Promise<boolean> {
 /**
  * May this request to another site go ahead? Not when a workspace document sends its tab or a
  * frame there (location, a link, a refresh): its content security policy already stops its
- * fetches, beacons, images, forms and popups, and this stops the one channel a policy cannot.
+ * fetches, beacons, images, forms and popups, but no policy governs where a document navigates.
  * The browser tools themselves still go anywhere.
  */
 export function mayLeaveWorkspace(request: Request): boolean {
