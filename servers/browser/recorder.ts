@@ -8,6 +8,12 @@ import { relativeToWorkspace } from "../lib/workspace.js";
 
 const MAX_ENTRIES = 1000;
 
+/**
+ * Where downloads land, under their suggested names (what the agent's file tools expect). The page
+ * chose their bytes and names, so the workspace origin serves this folder inert: shown, never run.
+ */
+export const DOWNLOADS_FOLDER = "downloads";
+
 export interface ConsoleEntry {
   type: string;
   text: string;
@@ -65,7 +71,7 @@ export class Recorder {
   }
 
   private async save(download: Download): Promise<void> {
-    const dir = path.join(this.workspace, "downloads");
+    const dir = path.join(this.workspace, DOWNLOADS_FOLDER);
     try {
       fs.mkdirSync(dir, { recursive: true });
       const target = uniquePath(dir, safeName(download.suggestedFilename()));

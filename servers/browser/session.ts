@@ -6,6 +6,7 @@ import type { Logger } from "../lib/log.js";
 import { ToolError } from "../lib/tool.js";
 import type { ChromiumHost } from "./chromium.js";
 import { Recorder } from "./recorder.js";
+import { asToolNavigation } from "./workspace-access.js";
 import { serveWorkspace } from "./workspace-origin.js";
 import { toolName } from "../lib/names.js";
 
@@ -98,7 +99,7 @@ export class BrowserSession {
     const context = await this.ensureContext();
     const page = await context.newPage(); // the "page" listener adopts it
     this.current = page;
-    if (url) await page.goto(url);
+    if (url) await asToolNavigation(page, url, () => page.goto(url));
     return page;
   }
 

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { ToolError } from "../../lib/tool.js";
 import { pageReply } from "../response.js";
 import { browserTool, perform, sleep } from "../runtime.js";
+import { asToolNavigation } from "../workspace-access.js";
 import { WORKSPACE_ORIGIN, workspaceUrl } from "../workspace-origin.js";
 
 const waitUntil = z
@@ -35,7 +36,8 @@ const navigate = browserTool({
   title: "Navigate",
   description:
     `Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot. ` +
-    `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links and images work.`,
+    `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links, images, styles and classic scripts work; ` +
+    `each is sandboxed: it cannot fetch other files or load, submit to or open other sites (navigate there instead), and files in downloads/ never run scripts.`,
   input: { url: z.string().describe("Absolute URL to open."), waitUntil },
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {
@@ -43,7 +45,7 @@ const navigate = browserTool({
     const page = await b.page();
     let status = "";
     await perform(b, page, async () => {
-      const response = await page.goto(target, { waitUntil });
+      const response = await asToolNavigation(page, target, () => page.goto(target, { waitUntil }));
       if (response) status = ` (HTTP ${response.status()})`;
     });
     return pageReply(b, { result: `Navigated to ${target}${status}` });
@@ -61,7 +63,12 @@ function historyTool(name: "back" | "forward" | "reload", description: string) {
       const page = await b.page();
       let moved = true;
       await perform(b, page, async () => {
-        const op = name === "back" ? page.goBack({ waitUntil }) : name === "forward" ? page.goForward({ waitUntil }) : page.reload({ waitUntil });
+        const op =
+          name === "back"
+            ? asToolNavigation(page, undefined, () => page.goBack({ waitUntil }))
+            : name === "forward"
+              ? asToolNavigation(page, undefined, () => page.goForward({ waitUntil }))
+              : asToolNavigation(page, page.url(), () => page.reload({ waitUntil }));
         moved = (await op) !== null || name === "reload";
       });
       // goBack/goForward answer null both for "no history" and for same-document moves; say what we know.
