@@ -9,6 +9,7 @@ import type { HubConfig } from "./config.js";
 import { RateLimits } from "./limits.js";
 import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
+import { DiskBudgets } from "./disk-budget.js";
 import { detectIsolation, type Isolation } from "./isolation.js";
 import { ProcessSweeper } from "./process-sweeper.js";
 import { SessionView } from "./selection.js";
@@ -40,6 +41,7 @@ export class Hub {
   readonly local?: LocalTools;
   readonly version = VERSION;
   private readonly sweeper: ProcessSweeper;
+  readonly diskBudgets: DiskBudgets;
   /** Set on SIGTERM (hub/replica.ts drain): not ready, no new sessions, calls in flight finish. */
   draining = false;
   private hubUrl = "";
@@ -78,6 +80,7 @@ export class Hub {
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
     this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args));
+    this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
     this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
 
@@ -111,6 +114,7 @@ export class Hub {
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     for (const tenant of this.tenants) tenant.catalog.rebuild();
     this.sweeper.start();
+    this.diskBudgets.start();
   }
 
   /** Name collisions in the catalog (the same for every tenant: they share one configuration). */
@@ -179,6 +183,7 @@ export class Hub {
       sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,
       workspace: tenant?.workspace ?? this.config.workspace,
       isolation: { mode: this.isolation.mode, tenants: this.tenants.length, summary: this.isolation.summary },
+      ...(tenant && this.diskBudgets.usage(tenant) ? { disk: this.diskBudgets.usage(tenant) } : {}),
       servers: tenants.flatMap((t) => t.children.map((c) => ({
         ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
         name: c.name,
@@ -196,6 +201,7 @@ export class Hub {
 
   async stop(): Promise<void> {
     this.sweeper.stop();
+    this.diskBudgets.stop();
     await this.sessions.closeAll();
     await Promise.allSettled(this.children.map((c) => c.stop()));
   }

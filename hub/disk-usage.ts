@@ -1,0 +1,68 @@
+// What each tenant uid takes on disk, measured by find(1) and awk(1) in a child process: the walk
+// stays off the hub's event loop and out of its memory, and only one line per uid comes back.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * Folders any uid may write besides its own: a tenant's files there count too. Tenants' own
+ * workspace, home and tmp are added by the caller.
+ */
+export const SHARED_WRITABLE_DIRS = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock"];
+
+// Per uid, the blocks its files take (not their apparent size, so a sparse file counts what it
+// really holds), each inode at least one 4 KiB block (so a flood of empty files or folders counts),
+// a hard-linked inode once.
+const SUM_BY_UID =
+  'NF == 4 { if ($4 > 1 && seen[$2]++) next; b = $3 < 8 ? 8 : $3; used[$1] += b } END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512 }';
+
+/** The roots to walk: those that exist, none inside another (it would be walked twice). */
+export function walkRoots(candidates: string[]): string[] {
+  const existing = [...new Set(candidates.map((dir) => path.resolve(dir)))].filter((dir) => {
+    try {
+      return fs.lstatSync(dir).isDirectory();
+    } catch {
+      return false;
+    }
+  });
+  const inside = (dir: string, root: string) => dir !== root && dir.startsWith(root === "/" ? "/" : `${root}/`);
+  return existing.filter((dir) => !existing.some((root) => inside(dir, root))).sort();
+}
+
+/**
+ * Bytes used per uid under the roots (each walked on its own filesystem only). A walk that takes
+ * longer than `timeoutMs` is killed and reported as an error: the caller keeps its last numbers.
+ */
+export function measureUsage(roots: string[], uids: number[], timeoutMs: number): Promise<Map<number, number>> {
+  return new Promise((resolve, reject) => {
+    const usage = new Map<number, number>(uids.map((uid) => [uid, 0]));
+    if (roots.length === 0 || uids.length === 0) return resolve(usage);
+    const owners = uids.flatMap((uid, i) => [...(i ? ["-o"] : []), "-uid", String(uid)]);
+    // roots are absolute paths, so find never takes one for an expression
+    const script = `find "$@" -printf '%U %D:%i %b %n\\n' 2>/dev/null | awk '${SUM_BY_UID}'`;
+    const child = spawn("sh", ["-c", script, "sh", ...roots, "-xdev", "(", ...owners, ")"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // ended meanwhile
+      }
+    }, timeoutMs);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      if (signal) return reject(new Error(`measuring disk use stopped by ${signal} (a walk over ${timeoutMs} ms is cut short)`));
+      if (code !== 0) return reject(new Error(`measuring disk use failed (awk exited ${code})`));
+      for (const line of out.split("\n")) {
+        const [uid, bytes] = line.split(" ").map(Number);
+        if (usage.has(uid) && Number.isFinite(bytes)) usage.set(uid, bytes);
+      }
+      resolve(usage);
+    });
+  });
+}
