@@ -28,6 +28,7 @@ const WALK_SHARE = 10;
 const WALK_TIMEOUT_MS = 120_000;
 // while frozen, use may still grow a little (a folder's block): more than this is an evasion
 const FROZEN_GROWTH_BYTES = 1024 * 1024;
+const MAX_TRUNCATED_PER_PASS = 200;
 
 export interface BudgetedTenant extends Tenant {
   readonly children: ReadonlyArray<{ readonly pid?: number }>;
@@ -99,7 +100,12 @@ export class DiskBudgets {
       const tenants = [...this.states.keys()];
       const roots = walkRoots([...tenants.flatMap((t) => [t.workspace, t.home!, t.tmp!]), ...SHARED_WRITABLE_DIRS]);
       const usage = await measureUsage(roots, tenants.map((t) => t.identity!.uid), WALK_TIMEOUT_MS);
-      for (const tenant of tenants) await this.enforce(tenant, usage.get(tenant.identity!.uid) ?? 0);
+      for (const tenant of tenants) {
+        const uid = tenant.identity!.uid;
+        await this.enforce(tenant, usage.bytes.get(uid) ?? 0);
+        const preallocated = usage.preallocated.get(uid);
+        if (tenant.identity!.disk.frozen && preallocated) await this.freePreallocated(tenant, preallocated);
+      }
     } catch (err) {
       this.log.warn("measuring tenants' disk use failed; keeping the last numbers", { err: String(err) });
     }
@@ -168,6 +174,23 @@ export class DiskBudgets {
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
     if (wasLocked) for (const child of tenant.children) if (child.pid) void killTree(child.pid);
     await this.setLimit(tenant, this.processesOf(tenant), fileSizeLimit(disk));
+  }
+
+  /**
+   * Give back what a frozen tenant's files hold past their end (fallocate --keep-size, which no
+   * limit stops): truncating a file to its own size frees that and keeps every byte of it. Done as
+   * the tenant, so nothing but its own files can be touched, whatever it swaps in meanwhile.
+   */
+  private async freePreallocated(tenant: BudgetedTenant, inodes: number[]): Promise<void> {
+    // its own folders named, not reached through a parent it may not list (a workspace in /tmp)
+    const roots = [tenant.workspace, tenant.home!, tenant.tmp!, ...SHARED_WRITABLE_DIRS].filter((dir) => fs.existsSync(dir));
+    const which = inodes.slice(0, MAX_TRUNCATED_PER_PASS).flatMap((inode, i) => [...(i ? ["-o"] : []), "-inum", String(inode)]);
+    // a file it made read-only is made writable for the truncation and gets its mode back
+    const truncate = 'for f; do m=$(stat -c %a "$f") && chmod u+w "$f" && truncate --no-create --size=+0 "$f"; chmod "$m" "$f"; done';
+    const find = [...roots, "-xdev", "-type", "f", "-uid", String(tenant.identity!.uid), "(", ...which, ")", "-exec", "sh", "-c", truncate, "sh", "{}", "+"];
+    const { command, args } = this.commandFor(tenant, "find", find);
+    await run(command, args, { timeout: WALK_TIMEOUT_MS }).catch(() => undefined); // folders it cannot read: the rest is done
+    this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", { tenant: tenant.name, files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS) });
   }
 
   private processesOf(tenant: BudgetedTenant): number[] {

@@ -58,11 +58,16 @@ describe("disk budget per tenant", { skip }, () => {
   });
 
   test("over budget, alice's file tools say so and her shell cannot write", async () => {
-    const refusal = await eventually("alice's file_write to be refused", async () => {
-      const result = await call(alice, "file_write", { path: "more.bin", content: "x".repeat(MIB) });
-      return result.isError ? textOf(result) : undefined;
+    // within seconds the hub measures her over budget and tells her (and only her)
+    const disk = await eventually("alice to be measured over budget", async () => {
+      const status = await (await fetch(`${hub.origin}/`, { headers: auth(KEY_A) })).json();
+      return status.disk?.frozen ? (status.disk as { usedBytes: number; budgetBytes: number }) : undefined;
     });
-    assert.match(refusal, budgetRefusal);
+    assert.equal(disk.budgetBytes, 20 * MIB);
+    assert.ok(disk.usedBytes >= 20 * MIB);
+    const result = await call(alice, "file_write", { path: "more.bin", content: "x".repeat(MIB) });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), budgetRefusal);
     assert.equal(fs.existsSync(path.join(aliceDir(), "more.bin")), false);
     const edit = await call(alice, "file_write", { path: "small.txt", content: "hello" });
     assert.equal(edit.isError, true);
@@ -107,8 +112,19 @@ describe("disk budget per tenant", { skip }, () => {
     assert.match(hard, /--- stdout ---\n0\n/);
   });
 
+  test("space preallocated past a file's end, which no limit stops, is given back", async () => {
+    // fallocate --keep-size allocates without extending the file, so RLIMIT_FSIZE never sees it;
+    // read-only, so that a truncation by the tenant's own uid would be refused
+    const attack = await exec(alice, "touch pre && fallocate --keep-size -l 40M pre && chmod 444 pre && du -k pre");
+    assert.ok(attack.ok, attack.text);
+    const pre = path.join(aliceDir(), "pre");
+    await eventually("the preallocated blocks to be freed", async () => (fs.statSync(pre).blocks * 512 < MIB ? true : undefined));
+    assert.equal(fs.statSync(pre).size, 0);
+    assert.equal(fs.statSync(pre).mode & 0o777, 0o444);
+  });
+
   test("after alice deletes files she can write again", async () => {
-    for (const name of fs.readdirSync(aliceDir()).filter((f) => f === "big" || /^f\d+$/.test(f))) {
+    for (const name of fs.readdirSync(aliceDir()).filter((f) => f === "big" || f === "pre" || /^f\d+$/.test(f))) {
       const removed = await call(alice, "file_delete", { path: name });
       assert.equal(removed.isError, undefined, textOf(removed));
     }

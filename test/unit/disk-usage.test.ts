@@ -17,7 +17,7 @@ after(() => fs.rmSync(scratch, { recursive: true, force: true }));
 const MIB = 1024 * 1024;
 const me = process.getuid!();
 
-const measure = async (dir: string) => (await measureUsage([dir], [me], 30_000)).get(me)!;
+const measure = async (dir: string) => (await measureUsage([dir], [me], 30_000)).bytes.get(me)!;
 
 test("allocated blocks count, not apparent sizes: a sparse file counts what it holds", async () => {
   const dir = fs.mkdtempSync(path.join(scratch, "sparse-"));
@@ -35,7 +35,10 @@ test("blocks allocated past the end of a file (fallocate --keep-size) count", as
   fs.writeFileSync(path.join(dir, "small"), "x");
   execFileSync("fallocate", ["--keep-size", "-l", String(8 * MIB), path.join(dir, "small")]);
   assert.equal(fs.statSync(path.join(dir, "small")).size, 1);
-  assert.ok((await measure(dir)) - base >= 8 * MIB);
+  const usage = await measureUsage([dir], [me], 30_000);
+  assert.ok(usage.bytes.get(me)! - base >= 8 * MIB);
+  // named, so the hub can free it: the one file with blocks past its end
+  assert.deepEqual(usage.preallocated.get(me), [fs.statSync(path.join(dir, "small")).ino]);
 });
 
 test("a hard-linked file counts once, and every inode at least 4 KiB", async () => {
@@ -54,9 +57,9 @@ test("only the given uids' files count, each root once even when nested", async 
   fs.mkdirSync(path.join(dir, "inner"));
   fs.writeFileSync(path.join(dir, "inner", "mine"), Buffer.alloc(MIB, 1));
   assert.deepEqual(walkRoots([dir, path.join(dir, "inner"), path.join(dir, "missing")]), [dir]);
-  const usage = await measureUsage(walkRoots([dir, path.join(dir, "inner")]), [me, 54_321], 30_000);
-  assert.ok(usage.get(me)! >= MIB && usage.get(me)! < 2 * MIB);
-  assert.equal(usage.get(54_321), 0);
+  const { bytes } = await measureUsage(walkRoots([dir, path.join(dir, "inner")]), [me, 54_321], 30_000);
+  assert.ok(bytes.get(me)! >= MIB && bytes.get(me)! < 2 * MIB);
+  assert.equal(bytes.get(54_321), 0);
 });
 
 test("the budget: AGENTBOX_DISK_MIB for all, limits.diskMiB per tenant, else a share of the filesystem", () => {
