@@ -102,9 +102,13 @@ export class DiskBudgets {
       const usage = await measureUsage(roots, tenants.map((t) => t.identity!.uid), WALK_TIMEOUT_MS);
       for (const tenant of tenants) {
         const uid = tenant.identity!.uid;
-        await this.enforce(tenant, usage.bytes.get(uid) ?? 0);
-        const preallocated = usage.preallocated.get(uid);
-        if (tenant.identity!.disk.frozen && preallocated) await this.freePreallocated(tenant, preallocated);
+        try {
+          await this.enforce(tenant, usage.bytes.get(uid) ?? 0);
+          const preallocated = usage.preallocated.get(uid);
+          if (tenant.identity!.disk.frozen && preallocated) await this.freePreallocated(tenant, preallocated);
+        } catch (err) {
+          this.log.warn("enforcing a tenant's disk budget failed; trying again at the next measurement", { tenant: tenant.name, err: String(err) });
+        }
       }
     } catch (err) {
       this.log.warn("measuring tenants' disk use failed; keeping the last numbers", { err: String(err) });
@@ -118,7 +122,12 @@ export class DiskBudgets {
     const state = this.states.get(tenant)!;
     const disk = tenant.identity!.disk;
     state.usedBytes = usedBytes;
-    publish(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes });
+    try {
+      publish(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes });
+    } catch (err) {
+      // a full disk must not stop the enforcement: the kernel's limit does not need this file
+      this.log.warn("publishing a tenant's disk use failed", { tenant: tenant.name, err: String(err) });
+    }
     const over = usedBytes >= disk.budgetBytes;
     if (over && !state.frozenAt) {
       disk.frozen = true;
@@ -141,6 +150,8 @@ export class DiskBudgets {
     const pids = this.processesOf(tenant);
     const servers = new Set(tenant.children.map((c) => c.pid));
     const limits = new Map(pids.map((pid) => [pid, fileSizeOf(pid)]));
+    // measured from the lowest use seen while frozen: deleting and then writing again also counts
+    frozenAt.usedBytes = Math.min(frozenAt.usedBytes, usedBytes);
     const grows = usedBytes > frozenAt.usedBytes + FROZEN_GROWTH_BYTES;
     // the first two passes lower what was running (and what forked while the first one ran);
     // after that nothing of the tenant's starts with a soft limit above 0 unless it raised it
