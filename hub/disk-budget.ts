@@ -17,7 +17,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import type { Logger } from "../servers/lib/log.js";
 import { killTree, listProcesses, realUid } from "../servers/lib/proctree.js";
-import { measureUsage, SHARED_WRITABLE_DIRS, walkRoots } from "./disk-usage.js";
+import type { DiskReserve } from "./disk-reserve.js";
+import { freeBytes, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots } from "./disk-usage.js";
 import { fileSizeLimit, type DiskLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
 
@@ -29,6 +30,10 @@ const WALK_TIMEOUT_MS = 120_000;
 // while frozen, use may still grow a little (a folder's block): more than this is an evasion
 const FROZEN_GROWTH_BYTES = 1024 * 1024;
 const MAX_TRUNCATED_PER_PASS = 200;
+// between measurements the free space of the tenants' filesystems is watched this often (statfs,
+// no walk): a drop larger than the least room a tenant has left measures at once
+const WATCH_EVERY_MS = 250;
+const WATCH_MIN_DROP_BYTES = 4 * 1024 * 1024;
 
 export interface BudgetedTenant extends Tenant {
   readonly children: ReadonlyArray<{ readonly pid?: number }>;
@@ -57,8 +62,14 @@ function fileSizeOf(pid: number): { soft: number; hard: number } | undefined {
 export class DiskBudgets {
   private readonly states = new Map<BudgetedTenant, TenantState>();
   private timer?: NodeJS.Timeout;
+  private watchTimer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
+  /** One folder per filesystem the tenants write to, with its free bytes when the last pass began. */
+  private freeAtPass = new Map<string, number>();
+  private lastPass = { endedAt: 0, durationMs: 0 };
+  private reserve?: DiskReserve;
+  private tending = false;
 
   constructor(
     private readonly tenants: BudgetedTenant[],
@@ -68,14 +79,55 @@ export class DiskBudgets {
     for (const tenant of tenants) if (tenant.identity) this.states.set(tenant, {});
   }
 
-  start(): void {
+  start(reserve?: DiskReserve): void {
     if (this.states.size === 0) return;
-    void this.measureNow();
+    this.reserve = reserve;
+    void this.measureNow().then(() => this.tendReserve());
+    this.watchTimer = setInterval(() => void this.tendReserve().then(() => this.watchFreeSpace()), WATCH_EVERY_MS);
+    this.watchTimer.unref();
+  }
+
+  /** Free the reserve when the filesystem is nearly full, after freezing whoever filled it; take it back once there is room. */
+  private async tendReserve(): Promise<void> {
+    const reserve = this.reserve;
+    if (!reserve || this.tending) return;
+    this.tending = true;
+    try {
+      const free = await reserve.freeNow();
+      const action = free === undefined ? undefined : reserve.needs(free);
+      if (action === "release") {
+        await this.running; // a pass under way may have begun before the disk filled
+        await this.measureNow();
+        reserve.release();
+        this.log.warn("the disk is nearly full: released the hub's reserve so the other tenants can still write", { reservedMiB: mib(reserve.bytes), freeMiB: mib(free!) });
+      } else if (action === "hold" && ![...this.states.keys()].some((t) => t.identity!.disk.frozen)) {
+        await reserve.hold();
+      }
+    } finally {
+      this.tending = false;
+    }
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.watchTimer);
+    this.reserve?.release();
+  }
+
+  /**
+   * A fast writer can outrun the periodic measurement; the filesystem's free space shows it at
+   * once. Measure now when it fell by more than the least room any tenant had left (within the
+   * same tenth of a core the periodic walks keep to).
+   */
+  private async watchFreeSpace(): Promise<void> {
+    if (this.running || Date.now() < this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE) return;
+    const rooms = [...this.states].flatMap(([t, state]) => (state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes]));
+    const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
+    for (const [dir, before] of this.freeAtPass) {
+      const free = await freeBytes(dir);
+      if (free !== undefined && before - free >= drop) return void this.measureNow();
+    }
   }
 
   /** What a tenant used at the last measurement, and its budget (undefined: no budget in this isolation mode). */
@@ -99,6 +151,7 @@ export class DiskBudgets {
     try {
       const tenants = [...this.states.keys()];
       const roots = walkRoots([...tenants.flatMap((t) => [t.workspace, t.home!, t.tmp!]), ...SHARED_WRITABLE_DIRS]);
+      this.freeAtPass = await freeSpaceByFilesystem(roots);
       const usage = await measureUsage(roots, tenants.map((t) => t.identity!.uid), WALK_TIMEOUT_MS);
       for (const tenant of tenants) {
         const uid = tenant.identity!.uid;
@@ -113,8 +166,9 @@ export class DiskBudgets {
     } catch (err) {
       this.log.warn("measuring tenants' disk use failed; keeping the last numbers", { err: String(err) });
     }
+    this.lastPass = { endedAt: Date.now(), durationMs: Date.now() - started };
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.measureNow(), Math.max(MIN_INTERVAL_MS, (Date.now() - started) * WALK_SHARE));
+    this.timer = setTimeout(() => void this.measureNow(), Math.max(MIN_INTERVAL_MS, this.lastPass.durationMs * WALK_SHARE));
     this.timer.unref();
   }
 

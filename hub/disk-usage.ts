@@ -2,6 +2,7 @@
 // stays off the hub's event loop and out of its memory, and only one line per uid comes back.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import fsp from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -29,17 +30,23 @@ export interface DiskUsage {
   preallocated: Map<number, number[]>;
 }
 
-/** The roots to walk: those that exist, none inside another (it would be walked twice). */
+/**
+ * The roots to walk: those that exist, none inside another on the same filesystem (it would be
+ * walked twice). One on a filesystem of its own stays: the walk does not cross into other mounts.
+ */
 export function walkRoots(candidates: string[]): string[] {
-  const existing = [...new Set(candidates.map((dir) => path.resolve(dir)))].filter((dir) => {
+  const devices = new Map<string, number>();
+  for (const dir of new Set(candidates.map((d) => path.resolve(d)))) {
     try {
-      return fs.lstatSync(dir).isDirectory();
+      const st = fs.lstatSync(dir);
+      if (st.isDirectory()) devices.set(dir, st.dev);
     } catch {
-      return false;
+      // absent: nothing there to count
     }
-  });
+  }
   const inside = (dir: string, root: string) => dir !== root && dir.startsWith(root === "/" ? "/" : `${root}/`);
-  return existing.filter((dir) => !existing.some((root) => inside(dir, root))).sort();
+  const existing = [...devices.keys()];
+  return existing.filter((dir) => !existing.some((root) => inside(dir, root) && devices.get(root) === devices.get(dir))).sort();
 }
 
 /**
@@ -84,3 +91,25 @@ export function measureUsage(roots: string[], uids: number[], timeoutMs: number)
     });
   });
 }
+
+/** The bytes an unprivileged user may still write on the filesystem that holds `dir`. */
+export async function freeBytes(dir: string): Promise<number | undefined> {
+  const info = await fsp.statfs(dir).catch(() => undefined);
+  return info && info.bavail * info.bsize;
+}
+
+/** Free bytes of each filesystem the roots are on, keyed by one root on it. */
+export async function freeSpaceByFilesystem(roots: string[]): Promise<Map<string, number>> {
+  const byDevice = new Map<number, string>();
+  for (const root of roots) {
+    const dev = (await fsp.stat(root).catch(() => undefined))?.dev;
+    if (dev !== undefined && !byDevice.has(dev)) byDevice.set(dev, root);
+  }
+  const free = new Map<string, number>();
+  for (const root of byDevice.values()) {
+    const bytes = await freeBytes(root);
+    if (bytes !== undefined) free.set(root, bytes);
+  }
+  return free;
+}
+

@@ -10,13 +10,14 @@ import { RateLimits } from "./limits.js";
 import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
 import { DiskBudgets } from "./disk-budget.js";
+import { DiskReserve } from "./disk-reserve.js";
 import { detectIsolation, type Isolation } from "./isolation.js";
 import { ProcessSweeper } from "./process-sweeper.js";
 import { SessionView } from "./selection.js";
 import { mergeDefaults } from "./selection-spec.js";
 import { ClientSession, SessionRegistry } from "./sessions.js";
 import { ToolCalls, type LocalTools } from "./tool-calls.js";
-import { buildTenants, prepareTenant, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
+import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
 
 export const VERSION: string = JSON.parse(
   fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
@@ -114,7 +115,7 @@ export class Hub {
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     for (const tenant of this.tenants) tenant.catalog.rebuild();
     this.sweeper.start();
-    this.diskBudgets.start();
+    this.diskBudgets.start(DiskReserve.for(this.config.workspace, stateDir(this.config), this.tenants.length > 1, this.log));
   }
 
   /** Name collisions in the catalog (the same for every tenant: they share one configuration). */

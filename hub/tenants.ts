@@ -108,7 +108,7 @@ function filesystemBytes(dir: string): number {
 }
 
 /** Where tenants' homes live: the configured folder, else /var/lib/agentbox, else (read-only root) a temporary one. */
-function stateDir(config: HubConfig): string {
+export function stateDir(config: HubConfig): string {
   if (config.stateDir) return path.resolve(config.stateDir);
   try {
     fs.mkdirSync(DEFAULT_STATE_DIR, { recursive: true, mode: 0o711 });

@@ -1,13 +1,15 @@
 // What hub/disk-usage.ts counts against a tenant's disk budget, on real files: tricks that make a
 // file look small (sparse, hard links, empty files) count what they really take; other uids'
-// files do not count; and the budget's settings (default share, env, per tenant).
+// files do not count; the budget's settings (default share, env, per tenant); and the reserve.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import type { Logger } from "../../servers/lib/log.js";
 import { loadConfig, type HubConfig } from "../../hub/config.js";
+import { DiskReserve } from "../../hub/disk-reserve.js";
 import { measureUsage, walkRoots } from "../../hub/disk-usage.js";
 import { fileSizeLimit, type Isolation } from "../../hub/isolation.js";
 import { buildTenants } from "../../hub/tenants.js";
@@ -57,6 +59,8 @@ test("only the given uids' files count, each root once even when nested", async 
   fs.mkdirSync(path.join(dir, "inner"));
   fs.writeFileSync(path.join(dir, "inner", "mine"), Buffer.alloc(MIB, 1));
   assert.deepEqual(walkRoots([dir, path.join(dir, "inner"), path.join(dir, "missing")]), [dir]);
+  // a folder on a filesystem of its own is walked too: the walk never crosses into a mount
+  if (fs.existsSync("/dev/shm") && fs.statSync("/dev/shm").dev !== fs.statSync("/dev").dev) assert.deepEqual(walkRoots(["/dev", "/dev/shm"]), ["/dev", "/dev/shm"]);
   const { bytes } = await measureUsage(walkRoots([dir, path.join(dir, "inner")]), [me, 54_321], 30_000);
   assert.ok(bytes.get(me)! >= MIB && bytes.get(me)! < 2 * MIB);
   assert.equal(bytes.get(54_321), 0);
@@ -83,4 +87,28 @@ test("processes start with the budget as their file size limit, none while froze
   assert.equal(fileSizeLimit({ budgetBytes: 20 * MIB, frozen: false, locked: false }), `${20 * MIB}:${20 * MIB}`);
   assert.equal(fileSizeLimit({ budgetBytes: 20 * MIB, frozen: true, locked: false }), `0:${20 * MIB}`);
   assert.equal(fileSizeLimit({ budgetBytes: 20 * MIB, frozen: true, locked: true }), "0:0");
+});
+
+test("the hub's disk reserve holds real blocks in a file no one can name, and gives them back", async () => {
+  const dir = fs.mkdtempSync(path.join(scratch, "reserve-"));
+  const logged: string[] = [];
+  const log = { warn: (msg: string) => logged.push(msg) } as unknown as Logger;
+  const reserve = new DiskReserve(dir, 16 * MIB, log);
+  const held = () =>
+    fs.readdirSync("/proc/self/fd").flatMap((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`).includes(".agentbox-reserve-") ? [fs.statSync(`/proc/self/fd/${fd}`).blocks * 512] : [];
+      } catch {
+        return [];
+      }
+    });
+  assert.equal(await reserve.hold(), true, logged.join("\n"));
+  assert.deepEqual(fs.readdirSync(dir), [], "unlinked: nothing to delete, nothing left if the hub dies");
+  assert.ok(held()[0] >= 16 * MIB, `${held()} bytes held`);
+  assert.equal(reserve.needs(64 * MIB), undefined);
+  assert.equal(reserve.needs(MIB), "release", "nearly full: give the room to the tenants");
+  reserve.release();
+  assert.deepEqual(held(), []);
+  assert.equal(reserve.needs(32 * MIB), undefined, "taken back only with room to spare");
+  assert.equal(reserve.needs(64 * MIB), "hold");
 });
