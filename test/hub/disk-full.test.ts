@@ -19,6 +19,7 @@ const MIB = 1024 * 1024;
 
 const mountPoint = process.getuid?.() === 0 ? tempDir("agentbox-small-fs-") : undefined;
 const mounted = mountPoint !== undefined && spawnSync("mount", ["-t", "tmpfs", "-o", "size=300m", "tmpfs", mountPoint]).status === 0;
+if (mountPoint && !mounted) fs.rmSync(mountPoint, { recursive: true, force: true });
 const skip = mounted ? false : "needs a small filesystem of its own: root allowed to mount (CAP_SYS_ADMIN)";
 
 const exec = async (client: Client, command: string) => {
