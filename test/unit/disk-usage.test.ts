@@ -1,12 +1,14 @@
 // What hub/disk-usage.ts counts against a tenant's disk budget, on real files: tricks that make a
 // file look small (sparse, hard links, empty files) count what they really take; other uids'
-// files do not count; the budget's settings (default share, env, per tenant); and the reserve.
+// files do not count; the budget's settings (default share, env, per tenant); the reserve; and
+// what a file tool says when the budget has no room.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { assertDiskRoom, DISK_BUDGET_FILE_ENV, explainDiskError } from "../../servers/lib/disk-budget.js";
 import type { Logger } from "../../servers/lib/log.js";
 import { loadConfig, type HubConfig } from "../../hub/config.js";
 import { DiskReserve } from "../../hub/disk-reserve.js";
@@ -111,4 +113,26 @@ test("the hub's disk reserve holds real blocks in a file no one can name, and gi
   assert.deepEqual(held(), []);
   assert.equal(reserve.needs(32 * MIB), undefined, "taken back only with room to spare");
   assert.equal(reserve.needs(64 * MIB), "hold");
+});
+
+test("a file tool refuses a write the budget has no room for, and says how much is used and what to do", async () => {
+  const status = path.join(scratch, "disk.json");
+  const saved = process.env[DISK_BUDGET_FILE_ENV];
+  process.env[DISK_BUDGET_FILE_ENV] = status;
+  try {
+    await assertDiskRoom(100 * MIB); // not measured yet: the kernel's limit alone holds
+    fs.writeFileSync(status, JSON.stringify({ usedBytes: 19 * MIB, budgetBytes: 20 * MIB }));
+    await assertDiskRoom(MIB / 2);
+    await assert.rejects(assertDiskRoom(2 * MIB), /Writing 2\.0 MiB would go over the disk budget: this tenant's files take 19\.0 of its 20\.0 MiB, 1\.0 MiB left\. Delete files/);
+    const efbig = Object.assign(new Error("EFBIG: file too large, write"), { code: "EFBIG" });
+    assert.match(String(await explainDiskError(efbig, "big.bin")), /'big\.bin' was refused: it would grow past the disk budget, 20\.0 MiB/);
+    fs.writeFileSync(status, JSON.stringify({ usedBytes: 21 * MIB, budgetBytes: 20 * MIB }));
+    await assert.rejects(assertDiskRoom(0), /Disk budget used up: this tenant's files take 21\.0 of its 20\.0 MiB[^]*Delete files/);
+    assert.match(String(await explainDiskError(efbig, "big.bin")), /Disk budget used up/);
+    const other = new Error("EACCES");
+    assert.equal(await explainDiskError(other, "x"), other);
+  } finally {
+    if (saved === undefined) delete process.env[DISK_BUDGET_FILE_ENV];
+    else process.env[DISK_BUDGET_FILE_ENV] = saved;
+  }
 });
