@@ -58,7 +58,8 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
     );
   }
   const uids = new Map<number, string>();
-  const defaultDiskBytes = Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / config.tenants.length);
+  // budgets hold only under per-tenant uids (hub/disk-budget.ts)
+  const defaultDiskBytes = isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / config.tenants.length) : 0;
   return config.tenants.map((t) => {
     const identity = isolation.mode === "uid" ? limitsOf(t, config, defaultDiskBytes) : undefined;
     if (identity) {
