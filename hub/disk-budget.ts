@@ -100,7 +100,7 @@ export class DiskBudgets {
         await this.measureNow();
         reserve.release();
         this.log.warn("the disk is nearly full: released the hub's reserve so the other tenants can still write", { reservedMiB: mib(reserve.bytes), freeMiB: mib(free!) });
-      } else if (action === "hold" && ![...this.states.keys()].some((t) => t.identity!.disk.frozen)) {
+      } else if (action === "hold" && !this.stopped && ![...this.states.keys()].some((t) => t.identity!.disk.frozen)) {
         await reserve.hold();
       }
     } finally {
