@@ -90,6 +90,8 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): TenantLimits {
   const memory = positiveInt(env.AGENTBOX_PROCESS_MEMORY_MIB, "AGENTBOX_PROCESS_MEMORY_MIB");
   if (processes !== undefined) limits.processes = processes;
   if (memory !== undefined) limits.memoryMiB = memory;
+  const disk = positiveInt(env.AGENTBOX_DISK_MIB, "AGENTBOX_DISK_MIB");
+  if (disk !== undefined) limits.diskMiB = disk;
   return limits;
 }
 

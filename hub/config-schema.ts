@@ -50,6 +50,7 @@ const tenantLimitsSchema = z
   .object({
     processes: z.number().int().min(16).optional(),
     memoryMiB: z.number().int().min(64).optional(),
+    diskMiB: z.number().int().min(1).optional(),
   })
   .strict();
 export type TenantLimits = z.infer<typeof tenantLimitsSchema>;

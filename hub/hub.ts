@@ -9,13 +9,15 @@ import type { HubConfig } from "./config.js";
 import { RateLimits } from "./limits.js";
 import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
+import { DiskBudgets } from "./disk-budget.js";
+import { DiskReserve } from "./disk-reserve.js";
 import { detectIsolation, type Isolation } from "./isolation.js";
 import { ProcessSweeper } from "./process-sweeper.js";
 import { SessionView } from "./selection.js";
 import { mergeDefaults } from "./selection-spec.js";
 import { ClientSession, SessionRegistry } from "./sessions.js";
 import { ToolCalls, type LocalTools } from "./tool-calls.js";
-import { buildTenants, prepareTenant, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
+import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
 
 export const VERSION: string = JSON.parse(
   fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
@@ -40,6 +42,7 @@ export class Hub {
   readonly local?: LocalTools;
   readonly version = VERSION;
   private readonly sweeper: ProcessSweeper;
+  readonly diskBudgets: DiskBudgets;
   /** Set on SIGTERM (hub/replica.ts drain): not ready, no new sessions, calls in flight finish. */
   draining = false;
   private hubUrl = "";
@@ -78,6 +81,7 @@ export class Hub {
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
     this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args));
+    this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
     this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
 
@@ -112,6 +116,7 @@ export class Hub {
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     for (const tenant of this.tenants) tenant.catalog.rebuild();
     this.sweeper.start();
+    this.diskBudgets.start(DiskReserve.for(this.config.workspace, stateDir(this.config), this.tenants.length > 1, this.log));
   }
 
   /** Name collisions in the catalog (the same for every tenant: they share one configuration). */
@@ -185,6 +190,7 @@ export class Hub {
       sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,
       workspace: tenant?.workspace ?? this.config.workspace,
       isolation: { mode: this.isolation.mode, ...(tenant ? {} : { tenants: this.tenants.length }), summary: this.isolation.summary },
+      ...(tenant && this.diskBudgets.usage(tenant) ? { disk: this.diskBudgets.usage(tenant) } : {}),
       servers: tenants.flatMap((t) => t.children.map((c) => ({
         ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
         name: c.name,
@@ -202,6 +208,7 @@ export class Hub {
 
   async stop(): Promise<void> {
     this.sweeper.stop();
+    this.diskBudgets.stop();
     await this.sessions.closeAll();
     await Promise.allSettled(this.children.map((c) => c.stop()));
   }

@@ -71,12 +71,29 @@ export interface ProcessLimits {
   processes: number;
   /** RLIMIT_DATA per process, in bytes: heap and private writable memory. */
   memoryBytes: number;
+  /** The tenant's disk budget; its processes start with it as RLIMIT_FSIZE (hub/disk-budget.ts). */
+  disk: DiskLimit;
+}
+
+export interface DiskLimit {
+  readonly budgetBytes: number;
+  /** Over budget: processes start (and running ones are set) with a soft RLIMIT_FSIZE of 0. */
+  frozen: boolean;
+  /** Over budget and evading it: the hard limit is 0 too, so no process can raise it back. */
+  locked: boolean;
+}
+
+/** RLIMIT_FSIZE as prlimit takes it: no file may grow past the budget; none at all while frozen. */
+export function fileSizeLimit(disk: DiskLimit): string {
+  const hard = disk.locked ? 0 : disk.budgetBytes;
+  return `${disk.frozen ? 0 : hard}:${hard}`;
 }
 
 /**
  * The command line that starts `command` as the tenant: setpriv drops to its uid and gid with no
  * supplementary groups, no capabilities (inheritable, ambient, bounding) and no_new_privs, so no
- * setuid binary or file capability can lift it again; prlimit then caps what it may use.
+ * setuid binary or file capability can lift it again; prlimit then caps what it may use (as the
+ * tenant: it can lower its limits but, without CAP_SYS_RESOURCE, never raise a hard one again).
  */
 export function asTenant(isolation: Isolation, limits: ProcessLimits, command: string, args: string[]): { command: string; args: string[] } {
   const setpriv = [
@@ -87,6 +104,11 @@ export function asTenant(isolation: Isolation, limits: ProcessLimits, command: s
     "--inh-caps=-all",
     ...(isolation.canDropBoundingSet ? ["--bounding-set=-all"] : []),
   ];
-  const prlimit = [`--nproc=${limits.processes}:${limits.processes}`, `--data=${limits.memoryBytes}:${limits.memoryBytes}`, "--core=0:0"];
+  const prlimit = [
+    `--nproc=${limits.processes}:${limits.processes}`,
+    `--data=${limits.memoryBytes}:${limits.memoryBytes}`,
+    `--fsize=${fileSizeLimit(limits.disk)}`,
+    "--core=0:0",
+  ];
   return { command: "setpriv", args: [...setpriv, "--", "prlimit", ...prlimit, "--", command, ...args] };
 }

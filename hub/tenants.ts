@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, type HubConfig, type TenantConfig } from "./config.js";
+import { DISK_BUDGET_FILE_ENV } from "../servers/lib/disk-budget.js";
 import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
 import { selectionOf, type SelectionSpec } from "./selection-spec.js";
 
@@ -15,6 +16,9 @@ const DEFAULT_MEMORY_BYTES = Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 
 const UID_BASE = 20_000;
 const DEFAULT_STATE_DIR = "/var/lib/agentbox";
 const UID_RANGE = 40_000;
+// the share of the workspace's filesystem the tenants' default budgets add up to: the rest stays
+// for the hub, its logs and the system, so tenants that all fill their budgets do not fill the disk
+const DEFAULT_DISK_SHARE = 0.9;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
 const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS"]);
@@ -31,6 +35,8 @@ export interface Tenant {
   /** HOME and TMPDIR of its processes (undefined: the hub's own). */
   readonly home?: string;
   readonly tmp?: string;
+  /** Where the hub publishes the tenant's disk use for its servers (servers/lib/disk-budget.ts). */
+  readonly diskStatus?: string;
   /** Its sessions' default selection, over the global one (hub/selection-spec.ts). */
   readonly selection?: SelectionSpec;
 }
@@ -52,8 +58,10 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
     );
   }
   const uids = new Map<number, string>();
+  // budgets hold only under per-tenant uids (hub/disk-budget.ts)
+  const defaultDiskBytes = isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / config.tenants.length) : 0;
   return config.tenants.map((t) => {
-    const identity = isolation.mode === "uid" ? limitsOf(t, config) : undefined;
+    const identity = isolation.mode === "uid" ? limitsOf(t, config, defaultDiskBytes) : undefined;
     if (identity) {
       const clash = uids.get(identity.uid);
       if (clash) throw new ConfigError(`Tenants '${clash}' and '${t.name}' would share uid ${identity.uid}; give one of them its own "uid" in the config.`);
@@ -71,11 +79,12 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
       selection: selectionOf(t),
       home: state && path.join(state, "home"),
       tmp: state && path.join(state, "tmp"),
+      diskStatus: state && path.join(state, "disk.json"),
     };
   });
 }
 
-function limitsOf(t: TenantConfig, config: HubConfig): ProcessLimits {
+function limitsOf(t: TenantConfig, config: HubConfig, defaultDiskBytes: number): ProcessLimits {
   const uid = t.uid ?? derivedUid(t.name, config.workspace);
   const limits = { ...config.limits, ...t.limits };
   return {
@@ -83,11 +92,24 @@ function limitsOf(t: TenantConfig, config: HubConfig): ProcessLimits {
     gid: uid,
     processes: limits.processes ?? DEFAULT_PROCESSES,
     memoryBytes: limits.memoryMiB ? limits.memoryMiB * 1024 * 1024 : DEFAULT_MEMORY_BYTES,
+    disk: { budgetBytes: limits.diskMiB ? limits.diskMiB * 1024 * 1024 : defaultDiskBytes, frozen: false, locked: false },
   };
 }
 
+/** The size of the filesystem that holds `dir` (or will: its nearest existing ancestor). */
+function filesystemBytes(dir: string): number {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      const fsInfo = fs.statfsSync(at);
+      return fsInfo.blocks * fsInfo.bsize;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || at === path.dirname(at)) throw err;
+    }
+  }
+}
+
 /** Where tenants' homes live: the configured folder, else /var/lib/agentbox, else (read-only root) a temporary one. */
-function stateDir(config: HubConfig): string {
+export function stateDir(config: HubConfig): string {
   if (config.stateDir) return path.resolve(config.stateDir);
   try {
     fs.mkdirSync(DEFAULT_STATE_DIR, { recursive: true, mode: 0o711 });
@@ -188,7 +210,7 @@ export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.Proces
     for (const [key, value] of Object.entries(env)) {
       if (hubHome && hubHome !== "/" && key !== "PATH" && (value === hubHome || value.startsWith(`${hubHome}/`))) delete env[key];
     }
-    Object.assign(env, { HOME: tenant.home!, TMPDIR: tenant.tmp!, USER: tenant.name, LOGNAME: tenant.name });
+    Object.assign(env, { HOME: tenant.home!, TMPDIR: tenant.tmp!, USER: tenant.name, LOGNAME: tenant.name, [DISK_BUDGET_FILE_ENV]: tenant.diskStatus! });
   }
   return env;
 }

@@ -8,6 +8,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
+import { assertDiskRoom, explainDiskError } from "./disk-budget.js";
 import { ToolError } from "./tool.js";
 import { isInside } from "./workspace.js";
 
@@ -195,8 +196,13 @@ export async function atomicWriteAt(dir: FileHandle, name: string, data: Buffer 
   const mode = keep ? keep.mode & 0o7777 : (options.mode ?? 0o644);
   const temp = `.${name.slice(0, 100)}${TEMP_MARKER}${crypto.randomBytes(6).toString("hex")}`;
   const total = Buffer.isBuffer(data) ? data.length : data.stat.size;
+  const kept = keep?.size ?? 0;
+  // what the file adds once renamed over the one it replaces
+  await assertDiskRoom((options.append ? kept : 0) + total - kept);
   let size = 0;
-  const out = await fsp.open(fdPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  const out = await fsp.open(fdPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode).catch(async (err) => {
+    throw await explainDiskError(err, shown);
+  });
   try {
     try {
       if (options.append && keep) {
@@ -232,7 +238,7 @@ export async function atomicWriteAt(dir: FileHandle, name: string, data: Buffer 
     }
   } catch (err) {
     await fsp.unlink(fdPath(dir, temp)).catch(() => undefined);
-    throw err;
+    throw await explainDiskError(err, shown);
   }
   return size;
 }
@@ -257,13 +263,18 @@ async function pipe(from: FileHandle, to: FileHandle, onChunk?: (written: number
  */
 export async function copyFileAt(from: OpenedFile, dir: FileHandle, name: string): Promise<void> {
   const mode = from.stat.mode & 0o7777;
-  const out = await fsp.open(fdPath(dir, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  await assertDiskRoom(from.stat.size);
   try {
-    await pipe(from.handle, out);
-    await out.chmod(mode);
-    await out.utimes(from.stat.atime, from.stat.mtime);
-  } finally {
-    await out.close();
+    const out = await fsp.open(fdPath(dir, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    try {
+      await pipe(from.handle, out);
+      await out.chmod(mode);
+      await out.utimes(from.stat.atime, from.stat.mtime);
+    } finally {
+      await out.close();
+    }
+  } catch (err) {
+    throw await explainDiskError(err, name);
   }
 }
 

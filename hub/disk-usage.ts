@@ -1,0 +1,115 @@
+// What each tenant uid takes on disk, measured by find(1) and awk(1) in a child process: the walk
+// stays off the hub's event loop and out of its memory, and only one line per uid comes back.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * Folders any uid may write besides its own: a tenant's files there count too. Tenants' own
+ * workspace, home and tmp are added by the caller.
+ */
+export const SHARED_WRITABLE_DIRS = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock"];
+const PREALLOCATED_SLACK = 1024 * 1024;
+
+// Per uid, the blocks its files take (not their apparent size, so a sparse file counts what it
+// really holds), each inode at least one 4 KiB block (so a flood of empty files or folders counts),
+// a hard-linked inode once. Regular files holding over 1 MiB more than their size (preallocated
+// past their end: fallocate --keep-size) are named too ("P uid inode"), so that space can be freed.
+const SUM_BY_UID = `NF == 6 {
+  if ($4 > 1 && seen[$2]++) next
+  b = $3 < 8 ? 8 : $3; used[$1] += b
+  if ($6 == "f" && $3 * 512 > $5 + ${PREALLOCATED_SLACK}) { split($2, id, ":"); print "P", $1, id[2] }
+}
+END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512 }`;
+
+export interface DiskUsage {
+  /** Bytes per uid (0 for a uid that owns nothing there). */
+  bytes: Map<number, number>;
+  /** Per uid, inode numbers of its files with blocks preallocated past their end. */
+  preallocated: Map<number, number[]>;
+}
+
+/**
+ * The roots to walk: those that exist, none inside another on the same filesystem (it would be
+ * walked twice). One on a filesystem of its own stays: the walk does not cross into other mounts.
+ */
+export function walkRoots(candidates: string[]): string[] {
+  const devices = new Map<string, number>();
+  for (const dir of new Set(candidates.map((d) => path.resolve(d)))) {
+    try {
+      const st = fs.lstatSync(dir);
+      if (st.isDirectory()) devices.set(dir, st.dev);
+    } catch {
+      // absent: nothing there to count
+    }
+  }
+  const inside = (dir: string, root: string) => dir !== root && dir.startsWith(root === "/" ? "/" : `${root}/`);
+  const existing = [...devices.keys()];
+  return existing.filter((dir) => !existing.some((root) => inside(dir, root) && devices.get(root) === devices.get(dir))).sort();
+}
+
+/**
+ * Bytes used per uid under the roots (each walked on its own filesystem only). A walk that takes
+ * longer than `timeoutMs` is killed and reported as an error: the caller keeps its last numbers.
+ */
+export function measureUsage(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage> {
+  return new Promise((resolve, reject) => {
+    const usage: DiskUsage = { bytes: new Map(uids.map((uid) => [uid, 0])), preallocated: new Map() };
+    if (roots.length === 0 || uids.length === 0) return resolve(usage);
+    const owners = uids.flatMap((uid, i) => [...(i ? ["-o"] : []), "-uid", String(uid)]);
+    // roots are absolute paths, so find never takes one for an expression
+    const script = `find "$@" -printf '%U %D:%i %b %n %s %y\\n' 2>/dev/null | awk '${SUM_BY_UID}'`;
+    const child = spawn("sh", ["-c", script, "sh", ...roots, "-xdev", "(", ...owners, ")"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // ended meanwhile
+      }
+    }, timeoutMs);
+    child.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      if (signal) return reject(new Error(`measuring disk use stopped by ${signal} (a walk over ${timeoutMs} ms is cut short)`));
+      if (code !== 0) return reject(new Error(`measuring disk use failed (awk exited ${code})`));
+      for (const line of out.split("\n")) {
+        const fields = line.split(" ");
+        if (fields[0] === "P") {
+          const [uid, inode] = fields.slice(1).map(Number);
+          usage.preallocated.set(uid, [...(usage.preallocated.get(uid) ?? []), inode]);
+        } else if (usage.bytes.has(Number(fields[0])) && Number.isFinite(Number(fields[1]))) {
+          usage.bytes.set(Number(fields[0]), Number(fields[1]));
+        }
+      }
+      resolve(usage);
+    });
+  });
+}
+
+/** The bytes an unprivileged user may still write on the filesystem that holds `dir`. */
+export async function freeBytes(dir: string): Promise<number | undefined> {
+  const info = await fsp.statfs(dir).catch(() => undefined);
+  return info && info.bavail * info.bsize;
+}
+
+/** Free bytes of each filesystem the roots are on, keyed by one root on it. */
+export async function freeSpaceByFilesystem(roots: string[]): Promise<Map<string, number>> {
+  const byDevice = new Map<number, string>();
+  for (const root of roots) {
+    const dev = (await fsp.stat(root).catch(() => undefined))?.dev;
+    if (dev !== undefined && !byDevice.has(dev)) byDevice.set(dev, root);
+  }
+  const free = new Map<string, number>();
+  for (const root of byDevice.values()) {
+    const bytes = await freeBytes(root);
+    if (bytes !== undefined) free.set(root, bytes);
+  }
+  return free;
+}
+
