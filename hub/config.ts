@@ -7,12 +7,14 @@ import { fileURLToPath } from "node:url";
 import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./config-env.js";
+import { sessionLimitsFromEnv, type SessionLimits } from "./config-sessions.js";
 import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./config-schema.js";
 import { selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
 
 export { BUILTIN_SERVERS };
 export { ConfigError };
 export type { RateLimitsConfig, ServerConfig, TenantConfig, TenantLimits } from "./config-schema.js";
+export type { SessionLimits } from "./config-sessions.js";
 
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
   methods: { "tools/list": "10/min" },
@@ -53,6 +55,8 @@ export interface HubConfig {
   replica?: string;
   /** How long a SIGTERM waits for calls in flight before ending the children (AGENTBOX_DRAIN_MS). */
   drainMs: number;
+  /** Caps on sessions and on the events kept for resuming their streams (hub/config-sessions.ts). */
+  sessionLimits: SessionLimits;
 }
 
 export interface CliOverrides {
@@ -133,6 +137,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     replica: parseReplica(env.AGENTBOX_REPLICA),
     // below Kubernetes' default 30 s grace period, so the children still get a clean stop
     drainMs: positiveInt(env.AGENTBOX_DRAIN_MS, "AGENTBOX_DRAIN_MS") ?? 25_000,
+    sessionLimits: sessionLimitsFromEnv(env),
   };
 }
 

@@ -68,13 +68,24 @@ export class ClientSession {
   }
 
   get idleMs(): number {
-    return this.inflight.size > 0 ? 0 : Date.now() - this.lastActivity;
+    return this.inflight.size > 0 || this.directCalls.size > 0 ? 0 : Date.now() - this.lastActivity;
+  }
+
+  /** Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too. */
+  get principals(): string[] {
+    const tenant = `tenant:${this.tenant.name}`;
+    return this.tenant.keyDigest || this.kind === "stdio" ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
   }
 }
+
+/** The principal a client of a tenant counts against (hub/session-admission.ts). */
+export const clientPrincipal = (tenant: ServedTenant, clientKey: string) => `client:${tenant.name}:${clientKey}`;
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, ClientSession>();
   private readonly byToken = new Map<string, ClientSession>();
+  /** The open sessions of each tenant and client (ClientSession.principals), so caps are checked without a scan. */
+  private readonly byPrincipal = new Map<string, Set<ClientSession>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -100,7 +111,17 @@ export class SessionRegistry {
   add(session: ClientSession): ClientSession {
     this.sessions.set(session.id, session);
     this.byToken.set(tokenDigest(session.token), session);
+    for (const principal of session.principals) {
+      const group = this.byPrincipal.get(principal);
+      if (group) group.add(session);
+      else this.byPrincipal.set(principal, new Set([session]));
+    }
     return session;
+  }
+
+  /** The open sessions counted against a principal (`tenant:<name>` or clientPrincipal()). */
+  of(principal: string): ReadonlySet<ClientSession> {
+    return this.byPrincipal.get(principal) ?? NONE;
   }
 
   /** The session a callback token belongs to (looked up by digest, so no timing tells a prefix). */
@@ -115,6 +136,11 @@ export class SessionRegistry {
     session.closed = true;
     this.sessions.delete(id);
     this.byToken.delete(tokenDigest(session.token));
+    for (const principal of session.principals) {
+      const group = this.byPrincipal.get(principal);
+      group?.delete(session);
+      if (group?.size === 0) this.byPrincipal.delete(principal);
+    }
     for (const call of session.directCalls.values()) call.abort(SESSION_CLOSED);
     await Promise.allSettled([...session.servers].map((s) => s.close()));
     this.onClosed(session);
@@ -131,6 +157,8 @@ export class SessionRegistry {
     }
   }
 }
+
+const NONE: ReadonlySet<ClientSession> = new Set();
 
 /** The reason a direct call's signal carries when its session closed under it. */
 export const SESSION_CLOSED = "session closed";
