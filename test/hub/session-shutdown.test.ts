@@ -9,7 +9,7 @@ import { both } from "../helpers/raw-http.js";
 const SESSIONS = 4000;
 const DRAIN_MS = 2000;
 
-test(`SIGTERM with ${SESSIONS} sessions open ends the hub cleanly within the drain time and a margin`, async () => {
+test(`SIGTERM with ${SESSIONS / 2} sessions open and as many just closed ends the hub cleanly within the drain time and a margin`, async () => {
   const hub = await startHub({
     servers: ["file", "terminal"],
     extraServers: { echo: fixture("echo-server") },
@@ -17,12 +17,18 @@ test(`SIGTERM with ${SESSIONS} sessions open ends the hub cleanly within the dra
   });
   try {
     const body = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i += 50) {
       await Promise.all(Array.from({ length: 50 }, async () => {
         const res = await fetch(hub.url, { method: "POST", headers: both, body });
         await res.text();
         assert.equal(res.status, 200);
+        ids.push(res.headers.get("mcp-session-id")!);
       }));
+    }
+    // half of them closed by the client just before: the hub is still busy with their ends when told to stop
+    for (let i = 0; i < SESSIONS / 2; i += 50) {
+      await Promise.all(ids.slice(i, i + 50).map((id) => fetch(hub.url, { method: "DELETE", headers: { "mcp-session-id": id } }).then((r) => r.text())));
     }
     const exited = new Promise<[number | null, string | null]>((resolve) => hub.process.once("exit", (code, signal) => resolve([code, signal])));
     hub.process.kill("SIGTERM");
