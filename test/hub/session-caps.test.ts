@@ -106,6 +106,19 @@ describe("session caps per client address, and churn", () => {
     assert.equal((await open(hub, {}, "127.0.0.3")).status, 200, "another client is not locked out");
   });
 
+  test("the cap holds for legacy SSE streams too", async () => {
+    const url = new URL(hub.origin);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: url.hostname, port: url.port, path: "/sse", method: "GET", localAddress: "127.0.0.2", headers: { Accept: "text/event-stream" } }, (res) => {
+        resolve(res.statusCode!);
+        res.destroy();
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    assert.equal(status, 429, "127.0.0.2 holds its 3 sessions from the test before");
+  });
+
   test("opening sessions faster than the churn rate gets 429 with Retry-After, per client", async () => {
     let refused: Opened | undefined;
     const opened: string[] = [];
