@@ -15,7 +15,7 @@ import { ProcessSweeper } from "./process-sweeper.js";
 import { SessionView } from "./selection.js";
 import { mergeDefaults } from "./selection-spec.js";
 import { SessionAdmission } from "./session-admission.js";
-import { ClientSession, SessionRegistry } from "./sessions.js";
+import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions.js";
 import { ToolCalls, type LocalTools } from "./tool-calls.js";
 import { buildTenants, prepareTenant, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
 
@@ -198,7 +198,7 @@ export class Hub {
       ...(this.draining ? { draining: true } : {}),
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       ready: this.ready,
-      sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,
+      sessions: tenant ? this.sessions.of(tenantPrincipal(tenant)).size : this.sessions.size,
       workspace: tenant?.workspace ?? this.config.workspace,
       isolation: { mode: this.isolation.mode, tenants: this.tenants.length, summary: this.isolation.summary },
       servers: tenants.flatMap((t) => t.children.map((c) => ({

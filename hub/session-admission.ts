@@ -8,7 +8,7 @@ import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from "rate-limit
 import type { SessionLimits } from "./config-sessions.js";
 import type { ServedTenant } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
-import { clientPrincipal, type ClientSession, type SessionRegistry } from "./sessions.js";
+import { clientPrincipal, tenantPrincipal, type ClientSession, type SessionRegistry } from "./sessions.js";
 
 const ADVICE = "Reuse the session you have for many calls (send its Mcp-Session-Id), and close the ones you are done with (HTTP DELETE /mcp with their Mcp-Session-Id).";
 
@@ -34,7 +34,7 @@ export class SessionAdmission {
     if (!tenant.keyDigest && !this.makeRoom(clientPrincipal(tenant, clientKey), maxSessionsPerClient)) {
       return this.refuse(429, `Too many sessions: this client has ${maxSessionsPerClient} open, the most one client address may hold (AGENTBOX_MAX_SESSIONS_PER_CLIENT), and none has been idle long enough to close for it.`);
     }
-    if (!this.makeRoom(`tenant:${tenant.name}`, maxSessions)) {
+    if (!this.makeRoom(tenantPrincipal(tenant), maxSessions)) {
       const whose = tenant.keyDigest ? "this API key's tenant" : "this hub";
       return this.refuse(503, `Too many sessions: ${whose} has ${maxSessions} open, the most it may hold (AGENTBOX_MAX_SESSIONS), and none has been idle long enough to close for it.`);
     }

@@ -73,12 +73,13 @@ export class ClientSession {
 
   /** Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too. */
   get principals(): string[] {
-    const tenant = `tenant:${this.tenant.name}`;
+    const tenant = tenantPrincipal(this.tenant);
     return this.tenant.keyDigest || this.kind === "stdio" ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
   }
 }
 
-/** The principal a client of a tenant counts against (hub/session-admission.ts). */
+/** The principals sessions count against (hub/session-admission.ts): a tenant, and a client of a tenant. */
+export const tenantPrincipal = (tenant: ServedTenant) => `tenant:${tenant.name}`;
 export const clientPrincipal = (tenant: ServedTenant, clientKey: string) => `client:${tenant.name}:${clientKey}`;
 
 export class SessionRegistry {
@@ -119,7 +120,7 @@ export class SessionRegistry {
     return session;
   }
 
-  /** The open sessions counted against a principal (`tenant:<name>` or clientPrincipal()). */
+  /** The open sessions counted against a principal (tenantPrincipal() or clientPrincipal()). */
   of(principal: string): ReadonlySet<ClientSession> {
     return this.byPrincipal.get(principal) ?? NONE;
   }
