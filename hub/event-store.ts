@@ -12,8 +12,11 @@ import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.
 
 /** What an event costs beyond its JSON: its id, the map entry, the record (measured: ~150 bytes). */
 const EVENT_OVERHEAD_BYTES = 160;
-/** Streams remembered per session once their events are gone (for telling a resume what it lost). */
-const STREAMS_REMEMBERED = 1000;
+/**
+ * Streams remembered per session once their events are gone, for telling a resume what it lost
+ * (each POST with a stream is one; ~200 bytes each, so a session's memory stays near its ~50 KB).
+ */
+const STREAMS_REMEMBERED = 100;
 /** Lost responses remembered per stream (a request stream carries one per request of its POST). */
 const LOST_RESPONSES_REMEMBERED = 64;
 

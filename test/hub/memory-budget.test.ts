@@ -73,11 +73,13 @@ describe("resuming a stream whose events were dropped", () => {
     const raw = await res.text();
     const primingId = /^id: ?(.+)$/m.exec(raw)?.[1];
     assert.ok(primingId, `the stream is resumable (it has event ids):\n${raw.slice(0, 300)}`);
-    const live = raw.split("\n\n").filter((e) => /^data: ?\S/m.test(e)).length;
+    const liveEvents = raw.split("\n\n").filter((e) => /^data: ?\S/m.test(e));
+    const live = liveEvents.length;
+    const liveAnswer = JSON.parse(liveEvents.at(-1)!.replace(/^[\s\S]*?^data: ?/m, ""));
     const resumed = await fetch(hub.url, { method: "GET", headers: { ...headers(), "last-event-id": primingId } });
     assert.equal(resumed.status, 200);
     const replayed = await readEvents(resumed, (events) => events.some((e) => JSON.parse(e.data).id === id));
-    return { live, replayed: replayed.map((e) => ({ id: e.id, message: JSON.parse(e.data) })) };
+    return { live, liveAnswer, replayed: replayed.map((e) => ({ id: e.id, message: JSON.parse(e.data) })) };
   }
 
   test("a client resuming after its oldest events were evicted is told how many it lost, then gets the rest", async () => {
@@ -92,7 +94,8 @@ describe("resuming a stream whose events were dropped", () => {
   });
 
   test("a result too large to keep becomes an error on resume instead of a request left waiting", async () => {
-    const { replayed } = await callThenResume(2, "echo_echo", { text: "r".repeat(64 * 1024) });
+    const { replayed, liveAnswer } = await callThenResume(2, "echo_echo", { text: "r".repeat(64 * 1024) });
+    assert.equal(liveAnswer.result.content[0].text.length, 64 * 1024, "dropping it from the store did not touch the live stream");
     assert.equal(replayed[0].message.method, "notifications/message");
     const answer = replayed.find((e) => e.message.id === 2)!;
     assert.equal(answer.message.result, undefined);
