@@ -90,6 +90,15 @@ test("over the hub's total the largest store loses its oldest events, not a smal
   assert.equal(budget.used, 0, "a closed session's events no longer count");
 });
 
+test("a stream forgotten among many (a POST each) is resumed with a warning, not as if nothing was lost", async () => {
+  const { store } = storeFor(3);
+  const first = await store.storeEvent("s0", note(0));
+  for (let n = 1; n < 150; n++) await store.storeEvent(`s${n}`, note(n));
+  const { messages } = await replayAll(store, first);
+  assert.equal(messages.length, 1);
+  assert.match(JSON.stringify(messages[0][1]), /Events of this stream may have been dropped/);
+});
+
 test("message sizes are estimated without serializing, close to the JSON's length", () => {
   for (const message of [note(3), big(1, 50_000), { jsonrpc: "2.0", id: "x", result: { list: Array.from({ length: 500 }, (_, i) => ({ n: i, name: `item ${i}` })) } }]) {
     const exact = JSON.stringify(message).length;
