@@ -27,7 +27,7 @@ describe("memory budget: large results over resumable streams", () => {
   });
   after(() => hub.stop());
 
-  test(`${CALLS} results of ${RESULT_CHARS / 1024 / 1024} MB with a progress token leave the hub alive, serving, and within its budget`, async () => {
+  test(`${CALLS} results of ${RESULT_CHARS / 1024 / 1024} MB with a progress token leave the hub alive, serving, and within its budget`, async (t) => {
     assert.match(fs.readFileSync(`/proc/${hub.pid}/environ`, "latin1"), new RegExp(`NODE_OPTIONS=--max-old-space-size=${HEAP_MIB}\0`), "the heap cap reaches the hub");
     const before = rssMiB(hub.pid);
     const text = "m".repeat(RESULT_CHARS);
@@ -48,7 +48,7 @@ describe("memory budget: large results over resumable streams", () => {
     peak = Math.max(peak, rssMiB(hub.pid));
     // the heap cap plus the V8/Node baseline: without the bound the kept results alone (240 MB) exceed it
     const budget = HEAP_MIB + 64;
-    process.stderr.write(`hub RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB\n`);
+    t.diagnostic(`hub RSS ${before.toFixed(0)} -> peak ${peak.toFixed(0)} MiB`);
     assert.ok(peak < budget, `hub RSS peaked at ${peak.toFixed(0)} MiB (from ${before.toFixed(0)}), over the ${budget} MiB budget`);
   });
 });
