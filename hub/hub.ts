@@ -166,7 +166,8 @@ export class Hub {
 
   private onSessionClosed(session: ClientSession): void {
     if (this.stopping) return;
-    for (const child of session.tenant.children) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
+    // a session that never reached a child (a client churning through sessions) costs none a message
+    for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
     this.sweeper.sessionEnded(session);
   }
 

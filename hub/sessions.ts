@@ -38,6 +38,8 @@ export class ClientSession {
   clientCapabilities: ClientCapabilities = {};
   /** SDK servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
+  /** The children this session has been named to (hub/forward.ts): only they can hold anything of it, so only they are told it ended. */
+  readonly reached = new Set<Child>();
   /** Tool calls answered without an SDK server (hub/endpoints/direct-call.ts), by request id, so a cancellation finds them. */
   readonly directCalls = new Map<RequestId, CallCancellation>();
   closed = false;

@@ -136,4 +136,18 @@ describe("session caps per client address, and churn", () => {
     assert.ok(Number(refused.retryAfter) >= 1);
     assert.equal((await open(hub, {}, "127.0.0.5")).status, 200, "another client is not slowed");
   });
+
+  test("a session that never reached a server costs no message to any on close; one that did is told", async () => {
+    const untouched = (await open(hub, {}, "127.0.0.6")).sessionId!;
+    assert.equal(await close(hub, untouched), 200);
+    const client = await hub.connect();
+    const used = textOf(await call(client, "echo_whoami"));
+    assert.equal(await close(hub, used, { "mcp-protocol-version": "2025-11-25" }), 200);
+    // the client's own session is gone: a new one asks
+    const asker = await hub.connect();
+    const stats = async () => ((await call(asker, "echo_stats")).structuredContent as { closedSessions: string[] }).closedSessions;
+    for (let i = 0; i < 50 && !(await stats()).includes(used); i++) await new Promise((r) => setTimeout(r, 100));
+    assert.ok((await stats()).includes(used), "the server a session used is told it ended");
+    assert.ok(!(await stats()).includes(untouched), "a server the session never reached is not");
+  });
 });
