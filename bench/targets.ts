@@ -17,8 +17,14 @@ export function tempDir(prefix: string): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
-/** Settings for every process the bench starts: no rate limits, quiet logs. */
-export const BENCH_ENV = { AGENTBOX_RATE_LIMITS: "off", AGENTBOX_LOG_LEVEL: "warn" };
+/** Settings for every process the bench starts: no rate limits and no session caps (one client opens thousands), quiet logs. */
+export const BENCH_ENV = {
+  AGENTBOX_RATE_LIMITS: "off",
+  AGENTBOX_SESSION_RATE: "off",
+  AGENTBOX_MAX_SESSIONS: "100000",
+  AGENTBOX_MAX_SESSIONS_PER_CLIENT: "100000",
+  AGENTBOX_LOG_LEVEL: "warn",
+};
 
 /** A running HTTP MCP endpoint: the hub or a peer. */
 export interface HttpTarget {

@@ -8,12 +8,14 @@ import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../servers/lib/log.js";
 import type { OutputLimits } from "./child-stderr.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./config-env.js";
+import { sessionLimitsFromEnv, type SessionLimits } from "./config-sessions.js";
 import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./config-schema.js";
 import { selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
 
 export { BUILTIN_SERVERS };
 export { ConfigError };
 export type { RateLimitsConfig, ServerConfig, TenantConfig, TenantLimits } from "./config-schema.js";
+export type { SessionLimits } from "./config-sessions.js";
 
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
   methods: { "tools/list": "10/min" },
@@ -56,6 +58,8 @@ export interface HubConfig {
   drainMs: number;
   /** What one child's output may cost the hub (AGENTBOX_CHILD_LOG_LINES_PER_SECOND, ..._LOG_LINE_BYTES, ..._NOTIFICATIONS_PER_SECOND). */
   childOutput: OutputLimits;
+  /** Caps on sessions and on the events kept for resuming their streams (hub/config-sessions.ts). */
+  sessionLimits: SessionLimits;
 }
 
 export interface CliOverrides {
@@ -142,6 +146,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       maxLineBytes: positiveInt(env.AGENTBOX_CHILD_LOG_LINE_BYTES, "AGENTBOX_CHILD_LOG_LINE_BYTES") ?? 8192,
       notificationsPerSecond: positiveInt(env.AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND, "AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND") ?? 200,
     },
+    sessionLimits: sessionLimitsFromEnv(env),
   };
 }
 

@@ -1,24 +1,98 @@
 // Resumable SSE: keep the most recent events of every stream so a client reconnecting with
-// Last-Event-ID gets what it missed. Bounded, so a stream nobody resumes cannot grow forever.
+// Last-Event-ID gets what it missed. Bounded in bytes per session and across the hub (an
+// EventBudget shared by every session's store), so neither a stream nobody resumes nor a client
+// asking for large results over and over can fill the hub's memory. What is dropped is said so
+// to a resuming client: a warning naming how many events it lost, and an error in place of any
+// lost response, so no request waits forever for a result the hub no longer has.
+//
+// Evicting an event never touches a live stream: the SDK writes each message to its stream from
+// its own reference after storeEvent returns; the store only serves replays.
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/** What an event costs beyond its JSON: its id, the map entry, the record (measured: ~150 bytes). */
+const EVENT_OVERHEAD_BYTES = 160;
+/**
+ * Streams remembered per session once their events are gone, for telling a resume what it lost
+ * (each POST with a stream is one; ~200 bytes each, so a session's memory stays near its ~50 KB).
+ */
+const STREAMS_REMEMBERED = 100;
+/** Lost responses remembered per stream (a request stream carries one per request of its POST). */
+const LOST_RESPONSES_REMEMBERED = 64;
 
 interface StoredEvent {
   streamId: string;
+  seq: number;
   message: JSONRPCMessage;
+  bytes: number;
+}
+
+/** What a session's store knows of one stream: its last sequence number and what it dropped. */
+interface StreamLog {
+  seq: number;
+  kept: number;
+  /** Every event of the stream up to this sequence number is gone (eviction goes oldest first). */
+  droppedThrough: number;
+  lostResponses: Array<{ seq: number; id: RequestId }>;
+}
+
+/** The bytes every session's event store may hold: per session, and all of them together. */
+export class EventBudget {
+  used = 0;
+  private readonly stores = new Set<BoundedEventStore>();
+
+  constructor(
+    readonly perSession: number,
+    readonly total: number,
+  ) {}
+
+  add(store: BoundedEventStore): void {
+    this.stores.add(store);
+  }
+
+  remove(store: BoundedEventStore): void {
+    this.stores.delete(store);
+  }
+
+  /** Over the hub's total, the oldest events of the largest store go first: one greedy session cannot evict a small one's. */
+  reclaim(): void {
+    while (this.used > this.total) {
+      let largest: BoundedEventStore | undefined;
+      for (const store of this.stores) if (!largest || store.bytes > largest.bytes) largest = store;
+      if (!largest?.evictOldest()) return;
+    }
+  }
 }
 
 export class BoundedEventStore implements EventStore {
+  /** Insertion order is age: the first entry is the oldest event. */
   private readonly events = new Map<string, StoredEvent>();
-  private counter = 0;
+  /** Least recently written first. */
+  private readonly streams = new Map<string, StreamLog>();
+  private forgotStreams = false;
+  bytes = 0;
 
-  constructor(private readonly maxEvents = 1000) {}
+  constructor(private readonly budget = new EventBudget(16 * 1024 * 1024, 128 * 1024 * 1024)) {
+    budget.add(this);
+  }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    const eventId = `${streamId}_${++this.counter}`;
-    this.events.set(eventId, { streamId, message });
-    // Map iterates in insertion order: the first key is the oldest event
-    while (this.events.size > this.maxEvents) this.events.delete(this.events.keys().next().value!);
+    const log = this.touchStream(streamId);
+    const seq = ++log.seq;
+    const eventId = `${streamId}_${seq}`;
+    const bytes = approximateJsonSize(message) + EVENT_OVERHEAD_BYTES;
+    if (bytes > this.budget.perSession) {
+      // never kept; what came before it on its stream goes too, so what a stream lost is always its oldest part
+      for (const [id, event] of this.events) if (event.streamId === streamId) this.evict(id, event);
+      this.recordDropped(log, seq, message);
+      return eventId;
+    }
+    this.events.set(eventId, { streamId, seq, message, bytes });
+    log.kept++;
+    this.bytes += bytes;
+    this.budget.used += bytes;
+    while (this.bytes > this.budget.perSession) this.evictOldest();
+    this.budget.reclaim();
     return eventId;
   }
 
@@ -30,20 +104,126 @@ export class BoundedEventStore implements EventStore {
     lastEventId: string,
     { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
   ): Promise<string> {
-    const streamId = this.events.get(lastEventId)?.streamId ?? streamOf(lastEventId);
+    const streamId = streamOf(lastEventId);
     if (!streamId) return "";
-    const after = Number(lastEventId.slice(lastEventId.lastIndexOf("_") + 1));
+    const after = Number(lastEventId.slice(streamId.length + 1));
+    if (!Number.isSafeInteger(after)) return streamId;
+    const log = this.streams.get(streamId);
+    if (log && log.droppedThrough > after) {
+      // its id is the last lost event's, so resuming again from it does not repeat the warning
+      const noticeId = `${streamId}_${log.droppedThrough}`;
+      await send(noticeId, this.lossNotice(`${log.droppedThrough - after} event(s) of this stream were`));
+      for (const lost of log.lostResponses) if (lost.seq > after) await send(noticeId, this.lostResponse(lost.id));
+    } else if (!log && this.forgotStreams) {
+      await send(lastEventId, this.lossNotice("Events of this stream may have been"));
+    }
     for (const [eventId, event] of this.events) {
-      if (event.streamId !== streamId) continue;
-      if (Number(eventId.slice(eventId.lastIndexOf("_") + 1)) <= after) continue;
-      await send(eventId, event.message);
+      if (event.streamId === streamId && event.seq > after) await send(eventId, event.message);
     }
     return streamId;
   }
 
+  /** Drop the oldest event; false when there is none. */
+  evictOldest(): boolean {
+    const oldest = this.events.entries().next();
+    if (oldest.done) return false;
+    this.evict(...oldest.value);
+    return true;
+  }
+
+  /** The session ended: its events no longer count against the hub's total. */
+  dispose(): void {
+    this.budget.used -= this.bytes;
+    this.bytes = 0;
+    this.events.clear();
+    this.budget.remove(this);
+  }
+
+  private evict(eventId: string, event: StoredEvent): void {
+    this.events.delete(eventId);
+    this.bytes -= event.bytes;
+    this.budget.used -= event.bytes;
+    const log = this.streams.get(event.streamId);
+    if (!log) return;
+    log.kept--;
+    this.recordDropped(log, event.seq, event.message);
+  }
+
+  private recordDropped(log: StreamLog, seq: number, message: JSONRPCMessage): void {
+    log.droppedThrough = Math.max(log.droppedThrough, seq);
+    if ("id" in message && ("result" in message || "error" in message) && message.id !== undefined) {
+      log.lostResponses.push({ seq, id: message.id });
+      if (log.lostResponses.length > LOST_RESPONSES_REMEMBERED) log.lostResponses.shift();
+    }
+  }
+
+  private touchStream(streamId: string): StreamLog {
+    const log = this.streams.get(streamId) ?? { seq: 0, kept: 0, droppedThrough: 0, lostResponses: [] };
+    this.streams.delete(streamId);
+    this.streams.set(streamId, log);
+    if (this.streams.size > STREAMS_REMEMBERED) {
+      // streams with events still kept are bounded by the bytes; only the empty ones are forgotten
+      for (const [id, old] of this.streams) {
+        if (this.streams.size <= STREAMS_REMEMBERED) break;
+        if (old.kept > 0 || old === log) continue;
+        this.streams.delete(id);
+        this.forgotStreams = true;
+      }
+    }
+    return log;
+  }
+
+  private lossNotice(what: string): JSONRPCMessage {
+    const perSession = mib(this.budget.perSession);
+    const total = mib(this.budget.total);
+    return {
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: {
+        level: "warning",
+        logger: "agentbox",
+        data: `${what} dropped before you resumed: the hub keeps at most ${perSession} of undelivered events per session (AGENTBOX_EVENT_STORE_BYTES) and ${total} across all sessions (AGENTBOX_EVENT_STORE_TOTAL_BYTES). A request whose result was dropped is answered with an error: call it again, and stay connected while large results arrive.`,
+      },
+    };
+  }
+
+  private lostResponse(id: RequestId): JSONRPCMessage {
+    return {
+      jsonrpc: "2.0",
+      id,
+      error: { code: -32000, message: "The result of this request was dropped before you resumed (the hub's buffer of undelivered events was full); call it again, and stay connected while it runs, or ask for less at once." },
+    };
+  }
+}
+
+/**
+ * Roughly the length of a message's JSON, without making it (the SDK serializes each message once
+ * to write it; a second JSON.stringify here would double the cost of every large result): strings
+ * by their length, everything else by a small constant. Iterative, so deep nesting cannot overflow.
+ */
+export function approximateJsonSize(message: unknown): number {
+  let size = 0;
+  const pending: unknown[] = [message];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === "string") size += value.length + 2;
+    else if (Array.isArray(value)) {
+      size += 2 + value.length;
+      for (const item of value) pending.push(item);
+    } else if (value !== null && typeof value === "object") {
+      size += 2;
+      for (const key in value) {
+        size += key.length + 4;
+        pending.push((value as Record<string, unknown>)[key]);
+      }
+    } else size += 8;
+  }
+  return size;
 }
 
 function streamOf(eventId: string): string | undefined {
   const i = eventId.lastIndexOf("_");
   return i > 0 ? eventId.slice(0, i) : undefined;
 }
+
+const mib = (bytes: number) => (bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MiB` : `${Math.round(bytes / 1024)} KiB`);

@@ -6,6 +6,7 @@ import { Catalog } from "./catalog.js";
 import { childNotification, childRequest } from "./child-messages.js";
 import { Child, LISTED_STATES, type ChildHooks, type ChildLaunch } from "./child.js";
 import type { HubConfig } from "./config.js";
+import { EventBudget } from "./event-store.js";
 import { RateLimits } from "./limits.js";
 import { manifestKey, readManifest } from "./manifest.js";
 import { HubMetrics } from "./metrics.js";
@@ -15,7 +16,8 @@ import { detectIsolation, type Isolation } from "./isolation.js";
 import { ProcessSweeper } from "./process-sweeper.js";
 import { SessionView } from "./selection.js";
 import { mergeDefaults } from "./selection-spec.js";
-import { ClientSession, SessionRegistry } from "./sessions.js";
+import { SessionAdmission } from "./session-admission.js";
+import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions.js";
 import { ToolCalls, type LocalTools } from "./tool-calls.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
 
@@ -38,6 +40,10 @@ export class Hub {
   readonly isolation: Isolation;
   readonly tenants: ServedTenant[];
   readonly sessions: SessionRegistry;
+  /** Session caps and churn (hub/session-admission.ts). */
+  readonly admission: SessionAdmission;
+  /** The bytes all sessions' resumable streams may keep (hub/event-store.ts). */
+  readonly eventBudget: EventBudget;
   readonly toolCalls: ToolCalls;
   readonly local?: LocalTools;
   readonly version = VERSION;
@@ -45,6 +51,8 @@ export class Hub {
   readonly diskBudgets: DiskBudgets;
   /** Set on SIGTERM (hub/replica.ts drain): not ready, no new sessions, calls in flight finish. */
   draining = false;
+  /** Set by stop(): sessions closing now need no notice to children about to end anyway. */
+  private stopping = false;
   private hubUrl = "";
 
   constructor(
@@ -78,6 +86,8 @@ export class Hub {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map() };
     });
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
+    this.admission = new SessionAdmission(config.sessionLimits, this.sessions);
+    this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
     this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args));
@@ -137,10 +147,21 @@ export class Hub {
     return this.sessions.add(new ClientSession(id, kind, tenant, clientKey, view));
   }
 
-  /** The one session all sessionless requests of a client share (per tenant and address). */
-  implicitSession(tenant: ServedTenant, clientKey: string): ClientSession {
+  /** A session a client asked for, or the refusal to send when its caps or churn rate say no (hub/session-admission.ts). */
+  async openSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response> {
+    const tooFast = await this.admission.tooFast(clientKey);
+    // the cap is checked in the same turn as the session is added: no other request takes the room between
+    return tooFast ?? this.admission.full(tenant, clientKey) ?? this.newSession(id, kind, tenant, clientKey, view);
+  }
+
+  /** The one session all sessionless requests of a client share (per tenant and address), or the refusal to open it. */
+  async implicitSession(tenant: ServedTenant, clientKey: string): Promise<ClientSession | Response> {
     const id = `implicit-${tenant.name}-${clientKey}`;
-    return this.sessions.get(id) ?? this.newSession(id, "implicit", tenant, clientKey);
+    const open = this.sessions.get(id);
+    if (open) return open;
+    const tooFast = await this.admission.tooFast(clientKey);
+    // another request of this client may have opened it meanwhile
+    return tooFast ?? this.sessions.get(id) ?? this.admission.full(tenant, clientKey) ?? this.newSession(id, "implicit", tenant, clientKey);
   }
 
   /** What the configured defaults (global, then the tenant's) leave a session; its URL may narrow it. */
@@ -154,7 +175,9 @@ export class Hub {
   }
 
   private onSessionClosed(session: ClientSession): void {
-    for (const child of session.tenant.children) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
+    if (this.stopping) return;
+    // a session that never reached a child (a client churning through sessions) costs none a message
+    for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
     this.sweeper.sessionEnded(session);
   }
 
@@ -187,7 +210,7 @@ export class Hub {
       uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
       // a tenant's view holds its own servers only: another tenant's failing server is not its news
       ready: this.readyWith(tenants.flatMap((t) => t.children)),
-      sessions: tenant ? this.sessions.all().filter((s) => s.tenant === tenant).length : this.sessions.size,
+      sessions: tenant ? this.sessions.of(tenantPrincipal(tenant)).size : this.sessions.size,
       workspace: tenant?.workspace ?? this.config.workspace,
       isolation: { mode: this.isolation.mode, ...(tenant ? {} : { tenants: this.tenants.length }), summary: this.isolation.summary },
       ...(tenant && this.diskBudgets.usage(tenant) ? { disk: this.diskBudgets.usage(tenant) } : {}),
@@ -207,6 +230,8 @@ export class Hub {
   }
 
   async stop(): Promise<void> {
+    // the children end below, which frees everything of every session at once
+    this.stopping = true;
     this.sweeper.stop();
     this.diskBudgets.stop();
     await this.sessions.closeAll();

@@ -7,6 +7,18 @@ import type { RateLimitsConfig } from "./config.js";
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, sec: 1, second: 1, m: 60, min: 60, minute: 60, h: 3600, hour: 3600 };
 
+export interface Rate {
+  points: number;
+  seconds: number;
+}
+
+/** "100/min" as 100 points per 60 seconds; undefined when it is not such a rate. */
+export function rateOf(spec: string): Rate | undefined {
+  const match = /^\s*(\d+)\s*\/\s*([a-z]+)\s*$/.exec(spec);
+  const seconds = match ? UNIT_SECONDS[match[2]] : undefined;
+  return match && seconds ? { points: Number(match[1]), seconds } : undefined;
+}
+
 interface Rule {
   pattern: string;
   matches: (name: string) => boolean;
@@ -24,14 +36,14 @@ export interface LimitVerdict {
 const ALLOWED: LimitVerdict = { allowed: true, retryAfterMs: 0 };
 
 function makeRule(pattern: string, spec: string): Rule {
-  const [count, unit] = spec.split("/").map((s) => s.trim());
+  const { points, seconds } = rateOf(spec)!;
   const wildcards = (pattern.match(/[*?]/g) ?? []).length;
   return {
     pattern,
     matches: picomatch(pattern),
     // exact names first, then longer patterns, then fewer wildcards
     specificity: (wildcards === 0 ? 10_000 : 0) + pattern.length * 10 - wildcards,
-    limiter: new RateLimiterMemory({ points: Number(count), duration: UNIT_SECONDS[unit] }),
+    limiter: new RateLimiterMemory({ points, duration: seconds }),
     spec,
   };
 }

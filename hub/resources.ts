@@ -17,6 +17,7 @@ function withResources(session: ClientSession, view: SessionView): Child[] {
 async function listOf(child: Child, session: ClientSession, log: Logger): Promise<Resource[]> {
   const resources: Resource[] = [];
   let cursor: string | undefined;
+  session.reached.add(child);
   try {
     do {
       const page = (await child.request("resources/list", { ...(cursor ? { cursor } : {}), _meta: { [SESSION_META_KEY]: session.id } })) as {

@@ -38,6 +38,8 @@ export class ClientSession {
   clientCapabilities: ClientCapabilities = {};
   /** SDK servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
+  /** The children this session has been named to (hub/forward.ts): only they can hold anything of it, so only they are told it ended. */
+  readonly reached = new Set<Child>();
   /** Tool calls answered without an SDK server (hub/endpoints/direct-call.ts), by request id, so a cancellation finds them. */
   readonly directCalls = new Map<RequestId, CallCancellation>();
   closed = false;
@@ -68,13 +70,25 @@ export class ClientSession {
   }
 
   get idleMs(): number {
-    return this.inflight.size > 0 ? 0 : Date.now() - this.lastActivity;
+    return this.inflight.size > 0 || this.directCalls.size > 0 ? 0 : Date.now() - this.lastActivity;
+  }
+
+  /** Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too. */
+  get principals(): string[] {
+    const tenant = tenantPrincipal(this.tenant);
+    return this.tenant.keyDigest || this.kind === "stdio" ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
   }
 }
+
+/** The principals sessions count against (hub/session-admission.ts): a tenant, and a client of a tenant. */
+export const tenantPrincipal = (tenant: ServedTenant) => `tenant:${tenant.name}`;
+export const clientPrincipal = (tenant: ServedTenant, clientKey: string) => `client:${tenant.name}:${clientKey}`;
 
 export class SessionRegistry {
   private readonly sessions = new Map<string, ClientSession>();
   private readonly byToken = new Map<string, ClientSession>();
+  /** The open sessions of each tenant and client (ClientSession.principals), so caps are checked without a scan. */
+  private readonly byPrincipal = new Map<string, Set<ClientSession>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -100,7 +114,17 @@ export class SessionRegistry {
   add(session: ClientSession): ClientSession {
     this.sessions.set(session.id, session);
     this.byToken.set(tokenDigest(session.token), session);
+    for (const principal of session.principals) {
+      const group = this.byPrincipal.get(principal);
+      if (group) group.add(session);
+      else this.byPrincipal.set(principal, new Set([session]));
+    }
     return session;
+  }
+
+  /** The open sessions counted against a principal (tenantPrincipal() or clientPrincipal()). */
+  of(principal: string): ReadonlySet<ClientSession> {
+    return this.byPrincipal.get(principal) ?? NONE;
   }
 
   /** The session a callback token belongs to (looked up by digest, so no timing tells a prefix). */
@@ -115,6 +139,11 @@ export class SessionRegistry {
     session.closed = true;
     this.sessions.delete(id);
     this.byToken.delete(tokenDigest(session.token));
+    for (const principal of session.principals) {
+      const group = this.byPrincipal.get(principal);
+      group?.delete(session);
+      if (group?.size === 0) this.byPrincipal.delete(principal);
+    }
     for (const call of session.directCalls.values()) call.abort(SESSION_CLOSED);
     await Promise.allSettled([...session.servers].map((s) => s.close()));
     this.onClosed(session);
@@ -131,6 +160,8 @@ export class SessionRegistry {
     }
   }
 }
+
+const NONE: ReadonlySet<ClientSession> = new Set();
 
 /** The reason a direct call's signal carries when its session closed under it. */
 export const SESSION_CLOSED = "session closed";

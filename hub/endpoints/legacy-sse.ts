@@ -22,8 +22,10 @@ export class LegacySseEndpoint {
     // selection hook (hub/selection.ts): ?servers= ?tools= ?catalog= fixed for the stream's session, or 400
     const view = viewForUrl(this.hub.defaultView(caller.tenant), c.req.url);
     if (view instanceof Response) return view;
-    const transport = new RoutableSseTransport("/messages", outgoing, newSessionId(this.hub.config.replica));
-    const session = this.hub.newSession(transport.sessionId, "sse", caller.tenant, caller.clientKey, view);
+    const id = newSessionId(this.hub.config.replica);
+    const session = await this.hub.openSession(id, "sse", caller.tenant, caller.clientKey, view);
+    if (session instanceof Response) return session;
+    const transport = new RoutableSseTransport("/messages", outgoing, id);
     this.transports.set(transport.sessionId, transport);
     outgoing.on("close", () => {
       this.transports.delete(transport.sessionId);

@@ -22,6 +22,7 @@ export function mcpEndpoint(hub: Hub): (c: Context) => Promise<Response> {
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
-    return answerPlainJson(hub, req, parsed, hub.implicitSession(caller.tenant, caller.clientKey));
+    const session = await hub.implicitSession(caller.tenant, caller.clientKey);
+    return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session);
   };
 }

@@ -14,8 +14,6 @@ import { createSessionServer } from "../session-server.js";
 import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
 import { acceptsSse, sseToJson, withFullAccept } from "./sse-to-json.js";
 
-const EVENTS_KEPT_PER_SESSION = 500;
-
 type Parsed = Extract<ParsedBody, { ok: true }>;
 
 export class StreamableEndpoint {
@@ -29,16 +27,21 @@ export class StreamableEndpoint {
     const view = viewForUrl(this.hub.defaultView(caller.tenant), req.url, (parsed.body as { id?: string | number }).id);
     if (view instanceof Response) return view;
     const id = newSessionId(this.hub.config.replica);
-    const session = this.hub.newSession(id, "streamable", caller.tenant, caller.clientKey, view);
+    const session = await this.hub.openSession(id, "streamable", caller.tenant, caller.clientKey, view);
+    if (session instanceof Response) return session;
+    const events = new BoundedEventStore(this.hub.eventBudget);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
-      eventStore: new BoundedEventStore(EVENTS_KEPT_PER_SESSION),
+      eventStore: events,
       onsessionclosed: (closedId) => void this.hub.sessions.close(closedId),
       enableJsonResponse: this.hub.config.jsonResponses,
       maxRequestBodySize: this.hub.config.maxBodyBytes,
     });
     // kept through connect (the SDK chains it): closing the session closes its server, then this
-    transport.onclose = () => this.transports.delete(id);
+    transport.onclose = () => {
+      this.transports.delete(id);
+      events.dispose();
+    };
     this.transports.set(id, transport);
     await createSessionServer(this.hub, session).connect(transport);
     const res = await viaSdk(transport, req, parsed);
