@@ -106,7 +106,13 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
     });
   });
 
-  if (options.waitReady !== false) await waitReady(origin, logs, child);
+  if (options.waitReady !== false) {
+    // a hub that never got ready is stopped, or it keeps the test process alive after the failure
+    await waitReady(origin, logs, child).catch((err: unknown) => {
+      child.kill("SIGTERM");
+      throw err;
+    });
+  }
   // the code server runs as the workspace's tenant: a data folder the test chose is the tenant's
   const dataDir = options.env?.AGENTBOX_CODE_DATA_DIR;
   if (dataDir && process.getuid?.() === 0) {

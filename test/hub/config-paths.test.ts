@@ -13,11 +13,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { distRoot, loadConfig, type ServerConfig } from "../../hub/config.js";
+import { distRoot, installRoot, loadConfig, type ServerConfig } from "../../hub/config.js";
 import { fixture, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
-
-/** The folder holding dist/: the agentbox install folder. */
-const installRoot = () => path.dirname(distRoot());
 
 /** DESIGN.md's entry, as printed there (DESIGN.md lives outside the repository, so it is copied here). */
 const DESIGN_BROWSER: ServerConfig = { command: "node", args: ["dist/servers/browser/main.js"], env: {} };
