@@ -7,6 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fixture, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
@@ -84,6 +85,21 @@ describe("failed calls keep their data", () => {
     assert.equal(data.status, "error");
     assert.equal(data.stdout, "before\n");
     assert.match(data.error, /ZeroDivisionError/);
+  });
+
+  test("code_install that pip or npm fails keeps the command, its exit code and output as data", async () => {
+    const broken = path.join(hub.workspace, "pkgs", "broken");
+    fs.mkdirSync(broken, { recursive: true });
+    fs.writeFileSync(path.join(broken, "package.json"), "{ not json");
+    hub.handToTenant(broken);
+    const result = await strictCall(clients.direct, "code_install", { language: "javascript", packages: ["./pkgs/broken"] });
+    assert.equal(result.isError, true, textOf(result));
+    const data = result.structuredContent as { language: string; packages: string[]; command: string; exitCode: number | null; output: string };
+    assert.ok(data, `the data came along: ${textOf(result)}`);
+    assert.deepEqual([data.language, data.packages], ["javascript", ["./pkgs/broken"]]);
+    assert.match(data.command, /npm/);
+    assert.ok(data.exitCode !== 0 && data.exitCode !== null, `npm's exit code: ${data.exitCode}`);
+    assert.match(data.output, /JSON/i);
   });
 
   test("Python: a failed tool call raises ToolCallError whose .result holds the data", async () => {

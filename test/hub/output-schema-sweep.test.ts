@@ -88,10 +88,14 @@ const SWEEP: Record<string, Entry> = {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "agentbox-sweep-js", version: "1.0.0", main: "index.js" }));
       fs.writeFileSync(path.join(dir, "index.js"), "exports.ok = true;\n");
+      // npm runs and fails on it (offline): the failure that has data, npm's exit code and output
+      const broken = path.join(memo.workspace, "pkgs", "agentbox-sweep-broken");
+      fs.mkdirSync(broken, { recursive: true });
+      fs.writeFileSync(path.join(broken, "package.json"), "{ not json");
     },
     ok: { language: "javascript", packages: ["./pkgs/agentbox-sweep-js"] },
-    error: { language: "javascript", packages: ["./pkgs/no-such-package"] },
-    errorData: { language: "javascript", packages: ["./pkgs/no-such-package"] },
+    error: { language: "javascript", packages: ["./pkgs/agentbox-sweep-broken"] },
+    errorData: { language: "javascript", packages: ["./pkgs/agentbox-sweep-broken"] },
   },
 
   markitdown_convert: {
