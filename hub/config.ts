@@ -11,6 +11,7 @@ import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsE
 import { sessionLimitsFromEnv, type SessionLimits } from "./config-sessions.js";
 import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./config-schema.js";
 import { selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
+import { resolveServerPaths } from "./server-paths.js";
 
 export { BUILTIN_SERVERS };
 export { ConfigError };
@@ -74,12 +75,22 @@ export function distRoot(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 }
 
+/** The folder holding dist/ (the repository, or the image's install folder). */
+export function installRoot(): string {
+  return path.dirname(distRoot());
+}
+
 export function builtinServers(names: readonly string[] = BUILTIN_SERVERS): Record<string, ServerConfig> {
   const servers: Record<string, ServerConfig> = {};
   for (const name of names) {
     servers[name] = { command: process.execPath, args: [path.join(distRoot(), "servers", name, "main.js")] };
   }
   return servers;
+}
+
+/** A config file's servers, their relative paths resolved the way README "Configuration" says. */
+export function configuredServers(servers: Record<string, ServerConfig>, configPath: string): Record<string, ServerConfig> {
+  return resolveServerPaths(servers, path.dirname(path.resolve(configPath)), installRoot(), configPath);
 }
 
 function readConfigFile(file: string): ConfigFile {
@@ -104,7 +115,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
   const configPath = cli.config ?? env.AGENTBOX_CONFIG ?? defaultConfigPath();
   const file = configPath ? readConfigFile(configPath) : {};
   const port = cli.port ?? (env.AGENTBOX_PORT ? parsePort(env.AGENTBOX_PORT, "AGENTBOX_PORT") : undefined) ?? file.port ?? 8080;
-  const mcpServers = file.mcpServers ?? builtinServers();
+  const mcpServers = file.mcpServers && configPath ? configuredServers(file.mcpServers, configPath) : builtinServers();
   const selection = selectionOf(file);
   const tenants = loadTenants(env, file);
   for (const [where, spec] of [["", selection], ...tenants.map((t) => [` tenants.${t.name}:`, selectionOf(t)] as const)] as const) {

@@ -9,7 +9,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Prompt, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { TOOL_PREFIX_ENV } from "../servers/lib/names.js";
 import { listOffers } from "./child-transport.js";
-import { builtinServers, distRoot, type ServerConfig } from "./config.js";
+import { builtinServers, configuredServers, distRoot, type ServerConfig } from "./config.js";
 
 export interface ManifestEntry {
   capabilities: ServerCapabilities;
@@ -79,7 +79,9 @@ export async function writeManifest(servers: Record<string, ServerConfig> = buil
 // `node dist/hub/manifest.js [config.json]`: run by `npm run build`
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const configFile = process.argv[2];
-  const servers = configFile ? JSON.parse(fs.readFileSync(configFile, "utf8")).mcpServers : undefined;
+  // the config's relative paths are resolved as the hub resolves them, so the keys match
+  const listed = configFile ? JSON.parse(fs.readFileSync(configFile, "utf8")).mcpServers : undefined;
+  const servers = listed ? configuredServers(listed, configFile) : undefined;
   const workspace = fs.mkdtempSync(path.join(process.env.TMPDIR ?? "/tmp", "agentbox-manifest-"));
   process.env.AGENTBOX_WORKSPACE = workspace;
   writeManifest(servers)

@@ -1,5 +1,5 @@
 // One way to define a tool, shared by every server: a schema, annotations and a handler.
-import type { ZodRawShape } from "zod";
+import { z, type ZodObject, type ZodRawShape } from "zod";
 import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Logger } from "./log.js";
@@ -7,13 +7,17 @@ import { toolName, type Text } from "./names.js";
 import { parseArguments, type Arguments } from "./tool-schema.js";
 
 /**
- * A failure the model can act on: returned as an `isError` result with this message. It carries
- * no data beside the message on purpose: official clients validate any structuredContent against
- * the tool's outputSchema, also on errors, and reject the whole result when it does not match, so
- * the facts of a failure belong in the message the model reads.
+ * A failure the model can act on: returned as an `isError` result with this message, and with
+ * `data` (when given) as its structuredContent, so a caller reads the facts of the failure (an exit
+ * code, the output so far) without parsing the message. The data is checked against the tool's
+ * output schema first (see `defineTool`): official clients validate structuredContent against it
+ * on errors too and reject the whole result when it does not match.
  */
 export class ToolError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
     super(message);
     this.name = "ToolError";
   }
@@ -63,15 +67,38 @@ export interface Tool extends ToolInfo {
 
 export function defineTool<S extends ZodRawShape>(def: ToolDefinition<S>): Tool {
   const { run, ...info } = def;
+  const output = def.output && z.object(def.output);
   return {
     ...info,
     async call(raw, ctx) {
       // the message names the published tool, the one the model can call
       const parsed = parseArguments(toolName(def.name), def.input, raw);
       if (!parsed.ok) return reply.error(parsed.message);
-      return run(parsed.args, ctx);
+      let result: CallToolResult;
+      try {
+        result = await run(parsed.args, ctx);
+      } catch (err) {
+        if (!(err instanceof ToolError && err.data)) throw err;
+        result = reply.failure(err.message, err.data);
+      }
+      return result.isError && result.structuredContent !== undefined ? failureFittingSchema(result, output, ctx.log) : result;
     },
   };
+}
+
+/**
+ * An error result whose structuredContent matches the tool's output schema, or without it: a
+ * client would reject the whole result (message included) over data that does not match. The
+ * data sent is what the schema parsed, so keys it does not know never reach a strict client.
+ */
+function failureFittingSchema(result: CallToolResult, output: ZodObject | undefined, log: Logger): CallToolResult {
+  const { structuredContent, ...rest } = result;
+  const checked = output?.safeParse(structuredContent);
+  if (checked?.success) return { ...rest, structuredContent: checked.data };
+  log.warn("error data dropped: it does not match the output schema", {
+    problem: checked ? checked.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ") : "the tool has no output schema",
+  });
+  return rest;
 }
 
 type Content = CallToolResult["content"];
@@ -92,8 +119,15 @@ export const reply = {
     if (caption) content.unshift({ type: "text", text: caption });
     return { content };
   },
-  /** An `isError` result: text (and `more`, e.g. figures) only, never structuredContent (see ToolError for why). */
+  /** An `isError` result: text (and `more`, e.g. figures) only, for a failure with no data to give. */
   error(message: string, more: Content = []): CallToolResult {
     return { content: [{ type: "text", text: message }, ...more], isError: true };
+  },
+  /**
+   * An `isError` result that keeps the tool's data: the text, and `structured` as structuredContent
+   * when it matches the tool's output schema (`defineTool` checks it, and drops only the data if not).
+   */
+  failure(message: string, structured: Record<string, unknown>, more: Content = []): CallToolResult {
+    return { content: [{ type: "text", text: message }, ...more], structuredContent: structured, isError: true };
   },
 };

@@ -62,7 +62,7 @@ describe("tools from code", () => {
   test("JavaScript: a tool error throws", async () => {
     const result = await run(client, "javascript", "await tools.file_read({ path: 'nope.txt' })");
     assert.equal(result.result.isError, true);
-    assert.match(result.data.error!, /^Error: file_read: /);
+    assert.match(result.data.error!, /^ToolCallError: file_read: /);
   });
 
   test("calls act as the calling client session", async () => {

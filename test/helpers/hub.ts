@@ -22,6 +22,10 @@ export interface HubOptions {
   workspace?: string;
   /** Wait until /readyz says every child is ready (default true). */
   waitReady?: boolean;
+  /** A config file used as it is written (then servers, extraServers and config are not used). */
+  configFile?: string;
+  /** The hub's working directory (default: the test's). */
+  cwd?: string;
 }
 
 export interface TestHub {
@@ -61,8 +65,8 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
   const dir = tempDir("agentbox-cfg-");
   const servers = options.servers ?? (options.extraServers ? [] : undefined);
   const mcpServers = { ...builtinServers(servers), ...options.extraServers };
-  const configPath = path.join(dir, "agentbox.json");
-  fs.writeFileSync(configPath, JSON.stringify({ ...options.config, mcpServers }, null, 2));
+  const configPath = options.configFile ?? path.join(dir, "agentbox.json");
+  if (!options.configFile) fs.writeFileSync(configPath, JSON.stringify({ ...options.config, mcpServers }, null, 2));
 
   const child = spawn(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0", "--config", configPath], {
     env: {
@@ -75,6 +79,7 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],
+    cwd: options.cwd,
   });
   const logs: string[] = [];
   const verbose = Boolean(process.env.AGENTBOX_TEST_VERBOSE);
@@ -101,7 +106,13 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
     });
   });
 
-  if (options.waitReady !== false) await waitReady(origin, logs, child);
+  if (options.waitReady !== false) {
+    // a hub that never got ready is stopped, or it keeps the test process alive after the failure
+    await waitReady(origin, logs, child).catch((err: unknown) => {
+      child.kill("SIGTERM");
+      throw err;
+    });
+  }
   // the code server runs as the workspace's tenant: a data folder the test chose is the tenant's
   const dataDir = options.env?.AGENTBOX_CODE_DATA_DIR;
   if (dataDir && process.getuid?.() === 0) {

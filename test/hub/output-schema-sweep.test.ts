@@ -1,13 +1,15 @@
 // Every tool that declares an outputSchema, through a real hub running every server, called with
 // the official SDK client, whose callTool validates structuredContent against that schema — also
 // on isError results — and throws when they disagree (the model then never sees the message).
-// Each tool goes through at least one success and one error path; the rule checked is: an error
-// carries no structuredContent (its facts are in the text), a success's always validates. The
-// table below must name every such tool, so a new tool cannot slip past the sweep.
+// Each tool goes through at least one success and one error path; the rule checked is: a success's
+// structuredContent always validates, and an error's does too whenever it carries one (the data a
+// failure keeps, such as a command's exit code; README "Conventions"). The table below must name
+// every such tool, so a new tool cannot slip past the sweep.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import util from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
@@ -34,6 +36,8 @@ interface Entry {
    * no failure to provoke; its error path is the rate-limited call every tool gets at the end.
    */
   error: ArgsOf | typeof RATE_LIMITED_ONLY;
+  /** What the error path's structuredContent must hold, for tools whose failures keep their data. */
+  errorData?: Record<string, unknown>;
 }
 
 const RATE_LIMITED_ONLY = "rate-limited only";
@@ -59,7 +63,11 @@ const SWEEP: Record<string, Entry> = {
   file_snapshot_restore: { ok: { name: "sweep" }, error: { name: "no-such-snapshot" } },
   file_snapshot_delete: { ok: { name: "sweep" }, error: { name: "sweep" } },
 
-  terminal_exec: { ok: { command: "echo hi" }, error: { command: "echo out; echo err >&2; exit 3" } },
+  terminal_exec: {
+    ok: { command: "echo hi" },
+    error: { command: "echo out; echo err >&2; exit 3" },
+    errorData: { exitCode: 3, stdout: "out\n", stderr: "err\n", timedOut: false },
+  },
   terminal_session_create: {
     ok: {},
     keep: (data, memo) => void (memo.terminal = String(data.id)),
@@ -71,7 +79,7 @@ const SWEEP: Record<string, Entry> = {
   terminal_session_list: { ok: {}, error: RATE_LIMITED_ONLY },
   terminal_session_kill: { ok: (m) => ({ id: m.terminal }), error: (m) => ({ id: m.terminal }) },
 
-  code_execute: { ok: { language: "python", code: "6 * 7" }, error: { language: "python", code: "1 / 0" } },
+  code_execute: { ok: { language: "python", code: "6 * 7" }, error: { language: "python", code: "1 / 0" }, errorData: { status: "error", stateKept: true } },
   code_sessions: { ok: {}, error: RATE_LIMITED_ONLY },
   code_reset: { ok: { language: "python" }, error: { language: "javascript", session: "no-such-session" } },
   code_install: {
@@ -80,9 +88,14 @@ const SWEEP: Record<string, Entry> = {
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "agentbox-sweep-js", version: "1.0.0", main: "index.js" }));
       fs.writeFileSync(path.join(dir, "index.js"), "exports.ok = true;\n");
+      // npm runs and fails on it (offline): the failure that has data, npm's exit code and output
+      const broken = path.join(memo.workspace, "pkgs", "agentbox-sweep-broken");
+      fs.mkdirSync(broken, { recursive: true });
+      fs.writeFileSync(path.join(broken, "package.json"), "{ not json");
     },
     ok: { language: "javascript", packages: ["./pkgs/agentbox-sweep-js"] },
-    error: { language: "javascript", packages: ["./pkgs/no-such-package"] },
+    error: { language: "javascript", packages: ["./pkgs/agentbox-sweep-broken"] },
+    errorData: { language: "javascript", packages: ["./pkgs/agentbox-sweep-broken"] },
   },
 
   markitdown_convert: {
@@ -141,13 +154,19 @@ async function check(
   } catch (err) {
     return { problem: `${where}: the SDK client threw: ${(err as Error).message}` };
   }
-  if (result.isError && result.structuredContent !== undefined) {
-    return { problem: `${where}: an isError result carries structuredContent ${JSON.stringify(result.structuredContent)}` };
-  }
   if (expect === "ok" && result.isError) return { problem: `${where}: expected a success, got: ${textOf(result).slice(0, 300)}` };
   if (expect === "error" && !result.isError) return { problem: `${where}: expected an error result, got a success` };
   if (expect === "error" && !textOf(result).trim()) return { problem: `${where}: an error without text tells the model nothing` };
   return { result };
+}
+
+/** What an error result should keep of its data (as structuredContent) and does not. */
+function missingData(tool: string, result: CallToolResult, expected: Record<string, unknown>): string[] {
+  const data = result.structuredContent;
+  if (data === undefined) return [`${tool} (error path): its data was lost: no structuredContent; text: ${textOf(result).slice(0, 200)}`];
+  return Object.entries(expected)
+    .filter(([key, value]) => !util.isDeepStrictEqual(data[key], value))
+    .map(([key, value]) => `${tool} (error path): structuredContent.${key} is ${JSON.stringify(data[key])}, expected ${JSON.stringify(value)}`);
 }
 
 function argsOf(args: ArgsOf, memo: Memo): Args {
@@ -210,6 +229,7 @@ describe("output schemas: every result an official client accepts", () => {
       if (entry.error === RATE_LIMITED_ONLY) continue;
       const failed = await check(client, tool, argsOf(entry.error, memo), "error");
       if (failed.problem) problems.push(failed.problem);
+      else if (entry.errorData) problems.push(...missingData(tool, failed.result!, entry.errorData));
     }
     assert.deepEqual(problems, [], `violations:\n${problems.join("\n")}`);
   });

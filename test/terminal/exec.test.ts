@@ -29,11 +29,14 @@ describe("terminal exec", () => {
     assert.equal(fs.readFileSync(path.join(h.workspace, "out.txt"), "utf8"), "HELLO WORLD\n");
   });
 
-  test("a failing command is an error result whose text carries exit code, stdout and stderr apart", async () => {
+  test("a failing command is an error result whose text and data carry exit code, stdout and stderr apart", async () => {
     const r = await agent.call("exec", { command: "echo out; echo err >&2; exit 7" });
     assert.equal(r.isError, true);
-    // no structuredContent on an error: official clients would validate it against the outputSchema
-    assert.equal(r.structuredContent, undefined);
+    // the data comes along (the SDK client has validated it against the outputSchema)
+    assert.deepEqual(
+      { ...(r.structuredContent as Record<string, unknown>), durationMs: 0 },
+      { exitCode: 7, signal: null, stdout: "out\n", stderr: "err\n", durationMs: 0, truncated: false, droppedBytes: { stdout: 0, stderr: 0 }, timedOut: false, cancelled: false, killedProcesses: 0 },
+    );
     assert.match(textOf(r), /^Exit code 7\. Took \d+ ms\.\n--- stdout ---\nout\n--- stderr ---\nerr$/);
   });
 

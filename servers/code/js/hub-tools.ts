@@ -1,7 +1,8 @@
 // The `tools` global of a JavaScript session: one async function per hub tool, generated from
 // the hub's live tools/list, calling the hub as the same client session that runs the code.
 // `await tools.file_read({ path })` returns the structured content if any, else the text, and
-// throws when the tool reports an error.
+// throws a ToolCallError when the tool reports an error; its `result` is the structured content
+// the failed call still carries (a command's exit code and output), or undefined.
 import util from "node:util";
 import { SESSION_TOKEN_ENV, SESSION_TOKEN_HEADER } from "../../lib/session-events.js";
 
@@ -48,10 +49,21 @@ async function rpc(method: string, params: Record<string, unknown>): Promise<unk
   return reply.result ?? {};
 }
 
+/** An error result of a tool; `result` is its structured content, if it had any. */
+export class ToolCallError extends Error {
+  constructor(
+    message: string,
+    readonly result?: unknown,
+  ) {
+    super(message);
+    this.name = "ToolCallError";
+  }
+}
+
 function unwrap(name: string, result: CallResult): unknown {
   const content = result.content ?? [];
   const text = content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("\n");
-  if (result.isError) throw new Error(`${name}: ${text || "the tool reported an error"}`);
+  if (result.isError) throw new ToolCallError(`${name}: ${text || "the tool reported an error"}`, result.structuredContent ?? undefined);
   if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
   return text || content.length === 0 ? text : content;
 }

@@ -31,7 +31,7 @@ const output = {
 /** One text block with labelled parts; a bare value (`2**10` → `1024`) stays bare. */
 export function formatOutcome(outcome: ExecOutcome): string {
   const parts: Array<[string, string]> = [];
-  // a failed cell is an isError result without structuredContent, so its status is told here
+  // a failed cell's status is told in the text too: the model may read the text alone
   if (outcome.status !== "ok") {
     parts.push(["status", `${outcome.status}; ${outcome.stateKept ? "the session's state was kept" : "the session's earlier state is gone"}`]);
   }
@@ -93,8 +93,7 @@ const execute = defineTool({
     };
     const text = formatOutcome(outcome);
     const figures = outcome.images.map((image) => ({ type: "image" as const, data: image.data, mimeType: image.mimeType }));
-    // a failure carries no structuredContent (see reply.error): its text says everything
-    return outcome.status === "ok" ? reply.data(text, structured, figures) : reply.error(text, figures);
+    return outcome.status === "ok" ? reply.data(text, structured, figures) : reply.failure(text, structured, figures);
   },
 });
 

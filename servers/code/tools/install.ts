@@ -22,15 +22,21 @@ const installPackages = defineTool({
       .max(50)
       .describe("Package specs: names with optional versions (requests==2.32.0, lodash@4), https URLs, or workspace paths to a folder or archive."),
   },
-  output: { language: z.enum(["python", "javascript"]), packages: z.array(z.string()), command: z.string(), output: z.string() },
+  output: {
+    language: z.enum(["python", "javascript"]),
+    packages: z.array(z.string()),
+    command: z.string(),
+    exitCode: z.number().int().nullable().describe("pip's or npm's exit code: 0 when the packages were installed, null when killed by a signal."),
+    output: z.string(),
+  },
   annotations: { destructiveHint: false, idempotentHint: true, readOnlyHint: false, openWorldHint: true },
   async run({ language, packages }, ctx) {
     const result = await install(config, { language, packages, workspace: ctx.workspace, signal: ctx.signal });
+    const data = { language, packages, command: result.command, exitCode: result.code, output: result.output };
     if (result.code !== 0) {
-      throw new ToolError(`${result.command} failed (exit code ${result.code}):\n${result.output.trim()}`);
+      throw new ToolError(`${result.command} failed (exit code ${result.code}):\n${result.output.trim()}`, data);
     }
-    const text = `Installed ${packages.join(", ")} for ${language}.\n${result.output.trim()}`;
-    return reply.data(text, { language, packages, command: result.command, output: result.output });
+    return reply.data(`Installed ${packages.join(", ")} for ${language}.\n${result.output.trim()}`, data);
   },
 });
 

@@ -69,8 +69,8 @@ const exec = defineTool({
     const structured = { ...result, truncated };
     const text = describe(result, timeoutMs, truncated);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
-    // a failure's facts (exit code, output, timeout) are all in the text; see reply.error
-    return failed ? reply.error(text) : reply.data(text, structured);
+    // a non-zero exit is an error (README "Conventions"), with the exit code and output as data all the same
+    return failed ? reply.failure(text, structured) : reply.data(text, structured);
   },
 });
 

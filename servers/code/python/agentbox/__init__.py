@@ -4,7 +4,13 @@ Each function is generated from the hub's live `tools/list`, with the tool's des
 docstring and its parameters as keyword arguments. Calls go to the hub as the same client
 session that runs this code, so they see the same browser tabs, terminals and files.
 A call returns the tool's structured content if it has any, else its text; a tool error raises
-ToolCallError.
+ToolCallError, whose `.result` holds the structured content the failed call still carries (a
+command's exit code, stdout and stderr), or None:
+
+    try:
+        run = tools.terminal_exec(command="grep -q x notes.txt")
+    except ToolCallError as failed:
+        run = failed.result  # {"exitCode": 1, "stdout": "", "stderr": "", ...}
 """
 import inspect
 import json
@@ -16,7 +22,15 @@ __all__ = ["tools", "ToolCallError", "call_tool"]
 
 
 class ToolCallError(Exception):
-    """The tool answered with an error result (isError) or the hub refused the call."""
+    """The tool answered with an error result (isError) or the hub refused the call.
+
+    `result` is the error result's structured content (a dict shaped by the tool's output schema),
+    or None when it has none (the hub refused the call, or the tool had no data to give).
+    """
+
+    def __init__(self, message, result=None):
+        super().__init__(message)
+        self.result = result
 
 
 _request_id = 0
@@ -53,7 +67,7 @@ def _rpc(method, params):
 def _unwrap(name, result):
     text = "\n".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
     if result.get("isError"):
-        raise ToolCallError("%s: %s" % (name, text or "the tool reported an error"))
+        raise ToolCallError("%s: %s" % (name, text or "the tool reported an error"), result.get("structuredContent"))
     if result.get("structuredContent") is not None:
         return result["structuredContent"]
     if text or not result.get("content"):
