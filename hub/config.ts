@@ -53,6 +53,8 @@ export interface HubConfig {
   replica?: string;
   /** How long a SIGTERM waits for calls in flight before ending the children (AGENTBOX_DRAIN_MS). */
   drainMs: number;
+  /** How often processes of a tenant's uid that belong to no server and no live session are killed. */
+  sweepMs: number;
 }
 
 export interface CliOverrides {
@@ -133,6 +135,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     replica: parseReplica(env.AGENTBOX_REPLICA),
     // below Kubernetes' default 30 s grace period, so the children still get a clean stop
     drainMs: positiveInt(env.AGENTBOX_DRAIN_MS, "AGENTBOX_DRAIN_MS") ?? 25_000,
+    sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
   };
 }
 

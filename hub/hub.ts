@@ -77,7 +77,7 @@ export class Hub {
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
-    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args));
+    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args), config.sweepMs);
     this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
 
@@ -111,6 +111,11 @@ export class Hub {
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     for (const tenant of this.tenants) tenant.catalog.rebuild();
     this.sweeper.start();
+  }
+
+  /** Before the hub listens: nothing an earlier run left under a tenant's uid may live on (it could hold the hub's port). */
+  endLeftovers(): Promise<void> {
+    return this.sweeper.killAll("left by an earlier run");
   }
 
   /** Name collisions in the catalog (the same for every tenant: they share one configuration). */
@@ -195,8 +200,10 @@ export class Hub {
   }
 
   async stop(): Promise<void> {
-    this.sweeper.stop();
+    await this.sweeper.stop();
     await this.sessions.closeAll();
     await Promise.allSettled(this.children.map((c) => c.stop()));
+    // nothing of a tenant outlives the hub, daemons of live sessions included
+    await this.sweeper.killAll("when the hub stopped");
   }
 }

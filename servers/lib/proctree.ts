@@ -52,14 +52,14 @@ export function listProcesses(): ProcInfo[] {
 }
 
 /** Every process below `root` in the parent chain (not including root), parents first. */
-export function descendantsOf(root: number, procs: ProcInfo[] = listProcesses()): ProcInfo[] {
-  const children = new Map<number, ProcInfo[]>();
+export function descendantsOf<P extends Pick<ProcInfo, "pid" | "ppid"> = ProcInfo>(root: number, procs: P[] = listProcesses() as unknown as P[]): P[] {
+  const children = new Map<number, P[]>();
   for (const p of procs) {
     const list = children.get(p.ppid);
     if (list) list.push(p);
     else children.set(p.ppid, [p]);
   }
-  const found: ProcInfo[] = [];
+  const found: P[] = [];
   const queue = [root];
   while (queue.length > 0) {
     for (const child of children.get(queue.shift()!) ?? []) {
@@ -77,6 +77,57 @@ export function realUid(pid: number): number | undefined {
     return line ? Number(line[1]) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** What the hub's sweeper needs of a process: its parent, state and real uid. */
+export interface ProcOwner {
+  pid: number;
+  ppid: number;
+  state: string;
+  uid: number;
+}
+
+// status: "Name" comes first and is escaped by the kernel, so a process cannot fake the lines after it
+const STATUS_FIELDS = /^State:\s+(\S+)[^]*?^PPid:\s+(\d+)[^]*?^Uid:\s+(\d+)/m;
+
+/**
+ * The process table with each process's owner, read off the event loop a few files at a time
+ * (however many processes there are, the event loop only parses their status): for the hub, whose
+ * every tenant may run thousands. Processes that vanish while reading are skipped.
+ */
+export async function listOwners(readersAtOnce = 8): Promise<ProcOwner[]> {
+  const pids = (await fs.promises.readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const out: ProcOwner[] = [];
+  let next = 0;
+  const reader = async () => {
+    while (next < pids.length) {
+      const pid = pids[next++];
+      const status = await fs.promises.readFile(`/proc/${pid}/status`, "latin1").catch(() => undefined);
+      const fields = status === undefined ? null : STATUS_FIELDS.exec(status);
+      if (fields) out.push({ pid: Number(pid), state: fields[1], ppid: Number(fields[2]), uid: Number(fields[3]) });
+    }
+  };
+  await Promise.all(Array.from({ length: readersAtOnce }, reader));
+  return out;
+}
+
+/**
+ * The first bytes of a file, read off the event loop into the buffer given (whose size bounds the
+ * work, however large the file): for /proc/<pid>/environ, which a process makes as large as it likes.
+ */
+export async function readStart(file: string, buffer: Buffer): Promise<Buffer> {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
   }
 }
 
