@@ -44,7 +44,7 @@ const bytesRead = (pid: number) => Number(/^rchar: (\d+)/m.exec(fs.readFileSync(
 const daemon = (env: string, seconds: number) => `env -i ${env} setsid sleep ${seconds} >/dev/null 2>&1 </dev/null & echo $!`;
 
 describe("process sweeper", { skip }, () => {
-  test("a server that takes several sweeps to start comes up, with what it started, and is never killed", async () => {
+  test("a server that takes several sweeps to start (re)starts, with what it started, and is never killed", async () => {
     const hub = await startHub({
       extraServers: { slow: { ...fixture("slow-start-server"), env: { AGENTBOX_FIXTURE_START_MS: "3000" } } },
       env: { AGENTBOX_SWEEP_MS: "500" },
@@ -52,17 +52,25 @@ describe("process sweeper", { skip }, () => {
     });
     try {
       const client = await hub.connect();
-      let pids: { pid: number; helper: number } | undefined;
-      await eventually("the slow server to serve a call", async () => {
-        const result = await call(client, "slow_pids");
-        if (!result.isError) pids = JSON.parse(textOf(result));
-        return Boolean(pids);
-      }, 20_000);
+      const served = async () => {
+        let pids: { pid: number; helper: number } | undefined;
+        await eventually("the slow server to serve a call", async () => {
+          const result = await call(client, "slow_pids");
+          if (!result.isError) pids = JSON.parse(textOf(result));
+          return Boolean(pids);
+        }, 20_000);
+        return pids!;
+      };
+      const first = await served();
+      // a restart: the sweeps now run while it starts (at the hub's start they begin once servers are up)
+      await call(client, "slow_exit");
+      await eventually("the server to exit", () => !isAlive(first.pid), 5_000);
+      const second = await served();
       // a few more sweeps with the server up
       await new Promise((r) => setTimeout(r, 1500));
-      assert.ok(isAlive(pids!.pid) && isAlive(pids!.helper), "the server and its helper live");
+      assert.ok(isAlive(second.pid) && isAlive(second.helper), "the server and its helper live");
       const status = await (await fetch(hub.origin + "/")).json();
-      assert.equal(status.servers.find((s: { name: string }) => s.name === "slow").restarts, 0);
+      assert.equal(status.servers.find((s: { name: string }) => s.name === "slow").restarts, 1);
       assert.deepEqual(hub.logs.filter((l) => /killed processes|killing child/.test(l)), []);
     } finally {
       await hub.stop();
