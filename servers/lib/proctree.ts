@@ -25,6 +25,10 @@ export function readProc(pid: number): ProcInfo | undefined {
   } catch {
     return undefined;
   }
+  return parseStat(pid, stat);
+}
+
+function parseStat(pid: number, stat: string): ProcInfo {
   // comm is in parentheses and may itself contain spaces or ')': split after the last ')'
   const close = stat.lastIndexOf(")");
   const fields = stat.slice(close + 2).split(" ");
@@ -96,16 +100,28 @@ const STATUS_FIELDS = /^State:\s+(\S+)[^]*?^PPid:\s+(\d+)[^]*?^Uid:\s+(\d+)/m;
  * (however many processes there are, the event loop only parses their status): for the hub, whose
  * every tenant may run thousands. Processes that vanish while reading are skipped.
  */
-export async function listOwners(readersAtOnce = 8): Promise<ProcOwner[]> {
-  const pids = (await fs.promises.readdir("/proc")).filter((name) => /^\d+$/.test(name));
-  const out: ProcOwner[] = [];
+export function listOwners(): Promise<ProcOwner[]> {
+  return readEveryProcess("status", (pid, status) => {
+    const fields = STATUS_FIELDS.exec(status);
+    return fields ? { pid, state: fields[1], ppid: Number(fields[2]), uid: Number(fields[3]) } : undefined;
+  });
+}
+
+/** listProcesses, read off the event loop (for the hub: a tenant decides how many processes there are). */
+export function listProcessesAsync(): Promise<ProcInfo[]> {
+  return readEveryProcess("stat", parseStat);
+}
+
+async function readEveryProcess<T>(file: "stat" | "status", parse: (pid: number, text: string) => T | undefined, readersAtOnce = 8): Promise<T[]> {
+  const pids = (await fs.promises.readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
+  const out: T[] = [];
   let next = 0;
   const reader = async () => {
     while (next < pids.length) {
       const pid = pids[next++];
-      const status = await fs.promises.readFile(`/proc/${pid}/status`, "latin1").catch(() => undefined);
-      const fields = status === undefined ? null : STATUS_FIELDS.exec(status);
-      if (fields) out.push({ pid: Number(pid), state: fields[1], ppid: Number(fields[2]), uid: Number(fields[3]) });
+      const text = await fs.promises.readFile(`/proc/${pid}/${file}`, "latin1").catch(() => undefined);
+      const parsed = text === undefined ? undefined : parse(pid, text);
+      if (parsed) out.push(parsed);
     }
   };
   await Promise.all(Array.from({ length: readersAtOnce }, reader));
@@ -141,8 +157,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** CPU and memory of a process and everything below it. */
-export function treeUsage(pid: number): { processes: number; rssBytes: number; cpuSeconds: number } {
-  const procs = listProcesses();
+export function treeUsage(pid: number, procs: ProcInfo[] = listProcesses()): { processes: number; rssBytes: number; cpuSeconds: number } {
   const root = procs.find((p) => p.pid === pid);
   if (!root) return { processes: 0, rssBytes: 0, cpuSeconds: 0 };
   const tree = [root, ...descendantsOf(pid, procs)];

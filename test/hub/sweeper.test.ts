@@ -70,7 +70,10 @@ describe("process sweeper", { skip }, () => {
       await new Promise((r) => setTimeout(r, 1500));
       assert.ok(isAlive(second.pid) && isAlive(second.helper), "the server and its helper live");
       const status = await (await fetch(hub.origin + "/")).json();
-      assert.equal(status.servers.find((s: { name: string }) => s.name === "slow").restarts, 1);
+      const slow = status.servers.find((s: { name: string }) => s.name === "slow");
+      assert.equal(slow.restarts, 1);
+      // the pid known at spawn is the server's own: setpriv and prlimit exec into it
+      assert.equal(slow.pid, second.pid);
       assert.deepEqual(hub.logs.filter((l) => /killed processes|killing child/.test(l)), []);
     } finally {
       await hub.stop();
