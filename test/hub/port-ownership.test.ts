@@ -72,7 +72,7 @@ describe("the hub owns its port", () => {
     try {
       const client = await first.connect();
       const result = await call(client, "terminal_exec", {
-        command: `id -u; env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!`,
+        command: `id -u; env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5`,
       });
       [uid, waiting] = (result.structuredContent as { stdout: string }).stdout.split(/\s+/).map(Number);
       await new Promise((r) => setTimeout(r, 300));

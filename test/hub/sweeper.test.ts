@@ -42,6 +42,8 @@ const endSession = async (client: Client) => {
 const bytesRead = (pid: number) => Number(/^rchar: (\d+)/m.exec(fs.readFileSync(`/proc/${pid}/io`, "utf8"))![1]);
 // a daemon, as an agent makes one: its own session, out of its server's tree, with the environment given
 const daemon = (env: string, seconds: number) => `env -i ${env} setsid sleep ${seconds} >/dev/null 2>&1 </dev/null & echo $!`;
+// the command's end kills what is still in its group: a daemon has left it by then
+const settle = "; sleep 0.5";
 
 describe("process sweeper", { skip }, () => {
   test("a server that takes several sweeps to start (re)starts, with what it started, and is never killed", async () => {
@@ -88,9 +90,9 @@ describe("process sweeper", { skip }, () => {
       const firstId = ((await call(first, "hub_sessions")).structuredContent as { id: string }).id;
       const forged = randomBytes(32).toString("base64url").slice(0, 43);
       const [byId, byForgery, ofSecond] = pidsIn(
-        await sh(second, [daemon(`AGENTBOX_SESSION=${firstId}`, 1000), daemon(`AGENTBOX_SESSION=${forged}`, 1001), daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1002)].join("; ")),
+        await sh(second, [daemon(`AGENTBOX_SESSION=${firstId}`, 1000), daemon(`AGENTBOX_SESSION=${forged}`, 1001), daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1002)].join("; ") + settle),
       );
-      const [ofFirst] = pidsIn(await sh(first, daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1003)));
+      const [ofFirst] = pidsIn(await sh(first, daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1003) + settle));
       await eventually("the daemons with a borrowed or forged claim to die", () => !isAlive(byId) && !isAlive(byForgery));
       assert.ok(isAlive(ofSecond) && isAlive(ofFirst), "daemons of live sessions live");
       await endSession(second);
@@ -121,7 +123,7 @@ describe("process sweeper", { skip }, () => {
       assert.equal(fatPids.length, count, `daemons started: ${fat}`);
       assert.ok(fs.readFileSync(`/proc/${fatPids[0]}/environ`).length > 1_000_000, "each carries a 1 MB environment");
       const other = await hub.connect(auth(KEY_A));
-      const [orphan] = pidsIn(await sh(other, daemon("", 1001)));
+      const [orphan] = pidsIn(await sh(other, daemon("", 1001) + settle));
 
       const before = bytesRead(hub.pid);
       let served = 0;
