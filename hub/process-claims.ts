@@ -74,7 +74,8 @@ function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
   }
 }
 
-async function readClaimsAsTenant(pids: number[], asTenant: TenantCommand): Promise<Map<number, string | undefined>> {
+/** The claims read by a process run as the tenant (exported for its test). */
+export async function readClaimsAsTenant(pids: number[], asTenant: TenantCommand): Promise<Map<number, string | undefined>> {
   const script = `(${tenantReader.toString()})(${ENVIRON_PREFIX_BYTES}, ${JSON.stringify(`${SESSION_CLAIM_ENV}=`)}, process.argv.slice(1))`;
   const { command, args } = asTenant(process.execPath, ["-e", script, ...pids.map(String)]);
   const claims = new Map<number, string | undefined>();

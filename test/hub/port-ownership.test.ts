@@ -63,41 +63,50 @@ describe("the hub owns its port", () => {
     }
   });
 
-  test("a daemon waiting for the port dies with the hub, and a process left from an earlier run is killed before the hub binds", { skip: asRoot ? false : "needs root: tenants have uids of their own only then" }, async () => {
-    const workspace = tempDir("agentbox-ws-");
-    const port = await freePort();
-    const first = await startHub({ servers: ["terminal"], workspace, port });
-    let uid: number;
-    let waiting: number;
+  const rootOnly = { skip: asRoot ? false : "needs root: tenants have uids of their own only then" };
+  const workspace = tempDir("agentbox-ws-");
+  let port: number;
+  let uid: number;
+  let waiting: number;
+
+  test("a daemon of a live session waiting for the port dies with the hub", rootOnly, async () => {
+    port = await freePort();
+    const hub = await startHub({ servers: ["terminal"], workspace, port });
     try {
-      const client = await first.connect();
+      const client = await hub.connect();
       const result = await call(client, "terminal_exec", {
         command: `id -u; env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5`,
       });
       [uid, waiting] = (result.structuredContent as { stdout: string }).stdout.split(/\s+/).map(Number);
-      await new Promise((r) => setTimeout(r, 300));
       assert.ok(isAlive(waiting), "the daemon of a live session runs");
     } finally {
-      await first.stop();
+      await hub.stop();
     }
     await eventually("the tenant's daemon to die with the hub", () => !isAlive(waiting), 5_000);
+  });
 
+  test("a tenant's process left from an earlier run on the port is killed before the hub binds", rootOnly, async () => {
+    assert.ok(uid, "the tenant's uid is known from the test before");
+    if (isAlive(waiting)) process.kill(waiting, "SIGKILL"); // the test before failed: start clean
     // what a crash of the hub (or an older version) would have left: a tenant process on the port
     const leftover = spawn("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", "-c", squatter("127.0.0.1", port)], {
       stdio: ["ignore", "pipe", "ignore"],
       detached: true,
     });
-    await new Promise<void>((resolve, reject) => {
-      leftover.stdout!.on("data", (d: Buffer) => d.includes("bound") && resolve());
-      leftover.once("exit", (code) => reject(new Error(`the leftover could not start (exit ${code})`)));
-    });
-    const second = await startHub({ servers: ["terminal"], workspace, port });
     try {
-      assert.ok(second.logs.some((l) => /killed tenant processes left by an earlier run/.test(l)), "the hub says what it killed");
-      await eventually("the leftover to be gone", () => leftover.signalCode !== null, 5_000);
-      assert.ok(await healthy(`http://127.0.0.1:${port}/healthz`), "the restarted hub serves its port");
+      await new Promise<void>((resolve, reject) => {
+        leftover.stdout!.on("data", (d: Buffer) => d.includes("bound") && resolve());
+        leftover.once("exit", (code) => reject(new Error(`the leftover could not start (exit ${code})`)));
+      });
+      const hub = await startHub({ servers: ["terminal"], workspace, port });
+      try {
+        assert.ok(hub.logs.some((l) => /killed tenant processes left by an earlier run/.test(l)), "the hub says what it killed");
+        await eventually("the leftover to be gone", () => leftover.signalCode !== null, 5_000);
+        assert.ok(await healthy(`http://127.0.0.1:${port}/healthz`), "the restarted hub serves its port");
+      } finally {
+        await hub.stop();
+      }
     } finally {
-      await second.stop();
       leftover.kill("SIGKILL");
     }
   });
