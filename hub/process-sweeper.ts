@@ -9,7 +9,7 @@
 // A sweep reads the process table and the claims off the event loop, a bounded number of claims
 // per tenant per sweep, and never runs twice at once: however many processes a tenant keeps,
 // other tenants' calls go on being served.
-import { descendantsOf, listOwners, type ProcOwner } from "../servers/lib/proctree.js";
+import { descendantsOf, listOwners, signal, type ProcOwner } from "../servers/lib/proctree.js";
 import { sessionClaim } from "../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import type { ServedTenant } from "./hub.js";
@@ -146,14 +146,5 @@ export class ProcessSweeper {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const [tenant, pids] of killed) this.log.warn(`killed tenant processes ${why}`, { tenant, count: pids.size, pids: [...pids].slice(0, 20) });
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, sig);
-    return true;
-  } catch {
-    return false; // gone already
   }
 }

@@ -207,7 +207,8 @@ export function membersOf(tree: Tree, procs: ProcInfo[] = listProcesses(), known
   return [...members].filter((pid) => live.has(pid));
 }
 
-function signal(pid: number, sig: NodeJS.Signals): boolean {
+/** Send a signal; false when the process is gone already. */
+export function signal(pid: number, sig: NodeJS.Signals): boolean {
   try {
     process.kill(pid, sig);
     return true;

@@ -7,6 +7,7 @@ import net from "node:net";
 import { describe, test } from "node:test";
 import { isAlive } from "../../servers/lib/proctree.js";
 import { call, startHub, tempDir, textOf } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 const asRoot = process.getuid?.() === 0;
 const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
@@ -14,14 +15,6 @@ const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
   probe.listen({ host: "::1", port: 0 }, () => probe.close(() => resolve(true)));
 });
 
-async function eventually(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A Python program that binds the port (on host, IPv6 only for ::1) as soon as it can, and serves it. */
 const squatter = (host: string, port: number) =>
@@ -82,7 +75,7 @@ describe("the hub owns its port", () => {
     } finally {
       await hub.stop();
     }
-    await eventually("the tenant's daemon to die with the hub", () => !isAlive(waiting), 5_000);
+    await until("the tenant's daemon to die with the hub", () => !isAlive(waiting), 5_000);
   });
 
   test("a tenant's process left from an earlier run on the port is killed before the hub binds", rootOnly, async () => {
@@ -101,7 +94,7 @@ describe("the hub owns its port", () => {
       const hub = await startHub({ servers: ["terminal"], workspace, port });
       try {
         assert.ok(hub.logs.some((l) => /killed tenant processes left by an earlier run/.test(l)), "the hub says what it killed");
-        await eventually("the leftover to be gone", () => leftover.signalCode !== null, 5_000);
+        await until("the leftover to be gone", () => leftover.signalCode !== null, 5_000);
         assert.ok(await healthy(`http://127.0.0.1:${port}/healthz`), "the restarted hub serves its port");
       } finally {
         await hub.stop();

@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isAlive } from "../../servers/lib/proctree.js";
 import { call, fixture, startHub, textOf } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 const asRoot = process.getuid?.() === 0;
 const skip = asRoot ? false : "needs root: the sweeper runs only when tenants have uids of their own";
@@ -17,14 +18,6 @@ const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
-async function eventually(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Run a command line as the session's agent and return its stdout (asserting it succeeded). */
 async function sh(client: Client, command: string): Promise<string> {
@@ -56,7 +49,7 @@ describe("process sweeper", { skip }, () => {
       const client = await hub.connect();
       const served = async () => {
         let pids: { pid: number; helper: number } | undefined;
-        await eventually("the slow server to serve a call", async () => {
+        await until("the slow server to serve a call", async () => {
           const result = await call(client, "slow_pids");
           if (!result.isError) pids = JSON.parse(textOf(result));
           return Boolean(pids);
@@ -66,7 +59,7 @@ describe("process sweeper", { skip }, () => {
       const first = await served();
       // a restart: the sweeps now run while it starts (at the hub's start they begin once servers are up)
       await call(client, "slow_exit");
-      await eventually("the server to exit", () => !isAlive(first.pid), 5_000);
+      await until("the server to exit", () => !isAlive(first.pid), 5_000);
       const second = await served();
       // a few more sweeps with the server up
       await new Promise((r) => setTimeout(r, 1500));
@@ -93,13 +86,13 @@ describe("process sweeper", { skip }, () => {
         await sh(second, [daemon(`AGENTBOX_SESSION=${firstId}`, 1000), daemon(`AGENTBOX_SESSION=${forged}`, 1001), daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1002)].join("; ") + settle),
       );
       const [ofFirst] = pidsIn(await sh(first, daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1003) + settle));
-      await eventually("the daemons with a borrowed or forged claim to die", () => !isAlive(byId) && !isAlive(byForgery));
+      await until("the daemons with a borrowed or forged claim to die", () => !isAlive(byId) && !isAlive(byForgery));
       assert.ok(isAlive(ofSecond) && isAlive(ofFirst), "daemons of live sessions live");
       await endSession(second);
-      await eventually("the ended session's daemon to die", () => !isAlive(ofSecond));
+      await until("the ended session's daemon to die", () => !isAlive(ofSecond));
       assert.ok(isAlive(ofFirst), "the live session's daemon lives on");
       await hub.stop();
-      await eventually("nothing of the tenant to outlive the hub", () => !isAlive(ofFirst), 5_000);
+      await until("nothing of the tenant to outlive the hub", () => !isAlive(ofFirst), 5_000);
     } finally {
       await hub.stop();
     }
@@ -135,7 +128,7 @@ describe("process sweeper", { skip }, () => {
         }
       })();
       await endSession(other);
-      await eventually("a sweep to kill the session's daemon", () => !isAlive(orphan));
+      await until("a sweep to kill the session's daemon", () => !isAlive(orphan));
       // the second sweep after a session ends comes 3 s after it
       await new Promise((r) => setTimeout(r, 3500));
       sweeping = false;
