@@ -146,7 +146,7 @@ async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0
   await hub.endLeftovers();
   const heldByTenant = describeHolders(port, tenantUids, true);
   if (heldByTenant) {
-    log.error("refusing to start: a tenant holds the hub's port, and would receive its clients' requests and keys", { port, holders: heldByTenant });
+    log.error("refusing to start: a tenant holds the hub's port, and would receive its clients' requests and keys; stop that process, or choose another --port", { port, holders: heldByTenant });
     process.exit(1);
   }
   try {
@@ -154,7 +154,8 @@ async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
     const holders = e.code === "EADDRINUSE" ? describeHolders(e.port ?? port, tenantUids) : "";
-    log.error("cannot listen", { host: e.address ?? host, port: e.port ?? port, error: errorMessage(err), ...(holders ? { holders } : {}) });
+    const hint = e.code === "EADDRINUSE" ? "stop the process holding the port, or choose another --port (AGENTBOX_PORT)" : undefined;
+    log.error("cannot listen", { host: e.address ?? host, port: e.port ?? port, error: errorMessage(err), ...(holders ? { holders } : {}), ...(hint ? { hint } : {}) });
     process.exit(1);
   }
 }
