@@ -27,7 +27,7 @@ import { ChildCalls, MessageTooLargeError, type CallOptions } from "./child-call
 import { childTransport, exitReason, listOffers, routeIncoming, startFailure, Watchdog, type ChildConnection, type ChildLaunch } from "./child-transport.js";
 import type { ServerConfig } from "./config.js";
 import type { ManifestEntry } from "./manifest.js";
-import { ReplyTooLargeError } from "./stdio-child.js";
+import { ReplyTooLargeError, StdioChildTransport } from "./stdio-child.js";
 import { killTree } from "../servers/lib/proctree.js";
 import { Coalescer, FloodGate } from "./flood-gate.js";
 import { CallQueue } from "./queue.js";
@@ -153,6 +153,7 @@ export class Child {
       { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
     );
     this.wireClient(client);
+    if (transport instanceof StdioChildTransport) transport.onspawn = (pid) => (this.pid = pid);
     const calls = new ChildCalls(transport, {
       timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
@@ -162,7 +163,6 @@ export class Child {
       await client.connect(transport);
       const watchdog = (this.watchdog = new Watchdog());
       routeIncoming(transport, calls, () => watchdog.heard(), this.notices);
-      this.pid = (transport as { pid?: number }).pid;
       this.capabilities = client.getServerCapabilities() ?? {};
       this.instructions = client.getInstructions();
       await this.refreshLists(client);

@@ -61,6 +61,8 @@ export interface HubConfig {
   childOutput: OutputLimits;
   /** Caps on sessions and on the events kept for resuming their streams (hub/config-sessions.ts). */
   sessionLimits: SessionLimits;
+  /** How often processes of a tenant's uid that belong to no server and no live session are killed. */
+  sweepMs: number;
 }
 
 export interface CliOverrides {
@@ -158,6 +160,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       notificationsPerSecond: positiveInt(env.AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND, "AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND") ?? 200,
     },
     sessionLimits: sessionLimitsFromEnv(env),
+    sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
   };
 }
 

@@ -90,7 +90,7 @@ export class Hub {
     this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
-    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args));
+    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args), config.sweepMs);
     this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
     this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, localTools: this.local });
   }
@@ -127,6 +127,11 @@ export class Hub {
     for (const tenant of this.tenants) tenant.catalog.rebuild();
     this.sweeper.start();
     this.diskBudgets.start(DiskReserve.for(this.config.workspace, stateDir(this.config), this.tenants.length > 1, this.log));
+  }
+
+  /** Before the hub listens: nothing an earlier run left under a tenant's uid may live on (it could hold the hub's port). */
+  endLeftovers(): Promise<void> {
+    return this.sweeper.killAll("left by an earlier run");
   }
 
   /** Name collisions in the catalog (the same for every tenant: they share one configuration). */
@@ -232,9 +237,11 @@ export class Hub {
   async stop(): Promise<void> {
     // the children end below, which frees everything of every session at once
     this.stopping = true;
-    this.sweeper.stop();
+    await this.sweeper.stop();
     this.diskBudgets.stop();
     await this.sessions.closeAll();
     await Promise.allSettled(this.children.map((c) => c.stop()));
+    // nothing of a tenant outlives the hub, daemons of live sessions included
+    await this.sweeper.killAll("when the hub stopped");
   }
 }

@@ -5,7 +5,7 @@ import os from "node:os";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DESCRIBE_SESSION_METHOD } from "../servers/lib/session-events.js";
 import type { Hub } from "./hub.js";
-import { treeUsage } from "../servers/lib/proctree.js";
+import { listProcessesAsync, treeUsage } from "../servers/lib/proctree.js";
 import type { LocalTools } from "./tool-calls.js";
 import type { ClientSession } from "./sessions.js";
 
@@ -104,8 +104,10 @@ export function hubTools(hub: Hub): LocalTools {
       return result(`agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
     },
     async hub_metrics(session) {
+      // one read of the process table, off the event loop: a tenant may run thousands of processes
+      const procs = await listProcessesAsync();
       const servers = session.tenant.children.map((c) => {
-        const usage = c.pid ? treeUsage(c.pid) : undefined;
+        const usage = c.pid ? treeUsage(c.pid, procs) : undefined;
         return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
       });
       const { tenant } = session;

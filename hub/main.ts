@@ -2,12 +2,11 @@
 // agentbox: one MCP endpoint in front of many MCP servers.
 import fs from "node:fs";
 import { parseArgs } from "node:util";
-import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
-import { createLogger, errorMessage } from "../servers/lib/log.js";
+import { createLogger, errorMessage, type Logger } from "../servers/lib/log.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { createApp } from "./http.js";
 import { Hub, VERSION } from "./hub.js";
+import { describeHolders, listenEverywhere, type Listening } from "./listen.js";
 import { hubTools } from "./local-tools.js";
 import { firstUntraversable } from "./tenants.js";
 import { callsInFlight, drain } from "./replica.js";
@@ -89,18 +88,11 @@ async function main(): Promise<void> {
   }
   const app = createApp(hub);
 
-  const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port });
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-  }).catch((err) => {
-    log.error("cannot listen", { host: config.host, port: config.port, error: errorMessage(err) });
-    process.exit(1);
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = await listenOnce(hub, app.fetch, config.host, config.port, log);
+  const { port } = server;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
   const loopback = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : shownHost;
-  log.info("listening", { url: `http://${shownHost}:${port}`, mcp: `http://${shownHost}:${port}/mcp`, version: VERSION });
+  log.info("listening", { url: `http://${shownHost}:${port}`, mcp: `http://${shownHost}:${port}/mcp`, version: VERSION, addresses: server.addresses });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -142,6 +134,30 @@ async function main(): Promise<void> {
     process.stdin.on("end", () => void stop("stdin closed"));
   }
   log.info("ready", { workspace: config.workspace, servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
+}
+
+/**
+ * Bind the hub's port on every address its clients may use (./listen.ts), once nothing of a tenant
+ * is left to hold it: a tenant's process left from an earlier run is killed first, and a port a
+ * tenant still holds is refused by name. Exits when the hub cannot listen.
+ */
+async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0], host: string, port: number, log: Logger): Promise<Listening> {
+  const tenantUids = new Map(hub.tenants.flatMap((t) => (t.identity ? [[t.identity.uid, t.name] as const] : [])));
+  await hub.endLeftovers();
+  const heldByTenant = describeHolders(port, tenantUids, true);
+  if (heldByTenant) {
+    log.error("refusing to start: a tenant holds the hub's port, and would receive its clients' requests and keys; stop that process, or choose another --port", { port, holders: heldByTenant });
+    process.exit(1);
+  }
+  try {
+    return await listenEverywhere(fetch, host, port);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
+    const holders = e.code === "EADDRINUSE" ? describeHolders(e.port ?? port, tenantUids) : "";
+    const hint = e.code === "EADDRINUSE" ? "stop the process holding the port, or choose another --port (AGENTBOX_PORT)" : undefined;
+    log.error("cannot listen", { host: e.address ?? host, port: e.port ?? port, error: errorMessage(err), ...(holders ? { holders } : {}), ...(hint ? { hint } : {}) });
+    process.exit(1);
+  }
 }
 
 /** Says so when the config file holds API keys and users other than its owner can read it. */

@@ -27,6 +27,8 @@ export class StdioChildTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  /** Called with the child's pid as soon as it is spawned, before it has said anything. */
+  onspawn?: (pid: number) => void;
   /** The child's stderr, available before start so no early line is lost. */
   readonly stderr = new PassThrough();
   private child?: ChildProcess;
@@ -52,6 +54,8 @@ export class StdioChildTransport implements Transport {
       const { command, args, env, cwd } = this.params;
       const child = spawn(command, args, { env: { ...getDefaultEnvironment(), ...env }, cwd, stdio: ["pipe", "pipe", "pipe"], shell: false });
       this.child = child;
+      // known from here on: the hub's sweeper must not take a server that is slow to start for an escapee
+      if (child.pid) this.onspawn?.(child.pid);
       child.on("error", (error) => {
         reject(error);
         this.onerror?.(error);

@@ -126,7 +126,7 @@ export class Kernel {
   }
 
   private spawn(): Promise<void> {
-    const { command, args, env } = launchSpec(this.language, this.options.config, this.options.session, this.name, this.options.token);
+    const { command, args, env } = launchSpec(this.language, this.options.config, this.name, this.options.token);
     const log = this.options.log;
     // its own process group, so killing it also ends the subprocesses the code started
     const proc = spawn(command, args, { cwd: this.options.workspace, env, stdio: ["ignore", "pipe", "pipe", "pipe"], detached: true });

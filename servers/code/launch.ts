@@ -1,6 +1,7 @@
 // How an interpreter of each language is started: command, arguments and environment.
 import fs from "node:fs";
 import path from "node:path";
+import { withSessionClaim } from "../lib/session-claim.js";
 import { SESSION_TOKEN_ENV, SESSION_TOKEN_HEADER, SESSION_TOKEN_HEADER_ENV } from "../lib/session-events.js";
 import { nodeEnv, pythonVenv, type CodeConfig } from "./config.js";
 
@@ -16,13 +17,13 @@ export interface LaunchSpec {
  * @param token the hub's callback token for this client session: the drivers call tools as that
  * session with it and nothing more (readable only by this tenant's own processes)
  */
-export function launchSpec(language: Language, config: CodeConfig, session: string, name: string, token?: string): LaunchSpec {
-  const env: Record<string, string> = {
+export function launchSpec(language: Language, config: CodeConfig, name: string, token?: string): LaunchSpec {
+  // the session's claim, so the hub's sweeper spares what the code starts while the session lives
+  const env = withSessionClaim({
     ...(process.env as Record<string, string>),
     ...(token ? { [SESSION_TOKEN_ENV]: token, [SESSION_TOKEN_HEADER_ENV]: SESSION_TOKEN_HEADER } : {}),
-    AGENTBOX_SESSION: session,
     AGENTBOX_CODE_SESSION: name,
-  };
+  }, token);
   if (language === "python") {
     return {
       command: config.python,

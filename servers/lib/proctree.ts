@@ -25,6 +25,10 @@ export function readProc(pid: number): ProcInfo | undefined {
   } catch {
     return undefined;
   }
+  return parseStat(pid, stat);
+}
+
+function parseStat(pid: number, stat: string): ProcInfo {
   // comm is in parentheses and may itself contain spaces or ')': split after the last ')'
   const close = stat.lastIndexOf(")");
   const fields = stat.slice(close + 2).split(" ");
@@ -52,14 +56,14 @@ export function listProcesses(): ProcInfo[] {
 }
 
 /** Every process below `root` in the parent chain (not including root), parents first. */
-export function descendantsOf(root: number, procs: ProcInfo[] = listProcesses()): ProcInfo[] {
-  const children = new Map<number, ProcInfo[]>();
+export function descendantsOf<P extends Pick<ProcInfo, "pid" | "ppid"> = ProcInfo>(root: number, procs: P[] = listProcesses() as unknown as P[]): P[] {
+  const children = new Map<number, P[]>();
   for (const p of procs) {
     const list = children.get(p.ppid);
     if (list) list.push(p);
     else children.set(p.ppid, [p]);
   }
-  const found: ProcInfo[] = [];
+  const found: P[] = [];
   const queue = [root];
   while (queue.length > 0) {
     for (const child of children.get(queue.shift()!) ?? []) {
@@ -80,6 +84,69 @@ export function realUid(pid: number): number | undefined {
   }
 }
 
+/** What the hub's sweeper needs of a process: its parent, state and real uid. */
+export interface ProcOwner {
+  pid: number;
+  ppid: number;
+  state: string;
+  uid: number;
+}
+
+// status: "Name" comes first and is escaped by the kernel, so a process cannot fake the lines after it
+const STATUS_FIELDS = /^State:\s+(\S+)[^]*?^PPid:\s+(\d+)[^]*?^Uid:\s+(\d+)/m;
+
+/**
+ * The process table with each process's owner, read off the event loop a few files at a time
+ * (however many processes there are, the event loop only parses their status): for the hub, whose
+ * every tenant may run thousands. Processes that vanish while reading are skipped.
+ */
+export function listOwners(): Promise<ProcOwner[]> {
+  return readEveryProcess("status", (pid, status) => {
+    const fields = STATUS_FIELDS.exec(status);
+    return fields ? { pid, state: fields[1], ppid: Number(fields[2]), uid: Number(fields[3]) } : undefined;
+  });
+}
+
+/** listProcesses, read off the event loop (for the hub: a tenant decides how many processes there are). */
+export function listProcessesAsync(): Promise<ProcInfo[]> {
+  return readEveryProcess("stat", parseStat);
+}
+
+async function readEveryProcess<T>(file: "stat" | "status", parse: (pid: number, text: string) => T | undefined, readersAtOnce = 8): Promise<T[]> {
+  const pids = (await fs.promises.readdir("/proc")).filter((name) => /^\d+$/.test(name)).map(Number);
+  const out: T[] = [];
+  let next = 0;
+  const reader = async () => {
+    while (next < pids.length) {
+      const pid = pids[next++];
+      const text = await fs.promises.readFile(`/proc/${pid}/${file}`, "latin1").catch(() => undefined);
+      const parsed = text === undefined ? undefined : parse(pid, text);
+      if (parsed) out.push(parsed);
+    }
+  };
+  await Promise.all(Array.from({ length: readersAtOnce }, reader));
+  return out;
+}
+
+/**
+ * The first bytes of a file, read off the event loop into the buffer given (whose size bounds the
+ * work, however large the file): for /proc/<pid>/environ, which a process makes as large as it likes.
+ */
+export async function readStart(file: string, buffer: Buffer): Promise<Buffer> {
+  const handle = await fs.promises.open(file, "r");
+  try {
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return buffer.subarray(0, filled);
+  } finally {
+    await handle.close();
+  }
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -90,8 +157,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** CPU and memory of a process and everything below it. */
-export function treeUsage(pid: number): { processes: number; rssBytes: number; cpuSeconds: number } {
-  const procs = listProcesses();
+export function treeUsage(pid: number, procs: ProcInfo[] = listProcesses()): { processes: number; rssBytes: number; cpuSeconds: number } {
   const root = procs.find((p) => p.pid === pid);
   if (!root) return { processes: 0, rssBytes: 0, cpuSeconds: 0 };
   const tree = [root, ...descendantsOf(pid, procs)];
@@ -141,7 +207,8 @@ export function membersOf(tree: Tree, procs: ProcInfo[] = listProcesses(), known
   return [...members].filter((pid) => live.has(pid));
 }
 
-function signal(pid: number, sig: NodeJS.Signals): boolean {
+/** Send a signal; false when the process is gone already. */
+export function signal(pid: number, sig: NodeJS.Signals): boolean {
   try {
     process.kill(pid, sig);
     return true;

@@ -1,6 +1,7 @@
 // Limits read from the environment once at startup; bad values fall back to the defaults
 // (with a warning) rather than stopping the server.
 import type { Logger } from "../lib/log.js";
+import { withSessionClaim } from "../lib/session-claim.js";
 
 export interface TerminalConfig {
   /** Live terminals one client session may hold at once. */
@@ -33,13 +34,13 @@ export function loadConfig(log?: Logger): TerminalConfig {
 /**
  * The environment a command or terminal starts with: the server's own, minus the hub's API key
  * (a command has no business reading it), plus the caller's variables, the tree marker and the
- * client session (AGENTBOX_SESSION, which the hub reads to attribute processes that escaped
- * their tree; set last so the caller's variables cannot forge it).
+ * client session's claim (../lib/session-claim.ts: the hub reads it to attribute processes that
+ * escaped their tree; the caller's variables cannot forge it).
  */
-export function childEnv(extra: Record<string, string> | undefined, markerName: string, marker: string, session?: string): Record<string, string> {
+export function childEnv(extra: Record<string, string> | undefined, markerName: string, marker: string, sessionToken?: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && key !== "AGENTBOX_API_KEY") env[key] = value;
   }
-  return { ...env, ...extra, [markerName]: marker, ...(session === undefined ? {} : { AGENTBOX_SESSION: session }) };
+  return withSessionClaim({ ...env, ...extra, [markerName]: marker }, sessionToken);
 }

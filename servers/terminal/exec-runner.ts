@@ -12,8 +12,8 @@ export interface ExecOptions {
   command: string;
   cwd: string;
   env?: Record<string, string>;
-  /** The client session, exported to the command as AGENTBOX_SESSION. */
-  session: string;
+  /** The hub\'s callback token of the client session: the command carries its claim (../lib/session-claim.ts). */
+  sessionToken?: string;
   stdin?: string;
   timeoutMs: number;
   maxOutput: number;
@@ -58,7 +58,7 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
     // without did not. Neither does now.
     const child = spawn("/bin/bash", ["--norc", "-c", options.command], {
       cwd: options.cwd,
-      env: childEnv(options.env, TREE_MARKER_ENV, marker, options.session),
+      env: childEnv(options.env, TREE_MARKER_ENV, marker, options.sessionToken),
       detached: true,
       stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

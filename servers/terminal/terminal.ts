@@ -14,8 +14,8 @@ export interface TerminalOptions {
   args: string[];
   cwd: string;
   env?: Record<string, string>;
-  /** The client session, exported to the program as AGENTBOX_SESSION. */
-  session: string;
+  /** The hub\'s callback token of the client session: the program carries its claim (../lib/session-claim.ts). */
+  sessionToken?: string;
   cols: number;
   rows: number;
   /** Bytes of output kept. */
@@ -79,7 +79,7 @@ export class Terminal {
       cols: options.cols,
       rows: options.rows,
       cwd: options.cwd,
-      env: childEnv(options.env, TREE_MARKER_ENV, this.marker, options.session),
+      env: childEnv(options.env, TREE_MARKER_ENV, this.marker, options.sessionToken),
     });
     this.pid = this.pty.pid;
     this.pty.onData((data) => {

@@ -20,6 +20,8 @@ export interface HubOptions {
   env?: Record<string, string>;
   /** Workspace folder; a fresh temporary one by default. */
   workspace?: string;
+  /** Port to listen on (default 0: a free one). */
+  port?: number;
   /** Wait until /readyz says every child is ready (default true). */
   waitReady?: boolean;
   /** A config file used as it is written (then servers, extraServers and config are not used). */
@@ -68,7 +70,7 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
   const configPath = options.configFile ?? path.join(dir, "agentbox.json");
   if (!options.configFile) fs.writeFileSync(configPath, JSON.stringify({ ...options.config, mcpServers }, null, 2));
 
-  const child = spawn(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0", "--config", configPath], {
+  const child = spawn(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", String(options.port ?? 0), "--config", configPath], {
     env: {
       ...process.env,
       AGENTBOX_WORKSPACE: workspace,

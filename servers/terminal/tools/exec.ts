@@ -53,7 +53,7 @@ const exec = defineTool({
         command,
         cwd: dir,
         env,
-        session: ctx.session,
+        sessionToken: ctx.sessionToken,
         stdin,
         timeoutMs,
         maxOutput: settings.maxOutput,

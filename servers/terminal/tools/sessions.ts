@@ -130,7 +130,7 @@ const sessionCreate = defineTool({
   async run({ shell, args, cwd, env, cols, rows }, ctx) {
     const program = shell ? resolveProgram(shell) : defaultShell();
     const dir = resolveCwd(ctx.workspace, cwd);
-    const t = await openTerminal(ctx.session, { program, args, cwd: dir, env, session: ctx.session, cols, rows, scrollback: settings.maxOutput });
+    const t = await openTerminal(ctx.session, { program, args, cwd: dir, env, sessionToken: ctx.sessionToken, cols, rows, scrollback: settings.maxOutput });
     ctx.log.info("terminal opened", { session: ctx.session, id: t.id, pid: t.pid, program });
     return reply.data(`Terminal ${t.id} started: ${program} ${args.join(" ")} (pid ${t.pid}, ${cols}x${rows}) in ${dir}.`, info(t));
   },

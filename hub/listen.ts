@@ -1,0 +1,172 @@
+// The hub owns its port on every address its clients may reach it by. A hub bound to 127.0.0.1
+// alone leaves [::1]:<port> free: a tenant's process could listen there and collect the API keys
+// of every client whose resolver prefers ::1 for "localhost". So a loopback hub also binds the
+// other loopback address, and a hub bound to every IPv4 interface also binds every IPv6 one (and
+// the reverse), where the machine has them. Before binding, a port a tenant's process holds is
+// refused by name, uid and pid.
+import fs from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+
+export interface BindAddress {
+  host: string;
+  /** An IPv6 socket that leaves IPv4 alone (the IPv4 twin is bound separately). */
+  ipv6Only?: boolean;
+}
+
+export interface Listening {
+  port: number;
+  /** Every address bound, the configured one first. */
+  addresses: string[];
+  close(): void;
+}
+
+/** The addresses to bind for a configured host: itself, and its twin in the other IP family. */
+export function bindAddresses(host: string, dualStack = v6BindsV4()): { main: BindAddress; twins: BindAddress[] } {
+  switch (host) {
+    case "localhost":
+    case "127.0.0.1":
+      return { main: { host: "127.0.0.1" }, twins: [{ host: "::1" }] };
+    case "::1":
+      return { main: { host: "::1" }, twins: [{ host: "127.0.0.1" }] };
+    case "0.0.0.0":
+      return { main: { host: "0.0.0.0" }, twins: [{ host: "::", ipv6Only: true }] };
+    case "::":
+      // a dual-stack socket already takes IPv4 (net.ipv6.bindv6only=0, Linux's default)
+      return { main: { host: "::" }, twins: dualStack ? [] : [{ host: "0.0.0.0" }] };
+    default:
+      return { main: { host }, twins: [] };
+  }
+}
+
+function v6BindsV4(): boolean {
+  try {
+    return fs.readFileSync("/proc/sys/net/ipv6/bindv6only", "utf8").trim() === "0";
+  } catch {
+    return true;
+  }
+}
+
+// the twin's family is missing on this machine (no IPv6, or no IPv4 loopback): nothing to take there
+const FAMILY_MISSING = new Set(["EADDRNOTAVAIL", "EAFNOSUPPORT", "EPROTONOSUPPORT"]);
+const PORT_RETRIES = 5;
+
+function bind(server: Server, address: BindAddress, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once("error", onError);
+    server.listen({ host: address.host, port, ipv6Only: address.ipv6Only }, () => {
+      server.off("error", onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Serve `fetch` on the host and its twins, on one port; port 0 picks one free on all of them. */
+export async function listenEverywhere(fetch: (request: Request) => Response | Promise<Response>, host: string, port: number): Promise<Listening> {
+  const { main, twins } = bindAddresses(host);
+  const listener = getRequestListener(fetch, { hostname: host });
+  for (let attempt = 0; ; attempt++) {
+    const servers: Server[] = [];
+    const close = () => servers.forEach((s) => s.close());
+    try {
+      const first = createServer(listener);
+      servers.push(first);
+      const bound = await bind(first, main, port);
+      const addresses = [main.host];
+      for (const twin of twins) {
+        const server = createServer(listener);
+        try {
+          await bind(server, twin, bound);
+          servers.push(server);
+          addresses.push(twin.host);
+        } catch (err) {
+          if (!FAMILY_MISSING.has((err as NodeJS.ErrnoException).code ?? "")) throw Object.assign(err as Error, { address: twin.host, port: bound });
+        }
+      }
+      return { port: bound, addresses, close };
+    } catch (err) {
+      close();
+      // a free port picked on one address may be taken on the other: pick again
+      if (port === 0 && (err as NodeJS.ErrnoException).code === "EADDRINUSE" && attempt < PORT_RETRIES) continue;
+      throw err;
+    }
+  }
+}
+
+export interface PortHolder {
+  address: string;
+  uid: number;
+  pids: number[];
+}
+
+/** Who listens on a TCP port (any address), from /proc/net/tcp and tcp6: uid, and pids where they can be found. */
+export function portHolders(port: number): PortHolder[] {
+  const sockets: Array<{ address: string; uid: number; inode: string }> = [];
+  for (const [file, v6] of [["/proc/net/tcp", false], ["/proc/net/tcp6", true]] as const) {
+    let table: string;
+    try {
+      table = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of table.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local_address is HEXADDR:HEXPORT; state 0A is LISTEN
+      if (f.length < 10 || f[3] !== "0A") continue;
+      const [hexAddress, hexPort] = f[1].split(":");
+      if (parseInt(hexPort, 16) !== port) continue;
+      sockets.push({ address: v6 ? ipv6(hexAddress) : ipv4(hexAddress), uid: Number(f[7]), inode: f[9] });
+    }
+  }
+  if (sockets.length === 0) return [];
+  const pidsOf = socketPids(new Set(sockets.map((s) => s.inode)));
+  return sockets.map((s) => ({ address: s.address, uid: s.uid, pids: pidsOf.get(s.inode) ?? [] }));
+}
+
+// /proc/net/tcp* write addresses as 32-bit words in host (little-endian) byte order
+const wordBytes = (word: string) => [3, 2, 1, 0].map((i) => word.slice(i * 2, i * 2 + 2));
+const ipv4 = (hex: string) => wordBytes(hex).map((b) => parseInt(b, 16)).join(".");
+function ipv6(hex: string): string {
+  const bytes = [0, 1, 2, 3].flatMap((w) => wordBytes(hex.slice(w * 8, w * 8 + 8)));
+  const groups = [0, 1, 2, 3, 4, 5, 6, 7].map((g) => bytes[g * 2] + bytes[g * 2 + 1]);
+  return new URL(`http://[${groups.join(":")}]/`).hostname; // in its short form, bracketed
+}
+
+function socketPids(inodes: Set<string>): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  for (const pid of fs.readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      const inode = /^socket:\[(\d+)\]$/.exec(safeReadlink(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode && inodes.has(inode)) found.set(inode, [...(found.get(inode) ?? []), Number(pid)]);
+    }
+  }
+  return found;
+}
+
+function safeReadlink(file: string): string {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Who listens on the port, in words ("" when nobody): every holder, or with `tenantsOnly` the
+ * tenants' processes only (the hub refuses a port one of them holds).
+ */
+export function describeHolders(port: number, tenantUids: Map<number, string>, tenantsOnly = false): string {
+  if (port === 0) return "";
+  return portHolders(port)
+    .filter((h) => !tenantsOnly || tenantUids.has(h.uid))
+    .map((h) => `${h.address}:${port} is held by ${tenantUids.has(h.uid) ? `tenant '${tenantUids.get(h.uid)}' (uid ${h.uid})` : `uid ${h.uid}`}${h.pids.length ? ` pid ${h.pids.join(", ")}` : ""}`)
+    .join("; ");
+}
