@@ -7,6 +7,7 @@ import { runMemory } from "./memory.js";
 import { runOperations } from "./operations.js";
 import { runOverhead } from "./overhead.js";
 import { runRelay } from "./relay.js";
+import { runRestart } from "./restart.js";
 import { writeReadme } from "./report.js";
 import { writeResult } from "./results.js";
 import { runThroughput } from "./throughput.js";
@@ -21,6 +22,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["memory", runMemory],
   ["catalog", runCatalog],
   ["relay", runRelay],
+  ["restart", runRestart],
 ];
 
 async function main(): Promise<void> {
