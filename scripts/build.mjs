@@ -77,7 +77,8 @@ step(
 // the servers' code names (found in it, so the list keeps itself; a new port or key rebuilds nothing)
 const manifestFile = process.env.AGENTBOX_MANIFEST || "dist/manifest.json";
 const PER_RUN = /^AGENTBOX_(API_KEY|SESSION.*|HUB_URL|LOG_LEVEL|WORKSPACE|CDP_PORT)$/;
-const compiled = (file) => file.endsWith(".js") && !file.includes(`${path.sep}static${path.sep}`);
+// the playground (page and bundle) lists no server's tools
+const compiled = (file) => file.endsWith(".js") && !file.includes(`${path.sep}hub${path.sep}playground${path.sep}`);
 function serverSettings(serverFiles) {
   const names = new Set(serverFiles.flatMap((f) => fs.readFileSync(f, "utf8").match(/AGENTBOX_[A-Z0-9_]+/g) ?? []));
   return JSON.stringify([...names].filter((n) => !PER_RUN.test(n)).sort().map((n) => [n, process.env[n] ?? null]));

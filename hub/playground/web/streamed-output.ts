@@ -16,14 +16,21 @@ export class StreamedOutput {
   add(progress: Progress): void {
     if (!progress.message) return;
     // a counting tool's message is a whole line; a streaming tool's is a piece of its output
-    this.text += progress.total ? `${progress.message}\n` : progress.message;
+    const piece = progress.total ? `${progress.message}\n` : progress.message;
+    const stick = this.element.scrollTop + this.element.clientHeight >= this.element.scrollHeight - 24;
+    if (this.empty) {
+      this.element.removeAttribute("data-empty");
+      this.element.textContent = "";
+    }
+    this.text += piece;
     if (this.text.length > MAX_CHARS) {
       this.dropped += this.text.length - MAX_CHARS;
       this.text = this.text.slice(-MAX_CHARS);
+      this.element.textContent = `[${this.dropped} earlier characters not kept]\n${this.text}`;
+    } else {
+      // appended, not rewritten: a chatty command sends many pieces
+      this.element.append(piece);
     }
-    const stick = this.element.scrollTop + this.element.clientHeight >= this.element.scrollHeight - 24;
-    this.element.removeAttribute("data-empty");
-    this.element.textContent = this.dropped ? `[${this.dropped} earlier characters not kept]\n${this.text}` : this.text;
     if (stick) this.element.scrollTop = this.element.scrollHeight;
   }
 

@@ -11,6 +11,7 @@ import { StreamedOutput } from "./streamed-output.js";
 // long tools (a build, a crawl) run as long as they keep reporting progress
 const CALL_TIMEOUT_MS = 10 * 60_000;
 const validator = new CfWorkerJsonSchemaValidator();
+const AFTER_CALL_WAIT_MS = 3000;
 
 const ANNOTATIONS: [keyof NonNullable<Tool["annotations"]>, string, string][] = [
   ["readOnlyHint", "read-only", "Does not change its environment"],
@@ -71,6 +72,11 @@ export class ToolPanel {
     );
   }
 
+  /** onCallEnd, but never holding back the outcome for long (the hub may be slow to answer GET /). */
+  private async afterCall(): Promise<void> {
+    await Promise.race([this.onCallEnd().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, AFTER_CALL_WAIT_MS))]);
+  }
+
   private setStatus(state: string, ...children: (Node | string)[]): void {
     this.status.dataset.state = state;
     replace(this.status, ...children);
@@ -110,12 +116,12 @@ export class ToolPanel {
         resetTimeoutOnProgress: true,
       })) as CallToolResult;
       const took = formatDuration(performance.now() - started);
-      await this.onCallEnd().catch(() => undefined);
+      await this.afterCall();
       this.setStatus(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
       this.showResult(result.isError ? "error" : "ok", result.isError ? "Tool reported an error" : "Result", h("div", null, output.folded(), renderResult(result, this.checkOutput(result))));
     } catch (err) {
       const took = formatDuration(performance.now() - started);
-      await this.onCallEnd().catch(() => undefined);
+      await this.afterCall();
       if (abort.signal.aborted) {
         this.setStatus("cancelled", `Cancelled after ${took}`);
         // what the tool printed before the cancel is often the reason for it: keep it on screen
