@@ -47,9 +47,8 @@ function shapeFault(message: unknown): string | undefined {
   if (!("jsonrpc" in m)) return `the "jsonrpc" field is missing; every message carries "jsonrpc": "2.0".`;
   if (m.jsonrpc !== "2.0") return `"jsonrpc" must be "2.0", not ${shown(m.jsonrpc)}.`;
   if ("method" in m) {
-    if (typeof m.method !== "string") return `"method" must be a string (e.g. "tools/list"), not ${shown(m.method)}.`;
-    if ("params" in m && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) return `"params" must be an object, not ${shown(m.params)}.`;
-    return undefined;
+    // a wrong "params" is left to the method's own check, which names the part (-32602)
+    return typeof m.method === "string" ? undefined : `"method" must be a string (e.g. "tools/list"), not ${shown(m.method)}.`;
   }
   if ("result" in m || "error" in m) return undefined;
   return `the "method" field is missing: a request names its method ("method": "tools/list"); a response carries "result" or "error".`;
