@@ -8,6 +8,7 @@ import { runOperations } from "./operations.js";
 import { runOverhead } from "./overhead.js";
 import { runRelay } from "./relay.js";
 import { runSoak } from "./soak.js";
+import { runRestart } from "./restart.js";
 import { writeReadme } from "./report.js";
 import { writeResult } from "./results.js";
 import { runThroughput } from "./throughput.js";
@@ -23,6 +24,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["catalog", runCatalog],
   ["relay", runRelay],
   ["soak", runSoak],
+  ["restart", runRestart],
 ];
 
 async function main(): Promise<void> {

@@ -6,6 +6,7 @@ import { cors } from "hono/cors";
 import type { HttpBindings } from "@hono/node-server";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
+import { landing } from "./landing.js";
 import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
@@ -75,6 +76,8 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
   mountPlayground(app);
+  // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
+  for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
   const guarded = guard(hub);

@@ -35,6 +35,30 @@ const dropProto = (key: string, value: unknown) => (key === "__proto__" ? undefi
 /** A request id the SDK (and MCP) can carry: a string or an integer JavaScript holds exactly. */
 const validId = (id: unknown) => typeof id === "string" || (typeof id === "number" && Number.isSafeInteger(id));
 
+const shown = (value: unknown) => (value === undefined ? "undefined" : JSON.stringify(value).slice(0, 60));
+
+/**
+ * What makes valid JSON not a JSON-RPC message, naming the field: the SDK would answer it with
+ * -32700 "Parse error: Invalid JSON-RPC message", which blames the JSON and names nothing.
+ */
+function shapeFault(message: unknown): string | undefined {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return `a message must be a JSON object, not ${shown(message)}.`;
+  const m = message as Record<string, unknown>;
+  if (!("jsonrpc" in m)) return `the "jsonrpc" field is missing; every message carries "jsonrpc": "2.0".`;
+  if (m.jsonrpc !== "2.0") return `"jsonrpc" must be "2.0", not ${shown(m.jsonrpc)}.`;
+  if ("method" in m) {
+    // a wrong "params" is left to the method's own check, which names the part (-32602)
+    return typeof m.method === "string" ? undefined : `"method" must be a string (e.g. "tools/list"), not ${shown(m.method)}.`;
+  }
+  if ("result" in m || "error" in m) return undefined;
+  return `the "method" field is missing: a request names its method ("method": "tools/list"); a response carries "result" or "error".`;
+}
+
+function invalidRequest(fault: string, message?: unknown): Response {
+  const id = (message as { id?: unknown } | undefined)?.id;
+  return jsonRpcError(400, -32600, `Invalid Request: ${fault}`, { id: validId(id) ? (id as string | number) : null });
+}
+
 /**
  * Parse a JSON-RPC body, answering at once what would otherwise get no answer at all: invalid
  * JSON, and requests whose id the SDK cannot carry (1.5, 1e300, 2^64), which it would drop.
@@ -46,10 +70,13 @@ export function parseJsonRpc(text: string): ParsedBody {
   } catch (err) {
     return { ok: false, response: jsonRpcError(400, -32700, `Parse error: the request body is not valid JSON (${(err as Error).message}).`) };
   }
+  if (Array.isArray(body) && body.length === 0) return { ok: false, response: invalidRequest("the batch is empty; send one message, or an array of them.") };
   for (const message of Array.isArray(body) ? body : [body]) {
-    if (typeof message !== "object" || message === null || !("id" in message)) continue;
+    const fault = shapeFault(message);
+    if (fault) return { ok: false, response: invalidRequest(fault, message) };
+    if (!("id" in (message as object))) continue;
     const id = (message as { id: unknown }).id;
-    if (id === null || validId(id) || !("method" in message)) continue;
+    if (id === null || validId(id) || !("method" in (message as object))) continue;
     return {
       ok: false,
       response: jsonRpcError(400, -32600, `Invalid Request: an id must be a string or an integer between -(2^53-1) and 2^53-1; ${JSON.stringify(id)} is not. Use a string id or a smaller integer.`, {

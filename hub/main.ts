@@ -133,7 +133,13 @@ async function main(): Promise<void> {
     await serveStdio(hub);
     process.stdin.on("end", () => void stop("stdin closed"));
   }
-  log.info("ready", { workspace: config.workspace, servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" ") });
+  // the last line a person sees after `npm start`: where to go next
+  log.info(`ready: open http://${loopback}:${port}/playground in a browser; MCP clients connect to http://${loopback}:${port}/mcp`, {
+    playground: `http://${loopback}:${port}/playground`,
+    mcp: `http://${loopback}:${port}/mcp`,
+    workspace: config.workspace,
+    servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" "),
+  });
 }
 
 /**

@@ -122,10 +122,12 @@ export class SessionView {
   }
 
   /** hub_find_tools, when this is a search-mode session; undefined for any other tool. */
-  callLocal(tool: string, args: Record<string, unknown>, channel: CallChannel): Promise<CallToolResult> | undefined {
+  callLocal(tool: string, args: Record<string, unknown>, channel: CallChannel, sessionless = false): Promise<CallToolResult> | undefined {
     if (tool !== FIND_TOOLS || this.mode !== "search" || !this.allowsTool(tool)) return undefined;
     return (async () => {
-      const { result, names } = findTools(args, this.allTools(), (name) => this.allowsTool(name));
+      const { result, names } = findTools(args, this.allTools(), (name) => this.allowsTool(name), sessionless);
+      // a sessionless caller has no list to grow, and whoever shares its implicit session no use for one
+      if (sessionless) return result;
       const added = names.filter((n) => !this.found.has(n));
       for (const name of added) this.found.add(name);
       if (added.length) await channel.notify({ method: "notifications/tools/list_changed" }).catch(() => undefined);

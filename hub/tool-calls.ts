@@ -36,7 +36,7 @@ export class ToolCalls {
     const name = String(params.name ?? "");
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     // selection hook (hub/selection.ts): outside the session's selection, or hub_find_tools
-    const local = view.refuseCall(name) ?? view.callLocal(name, args, channel) ?? this.deps.localTools?.call(name, args, session, channel);
+    const local = view.refuseCall(name) ?? view.callLocal(name, args, channel, session.kind === "implicit") ?? this.deps.localTools?.call(name, args, session, channel);
     if (local) return local;
     const { catalog } = session.tenant;
     // a server not recorded in the manifest lists its tools only once it is up: wait for that

@@ -107,6 +107,9 @@ function indexOf(tools: Tool[]): MiniSearch<Doc> {
   return index;
 }
 
+const SESSIONLESS_NOTE =
+  "callable by name now; your tools/list stays the same, because this request has no MCP session (no Mcp-Session-Id) to keep a list for. Initialize a session to have found tools listed";
+
 export interface FindOutcome {
   result: CallToolResult;
   /** The tools returned, to add to the session's catalog. */
@@ -117,7 +120,11 @@ export interface FindOutcome {
  * Rank the tools `allowed` for the session against the call's query. The index covers `all` the
  * hub's tools, shared by every session whatever its selection; `allowed` filters the ranking.
  */
-export function findTools(args: Record<string, unknown>, all: Tool[], allowed: (name: string) => boolean): FindOutcome {
+/**
+ * @param sessionless the caller has no MCP session (a plain JSON POST without Mcp-Session-Id): no
+ * tool list of its own grows, so the answer says the found tools are called by name instead
+ */
+export function findTools(args: Record<string, unknown>, all: Tool[], allowed: (name: string) => boolean, sessionless = false): FindOutcome {
   const parsed = input.safeParse(args);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".") || "arguments"}: ${i.message}`).join("; ");
@@ -132,7 +139,7 @@ export function findTools(args: Record<string, unknown>, all: Tool[], allowed: (
     return { name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema, score: Math.round(hit.score * 100) / 100 };
   });
   const text = matches.length
-    ? `${matches.length} tool${matches.length === 1 ? "" : "s"} for "${query}", now in your tool list; call them by name:\n\n` +
+    ? `${matches.length} tool${matches.length === 1 ? "" : "s"} for "${query}", ${sessionless ? SESSIONLESS_NOTE : "now in your tool list; call them by name"}:\n\n` +
       matches.map((m) => `${m.name}: ${m.description}\ninput: ${JSON.stringify(m.inputSchema)}`).join("\n\n")
     : `No tool matches "${query}". Try other words for the task (what it acts on, what it does).`;
   return { result: { content: [{ type: "text", text }], structuredContent: { query, matches } }, names: matches.map((m) => m.name) };

@@ -34,9 +34,21 @@ if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/node.h" ]
   export npm_config_nodedir="$node_prefix"
 fi
 
+# Node 20.16+ or 22.3+ (package.json engines): say so now rather than fail somewhere in npm ci
+node scripts/engine-notes.mjs check
+
 # npm ci only when nothing is installed yet or the lock file changed since
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   [ -n "${npm_config_nodedir:-}" ] && echo "agentbox setup: native addons build against Node's headers in $npm_config_nodedir/include/node"
-  npm ci --no-audit --no-fund
+  # npm's EBADENGINE warnings (dev-only packages declaring Node 22) become one line that says what they mean
+  npm_log="$(mktemp)"
+  if ! npm ci --no-audit --no-fund 2>"$npm_log"; then
+    cat "$npm_log" >&2
+    rm -f "$npm_log"
+    exit 1
+  fi
+  grep -v EBADENGINE "$npm_log" >&2 || true
+  node scripts/engine-notes.mjs explain "$npm_log"
+  rm -f "$npm_log"
 fi
 npm run build

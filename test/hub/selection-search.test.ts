@@ -87,6 +87,24 @@ describe("search mode", () => {
     assert.match(textOf(tooMany), /limit: at most 20/);
   });
 
+  test("a sessionless caller is told its tools/list stays the same, and can call what was found by name", async () => {
+    // a script POSTing plain JSON without initialize: no session, so no list that could grow
+    const plain = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${hub.origin}/mcp?catalog=search`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...body }) });
+      return (await res.json()) as { result: { tools?: Array<{ name: string }>; content?: Array<{ text: string }>; isError?: boolean } };
+    };
+    const before = (await plain({ method: "tools/list" })).result.tools!.map((t) => t.name);
+    const found = (await plain({ method: "tools/call", params: { name: "hub_find_tools", arguments: { query: "run a shell command" } } })).result;
+    const text = found.content![0]!.text;
+    assert.doesNotMatch(text, /now in your tool list/);
+    assert.match(text, /callable by name now; your tools\/list stays the same, because this request has no MCP session \(no Mcp-Session-Id\)/);
+    assert.match(text, /terminal_exec/);
+    assert.deepEqual((await plain({ method: "tools/list" })).result.tools!.map((t) => t.name), before, "what the answer says is what tools/list does");
+    const ran = (await plain({ method: "tools/call", params: { name: "terminal_exec", arguments: { command: "echo called-by-name" } } })).result;
+    assert.equal(ran.isError, undefined);
+    assert.match(ran.content![0]!.text, /called-by-name/);
+  });
+
   test("search mode cannot exclude its own way in", async () => {
     await assert.rejects(() => hub.connect({ path: "/mcp?catalog=search&tools=!hub_*" }), /catalog=search needs hub_find_tools/);
   });

@@ -55,6 +55,14 @@ describe("transports", () => {
     const wrongShape = await post(hub, { hello: "world" });
     assert.equal(wrongShape.res.status, 400);
     assert.ok(wrongShape.body.error.code < 0);
+    // valid JSON without "jsonrpc" is an Invalid Request that names the field, not a parse error
+    const noVersion = await post(hub, { id: 7, method: "tools/list" });
+    assert.equal(noVersion.res.status, 400);
+    assert.deepEqual(noVersion.body.error, { code: -32600, message: 'Invalid Request: the "jsonrpc" field is missing; every message carries "jsonrpc": "2.0".' });
+    assert.equal(noVersion.body.id, 7);
+    const oldVersion = await post(hub, { jsonrpc: "1.0", id: 8, method: "tools/list" });
+    assert.equal(oldVersion.body.error.code, -32600);
+    assert.match(oldVersion.body.error.message, /"jsonrpc" must be "2\.0", not "1\.0"/);
     const unknownMethod = await post(hub, { jsonrpc: "2.0", id: 9, method: "no/such/method" });
     assert.equal(unknownMethod.body.error.code, -32601);
     const ok = await post(hub, { jsonrpc: "2.0", id: 10, method: "tools/list" });

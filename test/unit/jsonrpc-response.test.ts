@@ -33,15 +33,37 @@ test("a request whose id the SDK cannot carry is refused, alone or in a batch", 
   assert.equal(batch.body.error.code, -32600);
 });
 
-test("ids the SDK carries, responses, notifications and non-objects pass as they are", () => {
+test("valid JSON that is not a JSON-RPC message is an Invalid Request naming the missing or wrong field", async () => {
+  const cases: [string, RegExp, unknown][] = [
+    [`{"id":1,"method":"tools/list"}`, /the "jsonrpc" field is missing; every message carries "jsonrpc": "2\.0"/, 1],
+    [`{"jsonrpc":"1.0","id":"a","method":"ping"}`, /"jsonrpc" must be "2\.0", not "1\.0"/, "a"],
+    [`{"jsonrpc":2,"id":1,"method":"ping"}`, /"jsonrpc" must be "2\.0", not 2/, 1],
+    [`{"jsonrpc":"2.0","id":1}`, /the "method" field is missing/, 1],
+    [`{"jsonrpc":"2.0","id":1,"method":42}`, /"method" must be a string .*not 42/, 1],
+    [`{"hello":"world"}`, /the "jsonrpc" field is missing/, null],
+    [`42`, /a message must be a JSON object, not 42/, null],
+    [`[1,"a",null]`, /a message must be a JSON object, not 1/, null],
+    [`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"id":2,"method":"ping"}]`, /the "jsonrpc" field is missing/, 2],
+    [`[]`, /the batch is empty/, null],
+  ];
+  for (const [text, message, id] of cases) {
+    const { status, body } = await refusal(text);
+    assert.equal(status, 400, text);
+    assert.equal(body.error.code, -32600, text);
+    assert.match(body.error.message, /^Invalid Request: /, text);
+    assert.match(body.error.message, message, text);
+    assert.equal(body.id, id, text);
+  }
+});
+
+test("ids the SDK carries, responses and notifications pass as they are", () => {
   for (const text of [
     `{"jsonrpc":"2.0","id":"x","method":"ping"}`,
     `{"jsonrpc":"2.0","id":-9007199254740991,"method":"ping"}`,
     `{"jsonrpc":"2.0","id":null,"method":"ping"}`,
     `{"jsonrpc":"2.0","id":1.5,"result":{}}`,
     `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-    `[1,"a",null]`,
-    `42`,
+    `{"jsonrpc":"2.0","id":2,"error":{"code":-1,"message":"no"}}`,
   ]) {
     const parsed = parseJsonRpc(text);
     assert.ok(parsed.ok, text);

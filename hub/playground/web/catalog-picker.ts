@@ -18,9 +18,26 @@ export function selectionQuery(search: string = location.search): string {
   return query ? `?${query}` : "";
 }
 
+/** In words, which tools the page's URL selects: "every tool of this hub", "the tools of file, terminal"… */
+export function selectionWords(search: string = location.search): { what: string; search: boolean } {
+  const params = new URLSearchParams(selectionQuery(search));
+  const list = (key: string) => params.getAll(key).flatMap((v) => v.split(",")).filter(Boolean).join(", ");
+  const servers = list("servers");
+  const tools = list("tools");
+  let what = servers ? `the tools of ${servers}` : tools ? "the tools" : "every tool of this hub";
+  if (tools) what += ` matching ${tools}`;
+  return { what, search: params.get("catalog") === "search" };
+}
+
 /** The size of a tools/list result as a client receives it. */
 export function catalogBytes(tools: Tool[]): number {
   return new TextEncoder().encode(JSON.stringify({ tools })).length;
+}
+
+function pickerChoice(): string {
+  const { what, search } = selectionWords();
+  const choice = what === "every tool of this hub" ? "all tools" : what.replace(/^the tools of /, "servers ").replace(/^the tools matching /, "tools ");
+  return search ? `${choice}, search mode` : choice;
 }
 
 export class CatalogPicker {
@@ -51,7 +68,14 @@ export class CatalogPicker {
     this.element = h(
       "details",
       { class: "catalog-picker", open: selectionQuery() !== "" },
-      h("summary", null, h("span", null, "Catalog"), this.size),
+      // drawn as a control (a box, "Change", a chevron) so it reads as something to open
+      h(
+        "summary",
+        { class: "picker-summary", title: "Choose which servers and tools this page's session gets" },
+        h("span", { class: "picker-line" }, h("span", { class: "picker-label" }, "Catalog"), h("span", { class: "picker-change" }, "Change")),
+        h("span", { class: "picker-choice" }, pickerChoice()),
+        this.size,
+      ),
       h("p", { class: "muted small-print" }, "A session's tools are chosen by the URL it connects with; this page connects with:"),
       h("code", { class: "catalog-url" }, `/mcp${selectionQuery()}`),
       form,

@@ -3,7 +3,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { config as zodConfig } from "zod";
-import { CatalogPicker, selectionQuery } from "./catalog-picker.js";
+import { CatalogPicker, selectionQuery, selectionWords } from "./catalog-picker.js";
 import { apiKey, connect, fetchStatus, Unauthorized, type Connection, type HubStatus, type ServerStatus } from "./connection.js";
 import { formatDuration, h, replace } from "./dom.js";
 import { askForKey } from "./key-dialog.js";
@@ -115,22 +115,31 @@ function renderSidebar(): void {
   renderHubInfo();
 }
 
+/** The page's title, true to the session's selection (a page opened with ?servers=file tries file's tools). */
+function welcomeHeading(): string {
+  const { what, search } = selectionWords();
+  return search ? `Find and try ${what}` : `Try ${what}`;
+}
+
 function welcome(): HTMLElement {
   const servers = status?.servers ?? [];
   return h(
     "div",
     { class: "welcome" },
-    h("h1", null, "Try every tool of this hub"),
+    h("h1", null, welcomeHeading()),
     h("p", null, "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. Long calls show their progress and can be cancelled."),
-    h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the log on the right shows every message of its session."),
+    h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the session log shows every message of its session."),
     new URLSearchParams(selectionQuery()).get("catalog") === "search"
       ? h("p", { class: "search-hint" }, "Search mode: the catalog starts with the hub's own tools. Run hub_find_tools with a task in a few words; the tools it finds join the list on the left.")
       : null,
     servers.length
       ? h(
+          "div",
+          { class: "overview-wrap" },
+          h(
           "table",
           { class: "overview" },
-          h("thead", null, h("tr", null, ["Server", "Prefix", "State", "Process", "Restarts", "Tools"].map((t) => h("th", null, t)))),
+          h("thead", null, h("tr", null, ["Server", "Prefix", "State", "Process", "Restarts", "Tools"].map((t) => h("th", { class: `col-${t.toLowerCase()}` }, t)))),
           h(
             "tbody",
             null,
@@ -139,13 +148,14 @@ function welcome(): HTMLElement {
                 "tr",
                 null,
                 h("td", null, h("strong", null, s.name)),
-                h("td", null, h("code", null, s.prefix ? `${s.prefix}_*` : "(none)")),
+                h("td", { class: "col-prefix" }, h("code", null, s.prefix ? `${s.prefix}_*` : "(none)")),
                 h("td", null, h("span", { class: `state state-${s.state}` }, s.state)),
                 h("td", { class: "num" }, s.pid ? `pid ${s.pid}` : s.transport === "http" ? "remote" : "—"),
-                h("td", { class: "num" }, String(s.restarts)),
+                h("td", { class: "num col-restarts" }, String(s.restarts)),
                 h("td", { class: "num" }, String(s.tools)),
               ),
             ),
+          ),
           ),
         )
       : null,
@@ -161,7 +171,8 @@ function select(name: string | undefined): void {
   } else {
     let panel = panels.get(tool.name);
     if (!panel || panel.tool !== tool) {
-      panel = new ToolPanel(tool, () => connection!.client);
+      // a call may start its server (lazy start) or crash it: the sidebar shows that with the outcome
+      panel = new ToolPanel(tool, () => connection!.client, refreshStatus);
       panels.set(tool.name, panel);
     }
     replace(main, panel.element);

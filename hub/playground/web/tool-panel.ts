@@ -6,10 +6,12 @@ import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validatio
 import { formatDuration, h, replace } from "./dom.js";
 import { renderResult, type OutputCheck } from "./result-view.js";
 import { buildForm, type JsonSchema } from "./schema-form.js";
+import { StreamedOutput } from "./streamed-output.js";
 
 // long tools (a build, a crawl) run as long as they keep reporting progress
 const CALL_TIMEOUT_MS = 10 * 60_000;
 const validator = new CfWorkerJsonSchemaValidator();
+const AFTER_CALL_WAIT_MS = 3000;
 
 const ANNOTATIONS: [keyof NonNullable<Tool["annotations"]>, string, string][] = [
   ["readOnlyHint", "read-only", "Does not change its environment"],
@@ -27,9 +29,11 @@ export class ToolPanel {
   private readonly result = h("div", { class: "result", "aria-live": "polite" });
   private abort?: AbortController;
 
+  /** @param onCallEnd runs before a call's outcome is shown, so what the call changed (a server it started) shows with it */
   constructor(
     readonly tool: Tool,
     private readonly client: () => Client,
+    private readonly onCallEnd: () => Promise<void> = async () => undefined,
   ) {
     this.form = buildForm(tool.inputSchema as JsonSchema);
     const annotations = ANNOTATIONS.filter(([key]) => tool.annotations?.[key] === true).map(([key, label, title]) => h("span", { class: `badge ann-${key}`, title }, label));
@@ -68,6 +72,11 @@ export class ToolPanel {
     );
   }
 
+  /** onCallEnd, but never holding back the outcome for long (the hub may be slow to answer GET /). */
+  private async afterCall(): Promise<void> {
+    await Promise.race([this.onCallEnd().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, AFTER_CALL_WAIT_MS))]);
+  }
+
   private setStatus(state: string, ...children: (Node | string)[]): void {
     this.status.dataset.state = state;
     replace(this.status, ...children);
@@ -89,12 +98,15 @@ export class ToolPanel {
     const tick = setInterval(() => (elapsed.textContent = formatDuration(performance.now() - started)), 200);
     this.runButton.disabled = true;
     this.cancelButton.hidden = false;
+    const output = new StreamedOutput();
+    this.showResult("running", "Output so far", output.element);
     const onprogress = (p: Progress) => {
       if (p.total) {
         bar.max = p.total;
         bar.value = p.progress;
       }
       progressText.textContent = p.message ?? (p.total ? `${p.progress} of ${p.total}` : `${p.progress}`);
+      output.add(p);
     };
     try {
       const result = (await this.client().request({ method: "tools/call", params: { name: this.tool.name, arguments: args.value } }, CallToolResultSchema, {
@@ -104,13 +116,16 @@ export class ToolPanel {
         resetTimeoutOnProgress: true,
       })) as CallToolResult;
       const took = formatDuration(performance.now() - started);
+      await this.afterCall();
       this.setStatus(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
-      this.showResult(result.isError ? "error" : "ok", result.isError ? "Tool reported an error" : "Result", renderResult(result, this.checkOutput(result)));
+      this.showResult(result.isError ? "error" : "ok", result.isError ? "Tool reported an error" : "Result", h("div", null, output.folded(), renderResult(result, this.checkOutput(result))));
     } catch (err) {
       const took = formatDuration(performance.now() - started);
+      await this.afterCall();
       if (abort.signal.aborted) {
         this.setStatus("cancelled", `Cancelled after ${took}`);
-        this.showResult("cancelled", "Cancelled", h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."));
+        // what the tool printed before the cancel is often the reason for it: keep it on screen
+        this.showResult("cancelled", "Cancelled", h("div", null, h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."), output.kept()));
       } else {
         const message = err instanceof Error ? err.message : String(err);
         // 404 on /mcp: the hub restarted or let the session idle out; only a new session helps
@@ -119,7 +134,7 @@ export class ToolPanel {
         this.showResult(
           "failed",
           "Request failed",
-          h("div", null, h("pre", { class: "text" }, message), gone ? h("p", { class: "hint" }, "The hub no longer knows this page's session. ", h("a", { href: location.href }, "Reload the page"), " to start a new one.") : null),
+          h("div", null, h("pre", { class: "text" }, message), output.kept(), gone ? h("p", { class: "hint" }, "The hub no longer knows this page's session. ", h("a", { href: location.href }, "Reload the page"), " to start a new one.") : null),
         );
       }
     } finally {

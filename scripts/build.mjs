@@ -1,0 +1,96 @@
+// `npm run build` and the build half of `npm start`: tsc, the playground bundle, the server
+// manifest, each run only when its inputs changed since it last succeeded (a content digest kept
+// in dist/.build/). A start with nothing changed then costs a few file reads instead of ~15 s of
+// tsc, esbuild and starting every server. `--force` rebuilds everything.
+// Plain JavaScript: it runs before tsc has compiled anything.
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+const stamps = path.join(root, "dist", ".build");
+const force = process.argv.includes("--force");
+
+/** Every file under `dir` (recursively) whose absolute path passes `keep`, sorted. */
+function filesUnder(dir, keep = () => true) {
+  const full = path.join(root, dir);
+  if (!fs.existsSync(full)) return [];
+  return fs
+    .readdirSync(full, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath ?? entry.path, entry.name))
+    .filter(keep)
+    .sort();
+}
+
+/** One digest over the files' paths and contents and any extra strings (versions, settings). */
+function digest(files, extra = []) {
+  const hash = crypto.createHash("sha256");
+  for (const file of files) {
+    hash.update(path.relative(root, file)).update("\0");
+    hash.update(fs.existsSync(file) ? fs.readFileSync(file) : "(missing)").update("\0");
+  }
+  for (const text of extra) hash.update(text).update("\0");
+  return hash.digest("hex");
+}
+
+/** Run `step` unless its inputs' digest is the one recorded after its last success and its outputs exist. */
+function step(name, inputs, outputs, run) {
+  const stamp = path.join(stamps, `${name}.digest`);
+  const now = inputs();
+  const before = fs.existsSync(stamp) ? fs.readFileSync(stamp, "utf8") : "";
+  if (!force && before === now && outputs.every((o) => fs.existsSync(path.resolve(root, o)))) {
+    process.stderr.write(`build: ${name} up to date\n`);
+    return;
+  }
+  run();
+  fs.mkdirSync(stamps, { recursive: true });
+  fs.writeFileSync(stamp, inputs());
+}
+
+function node(args) {
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+const isTs = (name) => name.endsWith(".ts");
+const lockAndNode = () => [fs.readFileSync(path.join(root, "package-lock.json"), "utf8"), process.version];
+
+// tsc is incremental, but even with nothing changed it re-reads the whole program (~15 s here)
+step(
+  "tsc",
+  () => digest([...["hub", "servers", "test", "bench"].flatMap((d) => filesUnder(d, isTs)), path.join(root, "tsconfig.json")], lockAndNode()),
+  ["dist/hub/main.js", "dist/hub/playground/build.js", "dist/hub/manifest.js"],
+  () => node([path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]),
+);
+
+step(
+  "playground",
+  () => digest([...filesUnder("hub/playground/web"), path.join(root, "dist", "hub", "playground", "build.js")], lockAndNode()),
+  ["dist/hub/playground/static/index.html", "dist/hub/playground/static/app.js", "dist/hub/playground/static/app.css"],
+  () => node(["dist/hub/playground/build.js"]),
+);
+
+// the manifest records what the built-in servers list: it changes with their code (compiled, and
+// the non-TypeScript files they load), the hub modules that list them, and the AGENTBOX_* settings
+// the servers' code names (found in it, so the list keeps itself; a new port or key rebuilds nothing)
+const manifestFile = process.env.AGENTBOX_MANIFEST || "dist/manifest.json";
+const PER_RUN = /^AGENTBOX_(API_KEY|SESSION.*|HUB_URL|LOG_LEVEL|WORKSPACE|CDP_PORT)$/;
+// the playground (page and bundle) lists no server's tools
+const compiled = (file) => file.endsWith(".js") && !file.includes(`${path.sep}hub${path.sep}playground${path.sep}`);
+function serverSettings(serverFiles) {
+  const names = new Set(serverFiles.flatMap((f) => fs.readFileSync(f, "utf8").match(/AGENTBOX_[A-Z0-9_]+/g) ?? []));
+  return JSON.stringify([...names].filter((n) => !PER_RUN.test(n)).sort().map((n) => [n, process.env[n] ?? null]));
+}
+// a manifest written elsewhere (AGENTBOX_MANIFEST) keeps its own record, so it never makes the default one look stale
+const manifestStep = process.env.AGENTBOX_MANIFEST ? `manifest-${crypto.createHash("sha256").update(manifestFile).digest("hex").slice(0, 12)}` : "manifest";
+step(
+  manifestStep,
+  () => {
+    const serverFiles = filesUnder("dist/servers", compiled);
+    return digest([...serverFiles, ...filesUnder("dist/hub", compiled), ...filesUnder("servers", (f) => !isTs(f) && !f.includes("__pycache__"))], [...lockAndNode(), manifestFile, serverSettings(serverFiles)]);
+  },
+  [manifestFile],
+  () => node(["dist/hub/manifest.js"]),
+);
