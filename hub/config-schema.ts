@@ -73,6 +73,7 @@ export const fileSchema = z
     port: z.number().int().min(0).max(65535).optional(),
     workspace: z.string().optional(),
     apiKey: z.string().optional(),
+    metricsKey: z.string().min(1, "the metrics key may not be empty").optional(),
     logLevel: z.string().optional(),
     corsOrigins: z.array(z.string()).optional(),
     allowedHosts: z.array(z.string()).optional(),

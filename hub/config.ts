@@ -42,6 +42,8 @@ export interface HubConfig {
   allowedHosts: string[];
   /** Addresses or CIDR ranges of proxies whose X-Forwarded-For names the client. */
   trustedProxies: string[];
+  /** The operator's key for the hub-wide figures on /metrics (AGENTBOX_METRICS_KEY); see hub/metrics-gate.ts. */
+  metricsKey?: string;
   sessionIdleMs: number;
   maxBodyBytes: number;
   /** Largest request a child is sent over stdio (the SDK's stdio reader stops at 10 MiB). */
@@ -137,6 +139,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
     corsOrigins: cors,
     trustedProxies: checkedProxies(env.AGENTBOX_TRUSTED_PROXIES?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.trustedProxies ?? []),
+    metricsKey: env.AGENTBOX_METRICS_KEY || file.metricsKey || undefined,
     allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,

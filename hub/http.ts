@@ -7,6 +7,7 @@ import type { HttpBindings } from "@hono/node-server";
 import type { Hub } from "./hub.js";
 import { jsonRpcError } from "./jsonrpc-response.js";
 import { landing } from "./landing.js";
+import { metricsGate } from "./metrics-gate.js";
 import { mountPlayground } from "./playground/route.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
@@ -81,7 +82,8 @@ export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
   const guarded = guard(hub);
-  for (const path of ["/", "/metrics", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
+  for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
+  app.use("/metrics", metricsGate(hub, guarded));
 
   app.get("/", (c) => c.json({ ...hub.status(keyed ? callerOf(c).tenant : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));

@@ -74,7 +74,7 @@ export class Hub {
     const reserved = new Set(this.local?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
-    const secrets = config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : []));
+    const secrets = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
     this.tenants = buildTenants(config, isolation).map((tenant) => {
       const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
         const key = manifestKey(cfg, name);

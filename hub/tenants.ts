@@ -21,7 +21,7 @@ const UID_RANGE = 40_000;
 const DEFAULT_DISK_SHARE = 0.9;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
-const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS"]);
+const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS", "AGENTBOX_METRICS_KEY"]);
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
 

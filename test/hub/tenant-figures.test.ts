@@ -2,12 +2,14 @@
 // sessions, calls and servers, never alice's activity on the same hub.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
+const OPERATOR = `operator-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 interface Metrics {
@@ -33,6 +35,7 @@ describe("each tenant sees only its own figures", () => {
     hub = await startHub({
       extraServers: { echo: fixture("echo-server") },
       config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      env: { AGENTBOX_METRICS_KEY: OPERATOR },
     });
     // alice is busy: three sessions, calls that succeed, fail as tools and fail outright
     const alice = await Promise.all([1, 2, 3].map(() => hub.connect({ headers: auth(KEY_A) })));
@@ -72,5 +75,28 @@ describe("each tenant sees only its own figures", () => {
     assert.equal(data.sessions, 4);
     assert.equal(data.calls.total, 7, JSON.stringify(data.calls));
     assert.equal(data.calls.ok, 5, JSON.stringify(data.calls));
+  });
+
+  test("the hub-wide /metrics opens with the operator's key only, never a tenant's", async () => {
+    const metrics = (headers: Record<string, string>) => fetch(`${hub.origin}/metrics`, { headers });
+    const asBob = await metrics(auth(KEY_B));
+    assert.equal(asBob.status, 403);
+    assert.match((await asBob.json()).error.message, /operator's key[^]*hub_metrics/);
+    assert.doesNotMatch(await (await metrics(auth(KEY_A))).text(), /agentbox_tool_calls_total/);
+    const anonymous = await metrics({});
+    assert.equal(anonymous.status, 401);
+    assert.match(anonymous.headers.get("www-authenticate") ?? "", /Bearer/);
+    const asOperator = await metrics(auth(OPERATOR));
+    assert.equal(asOperator.status, 200);
+    assert.match(await asOperator.text(), /agentbox_tool_calls_total\{[^}]*tool="echo_echo"/);
+  });
+
+  test("the operator's key opens nothing but /metrics, and no server of a tenant is given it", async () => {
+    assert.equal((await fetch(hub.url, { method: "POST", headers: { ...auth(OPERATOR), "Content-Type": "application/json" }, body: "{}" })).status, 401);
+    assert.equal((await fetch(`${hub.origin}/`, { headers: auth(OPERATOR) })).status, 401);
+    const status = (await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()) as Status;
+    const pids = status.servers.flatMap((server) => (server.pid ? [server.pid] : []));
+    assert.ok(pids.length > 0);
+    for (const pid of pids) assert.doesNotMatch(fs.readFileSync(`/proc/${pid}/environ`, "latin1"), new RegExp(OPERATOR));
   });
 });
