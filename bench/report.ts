@@ -222,6 +222,38 @@ function relay(r: J | undefined): string {
   ].join("\n\n") + unavailable(r);
 }
 
+function soak(r: J | undefined): string {
+  const title = "9. Soak under attack (issues 21, 22): honest sessions while a hostile tenant attacks";
+  const bad = failed(title, r);
+  if (bad || !r) return bad!;
+  const attacks = Object.entries((r.attacks ?? {}) as Record<string, string>).map(([name, how]) => [name, String(how).replace(/\s*\n\s*/g, " · ").replace(/\|/g, "/")]);
+  return [
+    `### ${title}`,
+    header(r),
+    `${r.rounds} rounds × ${r.sessionsPerRound} concurrent sessions of one tenant (file write and read, terminal_exec, code_execute, browser_navigate, browser_snapshot) while a second tenant runs every attack below at once; the hub as root, each tenant under its own uid.`,
+    table(
+      ["honest calls", "honest errors", "hub peak RSS", "RSS budget", "honest tenant's tasks at most"],
+      [[num(r.honestCalls), `${num(r.honestErrors)}${r.honestErrors ? ` (${String(r.errors?.[0] ?? "").slice(0, 80)})` : ""}`, `${num(r.hubPeakRssMiB, 1)} MiB`, `${num(r.budgetMiB)} MiB: ${yes(r.hubPeakRssMiB <= r.budgetMiB)}`, num(r.honestTasksPeak)]],
+    ),
+    table(["attack", "how it ended (the attacker's view)"], attacks),
+  ].join("\n\n");
+}
+
+function restart(r: J | undefined): string {
+  const title = "10. A second npm start with nothing changed (issue 28)";
+  const bad = failed(title, r);
+  if (bad || !r) return bad!;
+  return [
+    `### ${title}`,
+    header(r),
+    String(r.method ?? ""),
+    table(
+      ["first start", "second start: median (min–max)", "rebuilt on the second start", "target"],
+      [[ms(r.firstStartMs, 0), range(r.secondStartMs, (x) => ms(x, 0)), (r.rebuiltOnSecondStart ?? []).join(", ") || "nothing", `≤ ${ms(r.target?.readyMs, 0)}: ${yes(r.target?.met)}`]],
+    ),
+  ].join("\n\n");
+}
+
 export function renderResults(): string {
   return [
     overhead(readResult("overhead")),
@@ -231,6 +263,8 @@ export function renderResults(): string {
     memory(readResult("memory")),
     catalog(readResult("catalog")),
     relay(readResult("relay")),
+    soak(readResult("soak")),
+    restart(readResult("restart")),
   ].join("\n\n");
 }
 

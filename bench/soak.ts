@@ -178,7 +178,8 @@ function threadsOf(pid: number): number {
 export async function soak(log: (msg: string) => void, rounds = ROUNDS, sessions = SESSIONS): Promise<SoakResult> {
   const hub = await startHub({
     servers: ["browser", "terminal", "code", "file"],
-    config: { tenants: { honest: { apiKey: HONEST }, mallory: { apiKey: HOSTILE } } },
+    // mallory's disk budget is small, so its 2 GB dd meets it (the default is a share of the filesystem)
+    config: { tenants: { honest: { apiKey: HONEST }, mallory: { apiKey: HOSTILE, limits: { diskMiB: 256 } } } },
   });
   const page = await servePage();
   let peak = 0;

@@ -10,7 +10,10 @@ import { DISK_BUDGET_FILE_ENV } from "../servers/lib/disk-budget.js";
 import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
 import { selectionOf, type SelectionSpec } from "./selection-spec.js";
 
-const DEFAULT_PROCESSES = 1024;
+// RLIMIT_NPROC counts threads too: a Chromium tab is about 20, a Python kernel about 5, so 36
+// sessions each with a tab and a kernel reached 1,009 (bench/soak.ts) and 1,024 broke Chromium.
+// Still a fork-bomb guard: a tenant cannot take the machine's task table (kernel.threads-max).
+const DEFAULT_PROCESSES = 4096;
 // RLIMIT_DATA per process: half the machine, at most 8 GiB, so one process cannot take it all
 const DEFAULT_MEMORY_BYTES = Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 2));
 const UID_BASE = 20_000;
