@@ -9,6 +9,7 @@ import { describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isAlive } from "../../servers/lib/proctree.js";
+import { environOf } from "../helpers/environ.js";
 import { call, fixture, startHub, textOf } from "../helpers/hub.js";
 import { until } from "../helpers/wait.js";
 
@@ -114,7 +115,7 @@ describe("process sweeper", { skip }, () => {
       const fat = await sh(alice, `B=$(head -c 100000 /dev/zero | tr '\\0' x); for i in $(seq ${count}); do ${daemon(`AGENTBOX_SESSION=$AGENTBOX_SESSION ${big}`, 1000)} >/dev/null; done; sleep 1; pgrep -u $(id -u) -x sleep`);
       const fatPids = pidsIn(fat);
       assert.equal(fatPids.length, count, `daemons started: ${fat}`);
-      assert.ok(fs.readFileSync(`/proc/${fatPids[0]}/environ`).length > 1_000_000, "each carries a 1 MB environment");
+      assert.ok(environOf(fatPids[0]).length > 1_000_000, "each carries a 1 MB environment");
       const other = await hub.connect(auth(KEY_A));
       const [orphan] = pidsIn(await sh(other, daemon("", 1001) + settle));
 

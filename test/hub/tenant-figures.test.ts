@@ -2,9 +2,9 @@
 // sessions, calls and servers, never alice's activity on the same hub.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { environOf } from "../helpers/environ.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
@@ -97,6 +97,6 @@ describe("each tenant sees only its own figures", () => {
     const status = (await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()) as Status;
     const pids = status.servers.flatMap((server) => (server.pid ? [server.pid] : []));
     assert.ok(pids.length > 0);
-    for (const pid of pids) assert.doesNotMatch(fs.readFileSync(`/proc/${pid}/environ`, "latin1"), new RegExp(OPERATOR));
+    for (const pid of pids) assert.doesNotMatch(environOf(pid).toString("latin1"), new RegExp(OPERATOR));
   });
 });
