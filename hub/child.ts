@@ -171,6 +171,7 @@ export class Child {
       this.lastError = await startFailure(err, connection, this.config, this.launch);
       this.log.error("child failed to start", { error: this.lastError });
       await client.close().catch(() => undefined);
+      this.forgetProcess(connection);
       // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
       this.state = "failed";
       this.scheduleRestart();
@@ -239,10 +240,19 @@ export class Child {
     this.listRefresh?.cancel();
     void this.explainExit(this.connection, this.pid, this.lastError);
     this.lastError ??= `exited unexpectedly (pid ${this.pid})`;
+    this.forgetProcess(this.connection);
     if (this.startedAt && Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
     // its tools stay listed while it restarts: calls meanwhile hear "restarting", not "Unknown tool"
     this.state = "restarting";
     this.scheduleRestart();
+  }
+
+  /**
+   * The process is gone: its pid no longer names this server. Kept, it would let the sweep spare
+   * (and a kill hit) whatever process of the tenant is given that pid next, until the restart.
+   */
+  private forgetProcess(connection: ChildConnection | undefined): void {
+    if (this.connection === connection) this.pid = undefined;
   }
 
   /** Says why the process ended: the hub's reason when it killed it, else how it ended and what it said last. */

@@ -20,6 +20,8 @@ describe("supervision", () => {
       const result = await call(client, "echo_crash");
       assert.equal(result.isError, true);
       assert.match(textOf(result), /'echo' server exited while running echo_crash.*restarted/);
+      // the dead process's pid names nothing of the server any more: not shown, not spared by the sweep
+      assert.notEqual((await status()).pid, pidBefore);
       // while it restarts its tools stay listed, and a call hears why it cannot run, never "Unknown tool"
       assert.ok((await client.listTools()).tools.some((t) => t.name === "echo_echo"));
       const during = await call(client, "echo_echo", { text: "during" });
