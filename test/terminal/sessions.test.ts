@@ -177,6 +177,23 @@ describe("terminal sessions", () => {
     await agent.ok("session_kill", { id });
   });
 
+  test("input to a terminal whose program ended fails with what it printed last and its exit code", async () => {
+    const id = await bash();
+    await agent.ok("session_send", { id, input: "echo last words; exit 7\n" });
+    const ended = async () => ((await agent.ok("session_list", {})).terminals as Array<{ id: string; alive: boolean }>).some((t) => t.id === id && !t.alive);
+    await eventually("the terminal's shell exits", ended);
+    const sent = await agent.call("session_send", { id, input: "anyone there?\n" });
+    assert.equal(sent.isError, true);
+    assert.match(textOf(sent), /exited[^]*nothing was sent/);
+    const data = sent.structuredContent as { alive: boolean; exitCode: number | null; sentBytes: number; output: string };
+    assert.deepEqual([data.alive, data.exitCode, data.sentBytes], [false, 7, 0]);
+    assert.match(data.output, /last words/);
+    const resized = await agent.call("session_resize", { id, cols: 100, rows: 30 });
+    assert.equal(resized.isError, true);
+    assert.equal((resized.structuredContent as { exitCode: number | null }).exitCode, 7);
+    await agent.ok("session_kill", { id });
+  });
+
   test("two client sessions cannot see or touch each other's terminals", async () => {
     const alice = await h.connect();
     const bob = await h.connect();

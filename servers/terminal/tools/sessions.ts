@@ -163,7 +163,11 @@ const sessionSend = defineTool({
     }
     const t = await findTerminal(ctx.session, id);
     if (!t.alive) {
-      throw new ToolError(`Terminal ${id} has ${status(t)}; read its last output with ${toolName("session_read")}, remove it with ${toolName("session_kill")}.`);
+      // what it printed before it ended is the answer the input was for: it comes with the failure
+      const last = t.readNew(stripAnsi);
+      const data = { id, output: last.text, droppedBytes: last.droppedBytes, waited: null, alive: false, exitCode: t.exit?.exitCode ?? null, sentBytes: 0 };
+      const unread = last.text ? ` Its unread output:\n${last.text}` : "";
+      throw new ToolError(`Terminal ${id} has ${status(t)}; nothing was sent. Remove it with ${toolName("session_kill")}.${unread}`, data);
     }
     const from = t.written;
     t.write(data);
@@ -210,7 +214,7 @@ const sessionResize = defineTool({
   annotations: { idempotentHint: true, openWorldHint: false },
   async run({ id, cols, rows }, ctx) {
     const t = await findTerminal(ctx.session, id);
-    if (!t.alive) throw new ToolError(`Terminal ${id} has ${status(t)}; it cannot be resized.`);
+    if (!t.alive) throw new ToolError(`Terminal ${id} has ${status(t)}; it cannot be resized.`, info(t));
     t.resize(cols, rows);
     return reply.data(`Terminal ${id} resized to ${cols}x${rows}.`, info(t));
   },
