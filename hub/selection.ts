@@ -117,7 +117,7 @@ export class SessionView {
         ? "The hub's configured selection excludes it, and a session URL can only narrow that; ask the hub's operator."
         : `It was left out by this session's URL (${describeSpec(blocking.spec)}). To use it, connect a new session whose URL selects it, e.g. ` +
           `${server === HUB ? "without the exclusion in ?tools=" : `?servers=${server} or ?tools=${tool}`}.`;
-    // text only, like every error result: a client validates structuredContent against the tool's outputSchema
+    // text only: the hub has no data of the tool's, and a client checks any structuredContent against its outputSchema
     return { content: [{ type: "text", text: `Tool '${tool}' exists but is not in this session's selection. ${how}` }], isError: true };
   }
 

@@ -51,7 +51,7 @@ export class ToolCalls {
       metrics.rateLimited.inc({ kind: "tool", name });
       metrics.countCall(session.tenant.name, name, "rate_limited");
       const seconds = Math.ceil(verdict.retryAfterMs / 1000);
-      // no structuredContent: a client validates it against the tool's outputSchema, error or not
+      // no structuredContent: the tool never ran, and a client checks any against the tool's outputSchema, error or not
       return {
         content: [{ type: "text", text: `Rate limit for ${name} reached (${verdict.rule}); retry in ${seconds} s.` }],
         isError: true,
