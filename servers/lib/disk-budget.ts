@@ -57,3 +57,16 @@ export async function explainDiskError(err: unknown, shown: string): Promise<unk
   if (code === "ENOSPC" || code === "EDQUOT") return new ToolError(`Writing '${shown}' failed: no space left on the disk. ${WHAT_TO_DO}`);
   return err;
 }
+
+/**
+ * What a command that died of the file size limit (SIGXFSZ; bash reports 128 + 25) is told: the
+ * limit is the tenant's disk budget, per file and, once the budget is used up, for every write.
+ */
+export async function fileSizeLimitNote(exit: { exitCode: number | null; signal: string | null }): Promise<string | undefined> {
+  // no budget file: no budget set the limit (the command may have set `ulimit -f` itself)
+  if ((exit.signal !== "SIGXFSZ" && exit.exitCode !== 128 + 25) || !process.env[DISK_BUDGET_FILE_ENV]) return undefined;
+  const use = await readDiskUse();
+  if (!use) return `A write hit the file size limit, which is this tenant's disk budget (not measured yet; no file may grow past it). ${WHAT_TO_DO}`;
+  const state = use.usedBytes >= use.budgetBytes ? "used up" : `${mib(use.budgetBytes - use.usedBytes)} MiB left`;
+  return `A write hit the file size limit, which is this tenant's disk budget (${mib(use.usedBytes)} of ${mib(use.budgetBytes)} MiB, ${state}; no file may grow past it). ${WHAT_TO_DO}`;
+}

@@ -54,6 +54,7 @@ describe("disk budget per tenant", { skip }, () => {
     const dd = await exec(alice, "dd if=/dev/zero of=big bs=1M count=100");
     assert.equal(dd.ok, false, dd.text);
     assert.match(dd.text, /SIGXFSZ|File size limit exceeded|File too large/);
+    assert.match(dd.text, /file size limit, which is this tenant's disk budget \(([\d.]+ of 20\.0 MiB|not measured yet)[^]*Delete files/);
     assert.ok(fs.statSync(path.join(aliceDir(), "big")).size <= 20 * MIB);
   });
 

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
 import { toolName } from "../../lib/names.js";
+import { fileSizeLimitNote } from "../../lib/disk-budget.js";
 import { runCommand, type ExecResult } from "../exec-runner.js";
 import { ProgressStream } from "../progress.js";
 import { settings } from "../settings.js";
@@ -67,14 +68,15 @@ const exec = defineTool({
     }
     const truncated = result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0;
     const structured = { ...result, truncated };
-    const text = describe(result, timeoutMs, truncated);
+    const note = await fileSizeLimitNote(result);
+    const text = describe(result, timeoutMs, truncated, note);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
     // a non-zero exit is an error (README "Conventions"), with the exit code and output as data all the same
     return failed ? reply.failure(text, structured) : reply.data(text, structured);
   },
 });
 
-function describe(r: ExecResult, timeoutMs: number, truncated: boolean): string {
+function describe(r: ExecResult, timeoutMs: number, truncated: boolean, note?: string): string {
   let head: string;
   if (r.timedOut) head = `Timed out after ${timeoutMs} ms: killed the whole process tree (${r.killedProcesses} processes).`;
   else if (r.cancelled) head = `Cancelled: killed the whole process tree (${r.killedProcesses} processes).`;
@@ -84,6 +86,7 @@ function describe(r: ExecResult, timeoutMs: number, truncated: boolean): string 
   if (!r.timedOut && !r.cancelled && r.killedProcesses > 0) {
     lines.push(`Killed ${r.killedProcesses} background processes it left running.`);
   }
+  if (note) lines.push(note);
   if (truncated) {
     lines.push(`Output truncated to the last ${settings.maxOutput} bytes per stream (dropped: stdout ${r.droppedBytes.stdout}, stderr ${r.droppedBytes.stderr}).`);
   }
