@@ -16,7 +16,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Logger } from "../servers/lib/log.js";
-import { killTree, listProcesses, realUid } from "../servers/lib/proctree.js";
+import { killTree, listOwners, signal } from "../servers/lib/proctree.js";
 import type { DiskReserve } from "./disk-reserve.js";
 import { freeBytes, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots } from "./disk-usage.js";
 import { fileSizeLimit, type DiskLimit } from "./isolation.js";
@@ -49,9 +49,9 @@ interface TenantState {
 }
 
 /** A process's RLIMIT_FSIZE from /proc (readable by anyone), or undefined when it is gone. */
-function fileSizeOf(pid: number): { soft: number; hard: number } | undefined {
+async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } | undefined> {
   try {
-    const limits = /^Max file size\s+(\S+)\s+(\S+)/m.exec(fs.readFileSync(`/proc/${pid}/limits`, "utf8"));
+    const limits = /^Max file size\s+(\S+)\s+(\S+)/m.exec(await fs.promises.readFile(`/proc/${pid}/limits`, "utf8"));
     const bytes = (v: string) => (v === "unlimited" ? Infinity : Number(v));
     return limits ? { soft: bytes(limits[1]), hard: bytes(limits[2]) } : undefined;
   } catch {
@@ -201,9 +201,9 @@ export class DiskBudgets {
    * too, so nothing it runs can raise them again.
    */
   private async holdFrozen(tenant: BudgetedTenant, frozenAt: { usedBytes: number; passes: number }, usedBytes: number, disk: DiskLimit): Promise<void> {
-    const pids = this.processesOf(tenant);
+    const pids = await this.processesOf(tenant);
     const servers = new Set(tenant.children.map((c) => c.pid));
-    const limits = new Map(pids.map((pid) => [pid, fileSizeOf(pid)]));
+    const limits = new Map(await Promise.all(pids.map(async (pid) => [pid, await fileSizeOf(pid)] as const)));
     // measured from the lowest use seen while frozen: deleting and then writing again also counts
     frozenAt.usedBytes = Math.min(frozenAt.usedBytes, usedBytes);
     const grows = usedBytes > frozenAt.usedBytes + FROZEN_GROWTH_BYTES;
@@ -211,13 +211,7 @@ export class DiskBudgets {
     // after that nothing of the tenant's starts with a soft limit above 0 unless it raised it
     const raised = frozenAt.passes >= 2 ? pids.filter((pid) => !servers.has(pid) && (limits.get(pid)?.soft ?? 0) > 0) : [];
     const killed = new Set([...raised, ...(grows ? pids.filter((pid) => !servers.has(pid)) : [])]);
-    for (const pid of killed) {
-      try {
-        process.kill(pid, "SIGKILL");
-      } catch {
-        // gone already
-      }
-    }
+    for (const pid of killed) signal(pid, "SIGKILL");
     if (killed.size) {
       disk.locked = true;
       frozenAt.usedBytes = usedBytes;
@@ -238,7 +232,7 @@ export class DiskBudgets {
     this.log.info("tenant back under its disk budget: writes allowed again", { tenant: tenant.name, usedMiB: mib(usedBytes), budgetMiB: mib(disk.budgetBytes), restartsServers: wasLocked });
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
     if (wasLocked) for (const child of tenant.children) if (child.pid) void killTree(child.pid);
-    await this.setLimit(tenant, this.processesOf(tenant), fileSizeLimit(disk));
+    await this.setLimit(tenant, await this.processesOf(tenant), fileSizeLimit(disk));
   }
 
   /**
@@ -258,11 +252,10 @@ export class DiskBudgets {
     this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", { tenant: tenant.name, files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS) });
   }
 
-  private processesOf(tenant: BudgetedTenant): number[] {
+  /** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
+  private async processesOf(tenant: BudgetedTenant): Promise<number[]> {
     const uid = tenant.identity!.uid;
-    return listProcesses()
-      .filter((p) => p.state !== "Z" && realUid(p.pid) === uid)
-      .map((p) => p.pid);
+    return (await listOwners()).filter((p) => p.state !== "Z" && p.uid === uid).map((p) => p.pid);
   }
 
   /** Set RLIMIT_FSIZE ("soft:hard") of some of the tenant's processes, as the tenant (see the top of this file). */
