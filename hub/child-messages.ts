@@ -5,7 +5,8 @@ import { ErrorCode, McpError, ResultSchema, type LoggingLevel, type Notification
 import { errorMessage, type Logger } from "../servers/lib/log.js";
 import { SESSION_META_KEY } from "../servers/lib/session-events.js";
 import type { Child } from "./child.js";
-import type { SessionRegistry } from "./sessions.js";
+import type { ServedTenant } from "./hub.js";
+import { tenantPrincipal, type ClientSession, type SessionRegistry } from "./sessions.js";
 
 const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
   "sampling/createMessage": "sampling",
@@ -20,15 +21,20 @@ const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning", "error
  * session the child names (our servers always do), else the only call in flight to that child.
  * Anything else would be a guess, and a guess can hand one client's question to another.
  */
-function originOf(sessions: SessionRegistry, child: Child, params: Record<string, unknown> | undefined) {
+function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child, params: Record<string, unknown> | undefined) {
   const meta = params?._meta as Record<string, unknown> | undefined;
   const named = sessions.get(typeof meta?.[SESSION_META_KEY] === "string" ? (meta[SESSION_META_KEY] as string) : undefined);
-  if (named && named.tenant.children.includes(child)) {
+  if (named && named.tenant === tenant) {
     const calls = [...named.inflight].filter((c) => c.child === child);
     return { session: named, call: calls[calls.length - 1] };
   }
-  const calls = sessions.all().flatMap((session) => [...session.inflight].filter((c) => c.child === child).map((call) => ({ session, call })));
+  const calls = [...sessionsOf(sessions, tenant)].flatMap((session) => [...session.inflight].filter((c) => c.child === child).map((call) => ({ session, call })));
   return calls.length === 1 ? calls[0] : undefined;
+}
+
+/** The sessions a child of this tenant may reach: its tenant's, never another's (and however many those have, none of theirs is looked at). */
+function sessionsOf(sessions: SessionRegistry, tenant: ServedTenant): ReadonlySet<ClientSession> {
+  return sessions.of(tenantPrincipal(tenant));
 }
 
 function stripSessionMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -37,8 +43,8 @@ function stripSessionMeta(params: Record<string, unknown> | undefined): Record<s
   return { ...params, _meta: meta };
 }
 
-export async function childRequest(sessions: SessionRegistry, child: Child, request: Request, signal: AbortSignal): Promise<Result> {
-  const origin = originOf(sessions, child, request.params);
+export async function childRequest(sessions: SessionRegistry, tenant: ServedTenant, child: Child, request: Request, signal: AbortSignal): Promise<Result> {
+  const origin = originOf(sessions, tenant, child, request.params);
   if (!origin) {
     throw new McpError(
       ErrorCode.InvalidRequest,
@@ -65,21 +71,20 @@ export async function childRequest(sessions: SessionRegistry, child: Child, requ
  * unless another server is known to own the URI: a child's output is untrusted, and another
  * tenant's child (or a sibling server) naming a URI is no news about it.
  */
-function resourceUpdated(sessions: SessionRegistry, child: Child, uri: string): void {
-  for (const session of sessions.all()) {
-    const { tenant } = session;
-    if (!tenant.children.includes(child) || !session.subscriptions.has(uri)) continue;
-    // unknown when a session subscribed without listing (the tenant's only resource server then owns it)
-    const owner = tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
-    if (owner && owner !== child) continue;
+function resourceUpdated(sessions: SessionRegistry, tenant: ServedTenant, child: Child, uri: string): void {
+  // unknown when a session subscribed without listing (the tenant's only resource server then owns it)
+  const owner = tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
+  if (owner && owner !== child) return;
+  for (const session of sessionsOf(sessions, tenant)) {
+    if (!session.subscriptions.has(uri)) continue;
     for (const server of session.servers) void server.sendResourceUpdated({ uri }).catch(() => undefined);
   }
 }
 
-export function childNotification(sessions: SessionRegistry, child: Child, notification: Notification, log: Logger): void {
-  if (notification.method === "notifications/resources/updated") return resourceUpdated(sessions, child, String(notification.params?.uri ?? ""));
+export function childNotification(sessions: SessionRegistry, tenant: ServedTenant, child: Child, notification: Notification, log: Logger): void {
+  if (notification.method === "notifications/resources/updated") return resourceUpdated(sessions, tenant, child, String(notification.params?.uri ?? ""));
   if (notification.method !== "notifications/message") return;
-  const origin = originOf(sessions, child, notification.params);
+  const origin = originOf(sessions, tenant, child, notification.params);
   const level = notification.params?.level as LoggingLevel;
   if (!origin) {
     // the child's words, bounded, as data: never the entry's own fields

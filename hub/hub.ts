@@ -66,8 +66,8 @@ export class Hub {
     this.metrics.describeReplica(config.replica, () => this.draining);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),
-      onRequest: (child, request, extra) => childRequest(this.sessions, child, request, extra.signal),
-      onNotification: (child, notification) => childNotification(this.sessions, child, notification, log),
+      onRequest: (child, request, extra) => childRequest(this.sessions, this.tenantOf(child), child, request, extra.signal),
+      onNotification: (child, notification) => childNotification(this.sessions, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };
     this.local = localTools?.(this);
