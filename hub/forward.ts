@@ -12,7 +12,6 @@ export type Params = Record<string, unknown> & { _meta?: Record<string, unknown>
 /** `params` as the child is sent them: the client's progress token replaced by the child's own, the session named. */
 function forChild(params: Params, overrides: Params, child: Child, session: ClientSession): { params: Params; progressToken: unknown } {
   const { progressToken, ...meta } = params._meta ?? {};
-  session.reached.add(child);
   const named = { ...meta, [SESSION_META_KEY]: session.id, ...(child.local ? { [TOKEN_META_KEY]: session.token } : {}) };
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
 }
@@ -20,6 +19,8 @@ function forChild(params: Params, overrides: Params, child: Child, session: Clie
 /** @param overrides what the child is sent instead of the client's values (a tool's or prompt's own, unprefixed name) */
 export async function forward(child: Child, method: string, params: Params, session: ClientSession, channel: CallChannel, overrides: Params = {}): Promise<Result> {
   const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
+  // this child now holds state of the session: it is told when the session ends
+  session.reached.add(child);
   try {
     if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal });
     // progress is relayed in order, and all of it before the result, or the client loses the tail
