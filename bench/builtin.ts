@@ -2,7 +2,7 @@
 // fails to start, is reported as such and left out, so one broken server never stops the bench.
 import fs from "node:fs";
 import path from "node:path";
-import { BUILTIN_SERVERS, builtinServers, distRoot, type ServerConfig } from "../hub/config.js";
+import { BUILTIN_SERVERS, builtinServers, distRoot, type ServerConfig } from "../hub/config/config.js";
 import { hubStatus, startHub, waitHubReady, type HttpTarget } from "./targets.js";
 
 export interface BuiltinSet {

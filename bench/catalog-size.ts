@@ -1,6 +1,6 @@
 // How much of tools/list a model reads: per tool its name, title, description and input schema as
 // JSON (what clients put in front of the model on every turn). Shared by bench/catalog.ts, which
-// reports it, and test/hub/catalog-budget.test.ts, which keeps it within the budget.
+// reports it, and test/hub/catalog/catalog-budget.test.ts, which keeps it within the budget.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
 /** The full catalog a model sees must stay within this (issue 15). */

@@ -1,6 +1,6 @@
 // The size of the catalog a model reads (issue 15): a hub with every built-in server, one
 // tools/list, measured per server and in total against the 40,000-byte budget.
-import { builtinServers } from "../hub/config.js";
+import { builtinServers } from "../hub/config/config.js";
 import { CATALOG_BUDGET_BYTES, measureCatalog } from "./catalog-size.js";
 import { writeResult } from "./results.js";
 import { connectHttp, startHub } from "./targets.js";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { distRoot, type ServerConfig } from "../hub/config.js";
+import { distRoot, type ServerConfig } from "../hub/config/config.js";
 import { freePort, start, waitForPort, type Spawned } from "./proc.js";
 
 export const projectRoot = (): string => path.dirname(distRoot());

@@ -2,24 +2,24 @@
 import fs from "node:fs";
 import type { Logger } from "../servers/lib/log.js";
 import { SESSION_CLOSED_METHOD } from "../servers/lib/session-events.js";
-import { Catalog } from "./catalog.js";
-import { childNotification, childRequest } from "./child-messages.js";
-import { Child, LISTED_STATES, type ChildHooks, type ChildLaunch } from "./child.js";
-import type { HubConfig } from "./config.js";
-import { EventBudget } from "./event-store.js";
-import { RateLimits } from "./limits.js";
-import { manifestKey, readManifest } from "./manifest.js";
-import { HubMetrics } from "./metrics.js";
-import { DiskBudgets } from "./disk-budget.js";
-import { DiskReserve } from "./disk-reserve.js";
-import { detectIsolation, type Isolation } from "./isolation.js";
-import { ProcessSweeper } from "./process-sweeper.js";
-import { SessionView } from "./selection.js";
-import { mergeDefaults } from "./selection-spec.js";
-import { SessionAdmission } from "./session-admission.js";
-import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions.js";
-import { ToolCalls, type LocalTools } from "./tool-calls.js";
-import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants.js";
+import { Catalog } from "./catalog/catalog.js";
+import { childNotification, childRequest } from "./sessions/child-requests.js";
+import { Child, LISTED_STATES, type ChildHooks, type ChildLaunch } from "./children/child.js";
+import type { HubConfig } from "./config/config.js";
+import { EventBudget } from "./http/event-store.js";
+import { RateLimits } from "./sessions/rate-limits.js";
+import { manifestKey, readManifest } from "./children/manifest.js";
+import { HubMetrics } from "./observability/metrics.js";
+import { DiskBudgets } from "./tenants/disk-budget.js";
+import { DiskReserve } from "./tenants/disk-reserve.js";
+import { detectIsolation, type Isolation } from "./tenants/isolation.js";
+import { ProcessSweeper } from "./tenants/sweeper.js";
+import { SessionView } from "./catalog/selection.js";
+import { mergeDefaults } from "./config/selection-spec.js";
+import { SessionAdmission } from "./sessions/admission.js";
+import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
+import { ToolCalls, type LocalTools } from "./sessions/tool-calls.js";
+import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 
 export const VERSION: string = JSON.parse(
   fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
@@ -40,16 +40,16 @@ export class Hub {
   readonly isolation: Isolation;
   readonly tenants: ServedTenant[];
   readonly sessions: SessionRegistry;
-  /** Session caps and churn (hub/session-admission.ts). */
+  /** Session caps and churn (hub/sessions/admission.ts). */
   readonly admission: SessionAdmission;
-  /** The bytes all sessions' resumable streams may keep (hub/event-store.ts). */
+  /** The bytes all sessions' resumable streams may keep (hub/http/event-store.ts). */
   readonly eventBudget: EventBudget;
   readonly toolCalls: ToolCalls;
   readonly local?: LocalTools;
   readonly version = VERSION;
   private readonly sweeper: ProcessSweeper;
   readonly diskBudgets: DiskBudgets;
-  /** Set on SIGTERM (hub/replica.ts drain): not ready, no new sessions, calls in flight finish. */
+  /** Set on SIGTERM (hub/http/replica.ts drain): not ready, no new sessions, calls in flight finish. */
   draining = false;
   /** Set by stop(): sessions closing now need no notice to children about to end anyway. */
   private stopping = false;
@@ -152,7 +152,7 @@ export class Hub {
     return this.sessions.add(new ClientSession(id, kind, tenant, clientKey, view));
   }
 
-  /** A session a client asked for, or the refusal to send when its caps or churn rate say no (hub/session-admission.ts). */
+  /** A session a client asked for, or the refusal to send when its caps or churn rate say no (hub/sessions/admission.ts). */
   async openSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response> {
     const tooFast = await this.admission.tooFast(clientKey);
     // the cap is checked in the same turn as the session is added: no other request takes the room between

@@ -3,13 +3,13 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { createLogger, errorMessage, type Logger } from "../servers/lib/log.js";
-import { ConfigError, loadConfig } from "./config.js";
-import { createApp } from "./http.js";
+import { ConfigError, loadConfig } from "./config/config.js";
+import { createApp } from "./http/app.js";
 import { Hub, VERSION } from "./hub.js";
-import { describeHolders, listenEverywhere, type Listening } from "./listen.js";
-import { hubTools } from "./local-tools.js";
-import { firstUntraversable } from "./tenants.js";
-import { callsInFlight, drain } from "./replica.js";
+import { describeHolders, listenEverywhere, type Listening } from "./http/listen.js";
+import { hubTools } from "./sessions/hub-tools.js";
+import { firstUntraversable } from "./tenants/tenants.js";
+import { callsInFlight, drain } from "./http/replica.js";
 import { serveStdio } from "./stdio.js";
 
 const HELP = `agentbox ${VERSION} — one MCP endpoint in front of many MCP servers (the built-in ones, or those of --config)

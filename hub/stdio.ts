@@ -1,7 +1,7 @@
 // `agentbox --stdio`: the same aggregated catalog for a client that launches the hub itself.
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { Hub } from "./hub.js";
-import { createSessionServer } from "./session-server.js";
+import { createSessionServer } from "./sessions/server.js";
 
 export async function serveStdio(hub: Hub): Promise<void> {
   // the desktop user who launched the hub is its (first) tenant

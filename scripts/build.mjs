@@ -61,7 +61,7 @@ const lockAndNode = () => [fs.readFileSync(path.join(root, "package-lock.json"),
 step(
   "tsc",
   () => digest([...["hub", "servers", "test", "bench"].flatMap((d) => filesUnder(d, isTs)), path.join(root, "tsconfig.json")], lockAndNode()),
-  ["dist/hub/main.js", "dist/hub/playground/build.js", "dist/hub/manifest.js"],
+  ["dist/hub/main.js", "dist/hub/playground/build.js", "dist/hub/children/manifest.js"],
   () => node([path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]),
 );
 
@@ -92,5 +92,5 @@ step(
     return digest([...serverFiles, ...filesUnder("dist/hub", compiled), ...filesUnder("servers", (f) => !isTs(f) && !f.includes("__pycache__"))], [...lockAndNode(), manifestFile, serverSettings(serverFiles)]);
   },
   [manifestFile],
-  () => node(["dist/hub/manifest.js"]),
+  () => node(["dist/hub/children/manifest.js"]),
 );

@@ -1,5 +1,5 @@
 // The tenant's disk budget as its servers see it. The hub measures what the tenant's uid uses
-// (hub/disk-budget.ts) and publishes it in a file the tenant can read but not write, named by
+// (hub/tenants/disk-budget.ts) and publishes it in a file the tenant can read but not write, named by
 // AGENTBOX_DISK_BUDGET_FILE. A write is checked against it before it starts, so a file tool says
 // "disk budget used up" instead of failing halfway; the kernel (RLIMIT_FSIZE) refuses what gets
 // past this check, and those errors get the same explanation.

@@ -6,7 +6,7 @@
 /** Set by the hub for each child: the prefix its tools are published under ("" means none). */
 export const TOOL_PREFIX_ENV = "AGENTBOX_TOOL_PREFIX";
 
-/** How the hub joins a prefix and a tool name (hub/catalog.ts publishes with this). */
+/** How the hub joins a prefix and a tool name (hub/catalog/catalog.ts publishes with this). */
 export function joinToolName(prefix: string, name: string): string {
   return prefix ? `${prefix}_${name}` : name;
 }

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { distRoot } from "../../hub/config.js";
+import { distRoot } from "../../hub/config/config.js";
 import { fixture, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
 import { node22 } from "../helpers/node22.js";
 

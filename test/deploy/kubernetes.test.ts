@@ -10,7 +10,7 @@ import { describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Ajv } from "ajv";
 import YAML from "yaml";
-import { distRoot } from "../../hub/config.js";
+import { distRoot } from "../../hub/config/config.js";
 
 const ROOT = path.join(distRoot(), "..");
 const K8S = path.join(ROOT, "deploy", "kubernetes");

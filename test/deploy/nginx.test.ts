@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { distRoot } from "../../hub/config.js";
+import { distRoot } from "../../hub/config/config.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
 
 interface Router {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { distRoot } from "../../hub/config.js";
+import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, initialize, post, readEvents } from "../helpers/raw-http.js";
 

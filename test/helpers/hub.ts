@@ -7,7 +7,7 @@ import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { builtinServers, distRoot, type ServerConfig } from "../../hub/config.js";
+import { builtinServers, distRoot, type ServerConfig } from "../../hub/config/config.js";
 
 export interface HubOptions {
   /** Built-in servers to run (default: none unless `extraServers` is empty, then all). */

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { distRoot } from "../../hub/config.js";
+import { distRoot } from "../../hub/config/config.js";
 import { startHub, type TestHub } from "../helpers/hub.js";
 
 const readme = fs.readFileSync(path.join(path.dirname(distRoot()), "README.md"), "utf8");

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { distRoot } from "../../hub/config.js";
+import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, tempDir, textOf } from "../helpers/hub.js";
 
 describe("stdio mode", () => {

@@ -26,7 +26,7 @@ describe("the playground's first minutes", () => {
   after(() => Promise.all([browser?.close(), hub?.stop()]));
 
   // first, before other pages' sessions end: a session's end sweeps the tenant's processes, and a
-  // sweep that runs while a server starts can take it for an escapee (see hub/process-sweeper.ts)
+  // sweep that runs while a server starts can take it for an escapee (see hub/tenants/sweeper.ts)
   test("a call that starts its server shows the server running as soon as the result is there", async () => {
     await connected(page, `${hub.origin}/playground`);
     const card = page.locator('.server[data-server="terminal"]');

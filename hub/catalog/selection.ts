@@ -1,0 +1,199 @@
+// Which tools, resources and prompts one client session sees: the hub's configured default
+// selection (global, or a tenant's), narrowed by the session's URL (`?servers=`, `?tools=`,
+// `?catalog=search`) and fixed at initialize. A view is a stack of layers, each of which may
+// only remove: a URL is checked against the layers below it, so it can narrow and never widen.
+//
+// Rules (also in the README):
+// - `servers` keeps the named servers' tools, resources and prompts;
+// - `tools` keeps tools matching a name or glob; `!glob` removes; hub_* tools are not affected by
+//   `servers` or by positive patterns, only by an exclusion (`?tools=!hub_metrics`);
+// - in search mode tools/list shows the hub's tools and what hub_find_tools has found so far, but
+//   every tool of the selection may be called: search decides what is listed, selection what is allowed.
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import picomatch from "picomatch";
+import type { Catalog } from "./catalog.js";
+import { jsonRpcError } from "../protocol/jsonrpc.js";
+import { describeSpec, hasSelectionParams, parseSelectionQuery, SelectionError, type CatalogMode, type SelectionSpec } from "../config/selection-spec.js";
+import type { CallChannel } from "../sessions/registry.js";
+import { FIND_TOOLS, findTools, findToolsTool } from "./tool-search.js";
+
+/** The owner name of the hub's own tools, as a server would be named. */
+export const HUB = "hub";
+
+/** What a view reads from the hub, resolved at each use: the catalog changes as servers come and go. */
+export interface ViewContext {
+  catalog: Pick<Catalog, "tools" | "suggestTools"> & { tool(name: string): { child: { name: string } } | undefined };
+  hubTools: () => Tool[];
+  serverNames: () => string[];
+}
+
+interface Layer {
+  source: "config" | "url";
+  spec: SelectionSpec;
+  servers?: ReadonlySet<string>;
+  include?: (name: string) => boolean;
+  exclude?: (name: string) => boolean;
+}
+
+function makeLayer(source: Layer["source"], spec: SelectionSpec): Layer {
+  const positive = (spec.tools ?? []).filter((p) => !p.startsWith("!"));
+  const negative = (spec.tools ?? []).filter((p) => p.startsWith("!")).map((p) => p.slice(1));
+  return {
+    source,
+    spec,
+    servers: spec.servers ? new Set(spec.servers) : undefined,
+    include: positive.length ? picomatch(positive) : undefined,
+    exclude: negative.length ? picomatch(negative) : undefined,
+  };
+}
+
+function layerAllows(layer: Layer, tool: string, server: string): boolean {
+  if (layer.exclude?.(tool)) return false;
+  if (server === HUB) return true;
+  if (layer.servers && !layer.servers.has(server)) return false;
+  return !layer.include || layer.include(tool);
+}
+
+export class SessionView {
+  /** Tools hub_find_tools has returned to this session: listed from then on in search mode. */
+  readonly found = new Set<string>();
+
+  constructor(
+    readonly ctx: ViewContext,
+    readonly layers: readonly Layer[] = [],
+    readonly mode: CatalogMode = "full",
+  ) {}
+
+  /** The server a published tool belongs to (HUB for the hub's own), or undefined if there is no such tool. */
+  serverOf(tool: string): string | undefined {
+    const owner = this.ctx.catalog.tool(tool);
+    if (owner) return owner.child.name;
+    if (tool === FIND_TOOLS && this.mode === "search") return HUB;
+    return this.ctx.hubTools().some((t) => t.name === tool) ? HUB : undefined;
+  }
+
+  allowsTool(tool: string): boolean {
+    const server = this.serverOf(tool);
+    return server !== undefined && this.layers.every((l) => layerAllows(l, tool, server));
+  }
+
+  /** For resources and prompts, which only `servers` selects. */
+  allowsServer(server: string): boolean {
+    return this.layers.every((l) => !l.servers || l.servers.has(server));
+  }
+
+  /** Every tool of the hub and its servers, whatever the selection (hub_find_tools aside). */
+  private allTools(): Tool[] {
+    return [...this.ctx.hubTools(), ...this.ctx.catalog.tools];
+  }
+
+  /** Every tool this session may call, the hub's first. */
+  selectedTools(): Tool[] {
+    const all = this.allTools();
+    return (this.mode === "search" ? [findToolsTool, ...all] : all).filter((t) => this.allowsTool(t.name));
+  }
+
+  /** tools/list: the selection, or in search mode the hub's tools and what was found. */
+  listTools(): Tool[] {
+    const selected = this.selectedTools();
+    if (this.mode === "full") return selected;
+    return selected.filter((t) => this.serverOf(t.name) === HUB || this.found.has(t.name));
+  }
+
+  /** The server's instructions for this session: in search mode, how to find the tools not listed. */
+  instructions(base: string): string {
+    if (this.mode !== "search") return base;
+    return `${base} Only the hub's own tools are listed at first: call ${FIND_TOOLS} with a task in a few words to find the others and add them to your list.`;
+  }
+
+  /** A tool that exists but is outside the selection gets a reason and a way in; undefined when allowed or unknown. */
+  refuseCall(tool: string): CallToolResult | undefined {
+    const server = this.serverOf(tool);
+    if (server === undefined) return undefined;
+    const blocking = this.layers.find((l) => !layerAllows(l, tool, server));
+    if (!blocking) return undefined;
+    const how =
+      blocking.source === "config"
+        ? "The hub's configured selection excludes it, and a session URL can only narrow that; ask the hub's operator."
+        : `It was left out by this session's URL (${describeSpec(blocking.spec)}). To use it, connect a new session whose URL selects it, e.g. ` +
+          `${server === HUB ? "without the exclusion in ?tools=" : `?servers=${server} or ?tools=${tool}`}.`;
+    // text only: the hub has no data of the tool's, and a client checks any structuredContent against its outputSchema
+    return { content: [{ type: "text", text: `Tool '${tool}' exists but is not in this session's selection. ${how}` }], isError: true };
+  }
+
+  /** hub_find_tools, when this is a search-mode session; undefined for any other tool. */
+  callLocal(tool: string, args: Record<string, unknown>, channel: CallChannel, sessionless = false): Promise<CallToolResult> | undefined {
+    if (tool !== FIND_TOOLS || this.mode !== "search" || !this.allowsTool(tool)) return undefined;
+    return (async () => {
+      const { result, names } = findTools(args, this.allTools(), (name) => this.allowsTool(name), sessionless);
+      // a sessionless caller has no list to grow, and whoever shares its implicit session no use for one
+      if (sessionless) return result;
+      const added = names.filter((n) => !this.found.has(n));
+      for (const name of added) this.found.add(name);
+      if (added.length) await channel.notify({ method: "notifications/tools/list_changed" }).catch(() => undefined);
+      return result;
+    })();
+  }
+
+  /** The same selection with one more layer, checked against this one so it can only narrow. */
+  narrow(spec: SelectionSpec | undefined, source: Layer["source"]): SessionView {
+    if (!spec) return new SessionView(this.ctx, this.layers, this.mode);
+    if (source === "url") this.check(spec);
+    const layers = spec.servers || spec.tools ? [...this.layers, makeLayer(source, spec)] : this.layers;
+    const view = new SessionView(this.ctx, layers, spec.catalog ?? this.mode);
+    if (source === "url" && view.mode === "search" && !view.allowsTool(FIND_TOOLS)) {
+      throw new SelectionError(`?catalog=search needs ${FIND_TOOLS}, which this selection excludes; do not exclude it in ?tools=.`);
+    }
+    return view;
+  }
+
+  /** Refuse a URL naming a server or a pattern that selects nothing here (a typo, or an attempt to widen). */
+  private check(spec: SelectionSpec): void {
+    const known = this.ctx.serverNames();
+    const base = this.layers.some((l) => l.source === "url") ? "this session's selection" : "the hub's configured selection";
+    for (const server of spec.servers ?? []) {
+      if (!known.includes(server)) {
+        throw new SelectionError(`Unknown server '${server}' in ?servers=. This hub's servers: ${known.join(", ") || "none"}.`);
+      }
+      if (!this.allowsServer(server)) {
+        throw new SelectionError(`Server '${server}' is outside ${base}, which a URL can narrow but not widen.`);
+      }
+    }
+    const everything = new SessionView(this.ctx, [], "search").selectedTools().map((t) => t.name);
+    // hub_find_tools counts as selectable here whatever the mode, so excluding it is a choice, not a typo
+    const mine = new SessionView(this.ctx, this.layers, "search").selectedTools().map((t) => t.name);
+    const servers = spec.servers ? new Set(spec.servers) : undefined;
+    for (const pattern of spec.tools ?? []) {
+      const negated = pattern.startsWith("!");
+      const matcher = picomatch(negated ? pattern.slice(1) : pattern);
+      const match = (tool: string) => matcher(tool);
+      const inScope = mine.filter((t) => negated || !servers || this.serverOf(t) === HUB || servers.has(this.serverOf(t)!));
+      if (inScope.some(match)) continue;
+      if (mine.some(match)) throw new SelectionError(`?tools= pattern '${pattern}' matches no tool of the servers in ?servers=${spec.servers!.join(",")}.`);
+      if (everything.some(match)) {
+        throw new SelectionError(`?tools= pattern '${pattern}' matches only tools outside ${base}, which a URL can narrow but not widen.`);
+      }
+      const near = negated || /[*?[]/.test(pattern) ? [] : this.ctx.catalog.suggestTools(pattern);
+      throw new SelectionError(`?tools= pattern '${pattern}' matches no tool.${near.length ? ` Did you mean: ${near.join(", ")}?` : " See tools/list of a session without ?tools= for the names."}`);
+    }
+  }
+}
+
+/**
+ * The view for a request URL on top of `base` (the configured defaults): the base itself when the
+ * URL selects nothing, else the narrowed view, or an HTTP 400 carrying a JSON-RPC error that says
+ * what was wrong.
+ */
+export function viewForUrl(base: SessionView, url: string, id?: string | number | null): SessionView | Response {
+  try {
+    return base.narrow(parseSelectionQuery(new URL(url, "http://localhost").searchParams), "url");
+  } catch (err) {
+    if (!(err instanceof SelectionError)) throw err;
+    return jsonRpcError(400, -32602, `Invalid tool selection: ${err.message}`, { id: id ?? null });
+  }
+}
+
+/** Whether a request's URL carries selection parameters (plain JSON requests may, per request). */
+export function urlSelects(url: string): boolean {
+  return hasSelectionParams(new URL(url, "http://localhost").searchParams);
+}

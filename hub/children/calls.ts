@@ -1,0 +1,132 @@
+// The hub's own requests to a child (a forwarded tools/call, resources/read, ...), sent and
+// matched on the child's transport beside the SDK Client that owns the connection. A relay has
+// no use for the Client's per-message schema checks and result parsing: the request is
+// serialized once and the reply is handed back as the child sent it. Ids are strings of this
+// module's own ("h1", "h2", ...), so they never meet the Client's numeric ones; timeouts,
+// progress and cancellation behave as the SDK's do.
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, type JSONRPCMessage, type Result } from "@modelcontextprotocol/sdk/types.js";
+import type { Cancellation } from "../protocol/cancellation.js";
+
+export interface CallOptions {
+  signal?: Cancellation;
+  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface CallLimits {
+  /** Time without a reply or progress after which a call is cancelled. */
+  timeoutMs: number;
+  /** Time after which a call is cancelled whatever progress it reports. */
+  maxTotalMs: number;
+  /** Largest request (serialized) the child is sent. */
+  maxMessageBytes: number;
+}
+
+/** A request larger than a child's stdio reader takes: refused before it can wedge the child. */
+export class MessageTooLargeError extends Error {}
+
+interface Pending {
+  resolve(result: Result): void;
+  fail(error: Error): void;
+  onprogress?: CallOptions["onprogress"];
+  timer: NodeJS.Timeout;
+  startedAt: number;
+}
+
+type Incoming = { id?: unknown; method?: unknown; params?: { progressToken?: unknown }; result?: Result; error?: { code: number; message: string; data?: unknown } };
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
+
+export class ChildCalls {
+  private nextId = 1;
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(
+    private readonly transport: Transport & { sendText?(json: string): Promise<void> },
+    private readonly limits: CallLimits,
+    private readonly serverName: string,
+  ) {}
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Takes a message from the child if it answers or reports progress on one of these calls; false leaves it to the SDK. */
+  take(message: JSONRPCMessage): boolean {
+    const m = message as Incoming;
+    if (typeof m.id === "string" && m.method === undefined) {
+      const call = this.pending.get(m.id);
+      if (!call) return false;
+      this.settle(m.id);
+      if (m.error) call.fail(new McpError(m.error.code, m.error.message, m.error.data));
+      else call.resolve(m.result ?? {});
+      return true;
+    }
+    if (m.method !== "notifications/progress" || typeof m.params?.progressToken !== "string") return false;
+    const call = this.pending.get(m.params.progressToken);
+    if (!call) return false;
+    if (Date.now() - call.startedAt > this.limits.maxTotalMs) {
+      this.cancel(m.params.progressToken, new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: this.limits.maxTotalMs }));
+      return true;
+    }
+    call.timer.refresh();
+    const { progressToken: _token, ...progress } = m.params as { progressToken: string; progress: number };
+    call.onprogress?.(progress);
+    return true;
+  }
+
+  request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
+    if (options.signal?.aborted) throw options.signal.reason;
+    const id = `h${this.nextId++}`;
+    const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } : params;
+    const message = { jsonrpc: "2.0" as const, id, method, ...(sent !== undefined ? { params: sent } : {}) };
+    const json = JSON.stringify(message);
+    if (json.length > this.limits.maxMessageBytes / 3 && Buffer.byteLength(json) > this.limits.maxMessageBytes) {
+      throw new MessageTooLargeError(
+        `The request is ${mib(Buffer.byteLength(json))} MiB; the '${this.serverName}' server takes at most ${mib(this.limits.maxMessageBytes)} MiB per message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
+          "Send large content in parts, or write it to a workspace file and pass its path instead.",
+      );
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => this.cancel(id, options.signal!.reason instanceof Error ? options.signal!.reason : new McpError(ErrorCode.RequestTimeout, String(options.signal!.reason)));
+      const timer = setTimeout(() => this.cancel(id, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs })), this.limits.timeoutMs);
+      const done = () => options.signal?.removeEventListener("abort", onAbort);
+      this.pending.set(id, {
+        resolve: (result) => (done(), resolve(result)),
+        fail: (error) => (done(), reject(error)),
+        onprogress: options.onprogress,
+        timer,
+        startedAt: Date.now(),
+      });
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      // a transport that takes text gets the string already made for the size check; any other serializes the message itself
+      const write = this.transport.sendText ? this.transport.sendText(json) : this.transport.send(message);
+      write.catch((err: Error) => this.failWith(id, err));
+    });
+  }
+
+  /** Fail every call in flight: the connection is gone. */
+  closeAll(): void {
+    for (const id of [...this.pending.keys()]) this.failWith(id, new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+  }
+
+  private cancel(id: string, reason: Error): void {
+    if (!this.pending.has(id)) return;
+    this.failWith(id, reason);
+    const notice = { jsonrpc: "2.0" as const, method: "notifications/cancelled", params: { requestId: id, reason: reason.message } };
+    this.transport.send(notice).catch(() => undefined);
+  }
+
+  private failWith(id: string, error: Error): void {
+    const call = this.pending.get(id);
+    if (call && this.settle(id)) call.fail(error);
+  }
+
+  private settle(id: string): boolean {
+    const call = this.pending.get(id);
+    if (!call) return false;
+    clearTimeout(call.timer);
+    this.pending.delete(id);
+    return true;
+  }
+}

@@ -1,0 +1,319 @@
+// One child MCP server: spawned (stdio) or connected (HTTP), listed, supervised. A child that
+// exits fails its calls in flight at once, drops out of the catalog, and comes back after an
+// exponential backoff; the hub is told each time so it can send list_changed to its clients.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientNotification,
+  type ClientRequest,
+  type Notification,
+  type Prompt,
+  type Request,
+  type ResourceTemplate,
+  type Result,
+  type ServerCapabilities,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { errorMessage, type Logger } from "../../servers/lib/log.js";
+import { ChildCalls, MessageTooLargeError, type CallOptions } from "./calls.js";
+import { childTransport, exitReason, listOffers, routeIncoming, startFailure, Watchdog, type ChildConnection, type ChildLaunch } from "./transport.js";
+import type { ServerConfig } from "../config/config.js";
+import type { ManifestEntry } from "./manifest.js";
+import { ReplyTooLargeError, StdioChildTransport } from "./stdio-transport.js";
+import { killTree } from "../../servers/lib/proctree.js";
+import { Coalescer, FloodGate } from "./flood-gate.js";
+import { CallQueue } from "./queue.js";
+
+export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
+
+/** Listed (from the build-time manifest) or running: its tools belong in the catalog. */
+export const LISTED_STATES: ReadonlySet<ChildState> = new Set(["idle", "ready"]);
+
+export interface ChildHooks {
+  /** Tools, prompts or resources of this child appeared, changed or went away. */
+  onListChanged(child: Child, what: "tools" | "prompts" | "resources"): void;
+  /** A request from the child to the client (sampling, elicitation, roots). */
+  onRequest(child: Child, request: Request, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<Result>;
+  /** A notification the hub forwards to clients (logging, resources/updated). */
+  onNotification(child: Child, notification: Notification): void;
+  onRestart(child: Child): void;
+}
+
+export class ChildUnavailableError extends Error {}
+
+export { MessageTooLargeError, type ChildLaunch };
+
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_TOTAL_TIMEOUT_MS = 60 * 60_000;
+const MAX_BACKOFF_MS = 30_000;
+const STABLE_AFTER_MS = 30_000;
+// a child announcing list changes in a loop makes the hub list its offers at most this often
+const LIST_REFRESH_INTERVAL_MS = 1000;
+
+export class Child {
+  state: ChildState;
+  pid?: number;
+  restarts = 0;
+  lastError?: string;
+  startedAt?: number;
+  tools: Tool[] = [];
+  prompts: Prompt[] = [];
+  resourceTemplates: ResourceTemplate[] = [];
+  capabilities: ServerCapabilities = {};
+  /** What the server tells a model about itself (its initialize result), kept across restarts. */
+  instructions?: string;
+  readonly prefix: string;
+  private client?: Client;
+  /** The hub's own requests to the current process (./child-calls.ts). */
+  private calls?: ChildCalls;
+  private readonly queue: CallQueue;
+  private attempt = 0;
+  private restartTimer?: NodeJS.Timeout;
+  private stopping = false;
+  private starting?: Promise<void>;
+  private watchdog?: Watchdog;
+  /** The current process's transport and stderr: what explains its failure. */
+  private connection?: ChildConnection;
+  /** Log messages and resource updates the child may send per second (dropped beyond, and counted). */
+  private readonly notices: FloodGate;
+  /** Refreshes the lists the child announced changed (./flood-gate.ts). */
+  private listRefresh?: Coalescer<"tools" | "prompts" | "resources">;
+
+  constructor(
+    readonly name: string,
+    readonly config: ServerConfig,
+    private readonly launch: ChildLaunch,
+    private readonly hooks: ChildHooks,
+    private readonly log: Logger,
+    /** What the server offers, known without running it: the child then starts on first use. */
+    manifest?: ManifestEntry,
+  ) {
+    this.prefix = config.prefix ?? name;
+    this.state = config.enabled === false ? "disabled" : manifest ? "idle" : "starting";
+    if (manifest && this.state === "idle") {
+      this.capabilities = manifest.capabilities;
+      this.tools = manifest.tools;
+      this.prompts = manifest.prompts;
+      this.resourceTemplates = manifest.resourceTemplates;
+      this.instructions = manifest.instructions;
+    }
+    this.queue = new CallQueue(config.maxConcurrency ?? 32, config.maxQueue ?? 512);
+    const perSecond = launch.output.notificationsPerSecond;
+    this.notices = new FloodGate(perSecond, (count) =>
+      log.warn(`dropped ${count} notifications from the child`, { dropped: count, limit: `${perSecond}/s (AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND)` }),
+    );
+  }
+
+  /** Start an idle child (once, however many calls ask at the same time). */
+  private async ensureStarted(): Promise<void> {
+    if (this.state === "idle" && !this.starting) {
+      this.log.info("starting on first use");
+      this.starting = this.start().finally(() => (this.starting = undefined));
+    }
+    await this.starting;
+  }
+
+  /** Spawned here (stdio), as opposed to reached over HTTP. */
+  get local(): boolean {
+    return !this.config.url;
+  }
+
+  get enabled(): boolean {
+    return this.state !== "disabled";
+  }
+
+  get queueStats() {
+    return this.queue.stats;
+  }
+
+  /** The latest start, settled once the child is up or has failed. */
+  started: Promise<void> = Promise.resolve();
+
+  start(): Promise<void> {
+    this.started = this.spawnAndConnect();
+    return this.started;
+  }
+
+  private async spawnAndConnect(): Promise<void> {
+    if (!this.enabled || this.stopping) return;
+    const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
+    this.state = this.restarts > 0 ? "restarting" : "starting";
+    const connection = (this.connection = childTransport(this.config, this.launch, this.prefix, this.log));
+    const { transport } = connection;
+    const client = new Client(
+      { name: "agentbox-hub", version: "0.1.0" },
+      { capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } } },
+    );
+    this.wireClient(client);
+    if (transport instanceof StdioChildTransport) transport.onspawn = (pid) => (this.pid = pid);
+    const calls = new ChildCalls(transport, {
+      timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
+      maxMessageBytes: this.launch.maxMessageBytes,
+    }, this.name);
+    try {
+      await client.connect(transport);
+      const watchdog = (this.watchdog = new Watchdog());
+      routeIncoming(transport, calls, () => watchdog.heard(), this.notices);
+      this.capabilities = client.getServerCapabilities() ?? {};
+      this.instructions = client.getInstructions();
+      await this.refreshLists(client);
+    } catch (err) {
+      // what the process said on its way out (a missing module, a bad argument) says more than "closed"
+      this.lastError = await startFailure(err, connection, this.config, this.launch);
+      this.log.error("child failed to start", { error: this.lastError });
+      await client.close().catch(() => undefined);
+      this.forgetProcess(connection);
+      // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
+      this.state = "failed";
+      this.scheduleRestart();
+      return;
+    }
+    this.client = client;
+    this.calls = calls;
+    // a child that stops reading its input or answering would hang every call sent to it: restart
+    // it instead (watched from here on: before, `current` would not yet hold and stop the watch)
+    this.watchdog.start(client, transport, {
+      current: () => this.client === client,
+      busy: () => this.queue.stats.running > 0,
+      kill: (why) => this.kill(why),
+    });
+    this.lastError = undefined;
+    this.startedAt = Date.now();
+    this.state = "ready";
+    this.log.info("child ready", { pid: this.pid, tools: this.tools.length });
+    // a child started on first use only announces a change when it offers other tools than recorded
+    if (listedBefore === JSON.stringify([this.tools, this.prompts, this.resourceTemplates])) return;
+    this.hooks.onListChanged(this, "tools");
+    if (this.capabilities.prompts) this.hooks.onListChanged(this, "prompts");
+    if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
+  }
+
+  private wireClient(client: Client): void {
+    for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
+      client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra) as never);
+    }
+    // a burst of list_changed costs one refresh now and one after the interval, never a loop
+    const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed)));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => refresh.request("tools"));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => refresh.request("prompts"));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => refresh.request("resources"));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onNotification(this, n));
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
+    client.onclose = () => this.onClosed(client);
+    client.onerror = (err) => {
+      this.log.debug("child transport error", { error: errorMessage(err) });
+      // past the reader's limit the stream is out of step: only a fresh process recovers
+      if (err instanceof ReplyTooLargeError) this.kill("its reply exceeded the message limit");
+    };
+  }
+
+  private async refreshChanged(client: Client, changed: Array<"tools" | "prompts" | "resources">): Promise<void> {
+    // a process already replaced has nothing to list
+    if (this.client && this.client !== client) return;
+    await this.refreshLists(client).catch((err) => this.log.warn("list refresh failed", { error: errorMessage(err) }));
+    for (const what of changed) this.hooks.onListChanged(this, what);
+  }
+
+  private async refreshLists(client: Client): Promise<void> {
+    ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = await listOffers(client));
+  }
+
+  private onClosed(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.calls?.closeAll();
+    this.calls = undefined;
+    this.watchdog?.stop();
+    if (this.stopping) {
+      this.state = "stopped";
+      return;
+    }
+    this.listRefresh?.cancel();
+    void this.explainExit(this.connection, this.pid, this.lastError);
+    this.lastError ??= `exited unexpectedly (pid ${this.pid})`;
+    this.forgetProcess(this.connection);
+    if (this.startedAt && Date.now() - this.startedAt > STABLE_AFTER_MS) this.attempt = 0;
+    // its tools stay listed while it restarts: calls meanwhile hear "restarting", not "Unknown tool"
+    this.state = "restarting";
+    this.scheduleRestart();
+  }
+
+  /**
+   * The process is gone: its pid no longer names this server. Kept, it would let the sweep spare
+   * (and a kill hit) whatever process of the tenant is given that pid next, until the restart.
+   */
+  private forgetProcess(connection: ChildConnection | undefined): void {
+    if (this.connection === connection) this.pid = undefined;
+  }
+
+  /** Says why the process ended: the hub's reason when it killed it, else how it ended and what it said last. */
+  private async explainExit(connection: ChildConnection | undefined, pid: number | undefined, killedBecause: string | undefined): Promise<void> {
+    const why = killedBecause ?? (connection ? await exitReason(connection, pid) : `exited unexpectedly (pid ${pid})`);
+    // a newer process may have started (and answered) meanwhile: its state is not this one's
+    if (this.connection === connection && this.state !== "ready") this.lastError = why;
+    this.log.warn("child exited; restarting", { pid, why });
+  }
+
+  private kill(why: string): void {
+    if (!this.pid || this.stopping) return;
+    this.lastError = `restarted because ${why}`;
+    this.log.warn("killing child", { pid: this.pid, why });
+    void killTree(this.pid);
+  }
+
+  private scheduleRestart(): void {
+    if (this.stopping) return;
+    const delay = Math.min(MAX_BACKOFF_MS, 250 * 2 ** this.attempt);
+    this.attempt++;
+    this.restartTimer = setTimeout(() => {
+      this.restarts++;
+      this.hooks.onRestart(this);
+      void this.start();
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
+  async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
+    if (this.state === "idle" || this.starting) await this.ensureStarted();
+    return this.queue.run(async () => {
+      if (!this.calls || this.state !== "ready") throw this.unavailable();
+      return this.calls.request(method, params, options);
+    }, options.signal);
+  }
+
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    if (this.state !== "ready" || !this.client) return;
+    await this.client.notification({ method, params } as ClientNotification).catch(() => undefined);
+  }
+
+  unavailable(): ChildUnavailableError {
+    const why =
+      this.state === "disabled"
+        ? "is disabled in the configuration"
+        : this.state === "stopped"
+          ? "has been stopped"
+          : `is ${this.state === "failed" ? "failing to start" : "restarting"}${this.lastError ? ` (${this.lastError})` : ""}; try again in a moment`;
+    return new ChildUnavailableError(`The '${this.name}' server ${why}.`);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const pid = this.pid;
+    const client = this.client;
+    this.state = "stopped";
+    // SIGTERM lets the child free what it holds; then everything left in its tree is killed
+    if (pid) await killTree(pid, { graceMs: 3000 });
+    await client?.close().catch(() => undefined);
+  }
+}

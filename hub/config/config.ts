@@ -1,0 +1,189 @@
+// Settings come from defaults, then the config file (--config / AGENTBOX_CONFIG), then the
+// environment, then command-line flags. Every key is optional.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../../servers/builtin.js";
+import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
+import type { OutputLimits } from "../children/stderr.js";
+import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
+import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
+import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./schema.js";
+import { selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
+import { resolveServerPaths } from "./server-paths.js";
+
+export { BUILTIN_SERVERS };
+export { ConfigError };
+export type { RateLimitsConfig, ServerConfig, TenantConfig, TenantLimits } from "./schema.js";
+export type { SessionLimits } from "./session-limits.js";
+
+export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
+  methods: { "tools/list": "10/min" },
+  tools: { "*": "100/min", ...BUILTIN_TOOL_RATES },
+};
+
+export interface HubConfig {
+  host: string;
+  port: number;
+  workspace: string;
+  /**
+   * Who may use the hub: one entry per API key (an isolation unit), or a single keyless tenant.
+   * AGENTBOX_API_KEY is the one-tenant shorthand.
+   */
+  tenants: TenantConfig[];
+  /** Default per-tenant process and memory caps. */
+  limits: TenantLimits;
+  /** Where tenants' home folders live when the hub runs them under their own uids. */
+  stateDir?: string;
+  logLevel: LogLevel;
+  corsOrigins: string[];
+  /** Extra Host header values to accept besides the bound address and localhost. */
+  allowedHosts: string[];
+  /** Addresses or CIDR ranges of proxies whose X-Forwarded-For names the client. */
+  trustedProxies: string[];
+  /** The operator's key for the hub-wide figures on /metrics (AGENTBOX_METRICS_KEY); see hub/http/metrics-gate.ts. */
+  metricsKey?: string;
+  sessionIdleMs: number;
+  maxBodyBytes: number;
+  /** Largest request a child is sent over stdio (the SDK's stdio reader stops at 10 MiB). */
+  maxMessageBytes: number;
+  /** Answer Streamable HTTP sessions with plain JSON instead of SSE (faster; no mid-call progress). */
+  jsonResponses: boolean;
+  mcpServers: Record<string, ServerConfig>;
+  rateLimits: RateLimitsConfig;
+  /** The default tool selection of every session; a session URL may narrow it. */
+  selection?: SelectionSpec;
+  configPath?: string;
+  /** This replica's name (AGENTBOX_REPLICA): session ids begin with `<replica>.` so a router can find it. */
+  replica?: string;
+  /** How long a SIGTERM waits for calls in flight before ending the children (AGENTBOX_DRAIN_MS). */
+  drainMs: number;
+  /** What one child's output may cost the hub (AGENTBOX_CHILD_LOG_LINES_PER_SECOND, ..._LOG_LINE_BYTES, ..._NOTIFICATIONS_PER_SECOND). */
+  childOutput: OutputLimits;
+  /** Caps on sessions and on the events kept for resuming their streams (hub/config/session-limits.ts). */
+  sessionLimits: SessionLimits;
+  /** How often processes of a tenant's uid that belong to no server and no live session are killed. */
+  sweepMs: number;
+}
+
+export interface CliOverrides {
+  host?: string;
+  port?: number;
+  config?: string;
+  logLevel?: string;
+}
+
+/** dist/ of this build: built-in servers run as `node dist/servers/<name>/main.js`. */
+export function distRoot(): string {
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+}
+
+/** The folder holding dist/ (the repository, or the image's install folder). */
+export function installRoot(): string {
+  return path.dirname(distRoot());
+}
+
+export function builtinServers(names: readonly string[] = BUILTIN_SERVERS): Record<string, ServerConfig> {
+  const servers: Record<string, ServerConfig> = {};
+  for (const name of names) {
+    servers[name] = { command: process.execPath, args: [path.join(distRoot(), "servers", name, "main.js")] };
+  }
+  return servers;
+}
+
+/** A config file's servers, their relative paths resolved the way README "Configuration" says. */
+export function configuredServers(servers: Record<string, ServerConfig>, configPath: string): Record<string, ServerConfig> {
+  return resolveServerPaths(servers, path.dirname(path.resolve(configPath)), installRoot(), configPath);
+}
+
+function readConfigFile(file: string): ConfigFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new ConfigError(`Cannot read config file ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`Config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) throw new ConfigError(describeZodError(`Config file ${file}`, parsed.error));
+  return parsed.data;
+}
+
+export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = process.env): HubConfig {
+  const configPath = cli.config ?? env.AGENTBOX_CONFIG ?? defaultConfigPath();
+  const file = configPath ? readConfigFile(configPath) : {};
+  const port = cli.port ?? (env.AGENTBOX_PORT ? parsePort(env.AGENTBOX_PORT, "AGENTBOX_PORT") : undefined) ?? file.port ?? 8080;
+  const mcpServers = file.mcpServers && configPath ? configuredServers(file.mcpServers, configPath) : builtinServers();
+  const selection = selectionOf(file);
+  const tenants = loadTenants(env, file);
+  for (const [where, spec] of [["", selection], ...tenants.map((t) => [` tenants.${t.name}:`, selectionOf(t)] as const)] as const) {
+    const bad = unknownDefaultServers(spec, Object.keys(mcpServers));
+    if (bad) throw new ConfigError(`Config file ${configPath}:${where} ${bad}`);
+  }
+  const cors = env.AGENTBOX_CORS_ORIGINS
+    ? env.AGENTBOX_CORS_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean)
+    : (file.corsOrigins ?? []);
+  return {
+    host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
+    port,
+    workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? defaultWorkspace()),
+    tenants,
+    limits: { ...file.limits, ...limitsFromEnv(env) },
+    stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
+    logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
+    corsOrigins: cors,
+    trustedProxies: checkedProxies(env.AGENTBOX_TRUSTED_PROXIES?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.trustedProxies ?? []),
+    metricsKey: env.AGENTBOX_METRICS_KEY || file.metricsKey || undefined,
+    allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
+    sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
+    maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
+    maxMessageBytes: Math.min(
+      positiveInt(env.AGENTBOX_MAX_MESSAGE_BYTES, "AGENTBOX_MAX_MESSAGE_BYTES") ?? file.maxMessageBytes ?? 8 * 1024 * 1024,
+      // above this the children's reader drops the line and stops in the middle of the stream
+      10 * 1024 * 1024 - 64 * 1024,
+    ),
+    jsonResponses: ["1", "true", "on", "yes"].includes((env.AGENTBOX_JSON_RESPONSES ?? "").toLowerCase()) || (file.jsonResponses ?? false),
+    mcpServers,
+    rateLimits: env.AGENTBOX_RATE_LIMITS !== undefined ? parseRateLimitsEnv(env.AGENTBOX_RATE_LIMITS) : (file.rateLimits ?? DEFAULT_RATE_LIMITS),
+    selection,
+    configPath,
+    replica: parseReplica(env.AGENTBOX_REPLICA),
+    // below Kubernetes' default 30 s grace period, so the children still get a clean stop
+    drainMs: positiveInt(env.AGENTBOX_DRAIN_MS, "AGENTBOX_DRAIN_MS") ?? 25_000,
+    // a child's output is untrusted: what it may cost the hub's log and clients per second
+    childOutput: {
+      linesPerSecond: positiveInt(env.AGENTBOX_CHILD_LOG_LINES_PER_SECOND, "AGENTBOX_CHILD_LOG_LINES_PER_SECOND") ?? 200,
+      maxLineBytes: positiveInt(env.AGENTBOX_CHILD_LOG_LINE_BYTES, "AGENTBOX_CHILD_LOG_LINE_BYTES") ?? 8192,
+      notificationsPerSecond: positiveInt(env.AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND, "AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND") ?? 200,
+    },
+    sessionLimits: sessionLimitsFromEnv(env),
+    sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
+  };
+}
+
+/**
+ * ./workspace where the hub may create it; else (a desktop client starts the hub in "/", as a user
+ * who cannot write there) a folder in the user's home.
+ */
+function defaultWorkspace(): string {
+  const here = path.resolve("workspace");
+  try {
+    if (fs.existsSync(here)) return here;
+    fs.accessSync(process.cwd(), fs.constants.W_OK);
+    return here;
+  } catch {
+    return path.join(os.homedir(), "agentbox-workspace");
+  }
+}
+
+// The image mounts a config here; from source there is none unless given.
+function defaultConfigPath(): string | undefined {
+  const imagePath = "/etc/agentbox/agentbox.json";
+  return fs.existsSync(imagePath) ? imagePath : undefined;
+}

@@ -1,0 +1,94 @@
+// The shape of agentbox's settings: the config file and the pieces the environment may give
+// (rate limits, tenants), validated with zod so a bad value is named with what is allowed.
+import { z } from "zod";
+import { selectionConfigShape } from "./selection-spec.js";
+
+export class ConfigError extends Error {}
+
+export function describeZodError(where: string, error: z.ZodError): string {
+  const lines = error.issues.map((i) => `  ${i.path.join(".") || "(root)"}: ${i.message}`);
+  return `${where} is not valid:\n${lines.join("\n")}`;
+}
+
+const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
+
+export const serverConfigSchema = z
+  .object({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    url: z.string().url().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    prefix: z.string().regex(/^[a-zA-Z0-9_-]*$/, "prefix may use letters, digits, _ and - only").optional(),
+    enabled: z.boolean().optional(),
+    start: z.enum(["eager", "lazy"]).optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    maxTotalTimeoutMs: z.number().int().positive().optional(),
+    maxConcurrency: z.number().int().positive().optional(),
+    maxQueue: z.number().int().nonnegative().optional(),
+    tools: toolFilter.optional(),
+  })
+  .strict()
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: "give either command (stdio) or url (HTTP), not both" });
+
+export type ServerConfig = z.infer<typeof serverConfigSchema>;
+
+const rateSpec = z.string().regex(/^\d+\s*\/\s*(s|sec|second|m|min|minute|h|hour)$/, 'a rate like "100/min", "5/s" or "1000/hour"');
+export const rateLimitsSchema = z.union([
+  z.literal(false),
+  z
+    .object({
+      methods: z.record(z.string(), rateSpec).optional(),
+      tools: z.record(z.string(), rateSpec).optional(),
+    })
+    .strict(),
+]);
+export type RateLimitsConfig = z.infer<typeof rateLimitsSchema>;
+
+const tenantLimitsSchema = z
+  .object({
+    processes: z.number().int().min(16).optional(),
+    memoryMiB: z.number().int().min(64).optional(),
+    diskMiB: z.number().int().min(1).optional(),
+  })
+  .strict();
+export type TenantLimits = z.infer<typeof tenantLimitsSchema>;
+
+export const TENANT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+const tenantSchema = z
+  .object({
+    apiKey: z.string().min(1, "an API key may not be empty"),
+    uid: z.number().int().min(1000).max(2 ** 31 - 2).optional(),
+    limits: tenantLimitsSchema.optional(),
+    // what this tenant's sessions see by default (hub/config/selection-spec.ts); its keys replace the global ones
+    ...selectionConfigShape,
+  })
+  .strict();
+export type TenantConfig = z.infer<typeof tenantSchema> & { name: string };
+
+export const fileSchema = z
+  .object({
+    host: z.string().optional(),
+    port: z.number().int().min(0).max(65535).optional(),
+    workspace: z.string().optional(),
+    apiKey: z.string().optional(),
+    metricsKey: z.string().min(1, "the metrics key may not be empty").optional(),
+    logLevel: z.string().optional(),
+    corsOrigins: z.array(z.string()).optional(),
+    allowedHosts: z.array(z.string()).optional(),
+    trustedProxies: z.array(z.string()).optional(),
+    sessionIdleMs: z.number().int().positive().optional(),
+    maxBodyBytes: z.number().int().positive().optional(),
+    maxMessageBytes: z.number().int().positive().optional(),
+    jsonResponses: z.boolean().optional(),
+    mcpServers: z.record(z.string(), serverConfigSchema).optional(),
+    rateLimits: rateLimitsSchema.optional(),
+    tenants: z.record(z.string().regex(TENANT_NAME, "a tenant name uses a-z, 0-9 and - (at most 32, starting with a letter)"), tenantSchema).optional(),
+    limits: tenantLimitsSchema.optional(),
+    stateDir: z.string().optional(),
+    // selection hook: default servers/tools/catalog for every session (hub/config/selection-spec.ts)
+    ...selectionConfigShape,
+  })
+  .strict();
+export type ConfigFile = z.infer<typeof fileSchema>;

@@ -1,0 +1,105 @@
+// The HTTP face of the hub, composed in one place. A request to /mcp passes CORS (browsers only),
+// the Host/Origin policy, one guard (who is asking, body size, draining), then hub/http/endpoints/mcp.ts.
+import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
+import type { HttpBindings } from "@hono/node-server";
+import type { Hub } from "../hub.js";
+import { jsonRpcError } from "../protocol/jsonrpc.js";
+import { landing } from "./landing.js";
+import { metricsGate } from "./metrics-gate.js";
+import { mountPlayground } from "../playground/route.js";
+import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
+import { mcpEndpoint } from "./endpoints/mcp.js";
+import { drainingRefusal } from "./replica.js";
+import { authenticate, callerOf, OriginPolicy, trustProxies } from "./security.js";
+
+const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
+
+/**
+ * What every served path checks, in one pass: who is asking (hub/http/security.ts), the body's size,
+ * and, while draining, whether the request would open a session. Hono's bodyLimit asks for the
+ * Web body stream of every request, which makes @hono/node-server build a full Request around
+ * Node's stream (a sixth of the hub's CPU per call): a declared length is checked from the
+ * header alone, and only chunked bodies go through the streaming check.
+ */
+function guard(hub: Hub): MiddlewareHandler {
+  const maxBytes = hub.config.maxBodyBytes;
+  const tooLarge = () => jsonRpcError(413, -32600, `Request body too large: the limit is ${maxBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`);
+  const streamingLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return (c, next) => {
+    if (c.req.method === "OPTIONS") return next();
+    const refused = authenticate(hub, c) ?? (Number(c.req.header("content-length") ?? 0) > maxBytes ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
+    if (refused) return Promise.resolve(refused);
+    return c.req.header("transfer-encoding") !== undefined ? streamingLimit(c, next) : next();
+  };
+}
+
+/**
+ * While draining, a request that would start a session (initialize, a sessionless plain JSON call,
+ * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
+ * here, and code in a child calling tools for one of them, go on as usual.
+ */
+function drainingRefusalOf(hub: Hub, c: Context): Response | undefined {
+  if (!hub.draining) return undefined;
+  const { method, path } = c.req;
+  const opensSession =
+    (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callerOf(c).session) ||
+    (method === "GET" && path === "/sse");
+  return opensSession ? drainingRefusal(hub) : undefined;
+}
+
+export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  const keyed = hub.tenants.some((t) => t.keyDigest);
+  trustProxies(hub.config.trustedProxies);
+  const origins = new OriginPolicy(hub.config, keyed);
+  const mcp = mcpEndpoint(hub);
+  const legacy = new LegacySseEndpoint(hub);
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", (c) => {
+    const servers = hub.status().servers.map((s) => ({ name: s.name, state: s.state }));
+    const reason = hub.draining ? { reason: "draining: shutting down, taking no new sessions" } : {};
+    return c.json({ ready: hub.ready, ...reason, servers }, hub.ready ? 200 : 503);
+  });
+
+  const browserCors = cors({
+    origin: (origin, c) => (origins.allowsOrigin(origin, c.req.header("host")) ? origin : null),
+    allowMethods: ["GET", "POST", "DELETE", "OPTIONS"],
+    allowHeaders: MCP_HEADERS,
+    exposeHeaders: ["Mcp-Session-Id", "MCP-Protocol-Version", "WWW-Authenticate", "Retry-After"],
+    maxAge: 600,
+  });
+  // CORS headers mean something only to a browser, which always sends Origin; setting them on
+  // every reply makes Hono rebuild each Response (an undici Response and a web stream per call)
+  app.use("*", (c, next) => (c.req.header("origin") ? browserCors(c, next) : next()));
+  app.use("*", origins.middleware());
+  // the page's own files hold no data: served before the key check so the page can ask for the key
+  mountPlayground(app);
+  // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
+  for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
+  // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
+  // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
+  const guarded = guard(hub);
+  for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
+  app.use("/metrics", metricsGate(hub, guarded));
+
+  app.get("/", (c) => c.json({ ...hub.status(keyed ? callerOf(c).tenant : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
+  app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
+  for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, mcp);
+  app.get("/sse", (c) => legacy.open(c));
+  app.post("/messages", (c) => legacy.message(c));
+
+  app.notFound((c) => {
+    // a client that got a 401 looks for OAuth next: tell it how this hub wants its key instead
+    const oauth = /^\/(\.well-known\/(oauth|openid)|register|authorize|token)/.test(c.req.path);
+    const hint = oauth ? " This hub does not use OAuth: send its API key as Authorization: Bearer <key> (mcp-remote: --header \"Authorization: Bearer <key>\")." : "";
+    return c.json({ error: `No route for ${c.req.method} ${c.req.path}. The MCP endpoint is /mcp.${hint}` }, 404);
+  });
+  app.onError((err, c) => {
+    hub.log.error("request failed", { path: c.req.path, error: err.message });
+    return jsonRpcError(500, -32603, `Internal error: ${err.message}`);
+  });
+  return app;
+}

@@ -1,0 +1,50 @@
+// The deprecated HTTP+SSE transport (protocol 2024-11-05): GET /sse opens the event stream and
+// names the endpoint; POST /messages?sessionId=… carries the client's messages.
+import type { Context } from "hono";
+import type { HttpBindings } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import type { Hub } from "../../hub.js";
+import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
+import { newSessionId, RoutableSseTransport } from "../replica.js";
+import { callerOf } from "../security.js";
+import { viewForUrl } from "../../catalog/selection.js";
+import { createSessionServer } from "../../sessions/server.js";
+
+export class LegacySseEndpoint {
+  private readonly transports = new Map<string, SSEServerTransport>();
+
+  constructor(private readonly hub: Hub) {}
+
+  async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
+    const { outgoing } = c.env;
+    const caller = callerOf(c);
+    // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= fixed for the stream's session, or 400
+    const view = viewForUrl(this.hub.defaultView(caller.tenant), c.req.url);
+    if (view instanceof Response) return view;
+    const id = newSessionId(this.hub.config.replica);
+    const session = await this.hub.openSession(id, "sse", caller.tenant, caller.clientKey, view);
+    if (session instanceof Response) return session;
+    const transport = new RoutableSseTransport("/messages", outgoing, id);
+    this.transports.set(transport.sessionId, transport);
+    outgoing.on("close", () => {
+      this.transports.delete(transport.sessionId);
+      void this.hub.sessions.close(transport.sessionId);
+    });
+    await createSessionServer(this.hub, session).connect(transport);
+    return RESPONSE_ALREADY_SENT;
+  }
+
+  async message(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
+    const id = c.req.query("sessionId") ?? "";
+    const transport = this.transports.get(id);
+    const session = this.hub.sessions.get(id);
+    // a session of another tenant is as unknown as a made-up one
+    if (!transport || !session || session.tenant !== callerOf(c).tenant) return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
+    const parsed = parseJsonRpc(await c.req.text());
+    if (!parsed.ok) return parsed.response;
+    session.touch();
+    await transport.handlePostMessage(c.env.incoming, c.env.outgoing, parsed.body);
+    return RESPONSE_ALREADY_SENT;
+  }
+}

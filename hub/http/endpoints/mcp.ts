@@ -1,0 +1,28 @@
+// /mcp (and /v1/mcp): which endpoint a request belongs to, decided once from who sent it
+// (hub/http/security.ts) and its Mcp-Session-Id; each endpoint then takes it from there to the reply.
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
+import type { Hub } from "../../hub.js";
+import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
+import { callerOf } from "../security.js";
+import { answerCallback } from "./callback.js";
+import { answerPlainJson } from "./plain-json.js";
+import { StreamableEndpoint } from "./streamable.js";
+
+export function mcpEndpoint(hub: Hub): (c: Context) => Promise<Response> {
+  const streamable = new StreamableEndpoint(hub);
+  return async (c) => {
+    const req = c.req.raw;
+    const caller = callerOf(c);
+    const readBody = async () => parseJsonRpc(await req.text());
+    if (caller.session) return answerCallback(hub, req, caller.session, readBody);
+    const sessionId = req.headers.get("mcp-session-id");
+    if (sessionId) return streamable.handle(req, sessionId, caller, readBody);
+    if (req.method !== "POST") return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
+    const parsed = await readBody();
+    if (!parsed.ok) return parsed.response;
+    if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
+    const session = await hub.implicitSession(caller.tenant, caller.clientKey);
+    return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session);
+  };
+}

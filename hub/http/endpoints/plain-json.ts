@@ -1,0 +1,36 @@
+// Requests outside any Streamable HTTP session, answered as plain JSON: a script POSTing JSON-RPC
+// without initialize (the implicit session of its tenant and address), and code run for a
+// session calling the hub's tools back as that session (./callback.ts). A plain tools/call is
+// answered directly (./direct-call.ts); anything else by an SDK server made for this one request.
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import type { Hub } from "../../hub.js";
+import type { ParsedBody } from "../../protocol/jsonrpc.js";
+import { urlSelects, viewForUrl } from "../../catalog/selection.js";
+import { createSessionServer } from "../../sessions/server.js";
+import type { ClientSession } from "../../sessions/registry.js";
+import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
+import { sseToJson, withFullAccept } from "./sse-to-json.js";
+
+type Parsed = Extract<ParsedBody, { ok: true }>;
+
+export async function answerPlainJson(hub: Hub, req: Request, parsed: Parsed, session: ClientSession): Promise<Response> {
+  session.touch();
+  // selection hook (hub/catalog/selection.ts): a plain JSON request may narrow its session's selection for itself
+  const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, (parsed.body as { id?: string | number }).id) : session.view;
+  if (view instanceof Response) return view;
+  if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(hub, session, view, parsed.body, req);
+  if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202 });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+    maxRequestBodySize: hub.config.maxBodyBytes,
+  });
+  const server = createSessionServer(hub, session, view);
+  await server.connect(transport);
+  try {
+    const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+    return await sseToJson(res, Array.isArray(parsed.body));
+  } finally {
+    void server.close();
+  }
+}

@@ -1,0 +1,52 @@
+// Many replicas behind one router: session ids that name their replica, and a graceful drain.
+// With AGENTBOX_REPLICA=r2 every id this hub mints reads `r2.<uuid>`, so nginx (deploy/nginx)
+// sends each request to the replica holding its session by one rule and keeps no state.
+import { randomUUID } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import type { Hub } from "../hub.js";
+import { jsonRpcError } from "../protocol/jsonrpc.js";
+
+/** A new session id: `<replica>.<uuid>` when the hub has a replica name, a bare uuid otherwise. */
+export function newSessionId(replica: string | undefined): string {
+  return replica ? `${replica}.${randomUUID()}` : randomUUID();
+}
+
+/** The SDK's legacy SSE transport mints its own uuid; this one takes the hub's routable id instead. */
+export class RoutableSseTransport extends SSEServerTransport {
+  constructor(endpoint: string, res: ServerResponse, id: string) {
+    super(endpoint, res);
+    // the SDK keeps the id in a plain (TypeScript-private) field that start() puts in the endpoint URL
+    (this as unknown as { _sessionId: string })._sessionId = id;
+  }
+}
+
+/** Tool calls running now, across every session. */
+export function callsInFlight(hub: Hub): number {
+  return hub.sessions.all().reduce((n, s) => n + s.inflight.size, 0);
+}
+
+/**
+ * The reply to a request that would open a session on a draining replica: 503, so a router
+ * (nginx's proxy_next_upstream http_503) retries it on another replica, and a JSON-RPC error a
+ * client reads if it reached this one directly.
+ */
+export function drainingRefusal(hub: Hub): Response {
+  const name = hub.config.replica ? `Replica '${hub.config.replica}'` : "This agentbox";
+  return jsonRpcError(503, -32000, `${name} is draining (shutting down) and takes no new sessions; retry, and the router will send you to another replica.`, {
+    headers: { "retry-after": "1" },
+  });
+}
+
+/**
+ * Stop taking new sessions and wait, at most `ms`, for the calls in flight to finish. Resolves
+ * with the number of calls still running when the wait ended (0 when all finished).
+ */
+export async function drain(hub: Hub, ms: number): Promise<number> {
+  hub.draining = true;
+  const deadline = Date.now() + ms;
+  while (callsInFlight(hub) > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, Math.min(100, Math.max(1, deadline - Date.now()))));
+  }
+  return callsInFlight(hub);
+}

@@ -1,0 +1,196 @@
+// Who may talk to the hub: API keys naming tenants, session tokens of code calling back, the
+// Host/Origin checks against DNS rebinding, and the client identity of sessionless requests.
+import { createHash } from "node:crypto";
+import { BlockList, isIP } from "node:net";
+import type { MiddlewareHandler } from "hono";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { SESSION_TOKEN_HEADER } from "../../servers/lib/session-events.js";
+import type { HubConfig } from "../config/config.js";
+import type { Hub, ServedTenant } from "../hub.js";
+import { jsonRpcError } from "../protocol/jsonrpc.js";
+import type { ClientSession } from "../sessions/registry.js";
+import { tenantForKey } from "../tenants/tenants.js";
+
+const MAX_HOST_VERDICTS = 1000;
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest();
+
+/** The API key from `Authorization: Bearer`, `X-API-Key` or `?api_key=`. */
+export function presentedKey(req: Request): string | undefined {
+  const auth = req.headers.get("authorization");
+  if (auth?.toLowerCase().startsWith("bearer ")) return auth.slice(7).trim();
+  const header = req.headers.get("x-api-key");
+  if (header) return header.trim();
+  return new URL(req.url).searchParams.get("api_key") ?? undefined;
+}
+
+type Ctx = Parameters<MiddlewareHandler>[0];
+
+/** Who a request comes from, decided once by `authenticate` and read by every endpoint. */
+export class Caller {
+  private key?: string;
+
+  constructor(
+    private readonly c: Ctx,
+    readonly tenant: ServedTenant,
+    /** The session code is calling back as, when the request carries a session token. */
+    readonly session?: ClientSession,
+  ) {}
+
+  /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
+  get clientKey(): string {
+    this.key ??= clientKeyOf(this.c);
+    return this.key;
+  }
+}
+
+/**
+ * Who is asking, decided once per request: code calling back as one session (its session token),
+ * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
+ * Sets the request's Caller and returns nothing, or returns the 401 to send.
+ */
+export function authenticate(hub: Hub, c: Ctx): Response | undefined {
+  const token = c.req.header(SESSION_TOKEN_HEADER);
+  if (token !== undefined) {
+    const session = hub.sessions.withToken(token);
+    if (!session) return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
+    c.set(CALLER as never, new Caller(c, session.tenant, session) as never);
+    return undefined;
+  }
+  // a keyless hub ignores a key a client sends anyway (a client configured with one header for all)
+  const key = hub.keylessTenant ? undefined : presentedKey(c.req.raw);
+  const tenant = hub.keylessTenant ?? (key !== undefined ? tenantForKey(hub.tenants, key) : undefined);
+  if (tenant) {
+    c.set(CALLER as never, new Caller(c, tenant) as never);
+    return undefined;
+  }
+  return jsonRpcError(401, -32001, key === undefined
+    ? "Unauthorized: this hub requires an API key (Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key>)."
+    : "Unauthorized: the API key is not valid.", { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } });
+}
+
+const CALLER = "agentbox.caller";
+
+/** The caller `authenticate` found for this request. */
+export function callerOf(c: Ctx): Caller {
+  return c.get(CALLER as never) as Caller;
+}
+
+const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
+const isLoopbackName = (hostname: string) => LOOPBACK_HOSTS.has(hostname) || (isIP(bare(hostname)) === 4 && hostname.startsWith("127."));
+
+function hostnameOf(hostHeader: string): string | undefined {
+  try {
+    const url = new URL(`http://${hostHeader}`);
+    // "a@b" or a path would make the header mean something else than a host and port
+    return url.username || url.password || url.pathname !== "/" || url.search || url.hash ? undefined : url.hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Without an API key the hub trusts the network position of its caller, so a web page must not be
+ * able to reach it: a DNS-rebinding page sends its own name as Host, a cross-site page its own
+ * Origin. Names are compared parsed and exactly, never by prefix. With a key, the key is the gate.
+ */
+export class OriginPolicy {
+  private readonly corsOrigins: Set<string>;
+  private readonly anyOrigin: boolean;
+  private readonly allowedHosts: Set<string>;
+  private readonly hostVerdicts = new Map<string, boolean>();
+
+  constructor(config: Pick<HubConfig, "corsOrigins" | "allowedHosts">, private readonly keyed: boolean) {
+    this.corsOrigins = new Set(config.corsOrigins.map((o) => o.replace(/\/$/, "")));
+    this.anyOrigin = this.corsOrigins.has("*");
+    this.allowedHosts = new Set(config.allowedHosts.map((h) => h.toLowerCase()));
+  }
+
+  /** A browser origin allowed to call the hub: configured, loopback, or the page the hub itself served. */
+  allowsOrigin(origin: string, hostHeader: string | undefined): boolean {
+    if (this.anyOrigin || this.corsOrigins.has(origin)) return true;
+    let url: URL;
+    try {
+      url = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+    // same origin is safe only because the Host it names has passed allowsHost
+    if (hostHeader && url.host === hostHeader.toLowerCase() && this.allowsHost(hostHeader)) return true;
+    return isLoopbackName(url.hostname);
+  }
+
+  /** A Host a rebinding page cannot forge: a loopback name, an IP literal, or one configured. */
+  allowsHost(hostHeader: string | undefined): boolean {
+    if (!hostHeader) return false;
+    // a client sends the same Host on every request: parsing it once per distinct value is enough
+    let verdict = this.hostVerdicts.get(hostHeader);
+    if (verdict === undefined) {
+      const name = hostnameOf(hostHeader);
+      verdict = name !== undefined && (isLoopbackName(name) || isIP(bare(name)) !== 0 || this.allowedHosts.has(name) || this.allowedHosts.has(hostHeader.toLowerCase()));
+      if (this.hostVerdicts.size >= MAX_HOST_VERDICTS) this.hostVerdicts.clear();
+      this.hostVerdicts.set(hostHeader, verdict);
+    }
+    return verdict;
+  }
+
+  middleware(): MiddlewareHandler {
+    return async (c, next) => {
+      if (this.keyed) return next();
+      const host = c.req.header("host");
+      if (!this.allowsHost(host)) {
+        return jsonRpcError(403, -32000, `Forbidden: Host '${host ?? ""}' is not allowed. Without an API key the hub answers only to loopback names, IP addresses and AGENTBOX_ALLOWED_HOSTS (DNS-rebinding protection); add the name there, or set an API key.`);
+      }
+      const origin = c.req.header("origin");
+      if (origin && !this.allowsOrigin(origin, host)) {
+        return jsonRpcError(403, -32000, `Forbidden: Origin '${origin}' is not allowed. Add it to AGENTBOX_CORS_ORIGINS to let that page call the hub.`);
+      }
+      return next();
+    };
+  }
+}
+
+function clientKeyOf(c: Ctx): string {
+  const key = presentedKey(c.req.raw);
+  if (key) return `key-${sha256(key).toString("hex").slice(0, 16)}`;
+  return `ip-${clientAddress(c).replace(/[^a-zA-Z0-9.-]/g, "_")}`;
+}
+
+let trustedProxies: BlockList | undefined;
+
+/**
+ * Proxies (AGENTBOX_TRUSTED_PROXIES: addresses or CIDR ranges, such as the router) whose
+ * X-Forwarded-For names the real client: without this every client behind them is one address.
+ */
+export function trustProxies(entries: string[]): void {
+  if (entries.length === 0) return void (trustedProxies = undefined);
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address, prefix] = entry.split("/");
+    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
+    if (prefix !== undefined) list.addSubnet(address, Number(prefix), family);
+    else list.addAddress(address, family);
+  }
+  trustedProxies = list;
+}
+
+const isTrusted = (address: string) => {
+  const plain = address.replace(/^::ffff:/, "");
+  return Boolean(trustedProxies?.check(plain, isIP(plain) === 6 ? "ipv6" : "ipv4"));
+};
+
+function clientAddress(c: Ctx): string {
+  let address: string;
+  try {
+    address = getConnInfo(c).remote.address ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+  if (!trustedProxies || !isTrusted(address)) return address;
+  // the nearest hop that is not one of our proxies is the client
+  const hops = (c.req.header("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter((h) => isIP(h));
+  while (hops.length && isTrusted(hops[hops.length - 1])) hops.pop();
+  return hops.pop() ?? address;
+}

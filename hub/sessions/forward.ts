@@ -1,0 +1,42 @@
+// Sending a client's request on to the child that serves it, for one session: the session named
+// in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
+// the result, cancellation carried across, and the child's failures as protocol errors.
+import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
+import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
+import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
+import type { CallChannel, ClientSession } from "./registry.js";
+
+export type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
+
+/** `params` as the child is sent them: the client's progress token replaced by the child's own, the session named. */
+function forChild(params: Params, overrides: Params, child: Child, session: ClientSession): { params: Params; progressToken: unknown } {
+  const { progressToken, ...meta } = params._meta ?? {};
+  const named = { ...meta, [SESSION_META_KEY]: session.id, ...(child.local ? { [TOKEN_META_KEY]: session.token } : {}) };
+  return { params: { ...params, ...overrides, _meta: named }, progressToken };
+}
+
+/** @param overrides what the child is sent instead of the client's values (a tool's or prompt's own, unprefixed name) */
+export async function forward(child: Child, method: string, params: Params, session: ClientSession, channel: CallChannel, overrides: Params = {}): Promise<Result> {
+  const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
+  // this child now holds state of the session: it is told when the session ends
+  session.reached.add(child);
+  try {
+    if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal });
+    // progress is relayed in order, and all of it before the result, or the client loses the tail
+    let relayed: Promise<unknown> = Promise.resolve();
+    const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+      const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
+      relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
+    };
+    const result = await child.request(method, forwarded, { signal: channel.signal, onprogress });
+    await relayed;
+    return result;
+  } catch (err) {
+    if (method !== "tools/call" && err instanceof ChildUnavailableError) throw protocolError(ErrorCode.InternalError, err.message);
+    if (method !== "tools/call" && err instanceof MessageTooLargeError) throw protocolError(ErrorCode.InvalidParams, err.message);
+    // the child's message already carries the SDK's "MCP error N:" prefix; a client adds its own
+    if (err instanceof McpError) throw protocolError(err.code, withoutCodePrefix(err.message), err.data);
+    throw err;
+  }
+}

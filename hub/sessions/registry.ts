@@ -1,0 +1,169 @@
+// Client sessions, whatever carries them (Streamable HTTP, legacy SSE, plain JSON without a
+// session, code calling back, stdio): who the client is, what it may see, what it is running.
+// What a transport needs to keep (its SDK transport object, its streams) stays in its endpoint
+// (hub/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
+// free the session's browser contexts, terminals and interpreters.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { createHash, randomBytes } from "node:crypto";
+import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
+import type { Child } from "../children/child.js";
+import type { ServedTenant } from "../hub.js";
+import type { SessionView } from "../catalog/selection.js";
+
+export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
+
+/** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
+export interface CallChannel {
+  readonly signal: Cancellation;
+  /** A notification about this call (progress, a log line), delivered with the call's reply. */
+  notify(notification: ServerNotification): Promise<void>;
+  /** A request to the client made while the call runs (sampling, elicitation, roots). */
+  request(request: ServerRequest, signal: AbortSignal): Promise<Result>;
+}
+
+export interface InflightCall {
+  child: Child;
+  tool: string;
+  channel: CallChannel;
+}
+
+export class ClientSession {
+  readonly createdAt = Date.now();
+  lastActivity = Date.now();
+  readonly inflight = new Set<InflightCall>();
+  readonly subscriptions = new Set<string>();
+  logLevel?: LoggingLevel;
+  /** What the client declared at initialize; none for plain JSON clients. */
+  clientCapabilities: ClientCapabilities = {};
+  /** SDK servers connected for this session: one for stateful transports, one per request for implicit sessions. */
+  readonly servers = new Set<Server>();
+  /** The children this session has been named to (hub/sessions/forward.ts): only they can hold anything of it, so only they are told it ended. */
+  readonly reached = new Set<Child>();
+  /** Tool calls answered without an SDK server (hub/http/endpoints/direct-call.ts), by request id, so a cancellation finds them. */
+  readonly directCalls = new Map<RequestId, CallCancellation>();
+  closed = false;
+
+  /**
+   * The credential code run for this session uses to call tools as this session, and nothing
+   * else: random, known only to the hub and to this tenant's servers (never derived from a secret).
+   */
+  readonly token = randomBytes(32).toString("base64url");
+
+  constructor(
+    readonly id: string,
+    readonly kind: SessionKind,
+    readonly tenant: ServedTenant,
+    /** Who the client is: a hash of its API key or its remote address. */
+    readonly clientKey: string,
+    /** What this session may see and call, fixed when it starts (hub/catalog/selection.ts). */
+    readonly view: SessionView,
+  ) {}
+
+  /** Whose rate-limit budget this session spends: its tenant's when it has a key, else its own. */
+  get budget(): string {
+    return this.tenant.keyDigest ? `tenant:${this.tenant.name}` : `session:${this.id}`;
+  }
+
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  get idleMs(): number {
+    return this.inflight.size > 0 || this.directCalls.size > 0 ? 0 : Date.now() - this.lastActivity;
+  }
+
+  /** Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too. */
+  get principals(): string[] {
+    const tenant = tenantPrincipal(this.tenant);
+    return this.tenant.keyDigest || this.kind === "stdio" ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
+  }
+}
+
+/** The principals sessions count against (hub/sessions/admission.ts): a tenant, and a client of a tenant. */
+export const tenantPrincipal = (tenant: ServedTenant) => `tenant:${tenant.name}`;
+export const clientPrincipal = (tenant: ServedTenant, clientKey: string) => `client:${tenant.name}:${clientKey}`;
+
+export class SessionRegistry {
+  private readonly sessions = new Map<string, ClientSession>();
+  private readonly byToken = new Map<string, ClientSession>();
+  /** The open sessions of each tenant and client (ClientSession.principals), so caps are checked without a scan. */
+  private readonly byPrincipal = new Map<string, Set<ClientSession>>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly onClosed: (session: ClientSession) => void,
+  ) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(idleMs / 2, 60_000)));
+    this.sweeper.unref();
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  all(): ClientSession[] {
+    return [...this.sessions.values()];
+  }
+
+  get(id: string | undefined): ClientSession | undefined {
+    return id ? this.sessions.get(id) : undefined;
+  }
+
+  add(session: ClientSession): ClientSession {
+    this.sessions.set(session.id, session);
+    this.byToken.set(tokenDigest(session.token), session);
+    for (const principal of session.principals) {
+      const group = this.byPrincipal.get(principal);
+      if (group) group.add(session);
+      else this.byPrincipal.set(principal, new Set([session]));
+    }
+    return session;
+  }
+
+  /** The open sessions counted against a principal (tenantPrincipal() or clientPrincipal()). */
+  of(principal: string): ReadonlySet<ClientSession> {
+    return this.byPrincipal.get(principal) ?? NONE;
+  }
+
+  /** The session a callback token belongs to (looked up by digest, so no timing tells a prefix). */
+  withToken(token: string): ClientSession | undefined {
+    return this.byToken.get(tokenDigest(token));
+  }
+
+  /** Close a session: its calls are cancelled, its servers (and with them their transports) closed. */
+  async close(id: string): Promise<void> {
+    const session = this.sessions.get(id);
+    if (!session || session.closed) return;
+    session.closed = true;
+    this.sessions.delete(id);
+    this.byToken.delete(tokenDigest(session.token));
+    for (const principal of session.principals) {
+      const group = this.byPrincipal.get(principal);
+      group?.delete(session);
+      if (group?.size === 0) this.byPrincipal.delete(principal);
+    }
+    for (const call of session.directCalls.values()) call.abort(SESSION_CLOSED);
+    await Promise.allSettled([...session.servers].map((s) => s.close()));
+    this.onClosed(session);
+  }
+
+  async closeAll(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.allSettled(this.all().map((s) => this.close(s.id)));
+  }
+
+  private sweep(): void {
+    for (const session of this.sessions.values()) {
+      if (session.kind !== "stdio" && session.idleMs > this.idleMs) void this.close(session.id);
+    }
+  }
+}
+
+const NONE: ReadonlySet<ClientSession> = new Set();
+
+/** The reason a direct call's signal carries when its session closed under it. */
+export const SESSION_CLOSED = "session closed";
+
+const tokenDigest = (token: string) => createHash("sha256").update(token).digest("base64");

@@ -1,0 +1,109 @@
+// A tools/call, whichever way it arrived (an SDK server's handler, or a direct reply): the
+// session's selection, the hub's own tools, the owning child, its rate limit, metrics, and a
+// message the model can act on when the child could not run it. The result is the child's, as
+// it sent it: the child validated it against its own schema, so the hub neither checks nor rebuilds it.
+import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { RETRY_AFTER_META_KEY } from "../../servers/lib/session-events.js";
+import { errorMessage, type Logger } from "../../servers/lib/log.js";
+import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
+import { forward, type Params } from "./forward.js";
+import { protocolError } from "../protocol/jsonrpc.js";
+import type { RateLimits } from "./rate-limits.js";
+import type { HubMetrics } from "../observability/metrics.js";
+import { QueueFullError } from "../children/queue.js";
+import type { SessionView } from "../catalog/selection.js";
+import type { CallChannel, ClientSession, InflightCall } from "./registry.js";
+
+/** Tools the hub serves itself (hub_*), checked before the children's. */
+export interface LocalTools {
+  list(): Tool[];
+  call(name: string, args: Record<string, unknown>, session: ClientSession, channel: CallChannel): Promise<CallToolResult> | undefined;
+}
+
+export interface ToolCallDeps {
+  limits: RateLimits;
+  metrics: HubMetrics;
+  log: Logger;
+  localTools?: LocalTools;
+}
+
+const FIRST_START_WAIT_MS = 30_000;
+
+export class ToolCalls {
+  constructor(private readonly deps: ToolCallDeps) {}
+
+  async call(session: ClientSession, view: SessionView, params: Params, channel: CallChannel): Promise<CallToolResult> {
+    const name = String(params.name ?? "");
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    // selection hook (hub/catalog/selection.ts): outside the session's selection, or hub_find_tools
+    const local = view.refuseCall(name) ?? view.callLocal(name, args, channel, session.kind === "implicit") ?? this.deps.localTools?.call(name, args, session, channel);
+    if (local) return local;
+    const { catalog } = session.tenant;
+    // a server not recorded in the manifest lists its tools only once it is up: wait for that
+    // rather than call its tools unknown to a client that called right after initialize
+    const owner = catalog.tool(name) ?? ((await firstStarts(session.tenant.children)) && catalog.tool(name));
+    if (!owner) throw unknownName("tool", name, catalog.suggestTools(name));
+
+    const { metrics } = this.deps;
+    const checked = this.deps.limits.checkTool(session.budget, name);
+    const verdict = checked instanceof Promise ? await checked : checked;
+    if (!verdict.allowed) {
+      metrics.rateLimited.inc({ kind: "tool", name });
+      metrics.countCall(session.tenant.name, name, "rate_limited");
+      const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+      // no structuredContent: the tool never ran, and a client checks any against the tool's outputSchema, error or not
+      return {
+        content: [{ type: "text", text: `Rate limit for ${name} reached (${verdict.rule}); retry in ${seconds} s.` }],
+        isError: true,
+        _meta: { [RETRY_AFTER_META_KEY]: verdict.retryAfterMs },
+      };
+    }
+
+    const started = performance.now();
+    const call: InflightCall = { child: owner.child, tool: name, channel };
+    session.inflight.add(call);
+    try {
+      const result = (await forward(owner.child, "tools/call", params, session, channel, { name: owner.original })) as CallToolResult;
+      metrics.countCall(session.tenant.name, name, result.isError ? "tool_error" : "ok");
+      return result;
+    } catch (err) {
+      if (channel.signal.aborted) throw err;
+      metrics.countCall(session.tenant.name, name, "error");
+      const message = this.failureMessage(err, owner.child, name);
+      if (message === undefined) throw err;
+      return { content: [{ type: "text", text: message }], isError: true };
+    } finally {
+      session.inflight.delete(call);
+      session.touch();
+      metrics.toolLatency.observe({ tool: name }, (performance.now() - started) / 1000);
+    }
+  }
+
+  /** A model-actionable message for a failed call, or undefined to pass a protocol error through. */
+  private failureMessage(err: unknown, child: Child, tool: string): string | undefined {
+    if (err instanceof ChildUnavailableError || err instanceof MessageTooLargeError) return err.message;
+    if (err instanceof QueueFullError) return `The '${child.name}' server is busy (${err.message}); retry ${tool} shortly.`;
+    if (err instanceof McpError) {
+      if (err.code === ErrorCode.ConnectionClosed) {
+        return `The '${child.name}' server exited while running ${tool}; it is being restarted and anything it held may be lost. Retry the call.`;
+      }
+      if (err.code === ErrorCode.RequestTimeout) return `${tool} timed out: ${err.message}. The call was cancelled.`;
+      return undefined;
+    }
+    this.deps.log.warn("tool call failed", { tool, error: errorMessage(err) });
+    return `${tool} failed: ${errorMessage(err)}`;
+  }
+}
+
+/** Waits (bounded) for children still starting for the first time; true when there were any. */
+async function firstStarts(children: Child[]): Promise<boolean> {
+  const starting = children.filter((c) => c.state === "starting").map((c) => c.started);
+  if (starting.length === 0) return false;
+  await Promise.race([Promise.allSettled(starting), new Promise((r) => setTimeout(r, FIRST_START_WAIT_MS).unref())]);
+  return true;
+}
+
+export function unknownName(kind: string, name: string, suggestions: string[]): McpError {
+  const hint = suggestions.length ? ` Did you mean: ${suggestions.join(", ")}?` : ` List them with ${kind}s/list.`;
+  return protocolError(ErrorCode.InvalidParams, `Unknown ${kind} '${name}'.${hint}`);
+}

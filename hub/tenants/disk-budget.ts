@@ -1,0 +1,279 @@
+// A disk budget per tenant, without mounts or quotas (Docker's default capabilities allow neither).
+// Every tenant process starts with RLIMIT_FSIZE = the budget, so no single file outgrows it. The
+// hub measures what each tenant's uid owns (hub/tenants/disk-usage.ts) every few seconds and publishes it
+// for the tenant's servers; a tenant at or over its budget is frozen: the soft RLIMIT_FSIZE of all
+// its processes drops to 0, so every write that would extend a file fails (EFBIG, or SIGXFSZ,
+// which kills a process that does not ignore it), until deletions bring it under budget again.
+// The limits are changed by a helper running as the tenant's uid (prlimit(2) on a process of the
+// same uid needs no capability), which may lower a hard limit but never raise one: so the hard
+// limit stays the budget and only the soft one moves. A tenant process can raise its own soft limit
+// back; one found doing so while frozen is killed, and so is every command of a frozen tenant whose
+// use still grows (what the limit cannot see: fallocate --keep-size, new folders, empty files);
+// the tenant is then locked (hard limits 0 as well) until it is under budget, when its servers
+// restart to get their limit back.
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import type { Logger } from "../../servers/lib/log.js";
+import { killTree, listOwners, signal } from "../../servers/lib/proctree.js";
+import type { DiskReserve } from "./disk-reserve.js";
+import { freeBytes, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots } from "./disk-usage.js";
+import { fileSizeLimit, type DiskLimit } from "./isolation.js";
+import type { Tenant } from "./tenants.js";
+
+const run = promisify(execFile);
+const MIN_INTERVAL_MS = 2_000;
+// a long walk is repeated less often, so measuring never takes more than a tenth of a core
+const WALK_SHARE = 10;
+const WALK_TIMEOUT_MS = 120_000;
+// while frozen, use may still grow a little (a folder's block): more than this is an evasion
+const FROZEN_GROWTH_BYTES = 1024 * 1024;
+const MAX_TRUNCATED_PER_PASS = 200;
+// between measurements the free space of the tenants' filesystems is watched this often (statfs,
+// no walk): a drop larger than the least room a tenant has left measures at once
+const WATCH_EVERY_MS = 250;
+const WATCH_MIN_DROP_BYTES = 4 * 1024 * 1024;
+
+export interface BudgetedTenant extends Tenant {
+  readonly children: ReadonlyArray<{ readonly pid?: number }>;
+}
+
+/** The command line that runs a program as this tenant (tenants.ts tenantCommand). */
+type TenantCommand = (tenant: BudgetedTenant, command: string, args: string[]) => { command: string; args: string[] };
+
+interface TenantState {
+  usedBytes?: number;
+  /** Use when the tenant was frozen, and how many passes have lowered its processes since. */
+  frozenAt?: { usedBytes: number; passes: number };
+}
+
+/** A process's RLIMIT_FSIZE from /proc (readable by anyone), or undefined when it is gone. */
+async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } | undefined> {
+  try {
+    const limits = /^Max file size\s+(\S+)\s+(\S+)/m.exec(await fs.promises.readFile(`/proc/${pid}/limits`, "utf8"));
+    const bytes = (v: string) => (v === "unlimited" ? Infinity : Number(v));
+    return limits ? { soft: bytes(limits[1]), hard: bytes(limits[2]) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class DiskBudgets {
+  private readonly states = new Map<BudgetedTenant, TenantState>();
+  private timer?: NodeJS.Timeout;
+  private watchTimer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopped = false;
+  /** One folder per filesystem the tenants write to, with its free bytes when the last pass began. */
+  private freeAtPass = new Map<string, number>();
+  private lastPass = { endedAt: 0, durationMs: 0 };
+  private reserve?: DiskReserve;
+  private tending = false;
+
+  constructor(
+    private readonly tenants: BudgetedTenant[],
+    private readonly log: Logger,
+    private readonly commandFor: TenantCommand,
+  ) {
+    for (const tenant of tenants) if (tenant.identity) this.states.set(tenant, {});
+  }
+
+  start(reserve?: DiskReserve): void {
+    if (this.states.size === 0) return;
+    this.reserve = reserve;
+    void this.measureNow().then(() => this.tendReserve());
+    this.watchTimer = setInterval(() => void this.tendReserve().then(() => this.watchFreeSpace()), WATCH_EVERY_MS);
+    this.watchTimer.unref();
+  }
+
+  /** Free the reserve when the filesystem is nearly full, after freezing whoever filled it; take it back once there is room. */
+  private async tendReserve(): Promise<void> {
+    const reserve = this.reserve;
+    if (!reserve || this.tending) return;
+    this.tending = true;
+    try {
+      const free = await reserve.freeNow();
+      const action = free === undefined ? undefined : reserve.needs(free);
+      if (action === "release") {
+        await this.running; // a pass under way may have begun before the disk filled
+        await this.measureNow();
+        reserve.release();
+        this.log.warn("the disk is nearly full: released the hub's reserve so the other tenants can still write", { reservedMiB: mib(reserve.bytes), freeMiB: mib(free!) });
+      } else if (action === "hold" && !this.stopped && ![...this.states.keys()].some((t) => t.identity!.disk.frozen)) {
+        await reserve.hold();
+      }
+    } finally {
+      this.tending = false;
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.watchTimer);
+    this.reserve?.release();
+  }
+
+  /**
+   * A fast writer can outrun the periodic measurement; the filesystem's free space shows it at
+   * once. Measure now when it fell by more than the least room any tenant had left (within the
+   * same tenth of a core the periodic walks keep to).
+   */
+  private async watchFreeSpace(): Promise<void> {
+    if (this.running || Date.now() < this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE) return;
+    const rooms = [...this.states].flatMap(([t, state]) => (state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes]));
+    const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
+    for (const [dir, before] of this.freeAtPass) {
+      const free = await freeBytes(dir);
+      if (free !== undefined && before - free >= drop) return void this.measureNow();
+    }
+  }
+
+  /** What a tenant used at the last measurement, and its budget (undefined: no budget in this isolation mode). */
+  usage(tenant: Tenant): { usedBytes?: number; budgetBytes: number; frozen: boolean } | undefined {
+    const disk = tenant.identity?.disk;
+    const state = [...this.states].find(([t]) => t.name === tenant.name)?.[1];
+    return disk && state ? { usedBytes: state.usedBytes, budgetBytes: disk.budgetBytes, frozen: disk.frozen } : undefined;
+  }
+
+  /** Measure every tenant now (joining a measurement under way), then enforce the budgets. */
+  measureNow(): Promise<void> {
+    this.running ??= this.pass().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    clearTimeout(this.timer);
+    const started = Date.now();
+    try {
+      const tenants = [...this.states.keys()];
+      const roots = walkRoots([...tenants.flatMap((t) => [t.workspace, t.home!, t.tmp!]), ...SHARED_WRITABLE_DIRS]);
+      this.freeAtPass = await freeSpaceByFilesystem(roots);
+      const usage = await measureUsage(roots, tenants.map((t) => t.identity!.uid), WALK_TIMEOUT_MS);
+      for (const tenant of tenants) {
+        const uid = tenant.identity!.uid;
+        try {
+          await this.enforce(tenant, usage.bytes.get(uid) ?? 0);
+          const preallocated = usage.preallocated.get(uid);
+          if (tenant.identity!.disk.frozen && preallocated) await this.freePreallocated(tenant, preallocated);
+        } catch (err) {
+          this.log.warn("enforcing a tenant's disk budget failed; trying again at the next measurement", { tenant: tenant.name, err: String(err) });
+        }
+      }
+    } catch (err) {
+      this.log.warn("measuring tenants' disk use failed; keeping the last numbers", { err: String(err) });
+    }
+    this.lastPass = { endedAt: Date.now(), durationMs: Date.now() - started };
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.measureNow(), Math.max(MIN_INTERVAL_MS, this.lastPass.durationMs * WALK_SHARE));
+    this.timer.unref();
+  }
+
+  private async enforce(tenant: BudgetedTenant, usedBytes: number): Promise<void> {
+    const state = this.states.get(tenant)!;
+    const disk = tenant.identity!.disk;
+    state.usedBytes = usedBytes;
+    try {
+      publish(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes });
+    } catch (err) {
+      // a full disk must not stop the enforcement: the kernel's limit does not need this file
+      this.log.warn("publishing a tenant's disk use failed", { tenant: tenant.name, err: String(err) });
+    }
+    const over = usedBytes >= disk.budgetBytes;
+    if (over && !state.frozenAt) {
+      disk.frozen = true;
+      state.frozenAt = { usedBytes, passes: 0 };
+      this.log.warn("tenant's disk budget used up: its writes are refused until it deletes files", { tenant: tenant.name, usedMiB: mib(usedBytes), budgetMiB: mib(disk.budgetBytes) });
+    } else if (!over && state.frozenAt) {
+      await this.thaw(tenant, usedBytes, disk);
+      state.frozenAt = undefined;
+      return;
+    }
+    if (state.frozenAt) await this.holdFrozen(tenant, state.frozenAt, usedBytes, disk);
+  }
+
+  /**
+   * Lower every process of a frozen tenant. One that raised its soft limit again, or every command
+   * of a tenant whose use still grows, is killed, and the tenant is locked: hard limits drop to 0
+   * too, so nothing it runs can raise them again.
+   */
+  private async holdFrozen(tenant: BudgetedTenant, frozenAt: { usedBytes: number; passes: number }, usedBytes: number, disk: DiskLimit): Promise<void> {
+    const pids = await this.processesOf(tenant);
+    const servers = new Set(tenant.children.map((c) => c.pid));
+    const limits = new Map(await Promise.all(pids.map(async (pid) => [pid, await fileSizeOf(pid)] as const)));
+    // measured from the lowest use seen while frozen: deleting and then writing again also counts
+    frozenAt.usedBytes = Math.min(frozenAt.usedBytes, usedBytes);
+    const grows = usedBytes > frozenAt.usedBytes + FROZEN_GROWTH_BYTES;
+    // the first two passes lower what was running (and what forked while the first one ran);
+    // after that nothing of the tenant's starts with a soft limit above 0 unless it raised it
+    const raised = frozenAt.passes >= 2 ? pids.filter((pid) => !servers.has(pid) && (limits.get(pid)?.soft ?? 0) > 0) : [];
+    const killed = new Set([...raised, ...(grows ? pids.filter((pid) => !servers.has(pid)) : [])]);
+    for (const pid of killed) signal(pid, "SIGKILL");
+    if (killed.size) {
+      disk.locked = true;
+      frozenAt.usedBytes = usedBytes;
+      const why = raised.length ? "they raised their file size limit while over budget" : "its disk use still grows while over budget";
+      this.log.warn(`killed a tenant's processes and locked its file size limit: ${why}`, { tenant: tenant.name, count: killed.size, usedMiB: mib(usedBytes) });
+    }
+    frozenAt.passes++;
+    const hard = disk.locked ? 0 : disk.budgetBytes;
+    const loose = pids.filter((pid) => !killed.has(pid) && ((limits.get(pid)?.soft ?? 0) > 0 || (limits.get(pid)?.hard ?? 0) > hard));
+    await this.setLimit(tenant, loose, fileSizeLimit(disk));
+  }
+
+  /** Back under budget: writes allowed again; a locked tenant's servers restart to get their limit back. */
+  private async thaw(tenant: BudgetedTenant, usedBytes: number, disk: DiskLimit): Promise<void> {
+    const wasLocked = disk.locked;
+    disk.frozen = false;
+    disk.locked = false;
+    this.log.info("tenant back under its disk budget: writes allowed again", { tenant: tenant.name, usedMiB: mib(usedBytes), budgetMiB: mib(disk.budgetBytes), restartsServers: wasLocked });
+    // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
+    if (wasLocked) for (const child of tenant.children) if (child.pid) void killTree(child.pid);
+    await this.setLimit(tenant, await this.processesOf(tenant), fileSizeLimit(disk));
+  }
+
+  /**
+   * Give back what a frozen tenant's files hold past their end (fallocate --keep-size, which no
+   * limit stops): truncating a file to its own size frees that and keeps every byte of it. Done as
+   * the tenant, so nothing but its own files can be touched, whatever it swaps in meanwhile.
+   */
+  private async freePreallocated(tenant: BudgetedTenant, inodes: number[]): Promise<void> {
+    // its own folders named, not reached through a parent it may not list (a workspace in /tmp)
+    const roots = [tenant.workspace, tenant.home!, tenant.tmp!, ...SHARED_WRITABLE_DIRS].filter((dir) => fs.existsSync(dir));
+    const which = inodes.slice(0, MAX_TRUNCATED_PER_PASS).flatMap((inode, i) => [...(i ? ["-o"] : []), "-inum", String(inode)]);
+    // a file it made read-only is made writable for the truncation and gets its mode back
+    const truncate = 'for f; do m=$(stat -c %a "$f") && chmod u+w "$f" && truncate --no-create --size=+0 "$f"; chmod "$m" "$f"; done';
+    const find = [...roots, "-xdev", "-type", "f", "-uid", String(tenant.identity!.uid), "(", ...which, ")", "-exec", "sh", "-c", truncate, "sh", "{}", "+"];
+    const { command, args } = this.commandFor(tenant, "find", find);
+    await run(command, args, { timeout: WALK_TIMEOUT_MS }).catch(() => undefined); // folders it cannot read: the rest is done
+    this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", { tenant: tenant.name, files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS) });
+  }
+
+  /** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
+  private async processesOf(tenant: BudgetedTenant): Promise<number[]> {
+    const uid = tenant.identity!.uid;
+    return (await listOwners()).filter((p) => p.state !== "Z" && p.uid === uid).map((p) => p.pid);
+  }
+
+  /** Set RLIMIT_FSIZE ("soft:hard") of some of the tenant's processes, as the tenant (see the top of this file). */
+  private async setLimit(tenant: BudgetedTenant, pids: number[], limit: string): Promise<void> {
+    if (pids.length === 0) return;
+    // one process at a time: a pid that has exited meanwhile must not stop the others
+    const script = `for p; do prlimit --pid "$p" --fsize=${limit} 2>/dev/null; done; exit 0`;
+    const { command, args } = this.commandFor(tenant, "sh", ["-c", script, "sh", ...pids.map(String)]);
+    await run(command, args, { timeout: 30_000 }).catch((err) => this.log.warn("changing a tenant's file size limit failed", { tenant: tenant.name, err: String(err) }));
+  }
+}
+
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/** Write the numbers for the tenant's servers: replaced whole (never half-written), readable by the tenant, writable only by the hub. */
+function publish(file: string, use: { usedBytes: number; budgetBytes: number }): void {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
+  fs.writeFileSync(temp, JSON.stringify(use), { mode: 0o644 });
+  fs.chmodSync(temp, 0o644); // the hub's umask is 077 under per-tenant uids
+  fs.renameSync(temp, file);
+}

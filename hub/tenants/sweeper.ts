@@ -1,0 +1,163 @@
+// Processes that escaped their server. A command can daemonize (setsid, double fork, `env -i`) and
+// so leave the tree its server kills when a session ends. Under per-tenant uids every process of a
+// tenant's uid is either below one of the tenant's servers (from the moment a server is spawned,
+// so one that is slow to start is never taken for an escapee) or an escapee; escapees live only
+// while the session their claim names lives (../servers/lib/session-claim.ts). Nothing of a
+// tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
+// it when the hub stops.
+//
+// A sweep reads the process table and the claims off the event loop, a bounded number of claims
+// per tenant per sweep, and never runs twice at once: however many processes a tenant keeps,
+// other tenants' calls go on being served.
+import { descendantsOf, listOwners, signal, type ProcOwner } from "../../servers/lib/proctree.js";
+import { sessionClaim } from "../../servers/lib/session-claim.js";
+import { errorMessage, type Logger } from "../../servers/lib/log.js";
+import type { ServedTenant } from "../hub.js";
+import { readClaims, type TenantCommand } from "./process-claims.js";
+import type { ClientSession, SessionRegistry } from "../sessions/registry.js";
+
+// after a session ends its servers kill what they know of; the sweep then takes what is left
+const AFTER_SESSION_END_MS = [1_000, 3_000];
+// claims read per tenant per sweep; a tenant with more escapees has the rest read in later sweeps
+const CLAIMS_PER_SWEEP = 1_000;
+// a stopped process cannot fork: stop everything, look again, kill; repeat until nothing is left
+const KILL_ROUNDS = 20;
+
+export class ProcessSweeper {
+  private timer?: NodeJS.Timeout;
+  /** The sweep under way; tenants asked for meanwhile wait in `pending` for the next one. */
+  private running?: Promise<void>;
+  private readonly pending = new Set<ServedTenant>();
+  /** Where each tenant's next bounded read of claims starts. */
+  private readonly cursor = new WeakMap<ServedTenant, number>();
+  private readonly claims = new WeakMap<ClientSession, string>();
+
+  constructor(
+    private readonly tenants: ServedTenant[],
+    private readonly sessions: SessionRegistry,
+    private readonly log: Logger,
+    private readonly commandFor: (tenant: ServedTenant) => TenantCommand,
+    private readonly everyMs = 5_000,
+  ) {}
+
+  start(): void {
+    if (!this.tenants.some((t) => t.identity)) return;
+    this.timer = setInterval(() => void this.sweep(this.tenants), this.everyMs);
+    this.timer.unref();
+  }
+
+  /** Stop sweeping; settles once a sweep under way has finished. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.pending.clear();
+    await this.running;
+  }
+
+  /** Tenants with sweeps after a session end pending: sessions ending meanwhile share them. */
+  private readonly afterEndPending = new Set<ServedTenant>();
+
+  sessionEnded(session: ClientSession): void {
+    const tenant = session.tenant;
+    // one pending pair of sweeps per tenant, however many sessions end (1,200 closures were 2,400 sweeps of /proc)
+    if (!tenant.identity || this.afterEndPending.has(tenant)) return;
+    this.afterEndPending.add(tenant);
+    const [first, second] = AFTER_SESSION_END_MS;
+    setTimeout(() => {
+      void this.sweep([tenant]);
+      setTimeout(() => {
+        this.afterEndPending.delete(tenant);
+        void this.sweep([tenant]);
+      }, second - first).unref();
+    }, first).unref();
+  }
+
+  /** Sweep these tenants: now, or right after the sweep under way (never two at once). Settles when done. */
+  sweep(tenants: ServedTenant[]): Promise<void> {
+    for (const tenant of tenants) if (tenant.identity) this.pending.add(tenant);
+    this.running ??= this.sweepPending().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async sweepPending(): Promise<void> {
+    while (this.pending.size > 0) {
+      const tenants = [...this.pending];
+      this.pending.clear();
+      try {
+        const procs = await listOwners();
+        for (const tenant of tenants) await this.sweepTenant(tenant, procs);
+      } catch (err) {
+        this.log.warn("process sweep failed", { error: errorMessage(err) });
+      }
+    }
+  }
+
+  /** The tenant's servers (starting ones included: their pid is known at spawn) and everything below them. */
+  private spared(tenant: ServedTenant, procs: ProcOwner[]): Set<number> {
+    const kept = new Set<number>();
+    for (const child of tenant.children) {
+      if (!child.pid) continue;
+      kept.add(child.pid);
+      for (const p of descendantsOf(child.pid, procs)) kept.add(p.pid);
+    }
+    return kept;
+  }
+
+  /** Kill the tenant's processes that are below none of its servers and claim no live session of it. */
+  private async sweepTenant(tenant: ServedTenant, procs: ProcOwner[]): Promise<void> {
+    const uid = tenant.identity!.uid;
+    const kept = this.spared(tenant, procs);
+    const escaped = procs.filter((p) => p.uid === uid && p.state !== "Z" && !kept.has(p.pid)).map((p) => p.pid);
+    if (escaped.length === 0) return;
+    const batch = this.nextBatch(tenant, escaped);
+    const claims = await readClaims(batch, this.commandFor(tenant));
+    const live = new Set(this.sessions.all().filter((s) => s.tenant === tenant).map((s) => this.claimOf(s)));
+    // a server (re)started while the claims were read is spared too
+    const startedSince = new Set(tenant.children.flatMap((c) => (c.pid ? [c.pid] : [])));
+    let killed = 0;
+    for (const pid of batch) {
+      const claim = claims.get(pid);
+      if ((claim !== undefined && live.has(claim)) || startedSince.has(pid)) continue;
+      if (signal(pid, "SIGKILL")) killed++;
+    }
+    if (killed) this.log.info("killed processes that outlived their session", { tenant: tenant.name, count: killed });
+  }
+
+  /** At most CLAIMS_PER_SWEEP of the escapees, taking turns across sweeps. */
+  private nextBatch(tenant: ServedTenant, escaped: number[]): number[] {
+    if (escaped.length <= CLAIMS_PER_SWEEP) return escaped;
+    const from = (this.cursor.get(tenant) ?? 0) % escaped.length;
+    this.cursor.set(tenant, from + CLAIMS_PER_SWEEP);
+    return [...escaped, ...escaped].slice(from, from + CLAIMS_PER_SWEEP);
+  }
+
+  private claimOf(session: ClientSession): string {
+    let claim = this.claims.get(session);
+    if (!claim) this.claims.set(session, (claim = sessionClaim(session.token)));
+    return claim;
+  }
+
+  /**
+   * Kill every process of every tenant's uid, logging what was killed and why: before the hub
+   * listens (what an earlier run left, which could hold the hub's port) and after its servers
+   * stopped. Only while no server of a tenant runs: nothing of a tenant's uid is then the hub's.
+   */
+  async killAll(why: string): Promise<void> {
+    const owners = new Map(this.tenants.flatMap((t) => (t.identity ? [[t.identity.uid, t.name] as const] : [])));
+    if (owners.size === 0) return;
+    const killed = new Map<string, Set<number>>();
+    for (let round = 0; round < KILL_ROUNDS; round++) {
+      const found = (await listOwners()).filter((p) => owners.has(p.uid) && p.state !== "Z");
+      if (found.length === 0) break;
+      for (const p of found) signal(p.pid, "SIGSTOP");
+      const stopped = (await listOwners()).filter((p) => owners.has(p.uid) && p.state !== "Z");
+      for (const p of [...found, ...stopped]) {
+        if (!signal(p.pid, "SIGKILL")) continue;
+        const tenant = owners.get(p.uid)!;
+        if (!killed.has(tenant)) killed.set(tenant, new Set());
+        killed.get(tenant)!.add(p.pid);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    for (const [tenant, pids] of killed) this.log.warn(`killed tenant processes ${why}`, { tenant, count: pids.size, pids: [...pids].slice(0, 20) });
+  }
+}

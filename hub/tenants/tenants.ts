@@ -1,0 +1,224 @@
+// Tenants: the unit of isolation, one per API key (or one keyless tenant). Each has its own
+// workspace, home and temporary folder, its own instances of every server (started under its own
+// uid when the hub can switch users), its own catalog and its own rate-limit budget.
+import { createHash, timingSafeEqual } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError, type HubConfig, type TenantConfig } from "../config/config.js";
+import { DISK_BUDGET_FILE_ENV } from "../../servers/lib/disk-budget.js";
+import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
+import { selectionOf, type SelectionSpec } from "../config/selection-spec.js";
+
+// RLIMIT_NPROC counts threads too: a Chromium tab is about 20, a Python kernel about 5, so 36
+// sessions each with a tab and a kernel reached 1,009 (bench/soak.ts) and 1,024 broke Chromium.
+// Still a fork-bomb guard: a tenant cannot take the machine's task table (kernel.threads-max).
+const DEFAULT_PROCESSES = 4096;
+// RLIMIT_DATA per process: half the machine, at most 8 GiB, so one process cannot take it all
+const DEFAULT_MEMORY_BYTES = Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 2));
+const UID_BASE = 20_000;
+const DEFAULT_STATE_DIR = "/var/lib/agentbox";
+const UID_RANGE = 40_000;
+// the share of the workspace's filesystem the tenants' default budgets add up to: the rest stays
+// for the hub, its logs and the system, so tenants that all fill their budgets do not fill the disk
+const DEFAULT_DISK_SHARE = 0.9;
+
+/** Environment variables that hold secrets: never passed to a server or anything it runs. */
+const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS", "AGENTBOX_METRICS_KEY"]);
+
+const sha256 = (value: string) => createHash("sha256").update(value).digest();
+
+export interface Tenant {
+  readonly name: string;
+  /** The digest of its API key, compared in constant time; none for a keyless tenant. */
+  readonly keyDigest?: Buffer;
+  /** Its own uid/gid in "uid" isolation; undefined when it shares the hub's. */
+  readonly identity?: ProcessLimits;
+  readonly workspace: string;
+  /** HOME and TMPDIR of its processes (undefined: the hub's own). */
+  readonly home?: string;
+  readonly tmp?: string;
+  /** Where the hub publishes the tenant's disk use for its servers (servers/lib/disk-budget.ts). */
+  readonly diskStatus?: string;
+  /** Its sessions' default selection, over the global one (hub/config/selection-spec.ts). */
+  readonly selection?: SelectionSpec;
+}
+
+/**
+ * A uid derived from the workspace and the tenant's name: stable across restarts and additions of
+ * other tenants, and apart for two hubs on one machine (whose sweeps would otherwise meet).
+ */
+export function derivedUid(name: string, workspace: string): number {
+  return UID_BASE + (createHash("sha256").update(`${path.resolve(workspace)}\0${name}`).digest().readUInt32BE(0) % UID_RANGE);
+}
+
+export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] {
+  const multi = config.tenants.length > 1;
+  if (multi && isolation.mode !== "uid") {
+    throw new ConfigError(
+      `${config.tenants.length} tenants are configured, but ${isolation.summary.replace(/^one tenant; /, "")}. ` +
+        "Several tenants need the hub to run each one under its own uid: start it as root (in Docker: without --cap-drop ALL and --user), or configure a single tenant (AGENTBOX_API_KEY).",
+    );
+  }
+  const uids = new Map<number, string>();
+  // budgets hold only under per-tenant uids (hub/tenants/disk-budget.ts)
+  const defaultDiskBytes = isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / config.tenants.length) : 0;
+  return config.tenants.map((t) => {
+    const identity = isolation.mode === "uid" ? limitsOf(t, config, defaultDiskBytes) : undefined;
+    if (identity) {
+      const clash = uids.get(identity.uid);
+      if (clash) throw new ConfigError(`Tenants '${clash}' and '${t.name}' would share uid ${identity.uid}; give one of them its own "uid" in the config.`);
+      if (identity.uid === process.getuid?.()) throw new ConfigError(`Tenant '${t.name}' would run under the hub's own uid ${identity.uid}; give it another "uid".`);
+      uids.set(identity.uid, t.name);
+    }
+    const workspace = multi ? path.join(config.workspace, t.name) : config.workspace;
+    // named by uid too: two hubs on one machine (other workspaces) never share a tenant's home
+    const state = identity ? path.join(stateDir(config), "tenants", `${t.name}-${identity.uid}`) : undefined;
+    return {
+      name: t.name,
+      keyDigest: t.apiKey ? sha256(t.apiKey) : undefined,
+      identity,
+      workspace,
+      selection: selectionOf(t),
+      home: state && path.join(state, "home"),
+      tmp: state && path.join(state, "tmp"),
+      diskStatus: state && path.join(state, "disk.json"),
+    };
+  });
+}
+
+function limitsOf(t: TenantConfig, config: HubConfig, defaultDiskBytes: number): ProcessLimits {
+  const uid = t.uid ?? derivedUid(t.name, config.workspace);
+  const limits = { ...config.limits, ...t.limits };
+  return {
+    uid,
+    gid: uid,
+    processes: limits.processes ?? DEFAULT_PROCESSES,
+    memoryBytes: limits.memoryMiB ? limits.memoryMiB * 1024 * 1024 : DEFAULT_MEMORY_BYTES,
+    disk: { budgetBytes: limits.diskMiB ? limits.diskMiB * 1024 * 1024 : defaultDiskBytes, frozen: false, locked: false },
+  };
+}
+
+/** The size of the filesystem that holds `dir` (or will: its nearest existing ancestor). */
+function filesystemBytes(dir: string): number {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      const fsInfo = fs.statfsSync(at);
+      return fsInfo.blocks * fsInfo.bsize;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || at === path.dirname(at)) throw err;
+    }
+  }
+}
+
+/** Where tenants' homes live: the configured folder, else /var/lib/agentbox, else (read-only root) a temporary one. */
+export function stateDir(config: HubConfig): string {
+  if (config.stateDir) return path.resolve(config.stateDir);
+  try {
+    fs.mkdirSync(DEFAULT_STATE_DIR, { recursive: true, mode: 0o711 });
+    fs.accessSync(DEFAULT_STATE_DIR, fs.constants.W_OK);
+    return DEFAULT_STATE_DIR;
+  } catch {
+    return path.join(os.tmpdir(), "agentbox-state");
+  }
+}
+
+/** The tenant a presented API key belongs to (constant-time over every tenant). */
+export function tenantForKey<T extends Tenant>(tenants: T[], key: string): T | undefined {
+  const digest = sha256(key);
+  let found: T | undefined;
+  for (const t of tenants) if (t.keyDigest && timingSafeEqual(t.keyDigest, digest)) found = t;
+  return found;
+}
+
+// Folders a workspace must never be: handing them to a tenant uid would give it the system.
+const SYSTEM_DIRS = new Set(["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var"]);
+
+/**
+ * Create the tenant's folders and hand them to its uid: the workspace root stays the hub's
+ * (traversable, not listable) when it holds several tenants' folders, each 0700 of its tenant.
+ */
+export function prepareTenant(tenant: Tenant, config: HubConfig, log: (msg: string, fields?: Record<string, unknown>) => void): void {
+  const multi = tenant.workspace !== config.workspace;
+  if (SYSTEM_DIRS.has(path.resolve(config.workspace))) throw new ConfigError(`The workspace ${config.workspace} is a system folder; choose a folder of its own (AGENTBOX_WORKSPACE).`);
+  fs.mkdirSync(tenant.workspace, { recursive: true });
+  const id = tenant.identity;
+  if (!id) return;
+  if (multi) fs.chmodSync(config.workspace, 0o711);
+  handOver(tenant.workspace, id, log);
+  for (const dir of [tenant.home!, tenant.tmp!]) {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    handOver(dir, id, log);
+  }
+  for (let dir = path.dirname(tenant.home!); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    // the tenant must reach its home through folders it cannot list
+    const mode = fs.statSync(dir).mode & 0o777;
+    if ((mode & 0o001) === 0) fs.chmodSync(dir, mode | 0o001);
+    if (dir === stateDir(config)) break;
+  }
+  const unreachable = firstUntraversable(tenant.workspace);
+  if (unreachable) {
+    throw new ConfigError(`Tenant '${tenant.name}' (uid ${id.uid}) cannot reach its workspace ${tenant.workspace}: ${unreachable} is not traversable by other users (chmod o+x it, or choose another AGENTBOX_WORKSPACE).`);
+  }
+}
+
+/**
+ * Give a folder to the tenant. Only what the hub itself owns (root, or its own uid) changes hands:
+ * a folder mounted from the host and owned by someone else is left alone, with a warning.
+ */
+function handOver(dir: string, id: ProcessLimits, log: (msg: string, fields?: Record<string, unknown>) => void): void {
+  const hubUids = new Set([0, process.getuid?.() ?? 0]);
+  const owner = fs.statSync(dir).uid;
+  if (owner === id.uid) {
+    fs.chmodSync(dir, 0o700);
+    return;
+  }
+  if (!hubUids.has(owner)) {
+    log("workspace owned by another user; the tenant may not be able to write it", { dir, owner, tenantUid: id.uid });
+    return;
+  }
+  chownTree(dir, id.uid, id.gid, hubUids);
+  fs.chmodSync(dir, 0o700);
+}
+
+function chownTree(dir: string, uid: number, gid: number, from: Set<number>): void {
+  const st = fs.lstatSync(dir);
+  if (from.has(st.uid)) fs.lchownSync(dir, uid, gid);
+  if (!st.isDirectory()) return;
+  for (const entry of fs.readdirSync(dir)) chownTree(path.join(dir, entry), uid, gid, from);
+}
+
+/** The first ancestor that a user who is neither its owner nor in its group cannot pass. */
+export function firstUntraversable(target: string): string | undefined {
+  for (let dir = path.dirname(path.resolve(target)); ; dir = path.dirname(dir)) {
+    if ((fs.statSync(dir).mode & 0o001) === 0) return dir;
+    if (dir === path.dirname(dir)) return undefined;
+  }
+}
+
+/**
+ * What a tenant's server starts with: the hub's environment without its secrets (nor any variable
+ * holding one of the tenants' keys), plus the tenant's own folders.
+ */
+export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(base)) {
+    if (value === undefined || SECRET_ENV.has(key) || secrets.some((s) => value === s || (s.length >= 8 && value.includes(s)))) continue;
+    env[key] = value;
+  }
+  env.AGENTBOX_WORKSPACE = tenant.workspace;
+  if (tenant.identity) {
+    // settings pointing into the hub's own home (npm's cache, a config) are out of the tenant's reach
+    const hubHome = base.HOME;
+    for (const [key, value] of Object.entries(env)) {
+      if (hubHome && hubHome !== "/" && key !== "PATH" && (value === hubHome || value.startsWith(`${hubHome}/`))) delete env[key];
+    }
+    Object.assign(env, { HOME: tenant.home!, TMPDIR: tenant.tmp!, USER: tenant.name, LOGNAME: tenant.name, [DISK_BUDGET_FILE_ENV]: tenant.diskStatus! });
+  }
+  return env;
+}
+
+/** How a server of this tenant is spawned. */
+export function tenantCommand(tenant: Tenant, isolation: Isolation, command: string, args: string[]): { command: string; args: string[] } {
+  return tenant.identity ? asTenant(isolation, tenant.identity, command, args) : { command, args };
+}

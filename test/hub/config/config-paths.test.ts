@@ -1,0 +1,147 @@
+// Config examples that users copy work as printed: a relative path in a server entry is looked up
+// in the config file's folder, then in the agentbox install folder; never in the tenant's workspace
+// (the children's working directory, which the agent writes) and never in the hub's own working
+// directory. README's example is read from README.md at test time, so the two cannot drift apart.
+// Of the examples' mcpServers only the browser entry can run here: "memory" runs
+// `npx -y @modelcontextprotocol/server-memory` (a download) and "remote" names
+// https://example.test/mcp (not loopback); they are checked only for being left as written.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { distRoot, installRoot, loadConfig, type ServerConfig } from "../../../hub/config/config.js";
+import { fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
+
+/** DESIGN.md's entry, as printed there (DESIGN.md lives outside the repository, so it is copied here). */
+const DESIGN_BROWSER: ServerConfig = { command: "node", args: ["dist/servers/browser/main.js"], env: {} };
+
+/** The README "Configuration" section's config file example, comments removed. */
+function readmeConfig(): { mcpServers: Record<string, ServerConfig> } {
+  const readme = fs.readFileSync(path.join(installRoot(), "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("\n## Configuration"));
+  const block = section.match(/The config file \(JSON; every key optional\):\n\n```jsonc\n([\s\S]*?)\n```/);
+  assert.ok(block, "README's Configuration section has the config file example");
+  // `//` starts a comment only outside a string ("https://…" stays)
+  return JSON.parse(block[1].replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_all, str: string | undefined) => str ?? ""));
+}
+
+/** A folder the hub's tenant (another uid when the test runs as root) may read. */
+function readableDir(prefix: string): string {
+  const dir = tempDir(prefix);
+  fs.chmodSync(dir, 0o755);
+  return dir;
+}
+
+function writeConfig(dir: string, config: unknown): string {
+  const file = path.join(dir, "agentbox.json");
+  fs.writeFileSync(file, JSON.stringify(config, null, 2));
+  fs.chmodSync(file, 0o644);
+  return file;
+}
+
+describe("config paths: the examples users copy", () => {
+  const hubs: TestHub[] = [];
+  after(async () => {
+    await Promise.all(hubs.map((h) => h.stop()));
+  });
+
+  async function browserHubFrom(entry: ServerConfig): Promise<{ hub: TestHub; planted: string }> {
+    const configDir = readableDir("agentbox-cfgdir-");
+    const elsewhere = readableDir("agentbox-cwd-");
+    const workspace = tempDir("agentbox-ws-");
+    // the agent plants a server where the relative path pointed before: in its workspace, the
+    // children's working directory; it must never run
+    const planted = path.join(workspace, "planted-ran");
+    const bait = path.join(workspace, "dist", "servers", "browser", "main.js");
+    fs.mkdirSync(path.dirname(bait), { recursive: true });
+    fs.writeFileSync(bait, `require("fs").writeFileSync(${JSON.stringify(planted)}, "ran");\n`);
+    const file = writeConfig(configDir, { mcpServers: { browser: entry } });
+    const hub = await startHub({ configFile: file, cwd: elsewhere, workspace });
+    hubs.push(hub);
+    hub.handToTenant();
+    return { hub, planted };
+  }
+
+  async function assertBrowserAnswers(hub: TestHub, planted: string): Promise<void> {
+    const client = await hub.connect();
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("browser_info"), `the browser's tools are listed: ${names.join(", ")}`);
+    const info = (await client.callTool({ name: "browser_info", arguments: {} })) as CallToolResult;
+    assert.equal(info.isError, undefined, textOf(info));
+    assert.equal(typeof (info.structuredContent as { browserVersion?: unknown }).browserVersion, "string");
+    assert.equal(fs.existsSync(planted), false, "the file the agent planted in its workspace never ran");
+  }
+
+  test("README's browser entry, as printed, from another working directory", async () => {
+    const entry = readmeConfig().mcpServers.browser;
+    assert.deepEqual(entry.args, ["dist/servers/browser/main.js"], "README's example still names the browser by a relative path");
+    const { hub, planted } = await browserHubFrom(entry);
+    await assertBrowserAnswers(hub, planted);
+  });
+
+  test("DESIGN's browser entry, as printed, from another working directory", async () => {
+    const { hub, planted } = await browserHubFrom(DESIGN_BROWSER);
+    await assertBrowserAnswers(hub, planted);
+  });
+
+  test("a server next to the config file, named by a path relative to it", async () => {
+    const configDir = readableDir("agentbox-cfgdir-");
+    fs.mkdirSync(path.join(configDir, "servers"), { mode: 0o755 });
+    // a file of the operator's that starts the test's echo server
+    const script = path.join(configDir, "servers", "mine.js");
+    fs.writeFileSync(script, `import ${JSON.stringify(pathToFileURL(fixture("echo-server").args![0]).href)};\n`);
+    fs.chmodSync(script, 0o644);
+    const file = writeConfig(configDir, { mcpServers: { mine: { command: "node", args: ["./servers/mine.js"] } } });
+    const hub = await startHub({ configFile: file, cwd: readableDir("agentbox-cwd-") });
+    hubs.push(hub);
+    const client = await hub.connect();
+    const echoed = (await client.callTool({ name: "mine_echo", arguments: { text: "from the config folder" } })) as CallToolResult;
+    assert.equal(textOf(echoed), "from the config folder");
+  });
+
+  test("a relative path found nowhere stops the hub at start, naming what was tried", async () => {
+    const configDir = readableDir("agentbox-cfgdir-");
+    const file = writeConfig(configDir, { mcpServers: { mine: { command: "node", args: ["./missing/server.js"] } } });
+    const failed = await promisify(execFile)(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0", "--config", file], {
+      cwd: readableDir("agentbox-cwd-"),
+      env: { ...process.env, AGENTBOX_WORKSPACE: tempDir("agentbox-ws-") },
+      timeout: 30_000,
+    }).then(
+      () => assert.fail("the hub started with a server file that does not exist"),
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    assert.equal(failed.code, 2, "the exit code of a bad configuration");
+    assert.match(failed.stderr ?? "", /mcpServers\.mine\.args\[0\]: '\.\/missing\/server\.js' was not found/);
+    assert.ok(failed.stderr?.includes(path.join(configDir, "missing", "server.js")), failed.stderr);
+    assert.ok(failed.stderr?.includes(path.join(installRoot(), "missing", "server.js")), failed.stderr);
+  });
+
+  test("flags, package names, URLs and plain words are left as written; a relative cwd is the config folder's", () => {
+    const configDir = readableDir("agentbox-cfgdir-");
+    fs.mkdirSync(path.join(configDir, "tools"));
+    fs.writeFileSync(path.join(configDir, "tools", "server.py"), "");
+    fs.writeFileSync(path.join(configDir, "tools", "run.sh"), "");
+    const { mcpServers } = readmeConfig();
+    const servers = {
+      memory: mcpServers.memory,
+      remote: mcpServers.remote,
+      py: { command: "python3", args: ["-u", "tools/server.py", "--config=conf/x.json", "-m", "pkg.server", "mcp/fetch", "print(1/2)"] },
+      docker: { command: "docker", args: ["run", "-i", "--rm", "mcp/fetch"] },
+      inCwd: { command: "./run.sh", args: ["server.py"], cwd: "tools" },
+    };
+    const config = loadConfig({ config: writeConfig(configDir, { mcpServers: servers }) }, {});
+    assert.deepEqual(config.mcpServers.memory, { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"], prefix: "mem" });
+    assert.deepEqual(config.mcpServers.remote, mcpServers.remote);
+    assert.deepEqual(config.mcpServers.py.args, ["-u", path.join(configDir, "tools", "server.py"), "--config=conf/x.json", "-m", "pkg.server", "mcp/fetch", "print(1/2)"]);
+    assert.deepEqual(config.mcpServers.docker.args, ["run", "-i", "--rm", "mcp/fetch"]);
+    // with its own cwd an entry's paths are that folder's, as the operating system reads them
+    const tools = path.join(configDir, "tools");
+    assert.deepEqual(config.mcpServers.inCwd, { command: path.join(tools, "run.sh"), args: [path.join(tools, "server.py")], cwd: tools });
+    const missing = { mcpServers: { inCwd: { command: "python3", args: ["other.py"], cwd: "tools" } } };
+    assert.throws(() => loadConfig({ config: writeConfig(configDir, missing) }, {}), (err: Error) => err.message.includes(`'other.py' was not found; tried ${path.join(tools, "other.py")}.`));
+  });
+});

@@ -1,0 +1,144 @@
+// A disk budget per tenant (issue 21): tenant alice, with a 20 MiB budget, fills it from her
+// terminal and then tries to write past it every way an agent would; bob, on the same hub and the
+// same filesystem, keeps writing, running commands and starting servers throughout.
+import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
+
+const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
+const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
+const MIB = 1024 * 1024;
+const skip = process.getuid?.() === 0 ? false : "needs root: budgets hold for tenants the hub runs under their own uids";
+const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+const exec = async (client: Client, command: string) => {
+  const result = await call(client, "terminal_exec", { command, timeoutMs: 60_000 });
+  return { text: textOf(result), ok: !result.isError && /^Exit code 0\./.test(textOf(result)) };
+};
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+const budgetRefusal = /Disk budget used up: this tenant's files take [\d.]+ of its 20\.0 MiB[^]*Delete files/;
+
+describe("disk budget per tenant", { skip }, () => {
+  let hub: TestHub;
+  let alice: Client;
+  let bob: Client;
+  const aliceDir = () => path.join(hub.workspace, "alice");
+
+  before(async () => {
+    hub = await startHub({
+      servers: ["terminal", "file"],
+      // the variable sets everyone's budget; bob's own limit overrides it
+      env: { AGENTBOX_DISK_MIB: "20" },
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B, limits: { diskMiB: 64 } } } },
+    });
+    alice = await hub.connect({ headers: auth(KEY_A) });
+    bob = await hub.connect({ headers: auth(KEY_B) });
+  });
+  after(() => hub?.stop());
+
+  test("one dd cannot write past the budget, and the shell says why", async () => {
+    const dd = await exec(alice, "dd if=/dev/zero of=big bs=1M count=100");
+    assert.equal(dd.ok, false, dd.text);
+    assert.match(dd.text, /SIGXFSZ|File size limit exceeded|File too large/);
+    assert.match(dd.text, /file size limit, which is this tenant's disk budget \(([\d.]+ of 20\.0 MiB|not measured yet)[^]*Delete files/);
+    assert.ok(fs.statSync(path.join(aliceDir(), "big")).size <= 20 * MIB);
+  });
+
+  test("over budget, alice's file tools say so and her shell cannot write", async () => {
+    // within seconds the hub measures her over budget and tells her (and only her)
+    const disk = await eventually("alice to be measured over budget", async () => {
+      const status = await (await fetch(`${hub.origin}/`, { headers: auth(KEY_A) })).json();
+      return status.disk?.frozen ? (status.disk as { usedBytes: number; budgetBytes: number }) : undefined;
+    });
+    assert.equal(disk.budgetBytes, 20 * MIB);
+    assert.ok(disk.usedBytes >= 20 * MIB);
+    const result = await call(alice, "file_write", { path: "more.bin", content: "x".repeat(MIB) });
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), budgetRefusal);
+    assert.equal(fs.existsSync(path.join(aliceDir(), "more.bin")), false);
+    const edit = await call(alice, "file_write", { path: "small.txt", content: "hello" });
+    assert.equal(edit.isError, true);
+    assert.match(textOf(edit), budgetRefusal);
+    const shell = await exec(alice, "head -c 4096 /dev/zero > small.bin");
+    assert.equal(shell.ok, false, shell.text);
+    assert.ok(!fs.existsSync(path.join(aliceDir(), "small.bin")) || fs.statSync(path.join(aliceDir(), "small.bin")).size === 0);
+  });
+
+  test("bob still writes, runs commands and starts his servers", async () => {
+    const written = await call(bob, "file_write", { path: "notes.bin", content: "y".repeat(MIB) });
+    assert.equal(written.isError, undefined, textOf(written));
+    const shell = await exec(bob, "head -c 2097152 /dev/zero > two.bin && stat -c %s two.bin");
+    assert.ok(shell.ok, shell.text);
+    assert.match(shell.text, /2097152/);
+    // kill bob's terminal server: the hub starts it again, as bob, with his budget
+    const pidOf = async () =>
+      ((await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()).servers as Array<{ name: string; pid: number | null; state: string }>).find((s) => s.name === "terminal");
+    const before = (await pidOf())!.pid!;
+    process.kill(before, "SIGKILL");
+    await eventually("bob's terminal server to restart", async () => {
+      const now = await pidOf();
+      return now?.state === "ready" && now.pid && now.pid !== before ? true : undefined;
+    });
+    const after = await exec(bob, "echo started > again.txt && cat again.txt");
+    assert.ok(after.ok, after.text);
+  });
+
+  test("raising the soft limit back, or writing many files, is stopped and locks alice out", async () => {
+    // what a hostile agent does once frozen: lift its own soft limit to the hard one, then write
+    // many files below the per-file limit, for longer than the hub takes to notice
+    const attack = await exec(alice, "ulimit -S -f $(ulimit -H -f); for i in $(seq 1 300); do head -c 1048576 /dev/zero > f$i; sleep 0.1; done; echo survived");
+    assert.equal(attack.ok, false, attack.text);
+    assert.doesNotMatch(attack.text, /survived/);
+    const written = fs.readdirSync(aliceDir()).filter((f) => /^f\d+$/.test(f)).length;
+    assert.ok(written < 300, `${written} files written`);
+    // locked: no command of alice's can lift its file size limit any more
+    const hard = await eventually("alice to be locked", async () => {
+      const r = await exec(alice, "ulimit -H -f");
+      return /--- stdout ---\n0\n/.test(r.text) ? r.text : undefined;
+    });
+    assert.match(hard, /--- stdout ---\n0\n/);
+  });
+
+  test("space preallocated past a file's end, which no limit stops, is given back", async () => {
+    // fallocate --keep-size allocates without extending the file, so RLIMIT_FSIZE never sees it;
+    // read-only, so that a truncation by the tenant's own uid would be refused
+    const attack = await exec(alice, "touch pre && fallocate --keep-size -l 40M pre && chmod 444 pre && du -k pre");
+    assert.ok(attack.ok, attack.text);
+    const pre = path.join(aliceDir(), "pre");
+    await eventually("the preallocated blocks to be freed", async () => (fs.statSync(pre).blocks * 512 < MIB ? true : undefined));
+    assert.equal(fs.statSync(pre).size, 0);
+    assert.equal(fs.statSync(pre).mode & 0o777, 0o444);
+  });
+
+  test("after alice deletes files she can write again", async () => {
+    for (const name of fs.readdirSync(aliceDir()).filter((f) => f === "big" || f === "pre" || /^f\d+$/.test(f))) {
+      const removed = await call(alice, "file_delete", { path: name });
+      assert.equal(removed.isError, undefined, textOf(removed));
+    }
+    const text = await eventually("alice's file_write to succeed again", async () => {
+      const result = await call(alice, "file_write", { path: "after.txt", content: "back under budget" }).catch(() => undefined);
+      return result && !result.isError ? textOf(result) : undefined;
+    });
+    assert.ok(text);
+    assert.equal(fs.readFileSync(path.join(aliceDir(), "after.txt"), "utf8"), "back under budget");
+    const shell = await eventually("alice's shell to write again", async () => {
+      const r = await exec(alice, "head -c 1048576 /dev/zero > again.bin && stat -c %s again.bin").catch(() => undefined);
+      return r?.ok ? r.text : undefined;
+    });
+    assert.match(shell, /1048576/);
+  });
+});
