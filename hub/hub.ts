@@ -19,21 +19,16 @@ import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
 import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
 import { ToolCalls, type LocalTools } from "./sessions/tool-calls.js";
+import type { HubServices } from "./http/services.js";
+import type { HubStatus } from "./sessions/hub-status.js";
+import type { ServedTenant } from "./tenants/served-tenant.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 
 export const VERSION: string = JSON.parse(
   fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
 ).version;
 
-/** A tenant with its own server instances and the catalog they make. */
-export interface ServedTenant extends Tenant {
-  readonly children: Child[];
-  readonly catalog: Catalog;
-  /** Which child owns a resource URI, as last seen in one of this tenant's resources/list. */
-  readonly resourceOwners: Map<string, Child>;
-}
-
-export class Hub {
+export class Hub implements HubServices {
   readonly startedAt = Date.now();
   readonly metrics = new HubMetrics();
   readonly limits: RateLimits;
@@ -205,7 +200,7 @@ export class Hub {
   }
 
   /** What GET / and hub_status show: one tenant's view when asked by a tenant, else the whole hub. */
-  status(tenant?: ServedTenant) {
+  status(tenant?: ServedTenant): HubStatus {
     const tenants = tenant ? [tenant] : this.tenants;
     return {
       name: "agentbox",

@@ -9,12 +9,11 @@
 //   `servers` or by positive patterns, only by an exclusion (`?tools=!hub_metrics`);
 // - in search mode tools/list shows the hub's tools and what hub_find_tools has found so far, but
 //   every tool of the selection may be called: search decides what is listed, selection what is allowed.
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ServerNotification, Tool } from "@modelcontextprotocol/sdk/types.js";
 import picomatch from "picomatch";
 import type { Catalog } from "./catalog.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { describeSpec, hasSelectionParams, parseSelectionQuery, SelectionError, type CatalogMode, type SelectionSpec } from "../config/selection-spec.js";
-import type { CallChannel } from "../sessions/registry.js";
 import { FIND_TOOLS, findTools, findToolsTool } from "./tool-search.js";
 
 /** The owner name of the hub's own tools, as a server would be named. */
@@ -122,7 +121,7 @@ export class SessionView {
   }
 
   /** hub_find_tools, when this is a search-mode session; undefined for any other tool. */
-  callLocal(tool: string, args: Record<string, unknown>, channel: CallChannel, sessionless = false): Promise<CallToolResult> | undefined {
+  callLocal(tool: string, args: Record<string, unknown>, channel: { notify(notification: ServerNotification): Promise<void> }, sessionless = false): Promise<CallToolResult> | undefined {
     if (tool !== FIND_TOOLS || this.mode !== "search" || !this.allowsTool(tool)) return undefined;
     return (async () => {
       const { result, names } = findTools(args, this.allTools(), (name) => this.allowsTool(name), sessionless);

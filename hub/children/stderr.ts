@@ -4,17 +4,8 @@
 // last lines of each run are kept to explain why the child failed.
 import type { Readable } from "node:stream";
 import type { Logger } from "../../servers/lib/log.js";
+import type { OutputLimits } from "../config/config.js";
 import { FloodGate } from "./flood-gate.js";
-
-/** What a child's output may cost the hub (AGENTBOX_CHILD_*, hub/config/config.ts). */
-export interface OutputLimits {
-  /** Stderr lines relayed into the hub's log per second; the rest are counted in one summary line. */
-  linesPerSecond: number;
-  /** Longest stderr line kept; the rest of a longer line is dropped (and said to be). */
-  maxLineBytes: number;
-  /** Log messages and resource updates taken from the child per second; the rest are dropped. */
-  notificationsPerSecond: number;
-}
 
 const LEVELS = new Set(["debug", "info", "warn", "error"]);
 const KEPT_LINES = 20;

@@ -11,9 +11,9 @@ import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { TOOL_PREFIX_ENV } from "../../servers/lib/names.js";
 import type { ChildCalls } from "./calls.js";
 import { failureMessage, missingCommand, telling } from "./failure.js";
-import { ChildStderr, type OutputLimits } from "./stderr.js";
+import { ChildStderr } from "./stderr.js";
 import type { FloodGate } from "./flood-gate.js";
-import type { ServerConfig } from "../config/config.js";
+import type { OutputLimits, ServerConfig } from "../config/config.js";
 import { StdioChildTransport } from "./stdio-transport.js";
 
 /** How a child is started: its environment, folder and the command wrapper that sets its identity. */

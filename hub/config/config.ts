@@ -6,7 +6,6 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
-import type { OutputLimits } from "../children/stderr.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
 import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./schema.js";
@@ -22,6 +21,16 @@ export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
   methods: { "tools/list": "10/min" },
   tools: { "*": "100/min", ...BUILTIN_TOOL_RATES },
 };
+
+/** What a child's output may cost the hub (AGENTBOX_CHILD_*). */
+export interface OutputLimits {
+  /** Stderr lines relayed into the hub's log per second; the rest are counted in one summary line. */
+  linesPerSecond: number;
+  /** Longest stderr line kept; the rest of a longer line is dropped (and said to be). */
+  maxLineBytes: number;
+  /** Log messages and resource updates taken from the child per second; the rest are dropped. */
+  notificationsPerSecond: number;
+}
 
 export interface HubConfig {
   host: string;

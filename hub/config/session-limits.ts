@@ -3,7 +3,7 @@
 // (hub/sessions/admission.ts). Each from its AGENTBOX_* variable, with a default.
 import { ConfigError } from "./schema.js";
 import { positiveInt } from "./env.js";
-import { rateOf, type Rate } from "../sessions/rate-limits.js";
+import { rateOf, type Rate } from "./rate.js";
 
 export interface SessionLimits {
   /** Bytes of undelivered events kept for one session's resumable streams (AGENTBOX_EVENT_STORE_BYTES). */

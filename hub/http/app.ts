@@ -4,7 +4,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { HttpBindings } from "@hono/node-server";
-import type { Hub } from "../hub.js";
+import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { landing } from "./landing.js";
 import { metricsGate } from "./metrics-gate.js";
@@ -23,7 +23,7 @@ const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mc
  * Node's stream (a sixth of the hub's CPU per call): a declared length is checked from the
  * header alone, and only chunked bodies go through the streaming check.
  */
-function guard(hub: Hub): MiddlewareHandler {
+function guard(hub: HubServices): MiddlewareHandler {
   const maxBytes = hub.config.maxBodyBytes;
   const tooLarge = () => jsonRpcError(413, -32600, `Request body too large: the limit is ${maxBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`);
   const streamingLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
@@ -40,7 +40,7 @@ function guard(hub: Hub): MiddlewareHandler {
  * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
  * here, and code in a child calling tools for one of them, go on as usual.
  */
-function drainingRefusalOf(hub: Hub, c: Context): Response | undefined {
+function drainingRefusalOf(hub: HubServices, c: Context): Response | undefined {
   if (!hub.draining) return undefined;
   const { method, path } = c.req;
   const opensSession =
@@ -49,7 +49,7 @@ function drainingRefusalOf(hub: Hub, c: Context): Response | undefined {
   return opensSession ? drainingRefusal(hub) : undefined;
 }
 
-export function createApp(hub: Hub): Hono<{ Bindings: HttpBindings }> {
+export function createApp(hub: HubServices): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
   const keyed = hub.tenants.some((t) => t.keyDigest);
   trustProxies(hub.config.trustedProxies);

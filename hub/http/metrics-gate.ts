@@ -4,7 +4,7 @@
 // one tenant that tenant is the operator, and its key (or loopback, keyless) opens it as before.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
-import type { Hub } from "../hub.js";
+import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { presentedKey } from "./security.js";
 import { tenantForKey } from "../tenants/tenants.js";
@@ -12,7 +12,7 @@ import { tenantForKey } from "../tenants/tenants.js";
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /** @param tenantGate what guards the hub's other paths (a tenant's key, or loopback when keyless) */
-export function metricsGate(hub: Hub, tenantGate: MiddlewareHandler): MiddlewareHandler {
+export function metricsGate(hub: HubServices, tenantGate: MiddlewareHandler): MiddlewareHandler {
   const operator = hub.config.metricsKey ? digest(hub.config.metricsKey) : undefined;
   const shared = hub.tenants.length > 1;
   const forOperator =

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import type { Hub } from "../hub.js";
+import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 
 /** A new session id: `<replica>.<uuid>` when the hub has a replica name, a bare uuid otherwise. */
@@ -22,7 +22,7 @@ export class RoutableSseTransport extends SSEServerTransport {
 }
 
 /** Tool calls running now, across every session. */
-export function callsInFlight(hub: Hub): number {
+export function callsInFlight(hub: HubServices): number {
   return hub.sessions.all().reduce((n, s) => n + s.inflight.size, 0);
 }
 
@@ -31,7 +31,7 @@ export function callsInFlight(hub: Hub): number {
  * (nginx's proxy_next_upstream http_503) retries it on another replica, and a JSON-RPC error a
  * client reads if it reached this one directly.
  */
-export function drainingRefusal(hub: Hub): Response {
+export function drainingRefusal(hub: HubServices): Response {
   const name = hub.config.replica ? `Replica '${hub.config.replica}'` : "This agentbox";
   return jsonRpcError(503, -32000, `${name} is draining (shutting down) and takes no new sessions; retry, and the router will send you to another replica.`, {
     headers: { "retry-after": "1" },
@@ -42,7 +42,7 @@ export function drainingRefusal(hub: Hub): Response {
  * Stop taking new sessions and wait, at most `ms`, for the calls in flight to finish. Resolves
  * with the number of calls still running when the wait ended (0 when all finished).
  */
-export async function drain(hub: Hub, ms: number): Promise<number> {
+export async function drain(hub: HubServices, ms: number): Promise<number> {
   hub.draining = true;
   const deadline = Date.now() + ms;
   while (callsInFlight(hub) > 0 && Date.now() < deadline) {

@@ -6,7 +6,8 @@ import type { MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { SESSION_TOKEN_HEADER } from "../../servers/lib/session-events.js";
 import type { HubConfig } from "../config/config.js";
-import type { Hub, ServedTenant } from "../hub.js";
+import type { HubServices } from "./services.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import type { ClientSession } from "../sessions/registry.js";
 import { tenantForKey } from "../tenants/tenants.js";
@@ -50,7 +51,7 @@ export class Caller {
  * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
  * Sets the request's Caller and returns nothing, or returns the 401 to send.
  */
-export function authenticate(hub: Hub, c: Ctx): Response | undefined {
+export function authenticate(hub: HubServices, c: Ctx): Response | undefined {
   const token = c.req.header(SESSION_TOKEN_HEADER);
   if (token !== undefined) {
     const session = hub.sessions.withToken(token);

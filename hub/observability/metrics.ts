@@ -94,7 +94,9 @@ export class HubMetrics {
   }
 
   private sessionGauge(name: string, help: string, idle: boolean): Gauge {
-    const metrics = this;
+    // collect() runs with the gauge as `this`; these read the hub's figures at that moment
+    const sessions = () => this.sessionsSource();
+    const idleAfterMs = () => this.idleAfterMs;
     return new Gauge({
       name,
       help,
@@ -102,7 +104,7 @@ export class HubMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const s of metrics.sessionsSource()) if ((s.idleMs >= metrics.idleAfterMs) === idle) this.inc({ transport: s.kind });
+        for (const s of sessions()) if ((s.idleMs >= idleAfterMs()) === idle) this.inc({ transport: s.kind });
       },
     });
   }

@@ -4,7 +4,7 @@
 // shows tool results, which are untrusted.
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { Context, Hono } from "hono";
+import type { Context, Env, Hono } from "hono";
 
 /** Where build.ts writes the bundle: next to this module in dist/. */
 export const STATIC_DIR = fileURLToPath(new URL("./static/", import.meta.url));
@@ -54,7 +54,7 @@ function loadAssets(dir: string): Map<string, Asset> | string {
   return assets;
 }
 
-export function mountPlayground(app: Hono<any>, dir: string = STATIC_DIR): void {
+export function mountPlayground<E extends Env>(app: Hono<E>, dir: string = STATIC_DIR): void {
   // read once: the files are small and never change while the hub runs
   const assets = loadAssets(dir);
   const send = (c: Context, name: string) => {

@@ -6,7 +6,7 @@
 // out for the 30 minutes they take to expire, and a session in use is never closed for it.
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { SessionLimits } from "../config/session-limits.js";
-import type { ServedTenant } from "../hub.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { clientPrincipal, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 

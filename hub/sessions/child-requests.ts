@@ -5,7 +5,7 @@ import { ErrorCode, McpError, ResultSchema, type LoggingLevel, type Notification
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { SESSION_META_KEY } from "../../servers/lib/session-events.js";
 import type { Child } from "../children/child.js";
-import type { ServedTenant } from "../hub.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
 import { tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 
 const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { DESCRIBE_SESSION_METHOD } from "../../servers/lib/session-events.js";
-import type { Hub } from "../hub.js";
+import type { SessionServices } from "./services.js";
 import { listProcessesAsync, treeUsage } from "../../servers/lib/proctree.js";
 import type { LocalTools } from "./tool-calls.js";
 import type { ClientSession } from "./registry.js";
@@ -94,7 +94,7 @@ function result(text: string, data: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text }], structuredContent: data };
 }
 
-export function hubTools(hub: Hub): LocalTools {
+export function hubTools(hub: SessionServices): LocalTools {
   const handlers: Record<string, (session: ClientSession) => Promise<CallToolResult>> = {
     async hub_status(session) {
       const status = hub.status(session.tenant);

@@ -8,7 +8,7 @@ import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotific
 import { createHash, randomBytes } from "node:crypto";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
 import type { Child } from "../children/child.js";
-import type { ServedTenant } from "../hub.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { SessionView } from "../catalog/selection.js";
 
 export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";

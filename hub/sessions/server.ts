@@ -30,7 +30,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 import { forward, type Params } from "./forward.js";
-import type { Hub } from "../hub.js";
+import type { SessionServices } from "./services.js";
 import { HUB_INSTRUCTIONS, mergeInstructions, selectedServers } from "../catalog/instructions.js";
 import { protocolError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
 import { knownOwner, listResources, resourceOwner } from "./resources.js";
@@ -42,7 +42,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What every handler works with: the hub and the session, seen through the view of this server. */
 interface Ctx {
-  hub: Hub;
+  hub: SessionServices;
   session: ClientSession;
   view: SessionView;
 }
@@ -157,7 +157,7 @@ function checkedHandler(server: Server) {
  * The server for one session (Streamable HTTP, legacy SSE, stdio) or one plain JSON request.
  * @param view what it may see and call; the session's own unless a plain JSON request's URL narrows it
  */
-export function createSessionServer(hub: Hub, session: ClientSession, view: SessionView = session.view): Server {
+export function createSessionServer(hub: SessionServices, session: ClientSession, view: SessionView = session.view): Server {
   const server = new Server(
     { name: "agentbox", version: hub.version, title: "agentbox" },
     {

@@ -57,6 +57,8 @@ export async function readClaims(pids: number[], asTenant: TenantCommand): Promi
 
 // Run by the tenant's uid: prints "<pid> <claim>" per pid, reading the same bounded prefix.
 function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
+  // this function's source runs as `node -e` under the tenant's uid, where only require() exists
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const fs = require("node:fs") as typeof import("node:fs");
   const buffer = Buffer.alloc(prefixBytes);
   for (const pid of pids) {

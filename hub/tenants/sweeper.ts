@@ -12,9 +12,19 @@
 import { descendantsOf, listOwners, signal, type ProcOwner } from "../../servers/lib/proctree.js";
 import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
-import type { ServedTenant } from "../hub.js";
+import type { ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
-import type { ClientSession, SessionRegistry } from "../sessions/registry.js";
+
+/** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
+export interface ClaimingSession {
+  readonly tenant: ServedTenant;
+  readonly token: string;
+}
+
+/** The live client sessions (the session registry, seen from below it). */
+export interface LiveSessions {
+  all(): readonly ClaimingSession[];
+}
 
 // after a session ends its servers kill what they know of; the sweep then takes what is left
 const AFTER_SESSION_END_MS = [1_000, 3_000];
@@ -30,11 +40,11 @@ export class ProcessSweeper {
   private readonly pending = new Set<ServedTenant>();
   /** Where each tenant's next bounded read of claims starts. */
   private readonly cursor = new WeakMap<ServedTenant, number>();
-  private readonly claims = new WeakMap<ClientSession, string>();
+  private readonly claims = new WeakMap<ClaimingSession, string>();
 
   constructor(
     private readonly tenants: ServedTenant[],
-    private readonly sessions: SessionRegistry,
+    private readonly sessions: LiveSessions,
     private readonly log: Logger,
     private readonly commandFor: (tenant: ServedTenant) => TenantCommand,
     private readonly everyMs = 5_000,
@@ -56,7 +66,7 @@ export class ProcessSweeper {
   /** Tenants with sweeps after a session end pending: sessions ending meanwhile share them. */
   private readonly afterEndPending = new Set<ServedTenant>();
 
-  sessionEnded(session: ClientSession): void {
+  sessionEnded(session: ClaimingSession): void {
     const tenant = session.tenant;
     // one pending pair of sweeps per tenant, however many sessions end (1,200 closures were 2,400 sweeps of /proc)
     if (!tenant.identity || this.afterEndPending.has(tenant)) return;
@@ -130,7 +140,7 @@ export class ProcessSweeper {
     return [...escaped, ...escaped].slice(from, from + CLAIMS_PER_SWEEP);
   }
 
-  private claimOf(session: ClientSession): string {
+  private claimOf(session: ClaimingSession): string {
     let claim = this.claims.get(session);
     if (!claim) this.claims.set(session, (claim = sessionClaim(session.token)));
     return claim;

@@ -124,7 +124,7 @@ export function stateDir(config: HubConfig): string {
 }
 
 /** The tenant a presented API key belongs to (constant-time over every tenant). */
-export function tenantForKey<T extends Tenant>(tenants: T[], key: string): T | undefined {
+export function tenantForKey<T extends Tenant>(tenants: readonly T[], key: string): T | undefined {
   const digest = sha256(key);
   let found: T | undefined;
   for (const t of tenants) if (t.keyDigest && timingSafeEqual(t.keyDigest, digest)) found = t;

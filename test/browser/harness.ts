@@ -95,7 +95,7 @@ export function processTree(root: number): number[] {
 export function socketInodes(pids: number[]): Set<string> {
   const inodes = new Set<string>();
   for (const pid of pids) {
-    let fds: string[] = [];
+    let fds: string[];
     try {
       fds = fs.readdirSync(`/proc/${pid}/fd`);
     } catch (err) {

@@ -14,7 +14,7 @@ import { distRoot } from "../../hub/config/config.js";
 
 const ROOT = path.join(distRoot(), "..");
 const K8S = path.join(ROOT, "deploy", "kubernetes");
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Obj = Record<string, any>;
 type Doc = { file: string; obj: Obj };
 
 function yamlFiles(dir: string): string[] {

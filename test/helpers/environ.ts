@@ -12,7 +12,7 @@ export function environOf(pid: number): Buffer {
     const uid = realUid(pid);
     if ((err as NodeJS.ErrnoException).code !== "EACCES" || uid === undefined) throw err;
     const read = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "cat", `/proc/${pid}/environ`], { maxBuffer: 64 * 1024 * 1024 });
-    if (read.status !== 0) throw new Error(`cannot read the environment of ${pid} as uid ${uid}: ${read.stderr.toString()}`);
+    if (read.status !== 0) throw new Error(`cannot read the environment of ${pid} as uid ${uid}: ${read.stderr.toString()}`, { cause: err });
     return read.stdout;
   }
 }

@@ -1,5 +1,4 @@
 // Raw HTTP against the hub, for what the SDK client hides: headers, content types, SSE events.
-import assert from "node:assert/strict";
 import type { TestHub } from "./hub.js";
 
 export const json = { "Content-Type": "application/json" };

@@ -2,7 +2,6 @@
 // a fixture server), the page connects to /mcp as an MCP client, and a person's clicks run tools.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PNG } from "pngjs";

@@ -33,8 +33,8 @@ describe("terminal sessions", () => {
     const banner = await agent.ok("session_read", { id: t.id, waitFor: ">>> $" });
     assert.equal(banner.waited, "pattern");
 
-    let r = await agent.ok("session_send", { id: t.id, input: "x = 6 * 7\n", waitFor: ">>> $" });
-    r = await agent.ok("session_send", { id: t.id, input: "print(x)\n", waitFor: ">>> $" });
+    await agent.ok("session_send", { id: t.id, input: "x = 6 * 7\n", waitFor: ">>> $" });
+    let r = await agent.ok("session_send", { id: t.id, input: "print(x)\n", waitFor: ">>> $" });
     assert.equal(r.output, "print(x)\n42\n>>> ");
 
     // A block needs a blank line to end it; the continuation prompt shows up in between.
@@ -63,8 +63,8 @@ describe("terminal sessions", () => {
 
   test("a program that asks a question gets its answer", async () => {
     const id = await bash();
-    let r = await agent.ok("session_send", { id, input: 'read -p "Your name? " name; echo "Hello, $name!"\n', waitFor: "Your name\\? $" });
-    r = await agent.ok("session_send", { id, input: "Ada\n", waitFor: PROMPT });
+    await agent.ok("session_send", { id, input: 'read -p "Your name? " name; echo "Hello, $name!"\n', waitFor: "Your name\\? $" });
+    const r = await agent.ok("session_send", { id, input: "Ada\n", waitFor: PROMPT });
     assert.match(r.output, /^Hello, Ada!$/m);
     await agent.ok("session_kill", { id });
   });

@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../../protocol/cancellation.js";
 import type { Params } from "../../sessions/forward.js";
-import type { Hub } from "../../hub.js";
+import type { HubServices } from "../services.js";
 import type { SessionView } from "../../catalog/selection.js";
 import { SESSION_CLOSED, type CallChannel, type ClientSession } from "../../sessions/registry.js";
 import { acceptsSse } from "./sse-to-json.js";
@@ -129,7 +129,7 @@ function errorReply(id: RequestId, err: unknown, signal: CallCancellation): obje
 }
 
 /** Run a direct tools/call for a session and answer it over HTTP. */
-export async function answerToolCall(hub: Hub, session: ClientSession, view: SessionView, call: DirectToolCall, req: Request, sessionId?: string): Promise<Response> {
+export async function answerToolCall(hub: HubServices, session: ClientSession, view: SessionView, call: DirectToolCall, req: Request, sessionId?: string): Promise<Response> {
   const reply = new DirectReply(acceptsSse(req), sessionId ? { "mcp-session-id": sessionId } : {});
   const problem = paramsProblem(call.params);
   if (problem) {

@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
-import type { Hub } from "../../hub.js";
+import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { newSessionId, RoutableSseTransport } from "../replica.js";
 import { callerOf } from "../security.js";
@@ -14,7 +14,7 @@ import { createSessionServer } from "../../sessions/server.js";
 export class LegacySseEndpoint {
   private readonly transports = new Map<string, SSEServerTransport>();
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: HubServices) {}
 
   async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
     const { outgoing } = c.env;

@@ -2,14 +2,14 @@
 // (hub/http/security.ts) and its Mcp-Session-Id; each endpoint then takes it from there to the reply.
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
-import type { Hub } from "../../hub.js";
+import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { callerOf } from "../security.js";
 import { answerCallback } from "./callback.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
-export function mcpEndpoint(hub: Hub): (c: Context) => Promise<Response> {
+export function mcpEndpoint(hub: HubServices): (c: Context) => Promise<Response> {
   const streamable = new StreamableEndpoint(hub);
   return async (c) => {
     const req = c.req.raw;

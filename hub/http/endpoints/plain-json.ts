@@ -3,7 +3,7 @@
 // session calling the hub's tools back as that session (./callback.ts). A plain tools/call is
 // answered directly (./direct-call.ts); anything else by an SDK server made for this one request.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import type { Hub } from "../../hub.js";
+import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
 import { urlSelects, viewForUrl } from "../../catalog/selection.js";
 import { createSessionServer } from "../../sessions/server.js";
@@ -13,7 +13,7 @@ import { sseToJson, withFullAccept } from "./sse-to-json.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
 
-export async function answerPlainJson(hub: Hub, req: Request, parsed: Parsed, session: ClientSession): Promise<Response> {
+export async function answerPlainJson(hub: HubServices, req: Request, parsed: Parsed, session: ClientSession): Promise<Response> {
   session.touch();
   // selection hook (hub/catalog/selection.ts): a plain JSON request may narrow its session's selection for itself
   const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, (parsed.body as { id?: string | number }).id) : session.view;

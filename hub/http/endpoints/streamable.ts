@@ -5,7 +5,7 @@
 // initialize belong to ./plain-json.ts.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { BoundedEventStore } from "../event-store.js";
-import type { Hub } from "../../hub.js";
+import type { HubServices } from "../services.js";
 import { jsonRpcError, type ParsedBody } from "../../protocol/jsonrpc.js";
 import { newSessionId } from "../replica.js";
 import type { Caller } from "../security.js";
@@ -20,7 +20,7 @@ export class StreamableEndpoint {
   /** The SDK transport of each open session, by session id. */
   private readonly transports = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
-  constructor(private readonly hub: Hub) {}
+  constructor(private readonly hub: HubServices) {}
 
   /** POST initialize: a new session with the selection its URL asks for (hub/catalog/selection.ts), or 400. */
   async initialize(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {

@@ -40,7 +40,7 @@ async function rpc(method: string, params: Record<string, unknown>): Promise<unk
       body: JSON.stringify({ jsonrpc: "2.0", id: ++requestId, method, params }),
     });
   } catch (err) {
-    throw new Error(`Cannot reach the hub at ${url}: ${(err as Error).message}`);
+    throw new Error(`Cannot reach the hub at ${url}: ${(err as Error).message}`, { cause: err });
   }
   const text = await response.text();
   if (!response.ok) throw new Error(`The hub refused ${method}: HTTP ${response.status} ${text.slice(0, 500)}`);

@@ -1,0 +1,25 @@
+// What the sessions room uses of the hub as a whole. hub/hub.ts, the composition root, provides it;
+// the per-session server, the hub's own tools and the stdio front take it instead of importing
+// the root, so nothing below the top imports back up.
+import type { Logger } from "../../servers/lib/log.js";
+import type { SessionView } from "../catalog/selection.js";
+import type { HubMetrics } from "../observability/metrics.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
+import type { HubStatus } from "./hub-status.js";
+import type { RateLimits } from "./rate-limits.js";
+import type { ClientSession, SessionRegistry } from "./registry.js";
+import type { ToolCalls } from "./tool-calls.js";
+
+export interface SessionServices {
+  readonly version: string;
+  readonly log: Logger;
+  readonly limits: RateLimits;
+  readonly metrics: HubMetrics;
+  readonly toolCalls: ToolCalls;
+  readonly sessions: SessionRegistry;
+  readonly tenants: readonly ServedTenant[];
+  /** The hub's report; one tenant's view when asked for a tenant. */
+  status(tenant?: ServedTenant): HubStatus;
+  /** A session opened without admission checks (the one stdio session). */
+  newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view?: SessionView): ClientSession;
+}
