@@ -53,7 +53,7 @@ const read = defineTool({
     encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
   },
   output: readOutput,
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath, offset, limit, lineNumbers, encoding }, ctx) {
     // opened once and read only through that descriptor, which is proven to be inside the workspace
     return withOpened(ctx, userPath, async ({ handle, stat, real: file }) => {
@@ -146,7 +146,7 @@ const readMany = defineTool({
       }),
     ),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ paths, limit, lineNumbers }, ctx) {
     const files = [];
     for (const p of paths) files.push(await readOne(ctx, p, limit, lineNumbers));
