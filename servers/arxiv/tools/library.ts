@@ -3,7 +3,7 @@ import { z } from "zod";
 import { charPagingInput, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
-import { convertBytes } from "../../markitdown/convert.js";
+import { convertBytes } from "../../lib/convert.js";
 import { normalizeId } from "../ids.js";
 import { findPaper, listPapers, markdownHeader, readMarkdown, savePaper } from "../papers.js";
 import { arxiv, fetchPapers } from "../state.js";

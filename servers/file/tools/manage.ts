@@ -6,7 +6,8 @@ import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { isInside } from "../../lib/workspace.js";
 import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../../lib/safe-fs.js";
-import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf, type FileKind } from "../content.js";
+import { mimeTypeOf } from "../../lib/mime.js";
+import { formatSize, kindOf, statOrNull, typeOf, type FileKind } from "../content.js";
 import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget, withOpened, withParent } from "../paths.js";
 import { copyDirAt, copyEntryAt, newCounts, removeAt } from "../tree.js";
 

@@ -8,7 +8,8 @@ import { toolName } from "../../lib/names.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, reply, ToolError, type ToolContext } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
-import { kindOf, mimeTypeOf, formatSize, readAt } from "../content.js";
+import { mimeTypeOf } from "../../lib/mime.js";
+import { kindOf, formatSize, readAt } from "../content.js";
 import { DEFAULT_LINE_LIMIT, linePageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
 import { rel, withOpened } from "../paths.js";
 

@@ -6,7 +6,7 @@ import { defineTool, reply } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
 import { atomicWriteAt, withDir } from "../../lib/safe-fs.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../../lib/workspace.js";
-import { convertBytes } from "../convert.js";
+import { convertBytes } from "../../lib/convert.js";
 import { loadSource } from "../sources.js";
 
 function envInt(name: string, fallback: number): number {

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { defineTool, reply } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
-import { FORMATS } from "../formats.js";
+import { FORMATS } from "../../lib/document-formats.js";
 
 const formats = defineTool({
   name: "formats",
