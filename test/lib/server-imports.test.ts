@@ -59,7 +59,8 @@ test("crossings finds another server's folder, hub/ and test/ in every kind of i
     "../../../test/helpers/hub.js",
   ]);
   // lib is shared, not a server: it may not lean on one either
-  assert.deepEqual(crossings(path.join(SERVERS, "lib", "x.ts"), `import { m } from "../file/content.js";\nimport { n } from "./tool.js";`), ["../file/content.js"]);
+  const lib = `import { m } from "../file/content.js";\nimport { n } from "./tool.js";`;
+  assert.deepEqual(crossings(path.join(SERVERS, "lib", "x.ts"), lib), ["../file/content.js"]);
 });
 
 test("no file under servers/<name>/ imports another server's folder", () => {

@@ -49,7 +49,11 @@ function hintProblems(tool: Tool): string[] {
 
 test("hintProblems names each missing hint and a title in annotations", () => {
   const tool = { name: "x_y", inputSchema: { type: "object" }, annotations: { title: "Y", readOnlyHint: true, openWorldHint: false } } as Tool;
-  assert.deepEqual(hintProblems(tool), ["x_y: destructiveHint is undefined", "x_y: idempotentHint is undefined", "x_y: a title in annotations (it belongs on the tool)"]);
+  assert.deepEqual(hintProblems(tool), [
+    "x_y: destructiveHint is undefined",
+    "x_y: idempotentHint is undefined",
+    "x_y: a title in annotations (it belongs on the tool)",
+  ]);
   assert.deepEqual(hintProblems({ name: "bare", inputSchema: { type: "object" } } as Tool), HINTS.map((h) => `bare: ${h} is undefined`));
 });
 
