@@ -2,7 +2,7 @@
 // of two requests (arXiv asks for 3 s), a response cache so repeated queries cost nothing, and
 // errors that say what happened (error feed, 429/503 with Retry-After, timeout).
 import { ToolError } from "../lib/tool.js";
-import { fetchLimited, HttpStatusError } from "../markitdown/fetch.js";
+import { fetchLimited, HttpStatusError } from "../lib/http-fetch.js";
 import { ArxivApiError, parseFeed, type Feed } from "./atom.js";
 
 export interface ArxivConfig {

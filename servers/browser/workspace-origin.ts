@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { BrowserContext, Route } from "playwright-core";
-import { mimeTypeOf } from "../file/content.js";
+import { mimeTypeOf } from "../lib/mime.js";
 import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { isInside, relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";

@@ -1,42 +1,10 @@
 // What a file holds (text, image, other binary), and how to describe it.
 import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import path from "node:path";
-
-const MIME: Record<string, string> = {
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".gif": "image/gif",
-  ".webp": "image/webp",
-  ".bmp": "image/bmp",
-  ".ico": "image/x-icon",
-  ".svg": "image/svg+xml",
-  ".pdf": "application/pdf",
-  ".zip": "application/zip",
-  ".gz": "application/gzip",
-  ".json": "application/json",
-  ".md": "text/markdown",
-  ".html": "text/html",
-  ".htm": "text/html",
-  ".css": "text/css",
-  ".csv": "text/csv",
-  ".xml": "application/xml",
-  ".js": "text/javascript",
-  ".mjs": "text/javascript",
-  ".ts": "text/x-typescript",
-  ".py": "text/x-python",
-  ".txt": "text/plain",
-};
+import { mimeTypeOf } from "../lib/mime.js";
 
 /** Raster images the client can render; SVG is text and read as such. */
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/x-icon"]);
-
-export function mimeTypeOf(file: string, isText?: boolean): string {
-  const known = MIME[path.extname(file).toLowerCase()];
-  if (known) return known;
-  return isText === false ? "application/octet-stream" : "text/plain";
-}
 
 export function isImage(file: string): boolean {
   return IMAGE_TYPES.has(mimeTypeOf(file));

@@ -7,7 +7,8 @@ import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { resolveInWorkspace, isInside, relativeToWorkspace } from "../lib/workspace.js";
 import { openVerified } from "../lib/safe-fs.js";
-import { kindOf, mimeTypeOf, readAt } from "./content.js";
+import { mimeTypeOf } from "../lib/mime.js";
+import { kindOf, readAt } from "./content.js";
 import { reservedRoot } from "./paths.js";
 import { walk } from "./walk.js";
 

@@ -40,6 +40,13 @@ export interface ToolContext {
 
 type Result = Promise<CallToolResult> | CallToolResult;
 
+/**
+ * The four hints every tool states (DESIGN): none is left out, so a client never falls back to the
+ * spec's defaults (not read-only, destructive, not idempotent, open-world) for a tool by accident.
+ * `title` is not among them: it is ToolInfo's own.
+ */
+export type ToolHints = Required<Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">>;
+
 /** What every tool publishes, whatever its input. */
 export interface ToolInfo {
   /** Unprefixed; the hub publishes it as `<prefix>_<name>`. */
@@ -49,7 +56,7 @@ export interface ToolInfo {
   /** A function when it names sibling tools: it runs once their published names are known (`toolName`). */
   description: Text;
   output?: ZodRawShape;
-  annotations: Omit<ToolAnnotations, "title">;
+  annotations: ToolHints;
 }
 
 /** A tool as written: `run` is checked by the compiler against what `input` parses to. */

@@ -5,9 +5,9 @@ import path from "node:path";
 import { openVerified } from "../lib/safe-fs.js";
 import { ToolError } from "../lib/tool.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
-import { fetchLimited, HttpStatusError } from "./fetch.js";
-import { formatByExtension, formatByMime, formatByName, supportedList } from "./formats.js";
-import { unsupported } from "./convert.js";
+import { fetchLimited, HttpStatusError } from "../lib/http-fetch.js";
+import { formatByExtension, formatByMime, formatByName, supportedList } from "../lib/document-formats.js";
+import { unsupported } from "../lib/convert.js";
 
 export interface SourceRequest {
   source?: string;

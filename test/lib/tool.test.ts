@@ -15,7 +15,7 @@ const tool = defineTool({
   title: "Count",
   description: "Counts.",
   input: { word: z.string(), times: z.number().int().min(1).default(2) },
-  annotations: { readOnlyHint: true },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run({ word, times }) {
     seen.push({ word, times });
     return reply.text(word.repeat(times));
@@ -28,9 +28,31 @@ defineTool({
   title: "Typed",
   description: "Checked by tsc.",
   input: { word: z.string() },
-  annotations: {},
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   // @ts-expect-error `times` is not part of this tool's input
   run: ({ word, times }: { word: string; times: number }) => reply.text(word.repeat(times)),
+});
+
+// every tool states all four hints DESIGN asks for: one left out is a compile error, not the
+// spec's default (destructive, open-world) silently published
+defineTool({
+  name: "unhinted",
+  title: "Unhinted",
+  description: "Checked by tsc.",
+  input: {},
+  // @ts-expect-error destructiveHint is missing
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  run: () => reply.text("never run"),
+});
+
+defineTool({
+  name: "titled",
+  title: "Titled",
+  description: "Checked by tsc.",
+  input: {},
+  // @ts-expect-error the title lives on the tool, never in its annotations
+  annotations: { title: "Titled", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: () => reply.text("never run"),
 });
 
 test("call parses the raw arguments with the tool's own input, defaults included", async () => {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { charPagingInput, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
-import { convertBytes } from "../../markitdown/convert.js";
+import { convertBytes } from "../../lib/convert.js";
 import { normalizeId } from "../ids.js";
 import { findPaper, listPapers, markdownHeader, readMarkdown, savePaper } from "../papers.js";
 import { arxiv, fetchPapers } from "../state.js";
@@ -28,7 +28,7 @@ const download = defineTool({
     force: z.boolean().default(false).describe("Download again even if the paper is already in papers/"),
   },
   output: { ...storedShape, alreadyDownloaded: z.boolean() },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run({ id: rawId, force }, ctx) {
     const id = normalizeId(rawId);
     const existing = force ? undefined : await findPaper(ctx.workspace, id);
@@ -75,7 +75,7 @@ const read = defineTool({
     ...charPagingInput,
   },
   output: { id: z.string(), title: z.string().nullable(), path: z.string(), ...textPageOutput },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ id: rawId, offset, maxChars }, ctx) {
     const id = normalizeId(rawId);
     const paper = await findPaper(ctx.workspace, id);
@@ -96,7 +96,7 @@ const list = defineTool({
   description: "The papers in the workspace's papers/ folder, with titles and file paths.",
   input: {},
   output: { papers: z.array(z.object(storedShape)) },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     const papers = await listPapers(ctx.workspace);
     const text = papers.length

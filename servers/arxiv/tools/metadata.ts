@@ -30,7 +30,7 @@ const search = defineTool({
     nextOffset: z.number().nullable().describe("offset of the next page, or null"),
     papers: z.array(paperSchema),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run(args, ctx) {
     const searchQuery = buildSearchQuery(args);
     const feed = await arxiv.query(
@@ -64,7 +64,7 @@ const get = defineTool({
     ids: z.array(z.string()).min(1).max(50).describe("arXiv ids, with or without version (at most 50)"),
   },
   output: { papers: z.array(paperSchema), notFound: z.array(z.string()).describe("Requested ids arXiv has no paper for") },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ ids }, ctx) {
     const { papers, notFound } = await fetchPapers(ids, ctx.signal);
     if (papers.length === 0) throw new ToolError(`arXiv has no paper with id ${notFound.join(", ")}.`);

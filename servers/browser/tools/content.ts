@@ -14,7 +14,7 @@ import { toolName } from "../../lib/names.js";
 import { charPagingInput, DEFAULT_MAX_CHARS, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
 
 const { offset: pageStart, nextOffset, totalChars } = textPageOutput;
-const reading = { readOnlyHint: true, openWorldHint: true } as const;
+const reading = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
 
 const snapshot = browserTool({
   name: "snapshot",
@@ -47,7 +47,7 @@ const evaluate = browserTool({
     ...target,
   },
   output: { result: z.unknown().describe("The JSON-serialisable result (undefined becomes null).") },
-  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ code, ref, selector }, b) {
     const page = await b.page();
     const asFunction = isFunctionSource(code);
@@ -169,7 +169,7 @@ const pdf = browserTool({
     landscape: z.boolean().default(false).describe("Landscape orientation."),
   },
   output: { path: z.string(), bytes: z.number() },
-  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ path: wanted, format, landscape }, b) {
     const page = await b.page();
     const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, { allowMissing: true, noFollowFinal: true });

@@ -11,7 +11,7 @@ const modifiers = z
   .array(z.enum(["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]))
   .optional()
   .describe("Modifier keys held during the action.");
-const acting = { readOnlyHint: false, destructiveHint: true, openWorldHint: true } as const;
+const acting = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
 
 const click = browserTool({
   name: "click",
@@ -37,7 +37,7 @@ const hover = browserTool({
   title: "Hover",
   description: "Move the mouse over an element.",
   input: { ...target },
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ ref, selector }, b) {
     const page = await b.page();
     const el = await locate(page, { ref, selector });
@@ -79,7 +79,7 @@ const fill = browserTool({
   title: "Fill form",
   description: "Fill one or several form fields at once (text boxes, checkboxes, radios, selects).",
   input: { fields: z.array(field).min(1).describe("The fields to fill, each with ref or selector and value.") },
-  annotations: { ...acting },
+  annotations: { ...acting, idempotentHint: true },
   async run({ fields }, b) {
     const page = await b.page();
     const done: string[] = [];
@@ -105,7 +105,7 @@ const selectOption = browserTool({
   title: "Select option",
   description: "Choose one or more options in a <select> by label or value.",
   input: { ...target, values: z.array(z.string()).min(1).describe("Option labels or values to select.") },
-  annotations: { ...acting },
+  annotations: { ...acting, idempotentHint: true },
   async run({ ref, selector, values }, b) {
     const page = await b.page();
     const el = await locate(page, { ref, selector }, "select");
@@ -157,7 +157,7 @@ const scroll = browserTool({
     deltaX: z.number().default(0).describe("Pixels to scroll right (negative: left)."),
     deltaY: z.number().default(0).describe("Pixels to scroll down (negative: up). With a target and no deltas, the target is scrolled into view."),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ ref, selector, deltaX, deltaY }, b) {
     const page = await b.page();
     const el = ref || selector ? await locate(page, { ref, selector }) : undefined;

@@ -39,7 +39,7 @@ const navigate = browserTool({
     `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links, images, styles and classic scripts work; ` +
     `each is sandboxed: it cannot fetch other files or load, submit to or open other sites (navigate there instead), and files in downloads/ never run scripts.`,
   input: { url: z.string().describe("Absolute URL to open."), waitUntil },
-  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {
     const target = checkUrl(url, b.workspace);
     const page = await b.page();
@@ -58,7 +58,7 @@ function historyTool(name: "back" | "forward" | "reload", description: string) {
     title: name[0].toUpperCase() + name.slice(1),
     description,
     input: { waitUntil },
-    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     async run({ waitUntil }, b) {
       const page = await b.page();
       let moved = true;
@@ -93,7 +93,7 @@ const waitFor = browserTool({
     time: z.number().min(0).max(60).optional().describe("Seconds to wait (alone, or before the other conditions)."),
     timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many ms."),
   },
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ text, textGone, selector, state, time, timeoutMs }, b) {
     if (!text && !textGone && !selector && time === undefined) throw new ToolError("Give text, textGone, selector or time.");
     const page = await b.page();

@@ -16,7 +16,7 @@ const tabs = browserTool({
     index: z.number().int().min(0).optional().describe("Tab number for select and close."),
     url: z.string().optional().describe("For new: URL to open."),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ action, index, url }, b) {
     if (action === "new") {
       if (url && !/^(https?:|about:|data:)/.test(url)) throw new ToolError(`action "new" takes an http(s), about: or data: URL; open file: URLs with ${toolName("navigate")}.`);
@@ -52,7 +52,7 @@ const resize = browserTool({
     width: z.number().int().min(100).max(7680).describe("Viewport width in CSS pixels."),
     height: z.number().int().min(100).max(4320).describe("Viewport height in CSS pixels."),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ width, height }, b) {
     const page = await b.page();
     await page.setViewportSize({ width, height });
@@ -72,7 +72,7 @@ const consoleMessages = browserTool({
   description: "Console messages and uncaught page errors of this session's tabs, oldest first.",
   input: { ...listing, level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("Only this type (error includes uncaught page errors).") },
   output: { messages: z.array(z.object({ type: z.string(), text: z.string(), url: z.string(), tab: z.number() })) },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ tab, limit, clear, level }, b) {
     // an unknown tab would match nothing and read as "no messages": refuse it, listing the tabs
     if (tab !== undefined) b.tabAt(tab);
@@ -96,7 +96,7 @@ const networkRequests = browserTool({
       z.object({ method: z.string(), url: z.string(), resourceType: z.string(), status: z.number().optional(), failure: z.string().optional(), tab: z.number() }),
     ),
   },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ tab, limit, clear, includeStatic }, b) {
     if (tab !== undefined) b.tabAt(tab);
     const all = b.recorder.network;
@@ -123,7 +123,7 @@ const info = browserTool({
     pid: z.number().optional(),
     tabs: z.number(),
   },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, b, ctx) {
     await b.ensureContext();
     const host = chromiumHost(ctx);

@@ -67,7 +67,7 @@ const execute = defineTool({
       .describe(`Interrupt the code after this many ms (default ${config.defaultTimeoutMs}).`),
   },
   output,
-  annotations: { destructiveHint: true, openWorldHint: true, idempotentHint: false, readOnlyHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ language, code, session, timeoutMs }, ctx) {
     const name = session ?? DEFAULT_SESSION;
     const started = Date.now();

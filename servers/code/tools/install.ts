@@ -29,7 +29,7 @@ const installPackages = defineTool({
     exitCode: z.number().int().nullable().describe("pip's or npm's exit code: 0 when the packages were installed, null when killed by a signal."),
     output: z.string(),
   },
-  annotations: { destructiveHint: false, idempotentHint: true, readOnlyHint: false, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run({ language, packages }, ctx) {
     const result = await install(config, { language, packages, workspace: ctx.workspace, signal: ctx.signal });
     const data = { language, packages, command: result.command, exitCode: result.code, output: result.output };

@@ -14,7 +14,7 @@ const reset = defineTool({
     "Use it when a session is stuck or its state is broken.",
   input: { language: languageSchema, session: sessionNameSchema },
   output: { language: z.enum(["python", "javascript"]), session: z.string(), pid: z.number().int().nullable() },
-  annotations: { destructiveHint: true, idempotentHint: true, readOnlyHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ language, session }, ctx) {
     const name = session ?? DEFAULT_SESSION;
     const kernel = await sessions.reset(ctx.session, language, name);

@@ -25,7 +25,7 @@ const listSessions = defineTool({
   description: "List this client's code sessions: name, language, age, idle time, memory and whether one is running code now.",
   input: {},
   output: { sessions: z.array(sessionInfo) },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     const list = (await sessions.list(ctx.session)).map((k) => k.info());
     const text = list.length

@@ -33,7 +33,7 @@ const list = defineTool({
     total: z.number(),
     truncated: z.boolean(),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath, hidden, sort, reverse, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     await assertDirectory(dir, userPath);
@@ -81,7 +81,7 @@ const tree = defineTool({
     entries: z.array(z.object({ path: z.string(), type: entryType, depth: z.number() })),
     truncated: z.boolean(),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath, depth, exclude, hidden, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     await assertDirectory(dir, userPath);

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { isInside } from "../../lib/workspace.js";
 import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../../lib/safe-fs.js";
-import { formatSize, kindOf, mimeTypeOf, statOrNull, typeOf, type FileKind } from "../content.js";
+import { mimeTypeOf } from "../../lib/mime.js";
+import { formatSize, kindOf, statOrNull, typeOf, type FileKind } from "../content.js";
 import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget, withOpened, withParent } from "../paths.js";
 import { copyDirAt, copyEntryAt, newCounts, removeAt } from "../tree.js";
 
@@ -29,7 +30,7 @@ const move = defineTool({
   description: "Move or rename a file, folder or symlink (a symlink moves itself, not its target). Missing parent folders of the destination are created.",
   input: { source: pathParam("What to move"), destination: pathParam("Its new path"), overwrite: overwriteParam },
   output: { source: z.string(), destination: z.string() },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ source, destination, overwrite }, ctx) {
     assertWritable("move");
     const src = resolveEntry(ctx, source);
@@ -61,7 +62,7 @@ const copy = defineTool({
   description: "Copy a file, or a folder with everything in it, to a new path (symlinks inside a folder are copied as links).",
   input: { source: pathParam("What to copy"), destination: pathParam("Path of the copy"), overwrite: overwriteParam },
   output: { source: z.string(), destination: z.string(), type: z.string() },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ source, destination, overwrite }, ctx) {
     assertWritable("copy");
     const src = resolveExisting(ctx, source);
@@ -161,7 +162,7 @@ const info = defineTool({
     kind: z.enum(["text", "image", "binary"]).optional(),
     target: z.string().optional().describe("For a symlink: its target relative to the workspace, or why it cannot be followed."),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath }, ctx) {
     const entry = resolveEntry(ctx, userPath);
     const { st, kind } = entry === ctx.workspace ? { st: await fsp.lstat(entry), kind: undefined } : await withParent(ctx, entry, {}, (dir, name) => describeAt(dir, name, userPath));

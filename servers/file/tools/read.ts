@@ -8,7 +8,8 @@ import { toolName } from "../../lib/names.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, reply, ToolError, type ToolContext } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
-import { kindOf, mimeTypeOf, formatSize, readAt } from "../content.js";
+import { mimeTypeOf } from "../../lib/mime.js";
+import { kindOf, formatSize, readAt } from "../content.js";
 import { DEFAULT_LINE_LIMIT, linePageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
 import { rel, withOpened } from "../paths.js";
 
@@ -53,7 +54,7 @@ const read = defineTool({
     encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
   },
   output: readOutput,
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath, offset, limit, lineNumbers, encoding }, ctx) {
     // opened once and read only through that descriptor, which is proven to be inside the workspace
     return withOpened(ctx, userPath, async ({ handle, stat, real: file }) => {
@@ -146,7 +147,7 @@ const readMany = defineTool({
       }),
     ),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ paths, limit, lineNumbers }, ctx) {
     const files = [];
     for (const p of paths) files.push(await readOne(ctx, p, limit, lineNumbers));

@@ -33,7 +33,7 @@ const find = defineTool({
     limit: z.number().int().min(1).max(10_000).default(200).describe("Most results to return."),
   },
   output: { matches: z.array(z.object({ path: z.string(), type: z.string() })), truncated: z.boolean() },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ pattern, path: userPath, exclude, hidden, type, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     const base = rel(ctx, dir);
@@ -81,7 +81,7 @@ const grep = defineTool({
     filesSearched: z.number(),
     truncated: z.boolean(),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, limit }, ctx) {
     let re: RegExp;
     try {

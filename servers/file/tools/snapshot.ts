@@ -33,7 +33,7 @@ const snapshotTake = defineTool({
   description: () => `Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with ${toolName("snapshot_restore")}.`,
   input: { name: nameParam, overwrite: z.boolean().default(false).describe("Replace an existing snapshot of that name.") },
   output: metaShape,
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ name, overwrite }, ctx) {
     assertWritable("snapshot_take");
     const meta = await serialized(() => takeSnapshot(ctx.workspace, name, overwrite));
@@ -48,7 +48,7 @@ const snapshotList = defineTool({
   description: "List the workspace snapshots, oldest first.",
   input: {},
   output: { snapshots: z.array(z.object(metaShape)) },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     const metas = await listSnapshots(ctx.workspace);
     const text = metas.length ? metas.map(describe).join("\n") : `No snapshots yet; take one with ${toolName("snapshot_take")}.`;
@@ -77,7 +77,7 @@ const snapshotDelete = defineTool({
   description: "Delete a snapshot (the workspace itself is not touched).",
   input: { name: nameParam },
   output: metaShape,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ name }, ctx) {
     assertWritable("snapshot_delete");
     const meta = await serialized(() => deleteSnapshot(ctx.workspace, name));

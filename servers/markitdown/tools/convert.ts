@@ -6,7 +6,7 @@ import { defineTool, reply } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
 import { atomicWriteAt, withDir } from "../../lib/safe-fs.js";
 import { relativeToWorkspace, resolveInWorkspace } from "../../lib/workspace.js";
-import { convertBytes } from "../convert.js";
+import { convertBytes } from "../../lib/convert.js";
 import { loadSource } from "../sources.js";
 
 function envInt(name: string, fallback: number): number {
@@ -40,7 +40,7 @@ const convert = defineTool({
     savedTo: z.string().optional().describe("Workspace path the Markdown was written to"),
     ...textPageOutput,
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   async run(args, ctx) {
     const loaded = await loadSource(args, { workspace: ctx.workspace, maxBytes: MAX_BYTES, timeoutMs: FETCH_TIMEOUT_MS, signal: ctx.signal });
     ctx.log.debug("converting", { source: loaded.label, ext: loaded.ext, bytes: loaded.bytes.length });

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { defineTool, reply } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
-import { FORMATS } from "../formats.js";
+import { FORMATS } from "../../lib/document-formats.js";
 
 const formats = defineTool({
   name: "formats",
@@ -14,7 +14,7 @@ const formats = defineTool({
       z.object({ id: z.string(), label: z.string(), extensions: z.array(z.string()), mimeTypes: z.array(z.string()), note: z.string().optional() }),
     ),
   },
-  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run() {
     const list = FORMATS.map(({ engine: _engine, ...f }) => f);
     const lines = list.map((f) => `- ${f.label} (${f.id}): ${f.extensions.join(", ")}${f.note ? ` — ${f.note}` : ""}`);

@@ -44,7 +44,7 @@ const exec = defineTool({
     cancelled: z.boolean(),
     killedProcesses: z.number().describe("Processes killed at the end (the tree on timeout/cancel, or background leftovers)."),
   },
-  annotations: { destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ command, cwd, env, stdin, timeoutMs }, ctx) {
     const dir = resolveCwd(ctx.workspace, cwd);
     const stream = new ProgressStream(ctx);

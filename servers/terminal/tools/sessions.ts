@@ -126,7 +126,7 @@ const sessionCreate = defineTool({
     rows: rows.default(40).describe("Height in rows."),
   },
   output: infoShape,
-  annotations: { destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ shell, args, cwd, env, cols, rows }, ctx) {
     const program = shell ? resolveProgram(shell) : defaultShell();
     const dir = resolveCwd(ctx.workspace, cwd);
@@ -149,7 +149,7 @@ const sessionSend = defineTool({
     ...waitParams,
   },
   output: { ...readShape, sentBytes: z.number() },
-  annotations: { destructiveHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ id, input, keys, waitFor, quietMs, timeoutMs, stripAnsi }, ctx) {
     if (input === undefined && (keys === undefined || keys.length === 0)) {
       throw new ToolError("Nothing to send: give input text, keys, or both.");
@@ -194,7 +194,7 @@ const sessionRead = defineTool({
     ...waitParams,
   },
   output: readShape,
-  annotations: { readOnlyHint: true, openWorldHint: true },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ id, mode, lines, waitFor, quietMs, timeoutMs, stripAnsi }, ctx) {
     const pattern = compile(waitFor);
     const t = await findTerminal(ctx.session, id);
@@ -211,7 +211,7 @@ const sessionResize = defineTool({
   description: "Change a terminal's size; full-screen programs (top, vim, less) redraw for the new size.",
   input: { id, cols: cols.describe("Width in columns."), rows: rows.describe("Height in rows.") },
   output: infoShape,
-  annotations: { idempotentHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ id, cols, rows }, ctx) {
     const t = await findTerminal(ctx.session, id);
     if (!t.alive) throw new ToolError(`Terminal ${id} has ${status(t)}; it cannot be resized.`, info(t));
@@ -226,7 +226,7 @@ const sessionKill = defineTool({
   description: "Kill a terminal's program and every process started in it, and forget the terminal.",
   input: { id },
   output: { ...infoShape, killedProcesses: z.number() },
-  annotations: { destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ id }, ctx) {
     const { terminal: t, killed } = await closeTerminal(ctx.session, id);
     ctx.log.info("terminal killed", { session: ctx.session, id, killed });
@@ -240,7 +240,7 @@ const sessionList = defineTool({
   description: "List this client session's terminals: id, program, cwd, size, whether running, unread output.",
   input: {},
   output: { terminals: z.array(z.object(infoShape)) },
-  annotations: { readOnlyHint: true, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run(_args, ctx) {
     const terminals = (await listTerminals(ctx.session)).map(info);
     const lines = terminals.map(

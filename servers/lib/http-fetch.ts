@@ -1,7 +1,7 @@
 // HTTP fetching with the two limits every download needs: a size cap (checked on the
 // Content-Length header and again while streaming, since the header may lie or be absent) and a
 // timeout that also honours the caller's cancellation. Used by markitdown and by arxiv.
-import { ToolError } from "../lib/tool.js";
+import { ToolError } from "./tool.js";
 
 export interface FetchLimits {
   maxBytes: number;

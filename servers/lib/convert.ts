@@ -1,13 +1,13 @@
 // Bytes + a format → Markdown. markitdown-ts does most formats; we fill its gaps (JSON, CSV as a
 // table, a ZIP reader that waits for every entry and caps sizes) and keep its exiftool step
-// (which runs through a shell) away from any name a user chose. Shared with the arxiv server.
+// (which runs through a shell) away from any name a user chose. Used by the markitdown and arxiv servers.
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { MarkItDown } from "markitdown-ts";
 import type { CentralDirectoryFile } from "unzipper";
-import { ToolError } from "../lib/tool.js";
-import { formatByExtension, supportedList, type Format } from "./formats.js";
+import { ToolError } from "./tool.js";
+import { formatByExtension, supportedList, type Format } from "./document-formats.js";
 
 export interface Converted {
   title: string | null;
