@@ -18,7 +18,8 @@ import { SessionView } from "./catalog/selection.js";
 import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
 import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
-import { ToolCalls, type LocalTools } from "./sessions/tool-calls.js";
+import type { SessionServices } from "./sessions/services.js";
+import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
 import type { HubServices } from "./http/services.js";
 import type { HubStatus } from "./sessions/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
@@ -40,7 +41,8 @@ export class Hub implements HubServices {
   /** The bytes all sessions' resumable streams may keep (hub/http/event-store.ts). */
   readonly eventBudget: EventBudget;
   readonly toolCalls: ToolCalls;
-  readonly local?: LocalTools;
+  /** The hub's own tools (hub_*), served beside the children's. */
+  readonly hubTools?: HubTools;
   readonly version = VERSION;
   private readonly sweeper: ProcessSweeper;
   readonly diskBudgets: DiskBudgets;
@@ -53,7 +55,7 @@ export class Hub implements HubServices {
   constructor(
     readonly config: HubConfig,
     readonly log: Logger,
-    localTools?: (hub: Hub) => LocalTools,
+    hubTools?: (hub: SessionServices) => HubTools,
     isolation: Isolation = detectIsolation(),
   ) {
     this.isolation = isolation;
@@ -65,8 +67,8 @@ export class Hub implements HubServices {
       onNotification: (child, notification) => childNotification(this.sessions, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };
-    this.local = localTools?.(this);
-    const reserved = new Set(this.local?.list().map((t) => t.name));
+    this.hubTools = hubTools?.(this);
+    const reserved = new Set(this.hubTools?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
     const secrets = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
@@ -87,7 +89,7 @@ export class Hub implements HubServices {
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
     this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args), config.sweepMs);
     this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
-    this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, localTools: this.local });
+    this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, hubTools: this.hubTools });
   }
 
   private launchFor(tenant: Tenant, prefix: string, secrets: string[]): ChildLaunch {
@@ -168,7 +170,7 @@ export class Hub implements HubServices {
   defaultView(tenant: ServedTenant): SessionView {
     const everything = new SessionView({
       catalog: tenant.catalog,
-      hubTools: () => this.local?.list() ?? [],
+      hubTools: () => this.hubTools?.list() ?? [],
       serverNames: () => tenant.children.map((c) => c.name),
     });
     return everything.narrow(mergeDefaults(this.config.selection, tenant.selection), "config");

@@ -6,6 +6,7 @@ import type { Prompt, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/t
 import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Child } from "../children/child.js";
 import { joinToolName } from "../../servers/lib/names.js";
+import { ToolSearch } from "./tool-search.js";
 
 const VALID_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -25,6 +26,8 @@ export class Catalog {
   private promptOwners = new Map<string, Owner>();
   private promptList: Prompt[] = [];
   private filters = new Map<Child, (name: string, published: string) => boolean>();
+  /** hub_find_tools' index of this catalog's tools (hub/catalog/tool-search.ts). */
+  readonly search = new ToolSearch();
   /** Problems found by the last rebuild (collisions), for startup errors and logs. */
   collisions: string[] = [];
 

@@ -14,14 +14,15 @@ import picomatch from "picomatch";
 import type { Catalog } from "./catalog.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { describeSpec, hasSelectionParams, parseSelectionQuery, SelectionError, type CatalogMode, type SelectionSpec } from "../config/selection-spec.js";
-import { FIND_TOOLS, findTools, findToolsTool } from "./tool-search.js";
+import type { Logger } from "../../servers/lib/log.js";
+import { FIND_TOOLS, findToolsListed, findToolsTool, type ToolSearch } from "./tool-search.js";
 
 /** The owner name of the hub's own tools, as a server would be named. */
 export const HUB = "hub";
 
 /** What a view reads from the hub, resolved at each use: the catalog changes as servers come and go. */
 export interface ViewContext {
-  catalog: Pick<Catalog, "tools" | "suggestTools"> & { tool(name: string): { child: { name: string } } | undefined };
+  catalog: Pick<Catalog, "tools" | "suggestTools"> & { tool(name: string): { child: { name: string } } | undefined; search: ToolSearch };
   hubTools: () => Tool[];
   serverNames: () => string[];
 }
@@ -89,7 +90,7 @@ export class SessionView {
   /** Every tool this session may call, the hub's first. */
   selectedTools(): Tool[] {
     const all = this.allTools();
-    return (this.mode === "search" ? [findToolsTool, ...all] : all).filter((t) => this.allowsTool(t.name));
+    return (this.mode === "search" ? [findToolsListed, ...all] : all).filter((t) => this.allowsTool(t.name));
   }
 
   /** tools/list: the selection, or in search mode the hub's tools and what was found. */
@@ -121,17 +122,25 @@ export class SessionView {
   }
 
   /** hub_find_tools, when this is a search-mode session; undefined for any other tool. */
-  callLocal(tool: string, args: Record<string, unknown>, channel: { notify(notification: ServerNotification): Promise<void> }, sessionless = false): Promise<CallToolResult> | undefined {
+  callFindTools(
+    tool: string,
+    args: unknown,
+    call: { notify(notification: ServerNotification): Promise<void>; log: Logger; sessionless: boolean },
+  ): Promise<CallToolResult> | undefined {
     if (tool !== FIND_TOOLS || this.mode !== "search" || !this.allowsTool(tool)) return undefined;
-    return (async () => {
-      const { result, names } = findTools(args, this.allTools(), (name) => this.allowsTool(name), sessionless);
+    return findToolsTool.call(args, {
+      log: call.log,
+      search: this.ctx.catalog.search,
+      tools: this.allTools(),
+      allows: (name) => this.allowsTool(name),
       // a sessionless caller has no list to grow, and whoever shares its implicit session no use for one
-      if (sessionless) return result;
-      const added = names.filter((n) => !this.found.has(n));
-      for (const name of added) this.found.add(name);
-      if (added.length) await channel.notify({ method: "notifications/tools/list_changed" }).catch(() => undefined);
-      return result;
-    })();
+      sessionless: call.sessionless,
+      found: async (names) => {
+        const added = names.filter((n) => !this.found.has(n));
+        for (const name of added) this.found.add(name);
+        if (added.length) await call.notify({ method: "notifications/tools/list_changed" }).catch(() => undefined);
+      },
+    });
   }
 
   /** The same selection with one more layer, checked against this one so it can only narrow. */

@@ -1,48 +1,24 @@
 // Tools the hub serves itself (prefix hub_): its own status and metrics, and the calling client's
-// session — what it holds in every child, and a way to end it and free all of that.
+// session — what it holds in every child, and a way to end it and free all of that. Defined with
+// the same helper as every server's tools (servers/lib/tool.ts): checked arguments, all four
+// annotation hints, and an output schema for what each returns as structuredContent.
 import fs from "node:fs";
 import os from "node:os";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { DESCRIBE_SESSION_METHOD } from "../../servers/lib/session-events.js";
-import type { SessionServices } from "./services.js";
+import { z } from "zod";
 import { listProcessesAsync, treeUsage } from "../../servers/lib/proctree.js";
-import type { LocalTools } from "./tool-calls.js";
-import type { ClientSession } from "./registry.js";
+import { DESCRIBE_SESSION_METHOD } from "../../servers/lib/session-events.js";
+import { defineTool, listedTool, reply, type Tool } from "../../servers/lib/tool.js";
+import { hubStatusShape } from "./hub-status.js";
+import type { SessionServices } from "./services.js";
+import type { HubToolCall, HubTools } from "./tool-calls.js";
 
-const noInput = { type: "object" as const, properties: {} };
+/** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
+interface HubToolContext extends HubToolCall {
+  hub: SessionServices;
+}
+
 const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-
-const TOOLS: Tool[] = [
-  {
-    name: "hub_status",
-    title: "Hub status",
-    description: "agentbox's servers with their state, pid, restarts and tool counts, plus uptime and version.",
-    inputSchema: noInput,
-    annotations: readOnly,
-  },
-  {
-    name: "hub_metrics",
-    title: "Resource use",
-    description:
-      "Your sessions and tool calls (ok, errors, rate-limited), the memory and CPU of each of your server processes (with everything it started), your workspace's free disk, and the container's capacity.",
-    inputSchema: noInput,
-    annotations: readOnly,
-  },
-  {
-    name: "hub_sessions",
-    title: "Your session",
-    description: "Your own client session: its age and idle time, and what each server holds for it, as the server reports it.",
-    inputSchema: noInput,
-    annotations: readOnly,
-  },
-  {
-    name: "hub_end_session",
-    title: "End your session",
-    description: "End your client session now: every server frees what it held for it. Reconnect to start a new one.",
-    inputSchema: noInput,
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  },
-];
+const mibField = z.number().describe("MiB");
 
 const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
@@ -90,77 +66,143 @@ function diskUsage(path: string) {
   }
 }
 
-function result(text: string, data: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: "text", text }], structuredContent: data };
-}
+const hubStatus = defineTool({
+  name: "hub_status",
+  title: "Hub status",
+  description: "agentbox's servers with their state, pid, restarts and tool counts, plus uptime and version.",
+  input: {},
+  output: hubStatusShape,
+  annotations: readOnly,
+  async run(_args, { hub, session }: HubToolContext) {
+    const status = hub.status(session.tenant);
+    const lines = status.servers.map(
+      (s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}${s.lastError ? `\n  why: ${s.lastError}` : ""}`,
+    );
+    const head = `agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}`;
+    return reply.data(`${head}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
+  },
+});
 
-export function hubTools(hub: SessionServices): LocalTools {
-  const handlers: Record<string, (session: ClientSession) => Promise<CallToolResult>> = {
-    async hub_status(session) {
-      const status = hub.status(session.tenant);
-      const lines = status.servers.map(
-        (s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}${"lastError" in s ? `\n  why: ${s.lastError}` : ""}`,
-      );
-      return result(`agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
-    },
-    async hub_metrics(session) {
-      // one read of the process table, off the event loop: a tenant may run thousands of processes
-      const procs = await listProcessesAsync();
-      const servers = session.tenant.children.map((c) => {
-        const usage = c.pid ? treeUsage(c.pid, procs) : undefined;
-        return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
-      });
-      const { tenant } = session;
-      const figures = { sessions: hub.sessions.all().filter((s) => s.tenant === tenant).length, calls: hub.metrics.tenantCalls(tenant.name) };
-      // the hub and the container are shared by every tenant: their use says what the others do
-      // (hub-wide figures are on /metrics, for the operator); a tenant alone sees them
-      const shared = hub.tenants.length > 1;
-      const cpu = process.cpuUsage();
-      const data = {
-        container: shared ? containerCapacity() : containerUsage(),
-        disk: diskUsage(tenant.workspace),
-        ...(shared ? {} : { hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: figures.sessions } }),
-        ...figures,
-        servers,
-      };
-      const lines = servers.map((s) => `${s.name.padEnd(12)} ${String(s.rssMiB).padStart(7)} MiB  ${s.cpuSeconds.toFixed(1)} s CPU  ${s.processes} processes`);
-      const { calls } = figures;
-      const head = `${figures.sessions} sessions, ${calls.total} tool calls (${calls.ok} ok, ${calls.tool_error} tool errors, ${calls.error} failed, ${calls.rate_limited} rate-limited)`;
-      const hubLine = data.hub ? `hub ${data.hub.rssMiB} MiB; ` : "";
-      return result(`${head}\n${hubLine}workspace disk free ${"freeMiB" in data.disk ? data.disk.freeMiB : "?"} MiB\n${lines.join("\n")}`, data);
-    },
-    async hub_sessions(session) {
-      const held: Record<string, unknown> = {};
-      await Promise.all(
-        session.tenant.children
-          .filter((c) => c.state === "ready") // an idle child holds nothing for anyone
-          .map(async (child) => {
-            try {
-              const reply = (await child.request(DESCRIBE_SESSION_METHOD, { session: session.id })) as { state?: Record<string, unknown> };
-              if (reply.state && Object.keys(reply.state).length) held[child.name] = reply.state;
-            } catch {
-              // a third-party server does not know this request; it holds nothing we can show
-            }
-          }),
-      );
-      const data = {
-        id: session.id,
-        transport: session.kind,
-        ageSeconds: Math.round((Date.now() - session.createdAt) / 1000),
-        idleSeconds: Math.round((Date.now() - session.lastActivity) / 1000),
-        callsInFlight: session.inflight.size,
-        held,
-      };
-      return result(`session ${data.id} (${data.transport}), ${data.ageSeconds} s old\n${JSON.stringify(held, null, 2)}`, data);
-    },
-    async hub_end_session(session) {
-      // answer first, then close: closing the session closes the stream the answer travels on
-      setTimeout(() => void hub.sessions.close(session.id), 50);
-      return result(`Session ${session.id} ends now; every server frees what it held for it.`, { ended: session.id });
-    },
-  };
+const serverUse = z.object({
+  name: z.string(),
+  state: z.string(),
+  pid: z.number().nullable(),
+  processes: z.number().describe("The server's process and everything it started"),
+  rssMiB: mibField,
+  cpuSeconds: z.number(),
+});
+
+const hubMetrics = defineTool({
+  name: "hub_metrics",
+  title: "Resource use",
+  description:
+    "Your sessions and tool calls (ok, errors, rate-limited), the memory and CPU of each of your server processes (with everything it started), " +
+    "your workspace's free disk, and the container's capacity.",
+  input: {},
+  output: {
+    container: z.object({
+      cpus: z.number(),
+      loadAverage: z.array(z.number()).optional().describe("1, 5 and 15 minutes (a hub with one tenant only)"),
+      cgroupCpuSeconds: z.number().optional(),
+      memoryMiB: z.object({ total: mibField, free: mibField.optional(), cgroupUsed: mibField.nullable().optional(), cgroupLimit: mibField.nullable() }),
+    }),
+    disk: z.object({ path: z.string(), totalMiB: mibField.optional(), freeMiB: mibField.optional(), error: z.string().optional() }),
+    hub: z.object({ pid: z.number(), rssMiB: mibField, cpuSeconds: z.number(), sessions: z.number() }).optional().describe("A hub with one tenant only"),
+    sessions: z.number().describe("Your open sessions"),
+    calls: z.object({ total: z.number(), ok: z.number(), tool_error: z.number(), error: z.number(), rate_limited: z.number() }),
+    servers: z.array(serverUse),
+  },
+  annotations: readOnly,
+  async run(_args, { hub, session }: HubToolContext) {
+    // one read of the process table, off the event loop: a tenant may run thousands of processes
+    const procs = await listProcessesAsync();
+    const servers = session.tenant.children.map((c) => {
+      const usage = c.pid ? treeUsage(c.pid, procs) : undefined;
+      return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
+    });
+    const { tenant } = session;
+    const figures = { sessions: hub.sessions.all().filter((s) => s.tenant === tenant).length, calls: hub.metrics.tenantCalls(tenant.name) };
+    // the hub and the container are shared by every tenant: their use says what the others do
+    // (hub-wide figures are on /metrics, for the operator); a tenant alone sees them
+    const shared = hub.tenants.length > 1;
+    const cpu = process.cpuUsage();
+    const data = {
+      container: shared ? containerCapacity() : containerUsage(),
+      disk: diskUsage(tenant.workspace),
+      ...(shared ? {} : { hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: figures.sessions } }),
+      ...figures,
+      servers,
+    };
+    const lines = servers.map((s) => `${s.name.padEnd(12)} ${String(s.rssMiB).padStart(7)} MiB  ${s.cpuSeconds.toFixed(1)} s CPU  ${s.processes} processes`);
+    const { calls } = figures;
+    const head = `${figures.sessions} sessions, ${calls.total} tool calls (${calls.ok} ok, ${calls.tool_error} tool errors, ${calls.error} failed, ${calls.rate_limited} rate-limited)`;
+    const hubLine = data.hub ? `hub ${data.hub.rssMiB} MiB; ` : "";
+    return reply.data(`${head}\n${hubLine}workspace disk free ${"freeMiB" in data.disk ? data.disk.freeMiB : "?"} MiB\n${lines.join("\n")}`, data);
+  },
+});
+
+const hubSessions = defineTool({
+  name: "hub_sessions",
+  title: "Your session",
+  description: "Your own client session: its age and idle time, and what each server holds for it, as the server reports it.",
+  input: {},
+  output: {
+    id: z.string(),
+    transport: z.enum(["streamable", "sse", "implicit", "stdio"]),
+    ageSeconds: z.number(),
+    idleSeconds: z.number(),
+    callsInFlight: z.number(),
+    held: z.record(z.string(), z.unknown()).describe("What each server holds for this session, by server name"),
+  },
+  annotations: readOnly,
+  async run(_args, { session }: HubToolContext) {
+    const held: Record<string, unknown> = {};
+    await Promise.all(
+      session.tenant.children
+        .filter((c) => c.state === "ready") // an idle child holds nothing for anyone
+        .map(async (child) => {
+          try {
+            const answer = (await child.request(DESCRIBE_SESSION_METHOD, { session: session.id })) as { state?: Record<string, unknown> };
+            if (answer.state && Object.keys(answer.state).length) held[child.name] = answer.state;
+          } catch {
+            // a third-party server does not know this request; it holds nothing we can show
+          }
+        }),
+    );
+    const data = {
+      id: session.id,
+      transport: session.kind,
+      ageSeconds: Math.round((Date.now() - session.createdAt) / 1000),
+      idleSeconds: Math.round((Date.now() - session.lastActivity) / 1000),
+      callsInFlight: session.inflight.size,
+      held,
+    };
+    return reply.data(`session ${data.id} (${data.transport}), ${data.ageSeconds} s old\n${JSON.stringify(held, null, 2)}`, data);
+  },
+});
+
+const hubEndSession = defineTool({
+  name: "hub_end_session",
+  title: "End your session",
+  description: "End your client session now: every server frees what it held for it. Reconnect to start a new one.",
+  input: {},
+  output: { ended: z.string().describe("The id of the session that ended") },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async run(_args, { hub, session, channel }: HubToolContext) {
+    // closing the session closes the stream this answer travels on: close it once the answer is written
+    channel.afterReply(() => void hub.sessions.close(session.id));
+    return reply.data(`Session ${session.id} ends now; every server frees what it held for it.`, { ended: session.id });
+  },
+});
+
+const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession];
+
+/** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */
+export function hubTools(hub: SessionServices): HubTools {
+  const byName = new Map(TOOLS.map((t) => [t.name, t]));
+  const listed = TOOLS.map(listedTool);
   return {
-    list: () => TOOLS,
-    call: (name, _args, session) => handlers[name]?.(session),
+    list: () => listed,
+    call: (name, args, call) => byName.get(name)?.call(args, { ...call, hub }),
   };
 }

@@ -20,6 +20,8 @@ export interface CallChannel {
   notify(notification: ServerNotification): Promise<void>;
   /** A request to the client made while the call runs (sampling, elicitation, roots). */
   request(request: ServerRequest, signal: AbortSignal): Promise<Result>;
+  /** Run `action` once this call's reply has been written (closing the session sooner would cut the reply off). */
+  afterReply(action: () => void): void;
 }
 
 export interface InflightCall {

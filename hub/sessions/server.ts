@@ -4,11 +4,14 @@
 // hub/http/endpoints/direct-call.ts answers it without an SDK server, through the same ToolCalls.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  isJSONRPCErrorResponse,
+  isJSONRPCResultResponse,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -21,6 +24,7 @@ import {
   type CompleteRequest,
   type GetPromptRequest,
   type ReadResourceRequest,
+  type RequestId,
   type Result,
   type ServerNotification,
   type ServerRequest,
@@ -45,14 +49,21 @@ interface Ctx {
   hub: SessionServices;
   session: ClientSession;
   view: SessionView;
+  /** What runs once a request's reply has been written, by request id (see connectSessionServer). */
+  afterReply: Map<RequestId, Array<() => void>>;
 }
 
 /** The call context of an SDK request handler as a CallChannel. */
-export function channelOf(extra: Extra): CallChannel {
+function channelOf(ctx: Ctx, extra: Extra): CallChannel {
   return {
     signal: extra.signal,
     notify: (notification) => extra.sendNotification(notification),
     request: (request, signal) => extra.sendRequest(request, ResultSchema, { signal }),
+    afterReply: (action) => {
+      const actions = ctx.afterReply.get(extra.requestId);
+      if (actions) actions.push(action);
+      else ctx.afterReply.set(extra.requestId, [action]);
+    },
   };
 }
 
@@ -85,7 +96,7 @@ async function listPrompts(ctx: Ctx) {
 async function getPrompt(ctx: Ctx, req: GetPromptRequest, extra: Extra) {
   await checkMethodLimit(ctx, "prompts/get");
   const owner = selectedPrompt(ctx, req.params.name);
-  return forward(owner.child, "prompts/get", req.params, ctx.session, channelOf(extra), { name: owner.original });
+  return forward(owner.child, "prompts/get", req.params, ctx.session, channelOf(ctx, extra), { name: owner.original });
 }
 
 async function listAllResources(ctx: Ctx) {
@@ -101,13 +112,13 @@ async function listResourceTemplates(ctx: Ctx) {
 
 async function readResource(ctx: Ctx, req: ReadResourceRequest, extra: Extra) {
   await checkMethodLimit(ctx, "resources/read");
-  return forward(resourceOwner(ctx.session, ctx.view, req.params.uri), "resources/read", req.params as Params, ctx.session, channelOf(extra));
+  return forward(resourceOwner(ctx.session, ctx.view, req.params.uri), "resources/read", req.params as Params, ctx.session, channelOf(ctx, extra));
 }
 
 async function subscribe(ctx: Ctx, req: SubscribeRequest, extra: Extra) {
   const owner = resourceOwner(ctx.session, ctx.view, req.params.uri);
   ctx.session.subscriptions.add(req.params.uri);
-  if (owner.capabilities.resources?.subscribe) await forward(owner, "resources/subscribe", req.params as Params, ctx.session, channelOf(extra));
+  if (owner.capabilities.resources?.subscribe) await forward(owner, "resources/subscribe", req.params as Params, ctx.session, channelOf(ctx, extra));
   return {};
 }
 
@@ -115,7 +126,7 @@ async function unsubscribe(ctx: Ctx, req: UnsubscribeRequest, extra: Extra) {
   ctx.session.subscriptions.delete(req.params.uri);
   const owner = knownOwner(ctx.session, ctx.view, req.params.uri);
   if (owner?.capabilities.resources?.subscribe) {
-    await forward(owner, "resources/unsubscribe", req.params as Params, ctx.session, channelOf(extra)).catch(() => undefined);
+    await forward(owner, "resources/unsubscribe", req.params as Params, ctx.session, channelOf(ctx, extra)).catch(() => undefined);
   }
   return {};
 }
@@ -124,11 +135,11 @@ async function complete(ctx: Ctx, req: CompleteRequest, extra: Extra) {
   const ref = req.params.ref as { type: string; name?: string; uri?: string };
   if (ref.type === "ref/prompt") {
     const owner = selectedPrompt(ctx, ref.name ?? "");
-    return forward(owner.child, "completion/complete", req.params, ctx.session, channelOf(extra), { ref: { ...ref, name: owner.original } });
+    return forward(owner.child, "completion/complete", req.params, ctx.session, channelOf(ctx, extra), { ref: { ...ref, name: owner.original } });
   }
   const owner = knownOwner(ctx.session, ctx.view, ref.uri ?? "");
   if (!owner) return { completion: { values: [], hasMore: false } };
-  return forward(owner, "completion/complete", req.params as Params, ctx.session, channelOf(extra));
+  return forward(owner, "completion/complete", req.params as Params, ctx.session, channelOf(ctx, extra));
 }
 
 async function setLevel({ session }: Ctx, req: SetLevelRequest) {
@@ -154,10 +165,30 @@ function checkedHandler(server: Server) {
 }
 
 /**
- * The server for one session (Streamable HTTP, legacy SSE, stdio) or one plain JSON request.
+ * The server for one session (Streamable HTTP, legacy SSE, stdio) or one plain JSON request,
+ * connected to its transport. A reply is written when the transport's send
+ * settles; only then run the actions its call left (hub_end_session closes the session, which
+ * closes the stream the reply travels on).
  * @param view what it may see and call; the session's own unless a plain JSON request's URL narrows it
  */
-export function createSessionServer(hub: SessionServices, session: ClientSession, view: SessionView = session.view): Server {
+export async function connectSessionServer(hub: SessionServices, session: ClientSession, transport: Transport, view = session.view): Promise<Server> {
+  const afterReply: Ctx["afterReply"] = new Map();
+  const server = createSessionServer({ hub, session, view, afterReply });
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    await send(message, options);
+    const id = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    const actions = id === undefined ? undefined : afterReply.get(id);
+    if (!actions) return;
+    afterReply.delete(id!);
+    for (const action of actions) action();
+  };
+  await server.connect(transport);
+  return server;
+}
+
+function createSessionServer(ctx: Ctx): Server {
+  const { hub, session, view } = ctx;
   const server = new Server(
     { name: "agentbox", version: hub.version, title: "agentbox" },
     {
@@ -172,10 +203,9 @@ export function createSessionServer(hub: SessionServices, session: ClientSession
       instructions: mergeInstructions(view.instructions(HUB_INSTRUCTIONS), selectedServers(session.tenant.children, view)),
     },
   );
-  const ctx: Ctx = { hub, session, view };
   const on = checkedHandler(server);
   on(ListToolsRequestSchema, () => listTools(ctx));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(extra)));
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(ctx, extra)));
   on(ListPromptsRequestSchema, () => listPrompts(ctx));
   on(GetPromptRequestSchema, (req, extra) => getPrompt(ctx, req, extra));
   on(ListResourcesRequestSchema, () => listAllResources(ctx));

@@ -2,29 +2,37 @@
 // session's selection, the hub's own tools, the owning child, its rate limit, metrics, and a
 // message the model can act on when the child could not run it. The result is the child's, as
 // it sent it: the child validated it against its own schema, so the hub neither checks nor rebuilds it.
-import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { RETRY_AFTER_META_KEY } from "../../servers/lib/session-events.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { forward, type Params } from "./forward.js";
 import { protocolError } from "../protocol/jsonrpc.js";
-import type { RateLimits } from "./rate-limits.js";
+import type { LimitVerdict, RateLimits } from "./rate-limits.js";
 import type { HubMetrics } from "../observability/metrics.js";
 import { QueueFullError } from "../children/queue.js";
-import type { SessionView } from "../catalog/selection.js";
+import { HUB, type SessionView } from "../catalog/selection.js";
 import type { CallChannel, ClientSession, InflightCall } from "./registry.js";
 
-/** Tools the hub serves itself (hub_*), checked before the children's. */
-export interface LocalTools {
-  list(): Tool[];
-  call(name: string, args: Record<string, unknown>, session: ClientSession, channel: CallChannel): Promise<CallToolResult> | undefined;
+/** A call of one of the hub's own tools: who calls, and the call's way back to its client. */
+export interface HubToolCall {
+  session: ClientSession;
+  channel: CallChannel;
+  log: Logger;
+}
+
+/** Tools the hub serves itself (hub_*, ./hub-tools.ts), checked before the children's. */
+export interface HubTools {
+  list(): ListedTool[];
+  /** undefined when the hub has no such tool. */
+  call(name: string, args: unknown, call: HubToolCall): Promise<CallToolResult> | undefined;
 }
 
 export interface ToolCallDeps {
   limits: RateLimits;
   metrics: HubMetrics;
   log: Logger;
-  localTools?: LocalTools;
+  hubTools?: HubTools;
 }
 
 const FIRST_START_WAIT_MS = 30_000;
@@ -35,9 +43,20 @@ export class ToolCalls {
   async call(session: ClientSession, view: SessionView, params: Params, channel: CallChannel): Promise<CallToolResult> {
     const name = String(params.name ?? "");
     const args = (params.arguments ?? {}) as Record<string, unknown>;
-    // selection hook (hub/catalog/selection.ts): outside the session's selection, or hub_find_tools
-    const local = view.refuseCall(name) ?? view.callLocal(name, args, channel, session.kind === "implicit") ?? this.deps.localTools?.call(name, args, session, channel);
-    if (local) return local;
+    const { log, hubTools } = this.deps;
+    // selection hook (hub/catalog/selection.ts): outside the session's selection
+    const refused = view.refuseCall(name);
+    if (refused) return refused;
+    if (view.serverOf(name) === HUB) {
+      // the hub's own tools are rate-limited like any other: hub_metrics reads the whole process table
+      const limited = this.rateLimited(session, name);
+      return (
+        (limited instanceof Promise ? await limited : limited) ??
+        view.callFindTools(name, args, { notify: (n) => channel.notify(n), log, sessionless: session.kind === "implicit" }) ??
+        hubTools?.call(name, args, { session, channel, log }) ??
+        Promise.reject(unknownName("tool", name, []))
+      );
+    }
     const { catalog } = session.tenant;
     // a server not recorded in the manifest lists its tools only once it is up: wait for that
     // rather than call its tools unknown to a client that called right after initialize
@@ -45,18 +64,11 @@ export class ToolCalls {
     if (!owner) throw unknownName("tool", name, catalog.suggestTools(name));
 
     const { metrics } = this.deps;
-    const checked = this.deps.limits.checkTool(session.budget, name);
-    const verdict = checked instanceof Promise ? await checked : checked;
-    if (!verdict.allowed) {
-      metrics.rateLimited.inc({ kind: "tool", name });
+    const pending = this.rateLimited(session, name);
+    const limited = pending instanceof Promise ? await pending : pending;
+    if (limited) {
       metrics.countCall(session.tenant.name, name, "rate_limited");
-      const seconds = Math.ceil(verdict.retryAfterMs / 1000);
-      // no structuredContent: the tool never ran, and a client checks any against the tool's outputSchema, error or not
-      return {
-        content: [{ type: "text", text: `Rate limit for ${name} reached (${verdict.rule}); retry in ${seconds} s.` }],
-        isError: true,
-        _meta: { [RETRY_AFTER_META_KEY]: verdict.retryAfterMs },
-      };
+      return limited;
     }
 
     const started = performance.now();
@@ -77,6 +89,27 @@ export class ToolCalls {
       session.touch();
       metrics.toolLatency.observe({ tool: name }, (performance.now() - started) / 1000);
     }
+  }
+
+  /**
+   * The refusal when the session's budget for this tool is spent; undefined when the call may go on.
+   * Settled at once for a tool no rule limits: the hot path takes no extra turn of the event loop.
+   */
+  private rateLimited(session: ClientSession, name: string): CallToolResult | undefined | Promise<CallToolResult | undefined> {
+    const checked = this.deps.limits.checkTool(session.budget, name);
+    return checked instanceof Promise ? checked.then((verdict) => this.refusal(verdict, name)) : this.refusal(checked, name);
+  }
+
+  private refusal(verdict: LimitVerdict, name: string): CallToolResult | undefined {
+    if (verdict.allowed) return undefined;
+    this.deps.metrics.rateLimited.inc({ kind: "tool", name });
+    const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+    // no structuredContent: the tool never ran, and a client checks any against the tool's outputSchema, error or not
+    return {
+      content: [{ type: "text", text: `Rate limit for ${name} reached (${verdict.rule}); retry in ${seconds} s.` }],
+      isError: true,
+      _meta: { [RETRY_AFTER_META_KEY]: verdict.retryAfterMs },
+    };
   }
 
   /** A model-actionable message for a failed call, or undefined to pass a protocol error through. */

@@ -39,6 +39,14 @@ export function toolName(name: string): string {
   return joinToolName(naming.prefix, name);
 }
 
+/**
+ * The name a model calls for one of this process's tools: its published name in a child server;
+ * in the hub, which configures no prefix and names its own tools as published, the name itself.
+ */
+export function calledName(name: string): string {
+  return naming ? toolName(name) : name;
+}
+
 /** A text that may name sibling tools: a plain string, or a function called once names are known. */
 export type Text = string | (() => string);
 

@@ -8,8 +8,7 @@ import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
 import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
 import { configureToolNames, resolveText, type Text } from "./names.js";
-import { reply, ToolError, type Tool, type ToolContext } from "./tool.js";
-import { publishedSchema } from "./tool-schema.js";
+import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
 
 export interface ServerSpec {
@@ -37,21 +36,13 @@ const ANY_ARGUMENTS = z.looseObject({});
 export function registerTools(server: McpServer, tools: Tool[], workspace: string, log: Logger): void {
   const listed: ListedTool[] = [];
   for (const tool of tools) {
-    const { title } = tool;
-    const description = resolveText(tool.description);
-    listed.push({
-      name: tool.name,
-      title,
-      description,
-      inputSchema: publishedSchema(tool.input, "input"),
-      ...(tool.output && { outputSchema: publishedSchema(tool.output, "output") }),
-      annotations: tool.annotations,
-    });
+    const published = listedTool(tool);
+    listed.push(published);
     server.registerTool(
       tool.name,
       {
-        title,
-        description,
+        title: published.title,
+        description: published.description,
         inputSchema: ANY_ARGUMENTS,
         outputSchema: tool.output,
         annotations: tool.annotations,

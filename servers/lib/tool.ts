@@ -1,10 +1,10 @@
 // One way to define a tool, shared by every server: a schema, annotations and a handler.
 import { z, type ZodObject, type ZodRawShape } from "zod";
-import type { CallToolResult, ServerNotification, ServerRequest, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as ListedTool, ServerNotification, ServerRequest, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Logger } from "./log.js";
-import { toolName, type Text } from "./names.js";
-import { parseArguments, type Arguments } from "./tool-schema.js";
+import { calledName, resolveText, type Text } from "./names.js";
+import { parseArguments, publishedSchema, type Arguments } from "./tool-schema.js";
 
 /**
  * A failure the model can act on: returned as an `isError` result with this message, and with
@@ -59,27 +59,35 @@ export interface ToolInfo {
   annotations: ToolHints;
 }
 
+/**
+ * What a call needs whoever serves the tool: a child server's tools get a ToolContext, the hub's
+ * own tools (hub/sessions/hub-tools.ts, hub/catalog/tool-search.ts) a context of the hub's.
+ */
+export interface CallContext {
+  log: Logger;
+}
+
 /** A tool as written: `run` is checked by the compiler against what `input` parses to. */
-export interface ToolDefinition<S extends ZodRawShape> extends ToolInfo {
+export interface ToolDefinition<S extends ZodRawShape, C extends CallContext = ToolContext> extends ToolInfo {
   input: S;
   // a property, not a method, so its parameters are checked strictly (methods are bivariant)
-  run: (args: Arguments<S>, ctx: ToolContext) => Result;
+  run: (args: Arguments<S>, ctx: C) => Result;
 }
 
 /** A tool as served: `call` takes the raw arguments, validates them against `input`, then runs. */
-export interface Tool extends ToolInfo {
+export interface Tool<C extends CallContext = ToolContext> extends ToolInfo {
   input: ZodRawShape;
-  call(raw: unknown, ctx: ToolContext): Promise<CallToolResult>;
+  call(raw: unknown, ctx: C): Promise<CallToolResult>;
 }
 
-export function defineTool<S extends ZodRawShape>(def: ToolDefinition<S>): Tool {
+export function defineTool<S extends ZodRawShape, C extends CallContext = ToolContext>(def: ToolDefinition<S, C>): Tool<C> {
   const { run, ...info } = def;
   const output = def.output && z.object(def.output);
   return {
     ...info,
     async call(raw, ctx) {
       // the message names the published tool, the one the model can call
-      const parsed = parseArguments(toolName(def.name), def.input, raw);
+      const parsed = parseArguments(calledName(def.name), def.input, raw);
       if (!parsed.ok) return reply.error(parsed.message);
       let result: CallToolResult;
       try {
@@ -90,6 +98,18 @@ export function defineTool<S extends ZodRawShape>(def: ToolDefinition<S>): Tool 
       }
       return result.isError && result.structuredContent !== undefined ? failureFittingSchema(result, output, ctx.log) : result;
     },
+  };
+}
+
+/** A tool as tools/list shows it: descriptions resolved, schemas as JSON Schema without zod's noise. */
+export function listedTool(tool: ToolInfo & { input: ZodRawShape }): ListedTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: resolveText(tool.description),
+    inputSchema: publishedSchema(tool.input, "input"),
+    ...(tool.output && { outputSchema: publishedSchema(tool.output, "output") }),
+    annotations: tool.annotations,
   };
 }
 

@@ -138,6 +138,7 @@ export async function answerToolCall(hub: HubServices, session: ClientSession, v
   }
   const aborter = new CallCancellation();
   session.directCalls.set(call.id, aborter);
+  const afterReply: Array<() => void> = [];
   const channel: CallChannel = {
     signal: aborter,
     notify: async (notification: ServerNotification) => reply.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage),
@@ -145,6 +146,7 @@ export async function answerToolCall(hub: HubServices, session: ClientSession, v
     request: async (request) => {
       throw new McpError(ErrorCode.InvalidRequest, `The client of this session cannot be asked ${request.method}.`);
     },
+    afterReply: (action) => void afterReply.push(action),
   };
   hub.toolCalls
     .call(session, view, call.params as Params, channel)
@@ -152,6 +154,10 @@ export async function answerToolCall(hub: HubServices, session: ClientSession, v
       (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : { jsonrpc: "2.0", id: call.id, result }),
       (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
     )
-    .finally(() => session.directCalls.delete(call.id));
+    .finally(() => {
+      session.directCalls.delete(call.id);
+      // reply.finish has written the reply: it is out of the session's hands
+      for (const action of afterReply) action();
+    });
   return reply.response;
 }

@@ -9,7 +9,7 @@ import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { newSessionId, RoutableSseTransport } from "../replica.js";
 import { callerOf } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
-import { createSessionServer } from "../../sessions/server.js";
+import { connectSessionServer } from "../../sessions/server.js";
 
 export class LegacySseEndpoint {
   private readonly transports = new Map<string, SSEServerTransport>();
@@ -31,7 +31,7 @@ export class LegacySseEndpoint {
       this.transports.delete(transport.sessionId);
       void this.hub.sessions.close(transport.sessionId);
     });
-    await createSessionServer(this.hub, session).connect(transport);
+    await connectSessionServer(this.hub, session, transport);
     return RESPONSE_ALREADY_SENT;
   }
 

@@ -6,7 +6,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
 import { urlSelects, viewForUrl } from "../../catalog/selection.js";
-import { createSessionServer } from "../../sessions/server.js";
+import { connectSessionServer } from "../../sessions/server.js";
 import type { ClientSession } from "../../sessions/registry.js";
 import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
 import { sseToJson, withFullAccept } from "./sse-to-json.js";
@@ -25,8 +25,7 @@ export async function answerPlainJson(hub: HubServices, req: Request, parsed: Pa
     enableJsonResponse: true,
     maxRequestBodySize: hub.config.maxBodyBytes,
   });
-  const server = createSessionServer(hub, session, view);
-  await server.connect(transport);
+  const server = await connectSessionServer(hub, session, transport, view);
   try {
     const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
     return await sseToJson(res, Array.isArray(parsed.body));

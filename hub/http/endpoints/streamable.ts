@@ -10,7 +10,7 @@ import { jsonRpcError, type ParsedBody } from "../../protocol/jsonrpc.js";
 import { newSessionId } from "../replica.js";
 import type { Caller } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
-import { createSessionServer } from "../../sessions/server.js";
+import { connectSessionServer } from "../../sessions/server.js";
 import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
 import { acceptsSse, sseToJson, withFullAccept } from "./sse-to-json.js";
 
@@ -43,7 +43,7 @@ export class StreamableEndpoint {
       events.dispose();
     };
     this.transports.set(id, transport);
-    await createSessionServer(this.hub, session).connect(transport);
+    await connectSessionServer(this.hub, session, transport);
     const res = await viaSdk(transport, req, parsed);
     if (res.status >= 400) await this.hub.sessions.close(id);
     return res;

@@ -6,6 +6,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { mergeDefaults, parseSelectionQuery, selectionConfigShape, SelectionError, unknownDefaultServers } from "../../../hub/config/selection-spec.js";
 import { SessionView, viewForUrl } from "../../../hub/catalog/selection.js";
+import { ToolSearch } from "../../../hub/catalog/tool-search.js";
 
 const parse = (query: string) => parseSelectionQuery(new URLSearchParams(query));
 
@@ -52,7 +53,7 @@ const SERVERS: Record<string, string[]> = {
 };
 const owner = new Map(Object.entries(SERVERS).flatMap(([server, tools]) => tools.map((t) => [t, { child: { name: server } }] as const)));
 const base = new SessionView({
-  catalog: { tools: Object.values(SERVERS).flat().map(tool), tool: (name) => owner.get(name), suggestTools: () => [] },
+  catalog: { tools: Object.values(SERVERS).flat().map(tool), tool: (name) => owner.get(name), suggestTools: () => [], search: new ToolSearch() },
   hubTools: () => [tool("hub_status"), tool("hub_metrics")],
   serverNames: () => Object.keys(SERVERS),
 });

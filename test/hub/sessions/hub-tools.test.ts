@@ -1,6 +1,8 @@
 // The hub's own tools: status, metrics, the caller's session, and ending it.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -50,4 +52,32 @@ describe("hub tools", () => {
     const otherView = (await call(other, "hub_sessions")).structuredContent as { held: Record<string, { terminals?: Array<{ alive: boolean }> }> };
     assert.equal(otherView.held.terminal?.terminals?.length, 1, "the other session keeps its terminal");
   });
+
+  // The session closes once the reply is written, not after a pause: on every way a reply travels
+  // (a direct reply, the session's SDK transport, the legacy SSE stream) the client gets it whole,
+  // and the session is gone by the time the client could ask again.
+  const ways: Array<[string, () => Promise<Client>]> = [
+    ["a direct reply", () => hub.connect()],
+    // a client that can be asked for sampling is answered through the session's SDK transport
+    ["the SDK transport", () => hub.connect({ capabilities: { sampling: {} } })],
+    [
+      "the legacy SSE stream",
+      async () => {
+        const client = new Client({ name: "legacy", version: "1" });
+        await client.connect(new SSEClientTransport(new URL("/sse", hub.origin)));
+        return client;
+      },
+    ],
+  ];
+  for (const [way, connect] of ways) {
+    test(`hub_end_session over ${way}: the reply arrives whole, then the session is gone`, async () => {
+      const client = await connect();
+      await client.listTools();
+      const ended = await call(client, "hub_end_session");
+      assert.equal(ended.isError, undefined, textOf(ended));
+      assert.deepEqual(Object.keys(ended.structuredContent ?? {}), ["ended"]);
+      await assert.rejects(call(client, "hub_status"), "a call after the end finds no session");
+      await client.close().catch(() => undefined);
+    });
+  }
 });
