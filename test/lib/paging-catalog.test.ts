@@ -1,0 +1,77 @@
+// The paging vocabulary as a model meets it: tools/list of a real hub with every built-in server.
+// A tool that takes `offset` takes `limit` and answers `nextOffset`; nobody says "there is more"
+// another way (hasMore, truncated) or sizes a page another way (maxChars, lines).
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { builtinServers } from "../../hub/config.js";
+import { startHub, type TestHub } from "../helpers/hub.js";
+
+type Schema = { properties?: Record<string, Schema>; items?: Schema; type?: string | string[]; minimum?: number; anyOf?: Schema[] };
+
+const topLevel = (schema: unknown): Record<string, Schema> => (schema as Schema | undefined)?.properties ?? {};
+
+/** Every property name in a schema, however nested (objects in arrays included), with its path. */
+function allProperties(schema: Schema | undefined, at = ""): string[] {
+  if (!schema || typeof schema !== "object") return [];
+  const own = Object.entries(schema.properties ?? {}).flatMap(([name, sub]) => [`${at}${name}`, ...allProperties(sub, `${at}${name}.`)]);
+  return [...own, ...allProperties(schema.items, at), ...(schema.anyOf ?? []).flatMap((s) => allProperties(s, at))];
+}
+
+const allowsNull = (s: Schema): boolean =>
+  s.type === "null" || (Array.isArray(s.type) && s.type.includes("null")) || (s.anyOf ?? []).some(allowsNull);
+
+describe("one paging vocabulary in tools/list", () => {
+  let hub: TestHub;
+  let tools: Tool[];
+
+  before(async () => {
+    hub = await startHub();
+    const client = await hub.connect();
+    tools = (await client.listTools()).tools;
+    for (const server of Object.keys(builtinServers())) assert.ok(tools.some((t) => t.name.startsWith(`${server}_`)), `no tool of ${server} listed`);
+  });
+  after(async () => {
+    await hub?.stop();
+  });
+
+  test("every tool that takes offset takes limit and answers nextOffset (a number or null)", () => {
+    const paging = tools.filter((t) => "offset" in topLevel(t.inputSchema));
+    const wrong = paging.flatMap((t) => {
+      const input = topLevel(t.inputSchema);
+      const next = topLevel(t.outputSchema).nextOffset;
+      const problems = [];
+      if (!("limit" in input)) problems.push(`${t.name}: offset without limit`);
+      if (input.offset.minimum !== 0) problems.push(`${t.name}: offset does not count from 0 (minimum ${input.offset.minimum})`);
+      if (!next) problems.push(`${t.name}: no nextOffset in the output schema`);
+      else if (!allowsNull(next)) problems.push(`${t.name}: nextOffset cannot be null after the last page`);
+      return problems;
+    });
+    assert.deepEqual(wrong, []);
+    // listings and searches page too, not only the character-paged texts
+    for (const name of ["file_read", "file_list", "file_tree", "file_find", "file_grep", "browser_links", "arxiv_search", "arxiv_read"]) {
+      assert.ok(paging.some((t) => t.name === name), `${name} takes no offset`);
+    }
+  });
+
+  test("no page size called maxChars or lines, no hasMore or truncated in any output", () => {
+    const inputs = tools.flatMap((t) => Object.keys(topLevel(t.inputSchema)).filter((n) => n === "maxChars" || n === "lines").map((n) => `${t.name}.${n}`));
+    const outputs = tools.flatMap((t) =>
+      allProperties(t.outputSchema as Schema | undefined)
+        .filter((p) => /(^|\.)(hasMore|truncated)$/.test(p))
+        .map((p) => `${t.name} → ${p}`),
+    );
+    assert.deepEqual([...inputs, ...outputs], []);
+  });
+
+  test("each limit says its unit, default and maximum", () => {
+    const vague = tools.flatMap((t) => {
+      const input = topLevel(t.inputSchema);
+      if (!("offset" in input)) return [];
+      const limit = input.limit as Schema & { description?: string; maximum?: number };
+      const text = limit?.description ?? "";
+      return /default/.test(text) && limit.maximum !== undefined && text.includes(String(limit.maximum)) ? [] : [`${t.name}: ${text}`];
+    });
+    assert.deepEqual(vague, []);
+  });
+});
