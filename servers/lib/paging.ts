@@ -8,11 +8,15 @@ import { ToolError } from "./tool.js";
 export const DEFAULT_CHAR_LIMIT = 20_000;
 export const MAX_CHAR_LIMIT = 200_000;
 
-/** The `offset` input: 0-based, in `unit`s ("line", "entry", ...). */
+/**
+ * The `offset` input: 0-based, in `unit`s ("line", "entry", ...). It has no description: an integer
+ * from 0 named offset next to "Most entries per page" says it, every page's text names the exact
+ * next call, and the catalog budget (bench/catalog-size.ts) has no room for the same sentence in
+ * every paging tool. A tool whose offset needs more (file_read: lines or bytes) describes its own.
+ */
 export function offsetField(unit: string, maxOffset?: number) {
   const base = z.number().int().min(0, `offset counts from 0: give 0 for the first ${unit}, then the nextOffset of the previous page`);
-  const bounded = maxOffset === undefined ? base : base.max(maxOffset, `offset can be at most ${maxOffset} here`);
-  return bounded.describe(`Index of the first ${unit} to return, counting from 0: the nextOffset of the previous page.`);
+  return maxOffset === undefined ? base : base.max(maxOffset, `offset can be at most ${maxOffset} here`);
 }
 
 /** Why a limit over the most a page may hold is refused, and what to do instead. */
@@ -38,7 +42,9 @@ export interface PagingSpec {
 export function pagingInput({ unit, units = `${unit}s`, defaultLimit, maxLimit, maxOffset }: PagingSpec) {
   return {
     offset: offsetField(unit, maxOffset).default(0),
-    limit: limitField(units, maxLimit).default(defaultLimit).describe(`Most ${units} per page (default ${defaultLimit}, at most ${maxLimit}).`),
+    // its default and maximum are the schema's own `default` and `maximum`, which clients show; said
+    // again in every description they would cost the catalog budget (bench/catalog-size.ts) 30 bytes a tool
+    limit: limitField(units, maxLimit).default(defaultLimit).describe(`Most ${units} per page.`),
   };
 }
 

@@ -64,13 +64,15 @@ describe("one paging vocabulary in tools/list", () => {
     assert.deepEqual([...inputs, ...outputs], []);
   });
 
-  test("each limit says its unit, default and maximum", () => {
+  test("each limit names its unit and has a maximum and a default (in the schema, or said where it depends on another argument)", () => {
     const vague = tools.flatMap((t) => {
       const input = topLevel(t.inputSchema);
       if (!("offset" in input)) return [];
-      const limit = input.limit as Schema & { description?: string; maximum?: number };
+      const limit = input.limit as Schema & { description?: string; maximum?: number; default?: number };
       const text = limit?.description ?? "";
-      return /default/.test(text) && limit.maximum !== undefined && text.includes(String(limit.maximum)) ? [] : [`${t.name}: ${text}`];
+      const unit = /\b(lines|entries|results|matches|links|characters)\b/i.test(text);
+      const hasDefault = limit?.default !== undefined || /default \d/.test(text);
+      return unit && limit.maximum !== undefined && hasDefault ? [] : [`${t.name}: ${JSON.stringify(limit)}`];
     });
     assert.deepEqual(vague, []);
   });

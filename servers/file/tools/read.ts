@@ -43,16 +43,16 @@ const read = defineTool({
   name: "read",
   title: "Read a file",
   description:
-    "Read a file. Text by pages of lines (offset/limit; read on with offset=nextOffset until it is null), images as image content; " +
+    "Read a file. Text by line window (offset/limit; next page: offset=nextOffset), images as image content; " +
     "other binary files are only described unless encoding is 'base64', then offset/limit count bytes.",
   input: {
     path: pathParam,
     offset: offsetField("line or byte")
       .default(0)
-      .describe("Index of the first line, counting from 0 (line number - 1); with encoding 'base64', of the first byte. Next page: nextOffset."),
+      .describe("First line, from 0 (line number - 1); with encoding 'base64', first byte."),
     limit: limitField("lines or bytes", MAX_BYTE_LIMIT)
       .optional()
-      .describe(`Most lines per page (default ${DEFAULT_LINE_LIMIT}, at most ${MAX_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, at most ${MAX_BYTE_LIMIT}).`),
+      .describe(`Lines (default ${DEFAULT_LINE_LIMIT}, max ${MAX_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
     lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
     encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
   },

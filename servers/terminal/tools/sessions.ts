@@ -191,7 +191,7 @@ const sessionRead = defineTool({
   input: {
     id,
     mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `limit` lines."),
-    limit: limitField("lines", 10_000).default(40).describe("Lines for mode 'tail' (default 40, at most 10000)."),
+    limit: limitField("lines", 10_000).default(40).describe("Lines for mode 'tail'."),
     ...waitParams,
   },
   output: readShape,
