@@ -69,6 +69,9 @@ describe("paging a listing, a tree, a search and a file to the end", () => {
     const pages = await assertPagesCoverAll("tree", { path: "many" }, "entries", 5, 23 + 3 + 12);
     // a walk read to its end knows the total
     assert.equal(pages.at(-1)!.total, 38);
+    // a page that starts inside a folder names that entry by its whole path, so it has a parent
+    const inside = textOf(await f.tool("tree", { path: "many", offset: 24, limit: 2 })).split("\n");
+    assert.deepEqual(inside.slice(1, 3), ["  sub1/g0.txt", "  g1.txt"]);
   });
 
   test("find: results 3 at a time", async () => {

@@ -7,7 +7,7 @@ import { assertOffsetInRange, itemPageOutput, pageFooter, pageOfItems, pageOfStr
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
-import { DEFAULT_EXCLUDES, walk } from "../walk.js";
+import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 
 const dirParam = z.string().default(".").describe("Folder in the workspace (default: its root).");
 const entryType = z.enum(["file", "directory", "symlink", "other"]);
@@ -92,7 +92,9 @@ const tree = defineTool({
     const page = await pageOfStream(walk(dir, { workspace: ctx.workspace, hidden, exclude, maxDepth: depth }), offset, limit, ctx.signal);
     assertOffsetInRange(page, "entries");
     const where = rel(ctx, dir);
-    const lines = page.items.map((e) => `${"  ".repeat(e.depth - 1)}${e.name}${e.type === "directory" ? "/" : e.type === "symlink" ? "@" : ""}`);
+    // a later page starts mid-tree: its first line gives the whole path, so the entries under it have a parent
+    const shownName = (e: WalkEntry, i: number) => (i === 0 && offset > 0 ? e.relative : e.name);
+    const lines = page.items.map((e, i) => `${"  ".repeat(e.depth - 1)}${shownName(e, i)}${e.type === "directory" ? "/" : e.type === "symlink" ? "@" : ""}`);
     const footer = pageFooter(page, "entries", toolName("tree"));
     if (footer) lines.push(footer);
     const { items, ...position } = page;
