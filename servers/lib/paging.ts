@@ -146,7 +146,7 @@ export async function pageOfStream<T>(source: AsyncIterable<T>, offset: number, 
 /** Refuses an offset past the last item, saying how many there are (`units`: plural); an empty list's offset 0 is fine. */
 export function assertOffsetInRange(page: ItemPage<unknown>, units: string): void {
   if (page.offset === 0 || page.items.length > 0) return;
-  const count = page.total === undefined ? "" : `: there are ${page.total} ${units}, offsets 0-${Math.max(0, page.total - 1)}`;
+  const count = page.total === undefined ? "" : ` (${units}: ${page.total}, offsets 0-${Math.max(0, page.total - 1)})`;
   throw new ToolError(`offset ${page.offset} is past the end${count}. Start again from offset 0.`);
 }
 

@@ -190,6 +190,8 @@ describe("browser pages", () => {
     assert.match(textOf(md), new RegExp(`# Page A[\\s\\S]*\\[to B\\]\\(${url("/b")}\\)`));
     const links = await ok(c, "links");
     assert.deepEqual((links.structuredContent as { links: unknown[] }).links, [{ text: "to B", href: url("/b") }]);
+    assert.equal((links.structuredContent as { nextOffset: number | null }).nextOffset, null);
+    assert.match(await fails(c, "links", { offset: 5 }), /offset 5 is past the end \(links: 1, offsets 0-0\)/);
 
     await ok(c, "navigate", { url: url("/many") });
     const first = textOf(await ok(c, "snapshot", { limit: 200 }));

@@ -12,6 +12,7 @@ import { pageReply } from "../response.js";
 import { browserTool, perform } from "../runtime.js";
 import { toolName } from "../../lib/names.js";
 import {
+  assertOffsetInRange,
   charPagingInput,
   DEFAULT_CHAR_LIMIT,
   itemPageOutput,
@@ -143,7 +144,9 @@ const links = browserTool({
         href: (a as HTMLAnchorElement).href,
       })),
     );
-    const { items, ...position } = pageOfItems(all, offset, limit);
+    const part = pageOfItems(all, offset, limit);
+    assertOffsetInRange(part, "links");
+    const { items, ...position } = part;
     const lines = items.map((l, i) => `${offset + i}. [${l.text}](${l.href})`);
     const footer = pageFooter({ items, ...position }, "links", toolName("links"));
     if (footer) lines.push(footer);
