@@ -128,9 +128,13 @@ test("an empty list is one page; an offset past the end is refused with how many
   const empty = pageOfItems([], 0, 10);
   assert.deepEqual(empty, { items: [], offset: 0, nextOffset: null, total: 0 });
   assert.doesNotThrow(() => assertOffsetInRange(empty, "entries"));
-  assert.throws(() => assertOffsetInRange(pageOfItems([1, 2, 3], 3, 10), "entries"), /offset 3 is past the end \(entries: 3, offsets 0-2\)\. Start again from offset 0\./);
+  assert.throws(
+    () => assertOffsetInRange(pageOfItems([1, 2, 3], 3, 10), "entries"),
+    /offset 3 is past the end \(entries: 3, offsets 0-2\)\. Start again from offset 0\./,
+  );
   assert.throws(() => assertOffsetInRange(pageOfItems([1, 2, 3], 99, 10), "entries"), /offset 99 is past the end/);
-  await assert.rejects(async () => assertOffsetInRange(await pageOfStream(numbers(2), 7, 3), "matches"), /offset 7 is past the end \(matches: 2, offsets 0-1\)/);
+  const streamed = await pageOfStream(numbers(2), 7, 3);
+  assert.throws(() => assertOffsetInRange(streamed, "matches"), /offset 7 is past the end \(matches: 2, offsets 0-1\)/);
 });
 
 test("the line under a page of items names the call that gets the next", async () => {

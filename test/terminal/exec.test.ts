@@ -35,7 +35,18 @@ describe("terminal exec", () => {
     // the data comes along (the SDK client has validated it against the outputSchema)
     assert.deepEqual(
       { ...(r.structuredContent as Record<string, unknown>), durationMs: 0 },
-      { exitCode: 7, signal: null, stdout: "out\n", stderr: "err\n", durationMs: 0, outputCut: false, droppedBytes: { stdout: 0, stderr: 0 }, timedOut: false, cancelled: false, killedProcesses: 0 },
+      {
+        exitCode: 7,
+        signal: null,
+        stdout: "out\n",
+        stderr: "err\n",
+        durationMs: 0,
+        outputCut: false,
+        droppedBytes: { stdout: 0, stderr: 0 },
+        timedOut: false,
+        cancelled: false,
+        killedProcesses: 0,
+      },
     );
     assert.match(textOf(r), /^Exit code 7\. Took \d+ ms\.\n--- stdout ---\nout\n--- stderr ---\nerr$/);
   });

@@ -20,7 +20,7 @@ const output = {
   error: z.string().nullable().describe("the exception with its traceback trimmed to the user's code"),
   images: z.number().int().describe("number of figures returned as image content"),
   stateKept: z.boolean().describe("false when the interpreter had to be restarted and earlier state is gone"),
-  outputCut: z.boolean().describe("true when stdout, stderr or the result went over the output cap and its middle or head was left out (it is gone, not paged)"),
+  outputCut: z.boolean().describe("true when stdout, stderr or the result went over the output cap and part was left out (gone, not paged)"),
   note: z.string().optional(),
   language: z.enum(["python", "javascript"]),
   session: z.string(),

@@ -59,7 +59,10 @@ const list = defineTool({
     if (reverse) entries.reverse();
     const page = pageOfItems(entries, offset, limit);
     assertOffsetInRange(page, "entries");
-    const lines = page.items.map((e) => `${e.type === "directory" ? "d" : e.type === "symlink" ? "l" : "-"} ${formatSize(e.size).padStart(10)}  ${e.mtime}  ${e.name}${e.type === "directory" ? "/" : ""}`);
+    const lines = page.items.map((e) => {
+      const dir = e.type === "directory";
+      return `${dir ? "d" : e.type === "symlink" ? "l" : "-"} ${formatSize(e.size).padStart(10)}  ${e.mtime}  ${e.name}${dir ? "/" : ""}`;
+    });
     const footer = pageFooter(page, "entries", toolName("list"));
     if (footer) lines.push(footer);
     const where = rel(ctx, dir);
@@ -98,7 +101,8 @@ const tree = defineTool({
     const footer = pageFooter(page, "entries", toolName("tree"));
     if (footer) lines.push(footer);
     const { items, ...position } = page;
-    return reply.data(`${where}/\n${lines.join("\n")}`, { path: where, entries: items.map((e) => ({ path: e.relative, type: e.type, depth: e.depth })), ...position });
+    const entries = items.map((e) => ({ path: e.relative, type: e.type, depth: e.depth }));
+    return reply.data(`${where}/\n${lines.join("\n")}`, { path: where, entries, ...position });
   },
 });
 

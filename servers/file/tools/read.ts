@@ -82,7 +82,8 @@ const read = defineTool({
         const text = `${shown} is a binary file (${mimeType}, ${formatSize(st.size)}); pass encoding 'base64' to get its bytes.`;
         return reply.data(text, { path: shown, kind, mimeType, size: st.size, offset: 0, nextOffset: null });
       }
-      const page = whole ? linePageOfText(whole.toString("utf8"), offset, limit ?? DEFAULT_LINE_LIMIT) : await readLines(handle, offset, limit ?? DEFAULT_LINE_LIMIT);
+      const lineLimit = limit ?? DEFAULT_LINE_LIMIT;
+      const page = whole ? linePageOfText(whole.toString("utf8"), offset, lineLimit) : await readLines(handle, offset, lineLimit);
       if (page.lines.length === 0 && offset > 0) {
         throw new ToolError(`offset ${offset} is past the end of '${shown}' (${page.totalLines} lines: offsets 0-${Math.max(0, (page.totalLines ?? 1) - 1)}).`);
       }
@@ -118,7 +119,8 @@ async function readBytes(handle: FileHandle, file: string, shown: string, size: 
   const end = offset + buf.length;
   const nextOffset = end < size ? end : null;
   const mimeType = mimeTypeOf(file, false);
-  const note = `${shown}: bytes ${offset}-${end} of ${size}` + (nextOffset !== null ? `; more follows: ${nextPageHint(nextOffset, toolName("read"))} and encoding 'base64'` : "");
+  const more = nextOffset !== null ? `; more follows: ${nextPageHint(nextOffset, toolName("read"))} and encoding 'base64'` : "";
+  const note = `${shown}: bytes ${offset}-${end} of ${size}${more}`;
   return reply.data(
     note,
     { path: shown, kind: "binary", mimeType, size, offset, nextOffset, bytes: buf.length },
@@ -156,7 +158,11 @@ const readMany = defineTool({
     const files = [];
     for (const p of paths) files.push(await readOne(ctx, p, limit, lineNumbers));
     const text = files
-      .map((f) => `==> ${f.path} <==\n` + (f.ok ? f.text + (typeof f.nextOffset === "number" ? `\n[more follows: ${nextPageHint(f.nextOffset, toolName("read"))}]` : "") : `[error: ${f.error}]`))
+      .map((f) => {
+        if (!f.ok) return `==> ${f.path} <==\n[error: ${f.error}]`;
+        const more = typeof f.nextOffset === "number" ? `\n[more follows: ${nextPageHint(f.nextOffset, toolName("read"))}]` : "";
+        return `==> ${f.path} <==\n${f.text}${more}`;
+      })
       .join("\n\n");
     return reply.data(text, { files });
   },
