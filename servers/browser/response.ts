@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { reply } from "../lib/tool.js";
 import { describeDialog, type BrowserSession } from "./session.js";
 import { toolName } from "../lib/names.js";
-import { DEFAULT_MAX_CHARS, pagedText, pageOfText } from "../lib/paging.js";
+import { DEFAULT_CHAR_LIMIT, pagedText, pageOfText, type TextPage } from "../lib/paging.js";
 
 const DOWNLOAD_WAIT_MS = 30_000;
 const SNAPSHOT_TIMEOUT_MS = 10_000;
@@ -16,9 +16,16 @@ export interface ReplyOptions {
   /** Include the snapshot (default true). */
   snapshot?: boolean;
   offset?: number;
-  maxChars?: number;
+  limit?: number;
   /** Reuse the latest snapshot instead of taking a new one (paging through it). */
   reuse?: boolean;
+  /** Add where the snapshot page is as structuredContent (`snapshotPageOutput`): for the snapshot tool, whose output schema has it. */
+  pagePosition?: boolean;
+}
+
+/** The structured output of a reply with `pagePosition`. */
+export function snapshotPosition(url: string, page: TextPage | undefined) {
+  return { url, offset: page?.offset ?? 0, totalChars: page?.totalChars ?? 0, nextOffset: page?.nextOffset ?? null };
 }
 
 export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): Promise<CallToolResult> {
@@ -39,7 +46,9 @@ export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): 
 
   if (b.dialog) {
     sections.push(`### Dialog\n${describeDialog(b.dialog)}. The page is blocked until you answer it with handle_dialog (accept true/false).`);
-  } else if (options.snapshot !== false) {
+  }
+  let snapshot: TextPage | undefined;
+  if (!b.dialog && options.snapshot !== false) {
     let text: string;
     if (options.reuse && b.lastSnapshot && b.lastSnapshot.url === page.url()) {
       text = b.lastSnapshot.text;
@@ -47,10 +56,11 @@ export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): 
       text = await page.ariaSnapshot({ mode: "ai", timeout: SNAPSHOT_TIMEOUT_MS });
       b.lastSnapshot = { url: page.url(), text };
     }
-    const shown = pagedText(pageOfText(text, options.offset ?? 0, options.maxChars ?? DEFAULT_MAX_CHARS), toolName("snapshot"));
-    sections.push(`### Snapshot\n\`\`\`yaml\n${shown}\n\`\`\``);
+    snapshot = pageOfText(text, options.offset ?? 0, options.limit ?? DEFAULT_CHAR_LIMIT);
+    sections.push(`### Snapshot\n\`\`\`yaml\n${pagedText(snapshot, toolName("snapshot"))}\n\`\`\``);
   }
-  return reply.text(sections.join("\n\n"));
+  const text = sections.join("\n\n");
+  return options.pagePosition ? reply.data(text, snapshotPosition(page.url(), snapshot)) : reply.text(text);
 }
 
 async function waitDownloads(b: BrowserSession): Promise<void> {

@@ -6,13 +6,14 @@ import { readAt } from "./content.js";
 /** Never return more than this many characters of text in one call. */
 export const MAX_PAGE_CHARS = 256 * 1024;
 export const DEFAULT_LINE_LIMIT = 2000;
+export const MAX_LINE_LIMIT = 10_000;
 
 export interface LinePage {
   lines: string[];
-  /** 1-based number of the first line returned. */
-  startLine: number;
-  /** True when the file goes on after the last returned line. */
-  hasMore: boolean;
+  /** 0-based index of the first line returned (line number offset + 1). */
+  offset: number;
+  /** Index of the line after the page, or null when the page reached the end of the file. */
+  nextOffset: number | null;
   /** Known only when the page reached the end of the file. */
   totalLines?: number;
   /** A single line longer than the page budget was cut. */
@@ -27,6 +28,7 @@ export const WHOLE_READ_BYTES = 1024 * 1024;
 /** Collects one page from lines fed in order; push returns false once the page is full. */
 class PageCollector {
   readonly lines: string[] = [];
+  /** Lines fed so far. */
   lineNo = 0;
   chars = 0;
   hasMore = false;
@@ -35,20 +37,20 @@ class PageCollector {
   constructor(
     private readonly offset: number,
     private readonly limit: number,
-    private readonly maxChars: number,
+    private readonly charBudget: number,
   ) {}
 
   push(line: string): boolean {
     this.lineNo++;
-    if (this.lineNo < this.offset) return true;
+    if (this.lineNo <= this.offset) return true;
     if (this.lines.length >= this.limit) {
       this.hasMore = true;
       return false;
     }
-    if (this.chars + line.length > this.maxChars) {
+    if (this.chars + line.length > this.charBudget) {
       if (this.lines.length === 0) {
         // one enormous line (minified code, a data dump): return its head rather than nothing
-        this.lines.push(line.slice(0, this.maxChars));
+        this.lines.push(line.slice(0, this.charBudget));
         this.truncatedLine = true;
       }
       this.hasMore = true;
@@ -61,13 +63,20 @@ class PageCollector {
 
   page(finalNewline: boolean): LinePage {
     const { lines, hasMore, lineNo, truncatedLine, offset } = this;
-    return { lines, startLine: offset, hasMore, totalLines: hasMore ? undefined : lineNo, truncatedLine, finalNewline: !hasMore && lines.length > 0 && finalNewline };
+    return {
+      lines,
+      offset,
+      nextOffset: hasMore ? offset + lines.length : null,
+      totalLines: hasMore ? undefined : lineNo,
+      truncatedLine,
+      finalNewline: !hasMore && lines.length > 0 && finalNewline,
+    };
   }
 }
 
 /** The same page from text already in memory. */
-export function linePageOfText(text: string, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): LinePage {
-  const collector = new PageCollector(offset, limit, maxChars);
+export function linePageOfText(text: string, offset: number, limit: number, charBudget = MAX_PAGE_CHARS): LinePage {
+  const collector = new PageCollector(offset, limit, charBudget);
   const lines = text.split(/\r\n|\n|\r/);
   // like readline: a line break at the very end does not start another line
   if (lines[lines.length - 1] === "") lines.pop();
@@ -76,11 +85,11 @@ export function linePageOfText(text: string, offset: number, limit: number, maxC
 }
 
 /** A page from an open file (read from its start; the caller owns and closes the handle). */
-export async function readLines(handle: FileHandle, offset: number, limit: number, maxChars = MAX_PAGE_CHARS): Promise<LinePage> {
-  const collector = new PageCollector(offset, limit, maxChars);
+export async function readLines(handle: FileHandle, offset: number, limit: number, charBudget = MAX_PAGE_CHARS): Promise<LinePage> {
+  const collector = new PageCollector(offset, limit, charBudget);
   const { size } = await handle.stat();
   // one read instead of a stream, readline and a second read for the last byte
-  if (size <= WHOLE_READ_BYTES) return linePageOfText((await readAt(handle, size)).toString("utf8"), offset, limit, maxChars);
+  if (size <= WHOLE_READ_BYTES) return linePageOfText((await readAt(handle, size)).toString("utf8"), offset, limit, charBudget);
   const stream = handle.createReadStream({ encoding: "utf8", start: 0, autoClose: false });
   const rl = readline.createInterface({ input: stream, crlfDelay: Infinity });
   try {
@@ -99,7 +108,7 @@ async function lastByte(handle: FileHandle): Promise<number | undefined> {
 
 /** The page as text: lines joined, numbered on request, keeping the file's final newline. */
 export function pageText(page: LinePage, lineNumbers: boolean): string {
-  const body = lineNumbers ? numbered(page.lines, page.startLine) : page.lines.join("\n");
+  const body = lineNumbers ? numbered(page.lines, page.offset + 1) : page.lines.join("\n");
   return page.finalNewline ? body + "\n" : body;
 }
 

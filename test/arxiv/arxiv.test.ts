@@ -82,7 +82,7 @@ describe("search", () => {
     assert.equal(second.id, "hep-th/9901001v1");
     assert.equal(second.comment, null);
     const text = textOf(result);
-    assert.match(text, /3 papers match .*showing 1-2\. Next page: offset=2/);
+    assert.match(text, /3 papers match .*showing 1-2\. Next page: call arxiv_search with offset=2/);
     assert.match(text, /Emergent Gravity from Quantum Entanglement & Tensor Networks \[2401\.00001v2\]/);
     assert.match(text, /gr-qc \(primary\), quant-ph/);
   });
@@ -205,7 +205,7 @@ describe("download, read, list", () => {
     let offset: number | null = 0;
     let text = "";
     while (offset !== null) {
-      const page = await ok("read", { id: "2401.00001", offset, maxChars: 400 });
+      const page = await ok("read", { id: "2401.00001", offset, limit: 400 });
       const p = data(page);
       assert.equal(p.totalChars, md.length);
       text += md.slice(p.offset, p.end);
@@ -223,7 +223,7 @@ describe("download, read, list", () => {
   test("old-style ids are stored file-safe and listed", async () => {
     const d = data(await ok("download", { id: "hep-th/9901001" }));
     assert.equal(d.pdf, path.join("papers", "hep-th_9901001v1.pdf"));
-    assert.match(textOf(await ok("read", { id: "hep-th/9901001v1", maxChars: 200 })), /^# Strings on a Lattice/);
+    assert.match(textOf(await ok("read", { id: "hep-th/9901001v1", limit: 200 })), /^# Strings on a Lattice/);
     const list = await ok("list");
     assert.deepEqual(
       data(list).papers.map((p: { id: string; title: string }) => [p.id, p.title]),

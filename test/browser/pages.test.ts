@@ -190,13 +190,27 @@ describe("browser pages", () => {
     assert.match(textOf(md), new RegExp(`# Page A[\\s\\S]*\\[to B\\]\\(${url("/b")}\\)`));
     const links = await ok(c, "links");
     assert.deepEqual((links.structuredContent as { links: unknown[] }).links, [{ text: "to B", href: url("/b") }]);
+    assert.equal((links.structuredContent as { nextOffset: number | null }).nextOffset, null);
+    assert.match(await fails(c, "links", { offset: 5 }), /offset 5 is past the end \(links: 1, offsets 0-0\)/);
 
     await ok(c, "navigate", { url: url("/many") });
-    const first = textOf(await ok(c, "snapshot", { maxChars: 200 }));
+    const first = textOf(await ok(c, "snapshot", { limit: 200 }));
     const next = first.match(/offset=(\d+)/);
     assert.ok(next, first);
-    const second = textOf(await ok(c, "snapshot", { offset: Number(next[1]), maxChars: 200 }));
+    const second = textOf(await ok(c, "snapshot", { offset: Number(next[1]), limit: 200 }));
     assert.match(second, new RegExp(`characters ${next[1]}-`));
+    // the snapshot's structured output pages like every other tool's: offset=nextOffset to null
+    let offset: number | null = 0;
+    let pages = 0;
+    let totalChars = 0;
+    while (offset !== null) {
+      const page = (await ok(c, "snapshot", { offset, limit: 500 })).structuredContent as { offset: number; nextOffset: number | null; totalChars: number };
+      assert.equal(page.offset, offset);
+      totalChars = page.totalChars;
+      offset = page.nextOffset;
+      assert.ok(++pages <= 1000);
+    }
+    assert.equal(pages, Math.ceil(totalChars / 500));
   });
 
   test("uploads stay inside the workspace; pdf saves into it, and a folder is refused clearly", async () => {

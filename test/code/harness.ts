@@ -40,7 +40,7 @@ export interface Structured {
   error: string | null;
   images: number;
   stateKept: boolean;
-  truncated: boolean;
+  outputCut: boolean;
   note?: string;
   /** Only in a success's structuredContent. */
   session?: string;
@@ -79,6 +79,6 @@ function failureFromText(text: string): Structured {
     error: parts.get("error") ?? null,
     note: parts.get("note"),
     images: Number(parts.get("figures")?.match(/^\d+/)?.[0] ?? 0),
-    truncated: /characters omitted/.test(text),
+    outputCut: /characters omitted/.test(text),
   };
 }

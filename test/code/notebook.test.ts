@@ -155,7 +155,7 @@ describe("code_execute: notebook semantics", () => {
 
   test("long output is capped with the tail kept", async () => {
     const py = await run(client, "python", "for i in range(20000):\n    print('line', i)");
-    assert.equal(py.data.truncated, true);
+    assert.equal(py.data.outputCut, true);
     assert.match(py.data.stdout, /^\[… \d+ characters omitted …\]\n/);
     assert.ok(py.data.stdout.endsWith("line 19999\n"), "the end of the output is kept");
     assert.ok(py.data.stdout.length < 60_000);

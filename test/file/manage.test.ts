@@ -95,7 +95,7 @@ describe("grep", () => {
   test("caps results, filters by include, and refuses a bad regex", async () => {
     const capped = structured(await f.tool("grep", { pattern: "o", limit: 2 }));
     assert.equal(capped.matches.length, 2);
-    assert.equal(capped.truncated, true);
+    assert.equal(capped.nextOffset, 2);
     const onlyMd = structured(await f.tool("grep", { pattern: "TODO", include: "*.md" }));
     assert.deepEqual(names(onlyMd.matches), ["README.md"]);
     const literal = structured(await f.tool("grep", { pattern: "s.toUpperCase()", literal: true }));

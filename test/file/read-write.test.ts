@@ -29,25 +29,28 @@ describe("read", () => {
     assert.equal(textOf(whole), "one\ntwo\nthree\nfour\nfive\n");
     assert.equal(structured(whole).totalLines, 5);
 
-    const range = await f.tool("read", { path: "notes/a.txt", offset: 2, limit: 2, lineNumbers: true });
+    // offset is the 0-based index of the first line: line 2 is offset 1
+    const range = await f.tool("read", { path: "notes/a.txt", offset: 1, limit: 2, lineNumbers: true });
     assert.match(textOf(range), /^2\ttwo\n3\tthree\n/);
-    assert.match(textOf(range), /offset=4/);
+    assert.match(textOf(range), /call file_read with offset=3/);
     const s = structured(range);
     assert.equal(s.startLine, 2);
     assert.equal(s.endLine, 3);
-    assert.equal(s.hasMore, true);
-    assert.equal(s.nextOffset, 4);
+    assert.equal(s.offset, 1);
+    assert.equal(s.nextOffset, 3);
   });
 
   test("pages a large file instead of dumping it", async () => {
     const line = "x".repeat(99);
     f.put("big.txt", Array.from({ length: 10_000 }, (_, i) => `${i + 1} ${line}`).join("\n"));
     const first = structured(await f.tool("read", { path: "big.txt" }));
-    assert.equal(first.hasMore, true);
+    assert.equal(typeof first.nextOffset, "number");
     assert.ok(first.endLine < 10_000);
     assert.ok(first.text.length <= 256 * 1024);
     const next = structured(await f.tool("read", { path: "big.txt", offset: first.nextOffset }));
-    assert.ok(next.text.startsWith(`${first.nextOffset} `));
+    // line n (from 1) starts with "n ": the next page starts at the line after the first page's last
+    assert.ok(next.text.startsWith(`${first.endLine + 1} `));
+    assert.equal(next.offset, first.nextOffset);
   });
 
   test("small files (read whole) and large ones (streamed) split lines alike: CRLF, lone CR, final newline", async () => {
@@ -59,13 +62,13 @@ describe("read", () => {
     const small = structured(await f.tool("read", { path: "breaks-small.txt" }));
     assert.equal(small.text, "a\nb\nc\n\nd\n");
     assert.equal(small.totalLines, 5);
-    assert.equal(small.hasMore, false);
+    assert.equal(small.nextOffset, null);
     const none = structured(await f.tool("read", { path: "breaks-none.txt" }));
     assert.equal(none.text, "a\nb");
     assert.equal(none.totalLines, 2);
     const large = structured(await f.tool("read", { path: "breaks-large.txt", limit: 5 }));
     assert.equal(large.text, "a\nb\nc\n\nd");
-    assert.equal(large.hasMore, true);
+    assert.equal(large.nextOffset, 5);
     const smallPaged = structured(await f.tool("read", { path: "breaks-small.txt", offset: 2, limit: 2 }));
     const largePaged = structured(await f.tool("read", { path: "breaks-large.txt", offset: 2, limit: 2 }));
     assert.deepEqual([smallPaged.text, smallPaged.nextOffset], [largePaged.text, largePaged.nextOffset]);
@@ -102,9 +105,9 @@ describe("read", () => {
     const dir = await f.tool("read", { path: "notes" });
     assert.equal(dir.isError, true);
     assert.match(textOf(dir), /is a directory; use file_list or file_tree/);
-    const zero = await f.tool("read", { path: "notes/a.txt", offset: 0 });
-    assert.equal(zero.isError, true);
-    assert.match(textOf(zero), /Invalid arguments for file_read:\n- offset: .*>=1/);
+    const negative = await f.tool("read", { path: "notes/a.txt", offset: -1 });
+    assert.equal(negative.isError, true);
+    assert.match(textOf(negative), /Invalid arguments for file_read:\n- offset: offset counts from 0/);
     const past = await f.tool("read", { path: "notes/a.txt", offset: 100 });
     assert.equal(past.isError, true);
     assert.match(textOf(past), /past the end/);

@@ -208,7 +208,7 @@ describe("paging and saving", () => {
     let offset = 0;
     let collected = "";
     for (let i = 0; i < 10 && offset !== null; i++) {
-      const result = await convert({ source: "long.txt", offset, maxChars: 1000 });
+      const result = await convert({ source: "long.txt", offset, limit: 1000 });
       const data = structured(result);
       assert.equal(data.totalChars, whole.length);
       collected += whole.slice(data.offset as number, data.end as number);
@@ -219,7 +219,7 @@ describe("paging and saving", () => {
       offset = data.nextOffset as number;
     }
     assert.equal(collected, whole);
-    const first = await ok({ source: "long.txt", maxChars: 1000 });
+    const first = await ok({ source: "long.txt", limit: 1000 });
     assert.ok(first.text.startsWith(whole.slice(0, 1000)));
   });
 

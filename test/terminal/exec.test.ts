@@ -24,7 +24,7 @@ describe("terminal exec", () => {
     assert.equal(r.exitCode, 0);
     assert.equal(r.stdout, "2\nHELLO WORLD\n");
     assert.equal(r.stderr, "");
-    assert.equal(r.truncated, false);
+    assert.equal(r.outputCut, false);
     assert.equal(typeof r.durationMs, "number");
     assert.equal(fs.readFileSync(path.join(h.workspace, "out.txt"), "utf8"), "HELLO WORLD\n");
   });
@@ -35,7 +35,18 @@ describe("terminal exec", () => {
     // the data comes along (the SDK client has validated it against the outputSchema)
     assert.deepEqual(
       { ...(r.structuredContent as Record<string, unknown>), durationMs: 0 },
-      { exitCode: 7, signal: null, stdout: "out\n", stderr: "err\n", durationMs: 0, truncated: false, droppedBytes: { stdout: 0, stderr: 0 }, timedOut: false, cancelled: false, killedProcesses: 0 },
+      {
+        exitCode: 7,
+        signal: null,
+        stdout: "out\n",
+        stderr: "err\n",
+        durationMs: 0,
+        outputCut: false,
+        droppedBytes: { stdout: 0, stderr: 0 },
+        timedOut: false,
+        cancelled: false,
+        killedProcesses: 0,
+      },
     );
     assert.match(textOf(r), /^Exit code 7\. Took \d+ ms\.\n--- stdout ---\nout\n--- stderr ---\nerr$/);
   });

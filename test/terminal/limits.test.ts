@@ -39,7 +39,7 @@ describe("terminal limits", () => {
 
   test("exec keeps the tail of each stream beyond the cap and says it truncated", async () => {
     const r = await agent.ok("exec", { command: "head -c 5000 /dev/zero | tr '\\0' a; echo END; echo small >&2" });
-    assert.equal(r.truncated, true);
+    assert.equal(r.outputCut, true);
     assert.equal(r.stdout.length, 1000);
     assert.ok(r.stdout.endsWith("aaaaEND\n"));
     assert.equal(r.droppedBytes.stdout, 4004);

@@ -111,9 +111,9 @@ describe("terminal sessions", () => {
     const again = await agent.ok("session_read", { id });
     assert.equal(again.output, "", "output already returned by session_send is not returned twice");
 
-    const tail = await agent.ok("session_read", { id, mode: "tail", lines: 3 });
+    const tail = await agent.ok("session_read", { id, mode: "tail", limit: 3 });
     assert.equal(tail.output, "row5\nred\n$ ");
-    const raw = await agent.ok("session_read", { id, mode: "tail", lines: 3, stripAnsi: false });
+    const raw = await agent.ok("session_read", { id, mode: "tail", limit: 3, stripAnsi: false });
     assert.match(raw.output, /\x1b\[31mred\x1b\[0m\r\n/);
 
     await agent.ok("session_send", { id, input: "echo later\n" });

@@ -69,14 +69,14 @@ const download = defineTool({
 const read = defineTool({
   name: "read",
   title: "Read a downloaded arXiv paper",
-  description: () => `Page through the Markdown text of a paper fetched with ${toolName("download")} (offset/maxChars).`,
+  description: () => `Page through the Markdown text of a paper fetched with ${toolName("download")} (offset/limit characters).`,
   input: {
     id: z.string().describe("arXiv id of a downloaded paper; without version, the newest downloaded version"),
     ...charPagingInput,
   },
   output: { id: z.string(), title: z.string().nullable(), path: z.string(), ...textPageOutput },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ id: rawId, offset, maxChars }, ctx) {
+  async run({ id: rawId, offset, limit }, ctx) {
     const id = normalizeId(rawId);
     const paper = await findPaper(ctx.workspace, id);
     if (!paper) {
@@ -84,7 +84,7 @@ const read = defineTool({
       const hint = have.length ? ` Downloaded: ${have.join(", ")}.` : " No papers are downloaded yet.";
       throw new ToolError(`Paper ${id} is not downloaded; call ${toolName("download")} first.${hint}`);
     }
-    const page = pageOfText(await readMarkdown(ctx.workspace, paper), offset, maxChars);
+    const page = pageOfText(await readMarkdown(ctx.workspace, paper), offset, limit);
     const { text: _text, ...counts } = page;
     return reply.data(pagedText(page, toolName("read")), { id: paper.id, title: paper.title, path: paper.markdown!, ...counts });
   },

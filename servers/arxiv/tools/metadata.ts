@@ -1,5 +1,7 @@
 // arxiv `search` and `get`: the arXiv API's metadata as text and structuredContent.
 import { z } from "zod";
+import { toolName } from "../../lib/names.js";
+import { nextOffsetOutput, nextPageHint, pagingInput } from "../../lib/paging.js";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { paperSchema } from "../atom.js";
 import { buildSearchQuery, SORT_FIELDS } from "../query.js";
@@ -17,8 +19,7 @@ const search = defineTool({
     categories: z.array(z.string()).optional().describe("Only papers in any of these categories, e.g. [\"cs.LG\", \"stat.ML\"]"),
     submittedFrom: z.string().optional().describe("Submitted on or after (YYYY-MM-DD)"),
     submittedTo: z.string().optional().describe("Submitted on or before (YYYY-MM-DD)"),
-    offset: z.number().int().min(0).max(30_000).default(0).describe("Index of the first result: nextOffset of the previous page"),
-    limit: z.number().int().min(1).max(100).default(10).describe("Results per page"),
+    ...pagingInput({ unit: "result", defaultLimit: 10, maxLimit: 100, maxOffset: 30_000 }),
     sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance").describe("Order"),
     sortOrder: z.enum(["descending", "ascending"]).default("descending").describe("Direction"),
   },
@@ -27,7 +28,7 @@ const search = defineTool({
     total: z.number().describe("Total matching papers"),
     offset: z.number(),
     count: z.number().describe("Papers in this page"),
-    nextOffset: z.number().nullable().describe("offset of the next page, or null"),
+    nextOffset: nextOffsetOutput,
     papers: z.array(paperSchema),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -43,7 +44,7 @@ const search = defineTool({
       feed.papers.length === 0
         ? `No papers on this page (${feed.total} match ${searchQuery}).`
         : `${feed.total} papers match ${searchQuery}; showing ${args.offset + 1}-${end}.` +
-          (nextOffset !== null ? ` Next page: offset=${nextOffset}.` : "");
+          (nextOffset !== null ? ` Next page: ${nextPageHint(nextOffset, toolName("search"))}.` : "");
     const body = feed.papers.map((p, i) => renderPaper(p, args.offset + i + 1, 600)).join("\n\n");
     return reply.data(body ? `${header}\n\n${body}` : header, {
       searchQuery,

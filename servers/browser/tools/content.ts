@@ -11,7 +11,18 @@ import { hasTarget, locate, target } from "../locate.js";
 import { pageReply } from "../response.js";
 import { browserTool, perform } from "../runtime.js";
 import { toolName } from "../../lib/names.js";
-import { charPagingInput, DEFAULT_MAX_CHARS, pagedText, pageOfText, textPageOutput } from "../../lib/paging.js";
+import {
+  assertOffsetInRange,
+  charPagingInput,
+  DEFAULT_CHAR_LIMIT,
+  itemPageOutput,
+  pageFooter,
+  pagedText,
+  pageOfItems,
+  pageOfText,
+  pagingInput,
+  textPageOutput,
+} from "../../lib/paging.js";
 
 const { offset: pageStart, nextOffset, totalChars } = textPageOutput;
 const reading = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true } as const;
@@ -19,11 +30,12 @@ const reading = { readOnlyHint: true, destructiveHint: false, idempotentHint: tr
 const snapshot = browserTool({
   name: "snapshot",
   title: "Snapshot",
-  description: "The accessibility snapshot of the current tab (YAML; elements marked [ref=eN] for the action tools), paged by offset.",
+  description: "The accessibility snapshot of the current tab (YAML; elements marked [ref=eN] for the action tools), paged by offset/limit.",
   input: { ...charPagingInput },
+  output: { url: z.string(), offset: pageStart, totalChars, nextOffset },
   annotations: { ...reading },
-  async run({ offset, maxChars }, b) {
-    return pageReply(b, { offset, maxChars, reuse: offset > 0 });
+  async run({ offset, limit }, b) {
+    return pageReply(b, { offset, limit, reuse: offset > 0, pagePosition: true });
   },
 });
 
@@ -67,22 +79,22 @@ const evaluate = browserTool({
     }
     const json = result === undefined ? "undefined" : JSON.stringify(result, null, 2);
     // the whole result is in structuredContent; the text shows its head (evaluate has no offset)
-    return reply.data(pagedText(pageOfText(json ?? String(result), 0, DEFAULT_MAX_CHARS)), { result: result ?? null });
+    return reply.data(pagedText(pageOfText(json ?? String(result), 0, DEFAULT_CHAR_LIMIT)), { result: result ?? null });
   },
 });
 
 const getText = browserTool({
   name: "get_text",
   title: "Get text",
-  description: "The visible text of the page or of one element (innerText), paged by offset/maxChars.",
+  description: "The visible text of the page or of one element (innerText), paged by offset/limit.",
   input: { ...target, ...charPagingInput },
   output: { url: z.string(), text: z.string(), offset: pageStart, totalChars, nextOffset },
   annotations: { ...reading },
-  async run({ ref, selector, offset, maxChars }, b) {
+  async run({ ref, selector, offset, limit }, b) {
     const page = await b.page();
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
     const text = await el.innerText();
-    const part = pageOfText(text, offset, maxChars);
+    const part = pageOfText(text, offset, limit);
     return reply.data(pagedText(part, toolName("get_text")), { url: page.url(), text: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset });
   },
 });
@@ -93,11 +105,11 @@ turndown.remove(["script", "style", "noscript", "template"]);
 const getMarkdown = browserTool({
   name: "get_markdown",
   title: "Get Markdown",
-  description: "The page (or one element) converted to Markdown, with absolute link URLs; paged by offset/maxChars.",
+  description: "The page (or one element) converted to Markdown, with absolute link URLs; paged by offset/limit.",
   input: { ...target, ...charPagingInput },
   output: { url: z.string(), markdown: z.string(), offset: pageStart, totalChars, nextOffset },
   annotations: { ...reading },
-  async run({ ref, selector, offset, maxChars }, b) {
+  async run({ ref, selector, offset, limit }, b) {
     const page = await b.page();
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("html");
     // Make links and images absolute in a copy, so the Markdown works outside the page.
@@ -112,7 +124,7 @@ const getMarkdown = browserTool({
       return copy.outerHTML;
     });
     const markdown = turndown.turndown(html).trim();
-    const part = pageOfText(markdown, offset, maxChars);
+    const part = pageOfText(markdown, offset, limit);
     return reply.data(pagedText(part, toolName("get_markdown")), { url: page.url(), markdown: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset });
   },
 });
@@ -121,11 +133,8 @@ const links = browserTool({
   name: "links",
   title: "Links",
   description: "The links on the current page (text and absolute URL), in document order.",
-  input: {
-    offset: z.number().int().min(0).default(0).describe("Skip this many links."),
-    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many links."),
-  },
-  output: { links: z.array(z.object({ text: z.string(), href: z.string() })), total: z.number(), nextOffset },
+  input: pagingInput({ unit: "link", defaultLimit: 200, maxLimit: 1000 }),
+  output: { links: z.array(z.object({ text: z.string(), href: z.string() })), ...itemPageOutput, total: z.number().describe("Links on the page") },
   annotations: { ...reading },
   async run({ offset, limit }, b) {
     const page = await b.page();
@@ -135,11 +144,13 @@ const links = browserTool({
         href: (a as HTMLAnchorElement).href,
       })),
     );
-    const part = all.slice(offset, offset + limit);
-    const lines = part.map((l, i) => `${offset + i}. [${l.text}](${l.href})`);
-    const next = offset + part.length < all.length ? offset + part.length : null;
-    if (next !== null) lines.push(`(${all.length - next} more: call ${toolName("links")} with offset=${next})`);
-    return reply.data(lines.join("\n") || "No links on this page.", { links: part, total: all.length, nextOffset: next });
+    const part = pageOfItems(all, offset, limit);
+    assertOffsetInRange(part, "links");
+    const { items, ...position } = part;
+    const lines = items.map((l, i) => `${offset + i}. [${l.text}](${l.href})`);
+    const footer = pageFooter({ items, ...position }, "links", toolName("links"));
+    if (footer) lines.push(footer);
+    return reply.data(lines.join("\n") || "No links on this page.", { links: items, ...position, total: all.length });
   },
 });
 

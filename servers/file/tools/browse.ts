@@ -1,13 +1,13 @@
 // list and tree: what is in a folder.
 import fsp from "node:fs/promises";
-import path from "node:path";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import { fdPath, lstatAt, withDir } from "../../lib/safe-fs.js";
+import { assertOffsetInRange, itemPageOutput, pageFooter, pageOfItems, pageOfStream, pagingInput } from "../../lib/paging.js";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
-import { DEFAULT_EXCLUDES, walk } from "../walk.js";
+import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 
 const dirParam = z.string().default(".").describe("Folder in the workspace (default: its root).");
 const entryType = z.enum(["file", "directory", "symlink", "other"]);
@@ -25,16 +25,16 @@ const list = defineTool({
     hidden: z.boolean().default(false).describe("Include dotfiles."),
     sort: z.enum(["name", "size", "mtime", "type"]).default("name").describe("Sort key (folders first when sorting by type)."),
     reverse: z.boolean().default(false).describe("Reverse the order."),
-    limit: z.number().int().min(1).max(10_000).default(1000).describe("Most entries to return."),
+    ...pagingInput({ unit: "entry", units: "entries", defaultLimit: 1000, maxLimit: 10_000 }),
   },
   output: {
     path: z.string(),
     entries: z.array(z.object({ name: z.string(), type: entryType, size: z.number(), mtime: z.string() })),
-    total: z.number(),
-    truncated: z.boolean(),
+    ...itemPageOutput,
+    total: z.number().describe("Entries in the folder"),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ path: userPath, hidden, sort, reverse, limit }, ctx) {
+  async run({ path: userPath, hidden, sort, reverse, offset, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     await assertDirectory(dir, userPath);
     // listed through a descriptor opened from the root without following links
@@ -57,11 +57,17 @@ const list = defineTool({
       return primary || byName(a, b);
     });
     if (reverse) entries.reverse();
-    const shown = entries.slice(0, limit);
-    const lines = shown.map((e) => `${e.type === "directory" ? "d" : e.type === "symlink" ? "l" : "-"} ${formatSize(e.size).padStart(10)}  ${e.mtime}  ${e.name}${e.type === "directory" ? "/" : ""}`);
-    if (entries.length > limit) lines.push(`[${entries.length - limit} more entries not shown; raise limit]`);
+    const page = pageOfItems(entries, offset, limit);
+    assertOffsetInRange(page, "entries");
+    const lines = page.items.map((e) => {
+      const dir = e.type === "directory";
+      return `${dir ? "d" : e.type === "symlink" ? "l" : "-"} ${formatSize(e.size).padStart(10)}  ${e.mtime}  ${e.name}${dir ? "/" : ""}`;
+    });
+    const footer = pageFooter(page, "entries", toolName("list"));
+    if (footer) lines.push(footer);
     const where = rel(ctx, dir);
-    return reply.data(lines.length ? `${where}:\n${lines.join("\n")}` : `${where}: empty`, { path: where, entries: shown, total: entries.length, truncated: entries.length > limit });
+    const { items, ...position } = page;
+    return reply.data(lines.length ? `${where}:\n${lines.join("\n")}` : `${where}: empty`, { path: where, entries: items, ...position, total: entries.length });
   },
 });
 
@@ -74,30 +80,29 @@ const tree = defineTool({
     depth: z.number().int().min(1).max(20).default(3).describe("How many levels to descend (1 = the folder's own entries)."),
     exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
     hidden: z.boolean().default(false).describe("Include dotfiles."),
-    limit: z.number().int().min(1).max(10_000).default(500).describe("Most entries to return."),
+    ...pagingInput({ unit: "entry", units: "entries", defaultLimit: 500, maxLimit: 10_000 }),
   },
   output: {
     path: z.string(),
     entries: z.array(z.object({ path: z.string(), type: entryType, depth: z.number() })),
-    truncated: z.boolean(),
+    ...itemPageOutput,
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ path: userPath, depth, exclude, hidden, limit }, ctx) {
+  async run({ path: userPath, depth, exclude, hidden, offset, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     await assertDirectory(dir, userPath);
-    const entries: { path: string; type: "file" | "directory" | "symlink" | "other"; depth: number }[] = [];
-    let truncated = false;
-    for await (const e of walk(dir, { workspace: ctx.workspace, hidden, exclude, maxDepth: depth })) {
-      if (entries.length >= limit) {
-        truncated = true;
-        break;
-      }
-      entries.push({ path: e.relative, type: e.type, depth: e.depth });
-    }
+    // the walk goes in name order, so the same offset lands on the same entry while nothing changes
+    const page = await pageOfStream(walk(dir, { workspace: ctx.workspace, hidden, exclude, maxDepth: depth }), offset, limit, ctx.signal);
+    assertOffsetInRange(page, "entries");
     const where = rel(ctx, dir);
-    const lines = entries.map((e) => `${"  ".repeat(e.depth - 1)}${path.posix.basename(e.path)}${e.type === "directory" ? "/" : e.type === "symlink" ? "@" : ""}`);
-    if (truncated) lines.push(`[stopped at ${limit} entries; raise limit or narrow path/depth]`);
-    return reply.data(`${where}/\n${lines.join("\n")}`, { path: where, entries, truncated });
+    // a later page starts mid-tree: its first line gives the whole path, so the entries under it have a parent
+    const shownName = (e: WalkEntry, i: number) => (i === 0 && offset > 0 ? e.relative : e.name);
+    const lines = page.items.map((e, i) => `${"  ".repeat(e.depth - 1)}${shownName(e, i)}${e.type === "directory" ? "/" : e.type === "symlink" ? "@" : ""}`);
+    const footer = pageFooter(page, "entries", toolName("tree"));
+    if (footer) lines.push(footer);
+    const { items, ...position } = page;
+    const entries = items.map((e) => ({ path: e.relative, type: e.type, depth: e.depth }));
+    return reply.data(`${where}/\n${lines.join("\n")}`, { path: where, entries, ...position });
   },
 });
 

@@ -10,7 +10,8 @@ import { defineTool, reply, ToolError, type ToolContext } from "../../lib/tool.j
 import { errorMessage } from "../../lib/log.js";
 import { mimeTypeOf } from "../../lib/mime.js";
 import { kindOf, formatSize, readAt } from "../content.js";
-import { DEFAULT_LINE_LIMIT, linePageOfText, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
+import { limitField, limitTooBig, nextOffsetOutput, nextPageHint, offsetField } from "../../lib/paging.js";
+import { DEFAULT_LINE_LIMIT, linePageOfText, MAX_LINE_LIMIT, pageText, readLines, WHOLE_READ_BYTES } from "../lines.js";
 import { rel, withOpened } from "../paths.js";
 
 const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -25,12 +26,11 @@ const readOutput = {
   mimeType: z.string(),
   size: z.number().describe("File size in bytes."),
   text: z.string().optional().describe("The returned lines (text files)."),
-  startLine: z.number().optional(),
+  offset: z.number().describe("Index of the first returned line (from 0), or byte with encoding 'base64'."),
+  nextOffset: nextOffsetOutput,
+  startLine: z.number().optional().describe("Number of the first returned line as lineNumbers prints it (offset + 1)."),
   endLine: z.number().optional(),
   totalLines: z.number().optional().describe("Known when the page reached the end of the file."),
-  hasMore: z.boolean().describe("True when there is more to read: call again with offset = nextOffset."),
-  nextOffset: z.number().optional(),
-  byteOffset: z.number().optional(),
   bytes: z.number().optional().describe("Bytes returned as base64."),
 };
 
@@ -44,12 +44,16 @@ const read = defineTool({
   name: "read",
   title: "Read a file",
   description:
-    "Read a file. Text by line window (offset/limit; follow nextOffset while hasMore), images as image content; " +
+    "Read a file. Text by line window (offset/limit; next page: offset=nextOffset), images as image content; " +
     "other binary files are only described unless encoding is 'base64', then offset/limit count bytes.",
   input: {
     path: pathParam,
-    offset: z.number().int().min(1).optional().describe("First line, counting from 1 (default 1). With encoding 'base64': the byte to start at, counting from 0 (omit for 0)."),
-    limit: z.number().int().min(1).optional().describe(`Lines (default ${DEFAULT_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
+    offset: offsetField("line or byte")
+      .default(0)
+      .describe("First line, from 0 (line number - 1); with encoding 'base64', first byte."),
+    limit: limitField("lines or bytes", MAX_BYTE_LIMIT)
+      .optional()
+      .describe(`Lines (default ${DEFAULT_LINE_LIMIT}, max ${MAX_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
     lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
     encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
   },
@@ -60,7 +64,8 @@ const read = defineTool({
     return withOpened(ctx, userPath, async ({ handle, stat, real: file }) => {
       const st = assertFile(stat, userPath);
       const shown = rel(ctx, file);
-      if (encoding === "base64") return readBytes(handle, file, shown, st.size, offset ?? 0, limit);
+      if (encoding === "base64") return readBytes(handle, file, shown, st.size, offset, limit);
+      if (limit !== undefined && limit > MAX_LINE_LIMIT) throw new ToolError(limitTooBig("lines", MAX_LINE_LIMIT));
       // a small file is read once, for its kind and its lines alike
       const whole = st.size <= WHOLE_READ_BYTES ? await readAt(handle, st.size) : undefined;
       const kind = await kindOf(file, whole ?? handle);
@@ -70,26 +75,27 @@ const read = defineTool({
           throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
         }
         const data = (whole ?? (await readAt(handle, st.size))).toString("base64");
-        return reply.data(`${shown} (${mimeType}, ${formatSize(st.size)})`, { path: shown, kind, mimeType, size: st.size, hasMore: false }, [
+        return reply.data(`${shown} (${mimeType}, ${formatSize(st.size)})`, { path: shown, kind, mimeType, size: st.size, offset: 0, nextOffset: null }, [
           { type: "image", data, mimeType },
         ]);
       }
       if (kind === "binary") {
         const text = `${shown} is a binary file (${mimeType}, ${formatSize(st.size)}); pass encoding 'base64' to get its bytes.`;
-        return reply.data(text, { path: shown, kind, mimeType, size: st.size, hasMore: false });
+        return reply.data(text, { path: shown, kind, mimeType, size: st.size, offset: 0, nextOffset: null });
       }
-      const start = offset ?? 1;
-      if (start < 1) throw new ToolError("offset counts lines from 1 for text files (0 is only valid with encoding 'base64').");
-      const page = whole ? linePageOfText(whole.toString("utf8"), start, limit ?? DEFAULT_LINE_LIMIT) : await readLines(handle, start, limit ?? DEFAULT_LINE_LIMIT);
-      if (page.lines.length === 0 && start > 1) {
-        throw new ToolError(`offset ${start} is past the end of '${shown}' (${page.totalLines} lines).`);
+      const lineLimit = limit ?? DEFAULT_LINE_LIMIT;
+      const page = whole ? linePageOfText(whole.toString("utf8"), offset, lineLimit) : await readLines(handle, offset, lineLimit);
+      if (page.lines.length === 0 && offset > 0) {
+        throw new ToolError(`offset ${offset} is past the end of '${shown}' (${page.totalLines} lines: offsets 0-${Math.max(0, (page.totalLines ?? 1) - 1)}).`);
       }
-      const endLine = start + page.lines.length - 1;
-      const nextOffset = page.hasMore ? endLine + 1 : undefined;
+      const startLine = offset + 1;
+      const endLine = offset + page.lines.length;
       let text = pageText(page, lineNumbers);
       const notes: string[] = [];
-      if (page.truncatedLine) notes.push(`line ${start} is longer than one page and was cut`);
-      if (page.hasMore) notes.push(`showing lines ${start}-${endLine}; more follows, read on with offset=${nextOffset}`);
+      if (page.truncatedLine) notes.push(`line ${startLine} is longer than one page and was cut`);
+      if (page.nextOffset !== null) {
+        notes.push(`showing lines ${startLine}-${endLine}; more follows: ${nextPageHint(page.nextOffset, toolName("read"))}`);
+      } else if (offset > 0) notes.push(`lines ${startLine}-${endLine} of ${page.totalLines}; end of file`);
       if (notes.length) text += `\n\n[${notes.join("; ")}]`;
       return reply.data(text, {
         path: shown,
@@ -97,27 +103,28 @@ const read = defineTool({
         mimeType,
         size: st.size,
         text: pageText(page, false),
-        startLine: start,
+        offset,
+        nextOffset: page.nextOffset,
+        startLine,
         endLine,
         totalLines: page.totalLines,
-        hasMore: page.hasMore,
-        nextOffset,
       });
     });
   },
 });
 
 async function readBytes(handle: FileHandle, file: string, shown: string, size: number, offset: number, limit?: number): Promise<CallToolResult> {
-  const length = Math.min(limit ?? DEFAULT_BYTE_LIMIT, MAX_BYTE_LIMIT);
+  const length = limit ?? DEFAULT_BYTE_LIMIT;
   if (offset > size) throw new ToolError(`offset ${offset} is past the end of '${shown}' (${size} bytes).`);
   const buf = await readAt(handle, Math.min(length, size - offset), offset);
   const end = offset + buf.length;
-  const hasMore = end < size;
+  const nextOffset = end < size ? end : null;
   const mimeType = mimeTypeOf(file, false);
-  const note = `${shown}: bytes ${offset}-${end} of ${size}` + (hasMore ? `; more follows, read on with offset=${end}` : "");
+  const more = nextOffset !== null ? `; more follows: ${nextPageHint(nextOffset, toolName("read"))} and encoding 'base64'` : "";
+  const note = `${shown}: bytes ${offset}-${end} of ${size}${more}`;
   return reply.data(
     note,
-    { path: shown, kind: "binary", mimeType, size, hasMore, nextOffset: hasMore ? end : undefined, byteOffset: offset, bytes: buf.length },
+    { path: shown, kind: "binary", mimeType, size, offset, nextOffset, bytes: buf.length },
     [{ type: "resource", resource: { uri: pathToFileURL(file).href, mimeType, blob: buf.toString("base64") } }],
   );
 }
@@ -142,7 +149,7 @@ const readMany = defineTool({
         path: z.string(),
         ok: z.boolean(),
         text: z.string().optional(),
-        hasMore: z.boolean().optional(),
+        nextOffset: nextOffsetOutput.optional().describe("offset to read the rest from, or null when the file was read to its end"),
         error: z.string().optional(),
       }),
     ),
@@ -152,7 +159,11 @@ const readMany = defineTool({
     const files = [];
     for (const p of paths) files.push(await readOne(ctx, p, limit, lineNumbers));
     const text = files
-      .map((f) => `==> ${f.path} <==\n` + (f.ok ? f.text + (f.hasMore ? `\n[more follows; use ${toolName("read")} with offset=${limit + 1}]` : "") : `[error: ${f.error}]`))
+      .map((f) => {
+        if (!f.ok) return `==> ${f.path} <==\n[error: ${f.error}]`;
+        const more = typeof f.nextOffset === "number" ? `\n[more follows: ${nextPageHint(f.nextOffset, toolName("read"))}]` : "";
+        return `==> ${f.path} <==\n${f.text}${more}`;
+      })
       .join("\n\n");
     return reply.data(text, { files });
   },
@@ -163,9 +174,9 @@ async function readOne(ctx: ToolContext, userPath: string, limit: number, lineNu
     return await withOpened(ctx, userPath, async ({ handle, stat, real }) => {
       assertFile(stat, userPath);
       if ((await kindOf(real, handle)) !== "text") return { path: userPath, ok: false, error: `binary file skipped; use ${toolName("read")}` };
-      const page = await readLines(handle, 1, limit);
+      const page = await readLines(handle, 0, limit);
       const text = pageText(page, lineNumbers);
-      return { path: userPath, ok: true, text, hasMore: page.hasMore };
+      return { path: userPath, ok: true, text, nextOffset: page.nextOffset };
     });
   } catch (err) {
     return { path: userPath, ok: false, error: err instanceof ToolError ? err.message : errorMessage(err) };

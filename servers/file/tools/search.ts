@@ -2,7 +2,9 @@
 import fsp from "node:fs/promises";
 import picomatch from "picomatch";
 import { z } from "zod";
-import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { toolName } from "../../lib/names.js";
+import { assertOffsetInRange, itemPageOutput, pageFooter, pageOfStream, pagingInput, type ItemPage } from "../../lib/paging.js";
+import { defineTool, reply, ToolError, type ToolContext } from "../../lib/tool.js";
 import { looksLikeText, readAt } from "../content.js";
 import { rel, resolveExisting, withOpened } from "../paths.js";
 import { escapeRegExp } from "../replace.js";
@@ -30,28 +32,27 @@ const find = defineTool({
     pattern: z.string().min(1).describe("Glob: * ? [abc] {a,b} and ** across folders."),
     ...common,
     type: z.enum(["any", "file", "directory"]).default("any").describe("Only files, only folders, or both."),
-    limit: z.number().int().min(1).max(10_000).default(200).describe("Most results to return."),
+    ...pagingInput({ unit: "result", defaultLimit: 200, maxLimit: 10_000 }),
   },
-  output: { matches: z.array(z.object({ path: z.string(), type: z.string() })), truncated: z.boolean() },
+  output: { matches: z.array(z.object({ path: z.string(), type: z.string() })), ...itemPageOutput },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ pattern, path: userPath, exclude, hidden, type, limit }, ctx) {
+  async run({ pattern, path: userPath, exclude, hidden, type, offset, limit }, ctx) {
     const dir = resolveExisting(ctx, userPath);
     const base = rel(ctx, dir);
     const isMatch = globMatcher(pattern);
-    const matches: { path: string; type: string }[] = [];
-    let truncated = false;
-    for await (const e of walk(dir, { workspace: ctx.workspace, hidden, exclude })) {
-      if (type !== "any" && e.type !== type) continue;
-      if (!isMatch(e)) continue;
-      if (matches.length >= limit) {
-        truncated = true;
-        break;
+    async function* found() {
+      for await (const e of walk(dir, { workspace: ctx.workspace, hidden, exclude })) {
+        if ((type === "any" || e.type === type) && isMatch(e)) yield { path: base === "." ? e.relative : `${base}/${e.relative}`, type: e.type };
       }
-      matches.push({ path: base === "." ? e.relative : `${base}/${e.relative}`, type: e.type });
     }
-    const lines = matches.map((m) => m.path + (m.type === "directory" ? "/" : ""));
-    if (truncated) lines.push(`[stopped at ${limit} results; raise limit or narrow the pattern]`);
-    return reply.data(matches.length ? lines.join("\n") : `No names match '${pattern}' under ${base}.`, { matches, truncated });
+    // the walk goes in name order, so offset=nextOffset continues exactly where this page ended
+    const page = await pageOfStream(found(), offset, limit, ctx.signal);
+    assertOffsetInRange(page, "results");
+    const lines = page.items.map((m) => m.path + (m.type === "directory" ? "/" : ""));
+    const footer = pageFooter(page, "results", toolName("find"));
+    if (footer) lines.push(footer);
+    const { items, ...position } = page;
+    return reply.data(items.length ? lines.join("\n") : `No names match '${pattern}' under ${base}.`, { matches: items, ...position });
   },
 });
 
@@ -74,15 +75,15 @@ const grep = defineTool({
     ignoreCase: z.boolean().default(false).describe("Case-insensitive matching."),
     literal: z.boolean().default(false).describe("Treat the pattern as plain text, not a regex."),
     context: z.number().int().min(0).max(20).default(0).describe("Context lines around each match."),
-    limit: z.number().int().min(1).max(5000).default(100).describe("Stop after this many matching lines."),
+    ...pagingInput({ unit: "match", units: "matches", defaultLimit: 100, maxLimit: 5000 }),
   },
   output: {
     matches: z.array(z.object({ path: z.string(), line: z.number(), text: z.string(), before: z.array(z.string()), after: z.array(z.string()) })),
-    filesSearched: z.number(),
-    truncated: z.boolean(),
+    filesSearched: z.number().describe("Text files read for this page"),
+    ...itemPageOutput,
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, limit }, ctx) {
+  async run({ pattern, path: userPath, exclude, hidden, include, ignoreCase, literal, context, offset, limit }, ctx) {
     let re: RegExp;
     try {
       re = new RegExp(literal ? escapeRegExp(pattern) : pattern, ignoreCase ? "i" : "");
@@ -98,49 +99,60 @@ const grep = defineTool({
         if (e.type === "file" && isIncluded(e)) files.push(e.absolute);
       }
     }
-    const matches: GrepMatch[] = [];
-    let truncated = false;
-    let searched = 0;
-    for (const file of files) {
-      if (truncated || ctx.signal.aborted) break;
-      // each file through a verified descriptor; hard links and files swapped for links are skipped
-      const buf = await withOpened(ctx, file, async ({ handle, stat }) =>
-        stat.isFile() && stat.size <= MAX_GREP_FILE_BYTES ? readAt(handle, stat.size) : null,
-      ).catch(() => null);
-      if (!buf || !looksLikeText(buf)) continue;
-      searched++;
-      const lines = buf.toString("utf8").split(/\r?\n/);
-      for (let i = 0; i < lines.length; i++) {
-        if (!re.test(lines[i])) continue;
-        if (matches.length >= limit) {
-          truncated = true;
-          break;
-        }
-        matches.push({
-          path: rel(ctx, file),
-          line: i + 1,
-          text: lines[i],
-          before: lines.slice(Math.max(0, i - context), i),
-          after: lines.slice(i + 1, i + 1 + context),
-        });
-      }
-    }
-    return reply.data(formatGrep(matches, pattern, searched, truncated, limit), { matches, filesSearched: searched, truncated });
+    const search = { files, re, context, searched: 0 };
+    // files in walk order, lines in file order: offset=nextOffset continues where this page ended
+    const page = await pageOfStream(grepMatches(ctx, search), offset, limit, ctx.signal);
+    assertOffsetInRange(page, "matches");
+    const { items, ...position } = page;
+    return reply.data(formatGrep(page, pattern, search.searched), { matches: items, filesSearched: search.searched, ...position });
   },
 });
 
+interface GrepSearch {
+  files: string[];
+  re: RegExp;
+  context: number;
+  /** Text files read so far. */
+  searched: number;
+}
+
+/** Every matching line of the files in order, read one file at a time as the page needs them. */
+async function* grepMatches(ctx: ToolContext, search: GrepSearch): AsyncGenerator<GrepMatch> {
+  const { re, context } = search;
+  for (const file of search.files) {
+    // each file through a verified descriptor; hard links and files swapped for links are skipped
+    const buf = await withOpened(ctx, file, async ({ handle, stat }) =>
+      stat.isFile() && stat.size <= MAX_GREP_FILE_BYTES ? readAt(handle, stat.size) : null,
+    ).catch(() => null);
+    if (!buf || !looksLikeText(buf)) continue;
+    search.searched++;
+    const lines = buf.toString("utf8").split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      if (!re.test(lines[i])) continue;
+      yield {
+        path: rel(ctx, file),
+        line: i + 1,
+        text: lines[i],
+        before: lines.slice(Math.max(0, i - context), i),
+        after: lines.slice(i + 1, i + 1 + context),
+      };
+    }
+  }
+}
+
 /** grep -n style: 'path:line:text' for matches, 'path-line-text' for context. */
-function formatGrep(matches: GrepMatch[], pattern: string, searched: number, truncated: boolean, cap: number): string {
-  if (matches.length === 0) return `No matches for /${pattern}/ in ${searched} file(s).`;
+function formatGrep(page: ItemPage<GrepMatch>, pattern: string, searched: number): string {
+  if (page.items.length === 0) return `No matches for /${pattern}/ in ${searched} file(s).`;
   const out: string[] = [];
-  for (const m of matches) {
+  for (const m of page.items) {
     const ctxLines = m.before.length + m.after.length > 0;
     if (ctxLines && out.length) out.push("--");
     m.before.forEach((t, k) => out.push(`${m.path}-${m.line - m.before.length + k}-${t}`));
     out.push(`${m.path}:${m.line}:${m.text}`);
     m.after.forEach((t, k) => out.push(`${m.path}-${m.line + 1 + k}-${t}`));
   }
-  if (truncated) out.push(`[stopped at ${cap} matches; raise limit or narrow the search]`);
+  const footer = pageFooter(page, "matches", toolName("grep"));
+  if (footer) out.push(footer);
   return out.join("\n");
 }
 

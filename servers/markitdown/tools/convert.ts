@@ -23,7 +23,7 @@ const convert = defineTool({
   title: "Convert a document to Markdown",
   description:
     "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS, Jupyter, ZIP of these…) from `source` or base64 `content` " +
-    "to Markdown. Long output is paged (offset/maxChars), or written whole to `saveTo`.",
+    "to Markdown. Long output is paged (offset/limit characters), or written whole to `saveTo`.",
   input: {
     source: z.string().optional().describe("Workspace path, file: URI, http(s): URL or data: URI of the document"),
     content: z.string().optional().describe("The document itself, base64-encoded (instead of source); needs `name` or `format`"),
@@ -65,7 +65,7 @@ const convert = defineTool({
       });
     }
 
-    const page = pageOfText(doc.markdown, args.offset, args.maxChars);
+    const page = pageOfText(doc.markdown, args.offset, args.limit);
     const { text: _text, ...counts } = page;
     const heading = doc.title && page.offset === 0 ? `<!-- title: ${doc.title} -->\n` : "";
     return reply.data(heading + pagedText(page, toolName("convert")), { ...base, ...counts });

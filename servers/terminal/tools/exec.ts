@@ -38,7 +38,7 @@ const exec = defineTool({
     stdout: z.string(),
     stderr: z.string(),
     durationMs: z.number(),
-    truncated: z.boolean().describe("True when the output cap dropped the beginning of stdout or stderr."),
+    outputCut: z.boolean().describe("True when the output cap dropped the beginning of stdout or stderr (droppedBytes: how much; it is gone, not paged)."),
     droppedBytes: z.object({ stdout: z.number(), stderr: z.number() }),
     timedOut: z.boolean(),
     cancelled: z.boolean(),
@@ -66,17 +66,17 @@ const exec = defineTool({
     } finally {
       await stream.close();
     }
-    const truncated = result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0;
-    const structured = { ...result, truncated };
+    const outputCut = result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0;
+    const structured = { ...result, outputCut };
     const note = await fileSizeLimitNote(result);
-    const text = describe(result, timeoutMs, truncated, note);
+    const text = describe(result, timeoutMs, outputCut, note);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
     // a non-zero exit is an error (README "Conventions"), with the exit code and output as data all the same
     return failed ? reply.failure(text, structured) : reply.data(text, structured);
   },
 });
 
-function describe(r: ExecResult, timeoutMs: number, truncated: boolean, note?: string): string {
+function describe(r: ExecResult, timeoutMs: number, outputCut: boolean, note?: string): string {
   let head: string;
   if (r.timedOut) head = `Timed out after ${timeoutMs} ms: killed the whole process tree (${r.killedProcesses} processes).`;
   else if (r.cancelled) head = `Cancelled: killed the whole process tree (${r.killedProcesses} processes).`;
@@ -87,7 +87,7 @@ function describe(r: ExecResult, timeoutMs: number, truncated: boolean, note?: s
     lines.push(`Killed ${r.killedProcesses} background processes it left running.`);
   }
   if (note) lines.push(note);
-  if (truncated) {
+  if (outputCut) {
     lines.push(`Output truncated to the last ${settings.maxOutput} bytes per stream (dropped: stdout ${r.droppedBytes.stdout}, stderr ${r.droppedBytes.stderr}).`);
   }
   lines.push("--- stdout ---", r.stdout.replace(/\n$/, ""), "--- stderr ---", r.stderr.replace(/\n$/, ""));

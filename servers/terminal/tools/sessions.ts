@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
+import { limitField } from "../../lib/paging.js";
 import { KEY_HELP, keyBytes } from "../keys.js";
 import { defaultShell, resolveProgram } from "../program.js";
 import { closeTerminal, findTerminal, listTerminals, openTerminal } from "../registry.js";
@@ -189,18 +190,18 @@ const sessionRead = defineTool({
     "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
   input: {
     id,
-    mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `lines` lines."),
-    lines: z.number().int().positive().max(10_000).default(40).describe("Lines for mode 'tail'."),
+    mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `limit` lines."),
+    limit: limitField("lines", 10_000).default(40).describe("Lines for mode 'tail'."),
     ...waitParams,
   },
   output: readShape,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  async run({ id, mode, lines, waitFor, quietMs, timeoutMs, stripAnsi }, ctx) {
+  async run({ id, mode, limit, waitFor, quietMs, timeoutMs, stripAnsi }, ctx) {
     const pattern = compile(waitFor);
     const t = await findTerminal(ctx.session, id);
     let waited: WaitOutcome | null = null;
     if (pattern || quietMs) waited = await t.wait({ from: t.readOffset, pattern, quietMs, timeoutMs, signal: ctx.signal });
-    const read = mode === "tail" ? t.readTail(lines, stripAnsi) : t.readNew(stripAnsi);
+    const read = mode === "tail" ? t.readTail(limit, stripAnsi) : t.readNew(stripAnsi);
     return readReply(t, read, waited);
   },
 });

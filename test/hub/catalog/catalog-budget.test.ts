@@ -73,7 +73,7 @@ describe("the catalog a model reads", () => {
     }
   });
 
-  test("every tool pages in one vocabulary: offset, maxChars or limit, and nextOffset", () => {
+  test("every tool pages in one vocabulary: offset, limit and nextOffset", () => {
     const names = (schema: unknown) => Object.keys((schema as { properties?: object } | undefined)?.properties ?? {});
     const foreign = tools.flatMap((tool) =>
       [...names(tool.inputSchema), ...names(tool.outputSchema)]
@@ -81,17 +81,17 @@ describe("the catalog a model reads", () => {
         .map((name) => `${tool.name}.${name}`),
     );
     assert.deepEqual(foreign, []);
-    // the ones that page by characters all take the same two fields
+    // the ones that page by characters all take the same two fields (test/lib/paging-catalog.test.ts checks every paging tool)
     for (const name of ["browser_snapshot", "browser_get_text", "browser_get_markdown", "markitdown_convert", "arxiv_read"]) {
       const tool = tools.find((t) => t.name === name)!;
-      assert.deepEqual(names(tool.inputSchema).filter((n) => n === "offset" || n === "maxChars"), ["offset", "maxChars"], name);
+      assert.deepEqual(names(tool.inputSchema).filter((n) => n === "offset" || n === "limit" || n === "maxChars"), ["offset", "limit"], name);
     }
   });
 
-  test("file_read's offset counts from 1 in the schema as in its description", () => {
+  test("file_read's offset counts from 0 in the schema as in its description", () => {
     const offset = (tools.find((t) => t.name === "file_read")!.inputSchema.properties as Record<string, { minimum?: number; description?: string }>).offset;
-    assert.equal(offset.minimum, 1);
-    assert.match(offset.description ?? "", /from 1/);
+    assert.equal(offset.minimum, 0);
+    assert.match(offset.description ?? "", /from 0/);
   });
 
   test("descriptions name only tools that tools/list lists", () => {
@@ -111,10 +111,10 @@ describe("the catalog a model reads", () => {
 
   test("error texts name published tools: argument errors and errors that point to a sibling", async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ["file_read", { path: "a.txt", offset: 0 }, /^Invalid arguments for file_read:\n- offset: .*>=1.*\nAllowed arguments: path \(required\), offset/s],
+      ["file_read", { path: "a.txt", offset: -1 }, /^Invalid arguments for file_read:\n- offset: offset counts from 0.*\nAllowed arguments: path \(required\), offset/s],
       ["file_read", { path: "a.txt", ofset: 5 }, /Invalid arguments for file_read:\n- unknown argument: ofset/],
       ["code_execute", { code: "1" }, /Invalid arguments for code_execute:\n- language: required/],
-      ["browser_get_text", { maxChars: "many" }, /Invalid arguments for browser_get_text:\n- maxChars: /],
+      ["browser_get_text", { limit: "many" }, /Invalid arguments for browser_get_text:\n- limit: /],
       ["file_edit", { path: "missing.txt", edits: [{ oldText: "a", newText: "b" }] }, /Use file_write to create it/],
       ["terminal_session_send", { id: "nope", input: "x" }, /terminal_session_create/],
       ["arxiv_read", { id: "2401.00001" }, /arxiv_download/],

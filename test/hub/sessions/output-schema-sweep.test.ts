@@ -109,7 +109,7 @@ const SWEEP: Record<string, Entry> = {
   arxiv_search: { ok: { query: "quantum gravity", limit: 2 }, error: { query: "busy" } },
   arxiv_get: { ok: { ids: ["2401.00001"] }, error: { ids: ["not-an-id"] } },
   arxiv_download: { ok: { id: "2401.00001" }, error: { id: "2402.00002" } },
-  arxiv_read: { ok: { id: "2401.00001", maxChars: 200 }, error: { id: "2405.99999" } },
+  arxiv_read: { ok: { id: "2401.00001", limit: 200 }, error: { id: "2405.99999" } },
   arxiv_list: { ok: {}, error: RATE_LIMITED_ONLY },
 
   browser_evaluate: {
@@ -117,6 +117,7 @@ const SWEEP: Record<string, Entry> = {
     ok: { code: "document.title" },
     error: { code: "throw new Error('boom')" },
   },
+  browser_snapshot: { ok: { limit: 200 }, error: { limit: 0 } },
   browser_get_text: { ok: {}, error: { selector: "#does-not-exist" } },
   browser_get_markdown: { ok: {}, error: { selector: "#does-not-exist" } },
   browser_links: { ok: {}, error: { limit: 0 } },
