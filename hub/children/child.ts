@@ -121,8 +121,8 @@ export class Child {
     await this.starting;
   }
 
-  /** Spawned here (stdio), as opposed to reached over HTTP. */
-  get local(): boolean {
+  /** Spawned by the hub (stdio), as opposed to reached over HTTP. */
+  get spawned(): boolean {
     return !this.config.url;
   }
 

@@ -12,7 +12,7 @@ export type Params = Record<string, unknown> & { _meta?: Record<string, unknown>
 /** `params` as the child is sent them: the client's progress token replaced by the child's own, the session named. */
 function forChild(params: Params, overrides: Params, child: Child, session: ClientSession): { params: Params; progressToken: unknown } {
   const { progressToken, ...meta } = params._meta ?? {};
-  const named = { ...meta, [SESSION_META_KEY]: session.id, ...(child.local ? { [TOKEN_META_KEY]: session.token } : {}) };
+  const named = { ...meta, [SESSION_META_KEY]: session.id, ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}) };
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
 }
 

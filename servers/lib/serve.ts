@@ -22,10 +22,13 @@ export interface ServerSpec {
   onShutdown?(): void | Promise<void>;
 }
 
-/** The session a request belongs to; calls made without the hub share one "local" session. */
+/** The session calls made without the hub share (a client that started this server itself). */
+export const STANDALONE_SESSION = "standalone";
+
+/** The session a request belongs to, as the hub named it in _meta. */
 export function sessionOf(meta: Record<string, unknown> | undefined): string {
   const value = meta?.[SESSION_META_KEY];
-  return typeof value === "string" && value ? value : "local";
+  return typeof value === "string" && value ? value : STANDALONE_SESSION;
 }
 
 // The SDK is handed an input that takes any object, so its own validation (and its message naming
