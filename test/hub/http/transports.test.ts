@@ -171,7 +171,8 @@ describe("transports", () => {
       const plain = await send(ping(2), "text/plain");
       assert.equal(plain.status, 400);
       assert.match(await plain.text(), /Unsupported content-type: text\/plain/);
-      const init = { jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+      const params = { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
+      const init = { jsonrpc: "2.0", id: 3, method: "initialize", params };
       assert.equal((await send(JSON.stringify(init))).status, 202);
       assert.equal(JSON.parse((await stream.next())!.data).id, 3, "only the initialize was answered");
       assert.equal((await send(ping(4))).status, 202);
