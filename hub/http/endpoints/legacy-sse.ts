@@ -1,13 +1,13 @@
 // The deprecated HTTP+SSE transport (protocol 2024-11-05): GET /sse opens the event stream and
 // names the endpoint; POST /messages?sessionId=… carries the client's messages.
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import { SseServerTransport } from "./sse-transport.js";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { newSessionId } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
 import { createSessionServer } from "../../sessions/server.js";
-import { SseServerTransport } from "./sse-transport.js";
 
 export class LegacySseEndpoint {
   private readonly transports = new Map<string, SseServerTransport>();
