@@ -87,7 +87,13 @@ export class Hub implements HubServices {
     this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
     // a minute without a request counts as idle (sooner when sessions expire sooner)
     this.metrics.countSessions(() => this.sessions.all(), Math.min(60_000, config.sessionIdleMs / 2));
-    this.sweeper = new ProcessSweeper(this.tenants, this.sessions, log, (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args), config.sweepMs);
+    this.sweeper = new ProcessSweeper(
+      this.tenants,
+      this.sessions,
+      log,
+      (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args),
+      config.sweepMs,
+    );
     this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
     this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, hubTools: this.hubTools });
   }

@@ -152,7 +152,10 @@ async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0
   await hub.endLeftovers();
   const heldByTenant = describeHolders(port, tenantUids, true);
   if (heldByTenant) {
-    log.error("refusing to start: a tenant holds the hub's port, and would receive its clients' requests and keys; stop that process, or choose another --port", { port, holders: heldByTenant });
+    log.error(
+      "refusing to start: a tenant holds the hub's port, and would receive its clients' requests and keys; stop that process, or choose another --port",
+      { port, holders: heldByTenant },
+    );
     process.exit(1);
   }
   try {
@@ -161,7 +164,13 @@ async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
     const holders = e.code === "EADDRINUSE" ? describeHolders(e.port ?? port, tenantUids) : "";
     const hint = e.code === "EADDRINUSE" ? "stop the process holding the port, or choose another --port (AGENTBOX_PORT)" : undefined;
-    log.error("cannot listen", { host: e.address ?? host, port: e.port ?? port, error: errorMessage(err), ...(holders ? { holders } : {}), ...(hint ? { hint } : {}) });
+    log.error("cannot listen", {
+      host: e.address ?? host,
+      port: e.port ?? port,
+      error: errorMessage(err),
+      ...(holders ? { holders } : {}),
+      ...(hint ? { hint } : {}),
+    });
     process.exit(1);
   }
 }

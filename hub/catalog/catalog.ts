@@ -53,7 +53,10 @@ export class Catalog {
         const name = publishedName(child.prefix, tool.name);
         if (!keep(tool.name, name)) continue;
         if (this.reserved.has(name)) {
-          collisions.push(`Tool name collision: '${name}' (tool '${tool.name}' of server '${child.name}') is a tool the hub serves itself. Give server '${child.name}' a different "prefix" in the config.`);
+          collisions.push(
+            `Tool name collision: '${name}' (tool '${tool.name}' of server '${child.name}') is a tool the hub serves itself. Give server ` +
+              `'${child.name}' a different "prefix" in the config.`,
+          );
           continue;
         }
         const clash = tools.get(name);
@@ -147,7 +150,7 @@ function makeFilter(child: Child): (name: string, published: string) => boolean 
 function collisionMessage(kind: string, name: string, first: Owner, second: Owner): string {
   return (
     `${kind} name collision: '${name}' is published by server '${first.child.name}' (${kind.toLowerCase()} '${first.original}') ` +
-    `and by server '${second.child.name}' (${kind.toLowerCase()} '${second.original}'). Give one of them a different "prefix" in the config.`
+      `and by server '${second.child.name}' (${kind.toLowerCase()} '${second.original}'). Give one of them a different "prefix" in the config.`
   );
 }
 

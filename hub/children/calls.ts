@@ -33,7 +33,13 @@ interface Pending {
   startedAt: number;
 }
 
-type Incoming = { id?: unknown; method?: unknown; params?: { progressToken?: unknown }; result?: Result; error?: { code: number; message: string; data?: unknown } };
+type Incoming = {
+  id?: unknown;
+  method?: unknown;
+  params?: { progressToken?: unknown };
+  result?: Result;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -66,7 +72,10 @@ export class ChildCalls {
     const call = this.pending.get(m.params.progressToken);
     if (!call) return false;
     if (Date.now() - call.startedAt > this.limits.maxTotalMs) {
-      this.cancel(m.params.progressToken, new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: this.limits.maxTotalMs }));
+      this.cancel(
+        m.params.progressToken,
+        new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: this.limits.maxTotalMs }),
+      );
       return true;
     }
     call.timer.refresh();
@@ -83,13 +92,21 @@ export class ChildCalls {
     const json = JSON.stringify(message);
     if (json.length > this.limits.maxMessageBytes / 3 && Buffer.byteLength(json) > this.limits.maxMessageBytes) {
       throw new MessageTooLargeError(
-        `The request is ${mib(Buffer.byteLength(json))} MiB; the '${this.serverName}' server takes at most ${mib(this.limits.maxMessageBytes)} MiB per message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
+        `The request is ${mib(Buffer.byteLength(json))} MiB; the '${this.serverName}' server takes at most ${mib(this.limits.maxMessageBytes)} MiB per ` +
+          `message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
           "Send large content in parts, or write it to a workspace file and pass its path instead.",
       );
     }
     return new Promise((resolve, reject) => {
-      const onAbort = () => this.cancel(id, options.signal!.reason instanceof Error ? options.signal!.reason : new McpError(ErrorCode.RequestTimeout, String(options.signal!.reason)));
-      const timer = setTimeout(() => this.cancel(id, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs })), this.limits.timeoutMs);
+      const onAbort = () =>
+        this.cancel(
+          id,
+          options.signal!.reason instanceof Error ? options.signal!.reason : new McpError(ErrorCode.RequestTimeout, String(options.signal!.reason)),
+        );
+      const timer = setTimeout(
+        () => this.cancel(id, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs })),
+        this.limits.timeoutMs,
+      );
       const done = () => options.signal?.removeEventListener("abort", onAbort);
       this.pending.set(id, {
         resolve: (result) => (done(), resolve(result)),

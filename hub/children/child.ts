@@ -199,7 +199,7 @@ export class Child {
 
   private wireClient(client: Client): void {
     for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
-      client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra) as never);
+      client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra));
     }
     // a burst of list_changed costs one refresh now and one after the interval, never a loop
     const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed)));

@@ -48,7 +48,10 @@ export class ChildStderr {
     limits: OutputLimits,
   ) {
     this.gate = new FloodGate(limits.linesPerSecond, (count) =>
-      this.log.warn(`dropped ${count} lines from the child's stderr`, { dropped: count, limit: `${limits.linesPerSecond} lines/s (AGENTBOX_CHILD_LOG_LINES_PER_SECOND)` }),
+      this.log.warn(`dropped ${count} lines from the child's stderr`, {
+        dropped: count,
+        limit: `${limits.linesPerSecond} lines/s (AGENTBOX_CHILD_LOG_LINES_PER_SECOND)`,
+      }),
     );
     this.ended = new Promise<void>((resolve) => {
       readLines(stream, limits.maxLineBytes, (line, cut) => this.line(line, cut));

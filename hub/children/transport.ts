@@ -76,8 +76,15 @@ export async function startFailure(err: unknown, connection: ChildConnection, co
   if (transport.exit) await Promise.race([stderr.ended, new Promise((r) => setTimeout(r, 1000).unref())]);
   const exit = transport.exit;
   // 126 and 127: "cannot execute" and "not found" from a wrapper (setpriv, prlimit, a shell)
-  const lookedFor = spawnError || exit?.code === 126 || exit?.code === 127 ? missingCommand(config.command!, config.cwd ?? launch.cwd, { ...getDefaultEnvironment(), ...childEnv(config, launch, "") }.PATH) : undefined;
-  const what = spawnError ? `could not run ${config.command} (${spawnError.code ?? spawnError.message})` : exit ? "exited before it was ready" : errorMessage(err);
+  const lookedFor =
+    spawnError || exit?.code === 126 || exit?.code === 127
+      ? missingCommand(config.command!, config.cwd ?? launch.cwd, { ...getDefaultEnvironment(), ...childEnv(config, launch, "") }.PATH)
+      : undefined;
+  const what = spawnError
+    ? `could not run ${config.command} (${spawnError.code ?? spawnError.message})`
+    : exit
+      ? "exited before it was ready"
+      : errorMessage(err);
   return failureMessage(what, exit, [...(lookedFor ? [lookedFor] : []), ...telling(stderr.memory, "first")]);
 }
 

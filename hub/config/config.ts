@@ -8,7 +8,16 @@ import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
-import { ConfigError, describeZodError, fileSchema, type ConfigFile, type RateLimitsConfig, type ServerConfig, type TenantConfig, type TenantLimits } from "./schema.js";
+import {
+  ConfigError,
+  describeZodError,
+  fileSchema,
+  type ConfigFile,
+  type RateLimitsConfig,
+  type ServerConfig,
+  type TenantConfig,
+  type TenantLimits,
+} from "./schema.js";
 import { selectionOf, unknownDefaultServers, type SelectionSpec } from "./selection-spec.js";
 import { resolveServerPaths } from "./server-paths.js";
 

@@ -1,7 +1,16 @@
 // Settings read from the environment (AGENTBOX_*): each parsed here, with a message that names
 // the variable and what it takes; and the tenants, from the environment or the config file.
 import { isIP } from "node:net";
-import { ConfigError, describeZodError, fileSchema, rateLimitsSchema, type ConfigFile, type RateLimitsConfig, type TenantConfig, type TenantLimits } from "./schema.js";
+import {
+  ConfigError,
+  describeZodError,
+  fileSchema,
+  rateLimitsSchema,
+  type ConfigFile,
+  type RateLimitsConfig,
+  type TenantConfig,
+  type TenantLimits,
+} from "./schema.js";
 
 export function parseRateLimitsEnv(value: string): RateLimitsConfig {
   if (["off", "false", "0", "none"].includes(value.trim().toLowerCase())) return false;
@@ -35,7 +44,10 @@ const REPLICA_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 export function parseReplica(value: string | undefined): string | undefined {
   if (value === undefined || value === "") return undefined;
   if (!REPLICA_NAME.test(value)) {
-    throw new ConfigError(`AGENTBOX_REPLICA must be a DNS label (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit, like "agentbox-0"), got "${value}"`);
+    throw new ConfigError(
+      `AGENTBOX_REPLICA must be a DNS label (lower-case letters, digits and '-', 1-63 characters, starting and ending with a letter or digit, like ` +
+        `"agentbox-0"), got "${value}"`,
+    );
   }
   return value;
 }
@@ -49,7 +61,11 @@ export function loadTenants(env: NodeJS.ProcessEnv, file: ConfigFile): TenantCon
   const single = env.AGENTBOX_API_KEY || file.apiKey || undefined;
   const many = env.AGENTBOX_TENANTS ? parseTenantsEnv(env.AGENTBOX_TENANTS) : file.tenants;
   if (many && Object.keys(many).length > 0) {
-    if (single) throw new ConfigError("Give either tenants (AGENTBOX_TENANTS or \"tenants\" in the config file) or one API key (AGENTBOX_API_KEY / \"apiKey\"), not both: the single key is shorthand for one tenant.");
+    if (single)
+      throw new ConfigError(
+        'Give either tenants (AGENTBOX_TENANTS or "tenants" in the config file) or one API key (AGENTBOX_API_KEY / "apiKey"), not both: the single key ' +
+          'is shorthand for one tenant.',
+      );
     const tenants = Object.entries(many).map(([name, t]) => ({ ...t, name }));
     const keys = new Set<string>();
     for (const t of tenants) {
@@ -100,7 +116,8 @@ export function checkedProxies(entries: string[]): string[] {
     const [address, prefix, extra] = entry.split("/");
     const bits = isIP(address) === 6 ? 128 : 32;
     const badPrefix = prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits);
-    if (!isIP(address) || badPrefix || extra !== undefined) throw new ConfigError(`AGENTBOX_TRUSTED_PROXIES: '${entry}' is not an IP address or CIDR range (like 10.0.0.0/8).`);
+    if (!isIP(address) || badPrefix || extra !== undefined)
+      throw new ConfigError(`AGENTBOX_TRUSTED_PROXIES: '${entry}' is not an IP address or CIDR range (like 10.0.0.0/8).`);
   }
   return entries;
 }

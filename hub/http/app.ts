@@ -1,9 +1,8 @@
 // The HTTP face of the hub, composed in one place. A request to /mcp passes CORS (browsers only),
 // the Host/Origin policy, one guard (who is asking, body size, draining), then hub/http/endpoints/mcp.ts.
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { HttpBindings } from "@hono/node-server";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { landing } from "./landing.js";
@@ -12,7 +11,8 @@ import { mountPlayground } from "../playground/route.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
 import { drainingRefusal } from "./replica.js";
-import { authenticate, callerOf, OriginPolicy, trustProxies } from "./security.js";
+import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
+import { TrustedProxies } from "./trusted-proxies.js";
 
 const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
 
@@ -23,13 +23,14 @@ const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mc
  * Node's stream (a sixth of the hub's CPU per call): a declared length is checked from the
  * header alone, and only chunked bodies go through the streaming check.
  */
-function guard(hub: HubServices): MiddlewareHandler {
+function guard(hub: HubServices, proxies: TrustedProxies): MiddlewareHandler<HubEnv> {
   const maxBytes = hub.config.maxBodyBytes;
   const tooLarge = () => jsonRpcError(413, -32600, `Request body too large: the limit is ${maxBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`);
   const streamingLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return (c, next) => {
     if (c.req.method === "OPTIONS") return next();
-    const refused = authenticate(hub, c) ?? (Number(c.req.header("content-length") ?? 0) > maxBytes ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
+    const declaredTooLarge = Number(c.req.header("content-length") ?? 0) > maxBytes;
+    const refused = authenticate(hub, proxies, c) ?? (declaredTooLarge ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
     if (refused) return Promise.resolve(refused);
     return c.req.header("transfer-encoding") !== undefined ? streamingLimit(c, next) : next();
   };
@@ -40,7 +41,7 @@ function guard(hub: HubServices): MiddlewareHandler {
  * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
  * here, and code in a child calling tools for one of them, go on as usual.
  */
-function drainingRefusalOf(hub: HubServices, c: Context): Response | undefined {
+function drainingRefusalOf(hub: HubServices, c: HubContext): Response | undefined {
   if (!hub.draining) return undefined;
   const { method, path } = c.req;
   const opensSession =
@@ -49,10 +50,9 @@ function drainingRefusalOf(hub: HubServices, c: Context): Response | undefined {
   return opensSession ? drainingRefusal(hub) : undefined;
 }
 
-export function createApp(hub: HubServices): Hono<{ Bindings: HttpBindings }> {
-  const app = new Hono<{ Bindings: HttpBindings }>();
+export function createApp(hub: HubServices): Hono<HubEnv> {
+  const app = new Hono<HubEnv>();
   const keyed = hub.tenants.some((t) => t.keyDigest);
-  trustProxies(hub.config.trustedProxies);
   const origins = new OriginPolicy(hub.config, keyed);
   const mcp = mcpEndpoint(hub);
   const legacy = new LegacySseEndpoint(hub);
@@ -81,11 +81,12 @@ export function createApp(hub: HubServices): Hono<{ Bindings: HttpBindings }> {
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
-  const guarded = guard(hub);
+  const guarded = guard(hub, new TrustedProxies(hub.config.trustedProxies));
   for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
   app.use("/metrics", metricsGate(hub, guarded));
 
-  app.get("/", (c) => c.json({ ...hub.status(keyed ? callerOf(c).tenant : undefined), endpoints: { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" } }));
+  const endpoints = { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" };
+  app.get("/", (c) => c.json({ ...hub.status(keyed ? callerOf(c).tenant : undefined), endpoints }));
   app.get("/metrics", async (c) => c.text(await hub.metrics.render(), 200, { "Content-Type": hub.metrics.registry.contentType }));
   for (const path of ["/mcp", "/v1/mcp"]) app.on(["GET", "POST", "DELETE"], path, mcp);
   app.get("/sse", (c) => legacy.open(c));
@@ -94,7 +95,9 @@ export function createApp(hub: HubServices): Hono<{ Bindings: HttpBindings }> {
   app.notFound((c) => {
     // a client that got a 401 looks for OAuth next: tell it how this hub wants its key instead
     const oauth = /^\/(\.well-known\/(oauth|openid)|register|authorize|token)/.test(c.req.path);
-    const hint = oauth ? " This hub does not use OAuth: send its API key as Authorization: Bearer <key> (mcp-remote: --header \"Authorization: Bearer <key>\")." : "";
+    const hint = oauth
+      ? ' This hub does not use OAuth: send its API key as Authorization: Bearer <key> (mcp-remote: --header "Authorization: Bearer <key>").'
+      : "";
     return c.json({ error: `No route for ${c.req.method} ${c.req.path}. The MCP endpoint is /mcp.${hint}` }, 404);
   });
   app.onError((err, c) => {

@@ -182,7 +182,10 @@ export class BoundedEventStore implements EventStore {
       params: {
         level: "warning",
         logger: "agentbox",
-        data: `${what} dropped before you resumed: the hub keeps at most ${perSession} of undelivered events per session (AGENTBOX_EVENT_STORE_BYTES) and ${total} across all sessions (AGENTBOX_EVENT_STORE_TOTAL_BYTES). A request whose result was dropped is answered with an error: call it again, and stay connected while large results arrive.`,
+        data:
+          `${what} dropped before you resumed: the hub keeps at most ${perSession} of undelivered events per session (AGENTBOX_EVENT_STORE_BYTES) ` +
+            `and ${total} across all sessions (AGENTBOX_EVENT_STORE_TOTAL_BYTES). A request whose result was dropped is answered with an error: ` +
+            "call it again, and stay connected while large results arrive.",
       },
     };
   }
@@ -191,7 +194,12 @@ export class BoundedEventStore implements EventStore {
     return {
       jsonrpc: "2.0",
       id,
-      error: { code: -32000, message: "The result of this request was dropped before you resumed (the hub's buffer of undelivered events was full); call it again, and stay connected while it runs, or ask for less at once." },
+      error: {
+        code: -32000,
+        message:
+          "The result of this request was dropped before you resumed (the hub's buffer of undelivered events was full); call it again, and stay " +
+            "connected while it runs, or ask for less at once.",
+      },
     };
   }
 }

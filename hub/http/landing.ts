@@ -25,11 +25,13 @@ export function landingPage(origin: string, keyed: boolean): string {
     [`Any HTTP client's JSON config`, `{ "mcpServers": { "agentbox": { "type": "http", "url": "${mcp}"${header} } } }`],
     [
       `curl (plain JSON, no session needed)`,
-      `curl -s ${mcp} -H 'Content-Type: application/json'${keyed ? ` -H 'Authorization: Bearer <key>'` : ""} \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
+      `curl -s ${mcp} -H 'Content-Type: application/json'${keyed ? ` -H 'Authorization: Bearer <key>'` : ""}` +
+        ` \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
     ],
   ];
   const key = keyed
-    ? `<p class="key">This hub needs an API key on every request: send <code>Authorization: Bearer &lt;key&gt;</code> (or <code>X-API-Key: &lt;key&gt;</code>, or <code>?api_key=&lt;key&gt;</code>). The playground asks for it once and keeps it in the tab.</p>`
+    ? `<p class="key">This hub needs an API key on every request: send <code>Authorization: Bearer &lt;key&gt;</code>
+(or <code>X-API-Key: &lt;key&gt;</code>, or <code>?api_key=&lt;key&gt;</code>). The playground asks for it once and keeps it in the tab.</p>`
     : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>agentbox</title>
@@ -38,18 +40,22 @@ export function landingPage(origin: string, keyed: boolean): string {
 body { font: 15px/1.5 system-ui, sans-serif; color: #1b1f24; background: #f6f7f9; margin: 0; }
 main { max-width: 760px; margin: 48px auto; padding: 0 20px; }
 h1 { font-size: 24px; margin: 0 0 6px; } h2 { font-size: 15px; margin: 22px 0 6px; }
-a { color: #1d4ed8; } .go { display: inline-block; background: #1d4ed8; color: #fff; padding: 8px 18px; border-radius: 6px; text-decoration: none; font-weight: 600; }
-pre, code { font: 13px ui-monospace, Menlo, Consolas, monospace; } pre { background: #0f172a; color: #e2e8f0; padding: 10px 12px; border-radius: 6px; overflow: auto; white-space: pre-wrap; word-break: break-all; }
+a { color: #1d4ed8; }
+.go { display: inline-block; background: #1d4ed8; color: #fff; padding: 8px 18px; border-radius: 6px; text-decoration: none; font-weight: 600; }
+pre, code { font: 13px ui-monospace, Menlo, Consolas, monospace; }
+pre { background: #0f172a; color: #e2e8f0; padding: 10px 12px; border-radius: 6px; overflow: auto; white-space: pre-wrap; word-break: break-all; }
 .key { background: #fdf3e3; border-left: 3px solid #b45309; padding: 8px 12px; }
 </style></head>
 <body><main>
 <h1>agentbox</h1>
-<p>One MCP endpoint for a browser, files, a terminal, document conversion, arXiv search and code execution. This page is for people; MCP clients connect to the endpoint below.</p>
+<p>One MCP endpoint for a browser, files, a terminal, document conversion, arXiv search and code execution.
+This page is for people; MCP clients connect to the endpoint below.</p>
 ${key}
 <p><a class="go" href="/playground">Open the playground</a> &nbsp;to try every tool from this browser.</p>
 <h2>MCP endpoint</h2>
 <pre id="endpoint">${escapeHtml(mcp)}</pre>
-<p>Also <code>/v1/mcp</code>; the legacy HTTP+SSE transport is at <code>/sse</code>. Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a>.</p>
+<p>Also <code>/v1/mcp</code>; the legacy HTTP+SSE transport is at <code>/sse</code>.
+Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a>.</p>
 <h2>Connect a client</h2>
 ${snippets.map(([name, text]) => `<p>${escapeHtml(name!)}:</p><pre>${escapeHtml(text!)}</pre>`).join("\n")}
 <p>More clients (Claude Desktop and other stdio clients, mcp-remote, agent frameworks) are in the README's “Connecting clients” section.</p>
@@ -62,6 +68,12 @@ export function landing(keyed: boolean): MiddlewareHandler {
   return async (c, next) => {
     if (!wantsPage(c)) return next();
     const page = landingPage(new URL(c.req.url).origin, keyed);
-    return c.html(page, 200, { "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-cache", Vary: "Accept" });
+    return c.html(page, 200, {
+      "Content-Security-Policy": CSP,
+      "X-Content-Type-Options": "nosniff",
+      "Referrer-Policy": "no-referrer",
+      "Cache-Control": "no-cache",
+      Vary: "Accept",
+    });
   };
 }

@@ -167,6 +167,9 @@ export function describeHolders(port: number, tenantUids: Map<number, string>, t
   if (port === 0) return "";
   return portHolders(port)
     .filter((h) => !tenantsOnly || tenantUids.has(h.uid))
-    .map((h) => `${h.address}:${port} is held by ${tenantUids.has(h.uid) ? `tenant '${tenantUids.get(h.uid)}' (uid ${h.uid})` : `uid ${h.uid}`}${h.pids.length ? ` pid ${h.pids.join(", ")}` : ""}`)
+    .map((h) => {
+      const who = tenantUids.has(h.uid) ? `tenant '${tenantUids.get(h.uid)}' (uid ${h.uid})` : `uid ${h.uid}`;
+      return `${h.address}:${port} is held by ${who}${h.pids.length ? ` pid ${h.pids.join(", ")}` : ""}`;
+    })
     .join("; ");
 }

@@ -6,13 +6,13 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
-import { presentedKey } from "./security.js";
+import { presentedKey, type HubEnv } from "./security.js";
 import { tenantForKey } from "../tenants/tenants.js";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /** @param tenantGate what guards the hub's other paths (a tenant's key, or loopback when keyless) */
-export function metricsGate(hub: HubServices, tenantGate: MiddlewareHandler): MiddlewareHandler {
+export function metricsGate(hub: HubServices, tenantGate: MiddlewareHandler<HubEnv>): MiddlewareHandler<HubEnv> {
   const operator = hub.config.metricsKey ? digest(hub.config.metricsKey) : undefined;
   const shared = hub.tenants.length > 1;
   const forOperator =
@@ -23,7 +23,9 @@ export function metricsGate(hub: HubServices, tenantGate: MiddlewareHandler): Mi
     const key = presentedKey(c.req.raw);
     if (operator && key !== undefined && timingSafeEqual(digest(key), operator)) return next();
     if (!shared) return tenantGate(c, next);
-    if (key !== undefined && tenantForKey(hub.tenants, key)) return Promise.resolve(jsonRpcError(403, -32001, `Forbidden: ${forOperator}`));
+    if (key !== undefined && tenantForKey(hub.tenants, key)) {
+      return Promise.resolve(jsonRpcError(403, -32001, `Forbidden: ${forOperator}`));
+    }
     return Promise.resolve(
       jsonRpcError(401, -32001, `Unauthorized: ${forOperator}`, { headers: { "WWW-Authenticate": 'Bearer realm="agentbox-metrics"' } }),
     );

@@ -2,23 +2,13 @@
 // With AGENTBOX_REPLICA=r2 every id this hub mints reads `r2.<uuid>`, so nginx (deploy/nginx)
 // sends each request to the replica holding its session by one rule and keeps no state.
 import { randomUUID } from "node:crypto";
-import type { ServerResponse } from "node:http";
-import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { setMaxListeners } from "node:events";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 
 /** A new session id: `<replica>.<uuid>` when the hub has a replica name, a bare uuid otherwise. */
 export function newSessionId(replica: string | undefined): string {
   return replica ? `${replica}.${randomUUID()}` : randomUUID();
-}
-
-/** The SDK's legacy SSE transport mints its own uuid; this one takes the hub's routable id instead. */
-export class RoutableSseTransport extends SSEServerTransport {
-  constructor(endpoint: string, res: ServerResponse, id: string) {
-    super(endpoint, res);
-    // the SDK keeps the id in a plain (TypeScript-private) field that start() puts in the endpoint URL
-    (this as unknown as { _sessionId: string })._sessionId = id;
-  }
 }
 
 /** Tool calls running now, across every session. */
@@ -44,9 +34,18 @@ export function drainingRefusal(hub: HubServices): Response {
  */
 export async function drain(hub: HubServices, ms: number): Promise<number> {
   hub.draining = true;
-  const deadline = Date.now() + ms;
-  while (callsInFlight(hub) > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, Math.min(100, Math.max(1, deadline - Date.now()))));
+  const deadline = new AbortController();
+  setMaxListeners(0, deadline.signal); // one wait per busy session
+  const timer = setTimeout(() => deadline.abort(), ms);
+  try {
+    // sessions already here may start calls while draining: count again each time one ends
+    while (callsInFlight(hub) > 0 && !deadline.signal.aborted) {
+      const busy = hub.sessions.all().filter((s) => s.inflight.size > 0);
+      await Promise.race(busy.map((s) => s.inflight.nextEnd(deadline.signal)));
+    }
+  } finally {
+    clearTimeout(timer);
+    deadline.abort(); // releases the waits on the sessions whose calls did not end
   }
   return callsInFlight(hub);
 }

@@ -1,8 +1,9 @@
 // Who may talk to the hub: API keys naming tenants, session tokens of code calling back, the
 // Host/Origin checks against DNS rebinding, and the client identity of sessionless requests.
 import { createHash } from "node:crypto";
-import { BlockList, isIP } from "node:net";
-import type { MiddlewareHandler } from "hono";
+import { isIP } from "node:net";
+import type { Context, MiddlewareHandler } from "hono";
+import type { HttpBindings } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { SESSION_TOKEN_HEADER } from "../../servers/lib/session-events.js";
 import type { HubConfig } from "../config/config.js";
@@ -11,6 +12,7 @@ import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import type { ClientSession } from "../sessions/registry.js";
 import { tenantForKey } from "../tenants/tenants.js";
+import type { TrustedProxies } from "./trusted-proxies.js";
 
 const MAX_HOST_VERDICTS = 1000;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -26,14 +28,21 @@ export function presentedKey(req: Request): string | undefined {
   return new URL(req.url).searchParams.get("api_key") ?? undefined;
 }
 
-type Ctx = Parameters<MiddlewareHandler>[0];
+/** What the hub's Hono app knows of a request: Node's request and reply, and who sent it. */
+export interface HubEnv {
+  Bindings: HttpBindings;
+  Variables: { caller: Caller };
+}
+
+export type HubContext = Context<HubEnv>;
 
 /** Who a request comes from, decided once by `authenticate` and read by every endpoint. */
 export class Caller {
   private key?: string;
 
   constructor(
-    private readonly c: Ctx,
+    private readonly c: HubContext,
+    private readonly proxies: TrustedProxies,
     readonly tenant: ServedTenant,
     /** The session code is calling back as, when the request carries a session token. */
     readonly session?: ClientSession,
@@ -41,7 +50,7 @@ export class Caller {
 
   /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
   get clientKey(): string {
-    this.key ??= clientKeyOf(this.c);
+    this.key ??= clientKeyOf(this.c, this.proxies);
     return this.key;
   }
 }
@@ -51,31 +60,36 @@ export class Caller {
  * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
  * Sets the request's Caller and returns nothing, or returns the 401 to send.
  */
-export function authenticate(hub: HubServices, c: Ctx): Response | undefined {
+export function authenticate(hub: HubServices, proxies: TrustedProxies, c: HubContext): Response | undefined {
   const token = c.req.header(SESSION_TOKEN_HEADER);
   if (token !== undefined) {
     const session = hub.sessions.withToken(token);
-    if (!session) return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
-    c.set(CALLER as never, new Caller(c, session.tenant, session) as never);
+    if (!session) {
+      return jsonRpcError(401, -32001, "Unauthorized: this session token is not valid (its session may have ended); tools can no longer be called with it.");
+    }
+    c.set("caller", new Caller(c, proxies, session.tenant, session));
     return undefined;
   }
   // a keyless hub ignores a key a client sends anyway (a client configured with one header for all)
   const key = hub.keylessTenant ? undefined : presentedKey(c.req.raw);
   const tenant = hub.keylessTenant ?? (key !== undefined ? tenantForKey(hub.tenants, key) : undefined);
   if (tenant) {
-    c.set(CALLER as never, new Caller(c, tenant) as never);
+    c.set("caller", new Caller(c, proxies, tenant));
     return undefined;
   }
-  return jsonRpcError(401, -32001, key === undefined
-    ? "Unauthorized: this hub requires an API key (Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key>)."
-    : "Unauthorized: the API key is not valid.", { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } });
+  return jsonRpcError(
+    401,
+    -32001,
+    key === undefined
+      ? "Unauthorized: this hub requires an API key (Authorization: Bearer <key>, X-API-Key: <key> or ?api_key=<key>)."
+      : "Unauthorized: the API key is not valid.",
+    { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } },
+  );
 }
 
-const CALLER = "agentbox.caller";
-
 /** The caller `authenticate` found for this request. */
-export function callerOf(c: Ctx): Caller {
-  return c.get(CALLER as never) as Caller;
+export function callerOf(c: HubContext): Caller {
+  return c.get("caller");
 }
 
 const bare = (hostname: string) => hostname.replace(/^\[|\]$/g, "");
@@ -130,7 +144,9 @@ export class OriginPolicy {
     let verdict = this.hostVerdicts.get(hostHeader);
     if (verdict === undefined) {
       const name = hostnameOf(hostHeader);
-      verdict = name !== undefined && (isLoopbackName(name) || isIP(bare(name)) !== 0 || this.allowedHosts.has(name) || this.allowedHosts.has(hostHeader.toLowerCase()));
+      verdict =
+        name !== undefined &&
+        (isLoopbackName(name) || isIP(bare(name)) !== 0 || this.allowedHosts.has(name) || this.allowedHosts.has(hostHeader.toLowerCase()));
       if (this.hostVerdicts.size >= MAX_HOST_VERDICTS) this.hostVerdicts.clear();
       this.hostVerdicts.set(hostHeader, verdict);
     }
@@ -142,7 +158,12 @@ export class OriginPolicy {
       if (this.keyed) return next();
       const host = c.req.header("host");
       if (!this.allowsHost(host)) {
-        return jsonRpcError(403, -32000, `Forbidden: Host '${host ?? ""}' is not allowed. Without an API key the hub answers only to loopback names, IP addresses and AGENTBOX_ALLOWED_HOSTS (DNS-rebinding protection); add the name there, or set an API key.`);
+        return jsonRpcError(
+          403,
+          -32000,
+          `Forbidden: Host '${host ?? ""}' is not allowed. Without an API key the hub answers only to loopback names, IP addresses and ` +
+            `AGENTBOX_ALLOWED_HOSTS (DNS-rebinding protection); add the name there, or set an API key.`,
+        );
       }
       const origin = c.req.header("origin");
       if (origin && !this.allowsOrigin(origin, host)) {
@@ -153,45 +174,18 @@ export class OriginPolicy {
   }
 }
 
-function clientKeyOf(c: Ctx): string {
+function clientKeyOf(c: HubContext, proxies: TrustedProxies): string {
   const key = presentedKey(c.req.raw);
   if (key) return `key-${sha256(key).toString("hex").slice(0, 16)}`;
-  return `ip-${clientAddress(c).replace(/[^a-zA-Z0-9.-]/g, "_")}`;
+  return `ip-${clientAddress(c, proxies).replace(/[^a-zA-Z0-9.-]/g, "_")}`;
 }
 
-let trustedProxies: BlockList | undefined;
-
-/**
- * Proxies (AGENTBOX_TRUSTED_PROXIES: addresses or CIDR ranges, such as the router) whose
- * X-Forwarded-For names the real client: without this every client behind them is one address.
- */
-export function trustProxies(entries: string[]): void {
-  if (entries.length === 0) return void (trustedProxies = undefined);
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, prefix] = entry.split("/");
-    const family = isIP(address) === 6 ? "ipv6" : "ipv4";
-    if (prefix !== undefined) list.addSubnet(address, Number(prefix), family);
-    else list.addAddress(address, family);
-  }
-  trustedProxies = list;
-}
-
-const isTrusted = (address: string) => {
-  const plain = address.replace(/^::ffff:/, "");
-  return Boolean(trustedProxies?.check(plain, isIP(plain) === 6 ? "ipv6" : "ipv4"));
-};
-
-function clientAddress(c: Ctx): string {
-  let address: string;
+function clientAddress(c: HubContext, proxies: TrustedProxies): string {
+  let peer: string;
   try {
-    address = getConnInfo(c).remote.address ?? "unknown";
+    peer = getConnInfo(c).remote.address ?? "unknown";
   } catch {
     return "unknown";
   }
-  if (!trustedProxies || !isTrusted(address)) return address;
-  // the nearest hop that is not one of our proxies is the client
-  const hops = (c.req.header("x-forwarded-for") ?? "").split(",").map((h) => h.trim()).filter((h) => isIP(h));
-  while (hops.length && isTrusted(hops[hops.length - 1])) hops.pop();
-  return hops.pop() ?? address;
+  return proxies.clientAddress(peer, c.req.header("x-forwarded-for"));
 }

@@ -45,7 +45,11 @@ export class HubMetrics {
   /** Sessions by transport, counted at each scrape: active (a call in flight or used lately) or idle. */
   private sessionsSource: () => Array<{ kind: string; idleMs: number }> = () => [];
   private idleAfterMs = 60_000;
-  readonly sessionsActive = this.sessionGauge("agentbox_sessions_active", "Client sessions in use now (a call in flight, or a request in the last minute), by transport", false);
+  readonly sessionsActive = this.sessionGauge(
+    "agentbox_sessions_active",
+    "Client sessions in use now (a call in flight, or a request in the last minute), by transport",
+    false,
+  );
   readonly sessionsIdle = this.sessionGauge(
     "agentbox_sessions_idle",
     "Client sessions open but unused for a minute or more, by transport (one-shot clients that never close linger here until the idle timeout)",
@@ -75,7 +79,12 @@ export class HubMetrics {
   /** Which replica this is (AGENTBOX_REPLICA) and whether it is draining, for per-replica dashboards. */
   describeReplica(replica: string | undefined, draining: () => boolean): void {
     if (replica) {
-      new Gauge({ name: "agentbox_replica_info", help: "This hub's replica name (AGENTBOX_REPLICA); always 1", labelNames: ["replica"], registers: [this.registry] }).set({ replica }, 1);
+      new Gauge({
+        name: "agentbox_replica_info",
+        help: "This hub's replica name (AGENTBOX_REPLICA); always 1",
+        labelNames: ["replica"],
+        registers: [this.registry],
+      }).set({ replica }, 1);
     }
     new Gauge({
       name: "agentbox_draining",

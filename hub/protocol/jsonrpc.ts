@@ -79,9 +79,15 @@ export function parseJsonRpc(text: string): ParsedBody {
     if (id === null || validId(id) || !("method" in (message as object))) continue;
     return {
       ok: false,
-      response: jsonRpcError(400, -32600, `Invalid Request: an id must be a string or an integer between -(2^53-1) and 2^53-1; ${JSON.stringify(id)} is not. Use a string id or a smaller integer.`, {
-        id: typeof id === "number" ? id : null,
-      }),
+      response: jsonRpcError(
+        400,
+        -32600,
+        `Invalid Request: an id must be a string or an integer between -(2^53-1) and 2^53-1; ${JSON.stringify(id)} is not. Use a string id or a ` +
+          `smaller integer.`,
+        {
+          id: typeof id === "number" ? id : null,
+        },
+      ),
     };
   }
   return { ok: true, body, text };

@@ -10,7 +10,8 @@ import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { clientPrincipal, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 
-const ADVICE = "Reuse the session you have for many calls (send its Mcp-Session-Id), and close the ones you are done with (HTTP DELETE /mcp with their Mcp-Session-Id).";
+const ADVICE =
+  "Reuse the session you have for many calls (send its Mcp-Session-Id), and close the ones you are done with (HTTP DELETE /mcp with their Mcp-Session-Id).";
 
 export class SessionAdmission {
   private readonly churn?: BurstyRateLimiter;
@@ -32,11 +33,19 @@ export class SessionAdmission {
   full(tenant: ServedTenant, clientKey: string): Response | undefined {
     const { maxSessions, maxSessionsPerClient } = this.limits;
     if (!tenant.keyDigest && !this.makeRoom(clientPrincipal(tenant, clientKey), maxSessionsPerClient)) {
-      return this.refuse(429, `Too many sessions: this client has ${maxSessionsPerClient} open, the most one client address may hold (AGENTBOX_MAX_SESSIONS_PER_CLIENT), and none has been idle long enough to close for it.`);
+      return this.refuse(
+        429,
+        `Too many sessions: this client has ${maxSessionsPerClient} open, the most one client address may hold (AGENTBOX_MAX_SESSIONS_PER_CLIENT), and ` +
+          `none has been idle long enough to close for it.`,
+      );
     }
     if (!this.makeRoom(tenantPrincipal(tenant), maxSessions)) {
       const whose = tenant.keyDigest ? "this API key's tenant" : "this hub";
-      return this.refuse(503, `Too many sessions: ${whose} has ${maxSessions} open, the most it may hold (AGENTBOX_MAX_SESSIONS), and none has been idle long enough to close for it.`);
+      return this.refuse(
+        503,
+        `Too many sessions: ${whose} has ${maxSessions} open, the most it may hold (AGENTBOX_MAX_SESSIONS), and none has been idle long enough to ` +
+          `close for it.`,
+      );
     }
     return undefined;
   }
@@ -50,9 +59,15 @@ export class SessionAdmission {
     } catch (res) {
       if (!(res instanceof RateLimiterRes)) throw res;
       const rate = this.limits.sessionRate as { points: number; seconds: number };
-      return jsonRpcError(429, -32000, `Sessions are being opened too fast: at most ${rate.points} new sessions per ${rate.seconds === 1 ? "second" : `${rate.seconds} s`} per client (AGENTBOX_SESSION_RATE), after a burst. ${ADVICE}`, {
-        headers: { "retry-after": String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) },
-      });
+      return jsonRpcError(
+        429,
+        -32000,
+        `Sessions are being opened too fast: at most ${rate.points} new sessions per ${rate.seconds === 1 ? "second" : `${rate.seconds} s`} per client ` +
+          `(AGENTBOX_SESSION_RATE), after a burst. ${ADVICE}`,
+        {
+          headers: { "retry-after": String(Math.max(1, Math.ceil(res.msBeforeNext / 1000))) },
+        },
+      );
     }
   }
 

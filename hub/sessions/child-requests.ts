@@ -1,7 +1,17 @@
 // What a child sends the hub's clients unasked: requests (sampling, elicitation, roots) and
 // notifications (log lines, resource updates). Each goes to the session it belongs to, on the
 // call it came from when there is one, and to nobody when the hub cannot tell whose it is.
-import { ErrorCode, McpError, ResultSchema, type LoggingLevel, type Notification, type Request, type Result, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  McpError,
+  ResultSchema,
+  type LoggingLevel,
+  type Notification,
+  type Request,
+  type Result,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { SESSION_META_KEY } from "../../servers/lib/session-events.js";
 import type { Child } from "../children/child.js";
@@ -28,7 +38,9 @@ function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child,
     const calls = [...named.inflight].filter((c) => c.child === child);
     return { session: named, call: calls[calls.length - 1] };
   }
-  const calls = [...sessionsOf(sessions, tenant)].flatMap((session) => [...session.inflight].filter((c) => c.child === child).map((call) => ({ session, call })));
+  const calls = [...sessionsOf(sessions, tenant)].flatMap((session) =>
+    [...session.inflight].filter((c) => c.child === child).map((call) => ({ session, call })),
+  );
   return calls.length === 1 ? calls[0] : undefined;
 }
 
@@ -48,7 +60,8 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   if (!origin) {
     throw new McpError(
       ErrorCode.InvalidRequest,
-      `The hub cannot tell which client session ${request.method} from the '${child.name}' server belongs to (it names none in _meta["${SESSION_META_KEY}"] and ` +
+      `The hub cannot tell which client session ${request.method} from the '${child.name}' server belongs to ` +
+        `(it names none in _meta["${SESSION_META_KEY}"] and ` +
         "not exactly one call is in flight to it), so it asks nobody rather than the wrong client.",
     );
   }
@@ -56,7 +69,8 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   if (needed && !origin.session.clientCapabilities[needed]) {
     throw new McpError(
       ErrorCode.InvalidRequest,
-      `The client of this session does not support ${needed} (it did not declare the capability at initialize), so ${request.method} cannot be forwarded to it.`,
+      `The client of this session does not support ${needed} (it did not declare the capability at initialize), so ${request.method} cannot be ` +
+        `forwarded to it.`,
     );
   }
   const outgoing = { method: request.method, params: stripSessionMeta(request.params) } as ServerRequest;

@@ -17,7 +17,14 @@ function forChild(params: Params, overrides: Params, child: Child, session: Clie
 }
 
 /** @param overrides what the child is sent instead of the client's values (a tool's or prompt's own, unprefixed name) */
-export async function forward(child: Child, method: string, params: Params, session: ClientSession, channel: CallChannel, overrides: Params = {}): Promise<Result> {
+export async function forward(
+  child: Child,
+  method: string,
+  params: Params,
+  session: ClientSession,
+  channel: CallChannel,
+  overrides: Params = {},
+): Promise<Result> {
   const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
   // this child now holds state of the session: it is told when the session ends
   session.reached.add(child);

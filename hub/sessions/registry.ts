@@ -6,6 +6,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createHash, randomBytes } from "node:crypto";
+import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
@@ -30,10 +31,27 @@ export interface InflightCall {
   channel: CallChannel;
 }
 
+/** A session's calls in flight, which tells a waiter when one ends (a draining hub waits on that). */
+export class InflightCalls extends Set<InflightCall> {
+  private readonly ends = new EventEmitter();
+
+  override delete(call: InflightCall): boolean {
+    const removed = super.delete(call);
+    if (removed) this.ends.emit("end");
+    return removed;
+  }
+
+  /** Settles when one of these calls ends, or when `signal` aborts, whichever comes first. */
+  async nextEnd(signal: AbortSignal): Promise<void> {
+    // once() rejects only on the abort, which is an expected way for the wait to end
+    await once(this.ends, "end", { signal }).catch(() => undefined);
+  }
+}
+
 export class ClientSession {
   readonly createdAt = Date.now();
   lastActivity = Date.now();
-  readonly inflight = new Set<InflightCall>();
+  readonly inflight = new InflightCalls();
   readonly subscriptions = new Set<string>();
   logLevel?: LoggingLevel;
   /** What the client declared at initialize; none for plain JSON clients. */

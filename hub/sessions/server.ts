@@ -156,10 +156,10 @@ function checkedHandler(server: Server) {
   return <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>>(schema: S, handler: (req: z.infer<S>, extra: Extra) => Promise<Result> | Result) => {
     const method = schema.shape.method.value;
     const anyParams = schema.extend({ params: z.unknown().optional() });
-    server.setRequestHandler(anyParams as unknown as typeof ListToolsRequestSchema, (request, extra) => {
+    server.setRequestHandler(anyParams, (request, extra) => {
       const parsed = schema.safeParse(request);
       if (!parsed.success) throw protocolError(ErrorCode.InvalidParams, `Invalid ${method} request: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`);
-      return handler(parsed.data, extra) as never;
+      return handler(parsed.data, extra);
     });
   };
 }

@@ -99,7 +99,10 @@ export class DiskBudgets {
         await this.running; // a pass under way may have begun before the disk filled
         await this.measureNow();
         reserve.release();
-        this.log.warn("the disk is nearly full: released the hub's reserve so the other tenants can still write", { reservedMiB: mib(reserve.bytes), freeMiB: mib(free!) });
+        this.log.warn("the disk is nearly full: released the hub's reserve so the other tenants can still write", {
+          reservedMiB: mib(reserve.bytes),
+          freeMiB: mib(free!),
+        });
       } else if (action === "hold" && !this.stopped && ![...this.states.keys()].some((t) => t.identity!.disk.frozen)) {
         await reserve.hold();
       }
@@ -122,7 +125,9 @@ export class DiskBudgets {
    */
   private async watchFreeSpace(): Promise<void> {
     if (this.running || Date.now() < this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE) return;
-    const rooms = [...this.states].flatMap(([t, state]) => (state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes]));
+    const rooms = [...this.states].flatMap(([t, state]) =>
+      state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes],
+    );
     const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
     for (const [dir, before] of this.freeAtPass) {
       const free = await freeBytes(dir);
@@ -186,7 +191,11 @@ export class DiskBudgets {
     if (over && !state.frozenAt) {
       disk.frozen = true;
       state.frozenAt = { usedBytes, passes: 0 };
-      this.log.warn("tenant's disk budget used up: its writes are refused until it deletes files", { tenant: tenant.name, usedMiB: mib(usedBytes), budgetMiB: mib(disk.budgetBytes) });
+      this.log.warn("tenant's disk budget used up: its writes are refused until it deletes files", {
+        tenant: tenant.name,
+        usedMiB: mib(usedBytes),
+        budgetMiB: mib(disk.budgetBytes),
+      });
     } else if (!over && state.frozenAt) {
       await this.thaw(tenant, usedBytes, disk);
       state.frozenAt = undefined;
@@ -229,7 +238,12 @@ export class DiskBudgets {
     const wasLocked = disk.locked;
     disk.frozen = false;
     disk.locked = false;
-    this.log.info("tenant back under its disk budget: writes allowed again", { tenant: tenant.name, usedMiB: mib(usedBytes), budgetMiB: mib(disk.budgetBytes), restartsServers: wasLocked });
+    this.log.info("tenant back under its disk budget: writes allowed again", {
+      tenant: tenant.name,
+      usedMiB: mib(usedBytes),
+      budgetMiB: mib(disk.budgetBytes),
+      restartsServers: wasLocked,
+    });
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
     if (wasLocked) for (const child of tenant.children) if (child.pid) void killTree(child.pid);
     await this.setLimit(tenant, await this.processesOf(tenant), fileSizeLimit(disk));
@@ -249,7 +263,10 @@ export class DiskBudgets {
     const find = [...roots, "-xdev", "-type", "f", "-uid", String(tenant.identity!.uid), "(", ...which, ")", "-exec", "sh", "-c", truncate, "sh", "{}", "+"];
     const { command, args } = this.commandFor(tenant, "find", find);
     await run(command, args, { timeout: WALK_TIMEOUT_MS }).catch(() => undefined); // folders it cannot read: the rest is done
-    this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", { tenant: tenant.name, files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS) });
+    this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", {
+      tenant: tenant.name,
+      files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS),
+    });
   }
 
   /** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
@@ -264,7 +281,9 @@ export class DiskBudgets {
     // one process at a time: a pid that has exited meanwhile must not stop the others
     const script = `for p; do prlimit --pid "$p" --fsize=${limit} 2>/dev/null; done; exit 0`;
     const { command, args } = this.commandFor(tenant, "sh", ["-c", script, "sh", ...pids.map(String)]);
-    await run(command, args, { timeout: 30_000 }).catch((err) => this.log.warn("changing a tenant's file size limit failed", { tenant: tenant.name, err: String(err) }));
+    await run(command, args, { timeout: 30_000 }).catch((err) =>
+      this.log.warn("changing a tenant's file size limit failed", { tenant: tenant.name, err: String(err) }),
+    );
   }
 }
 

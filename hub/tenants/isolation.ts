@@ -39,7 +39,9 @@ export function detectIsolation(caps = effectiveCapabilities(), hasSetpriv = com
   if (needed.every((c) => has(caps, c)) && hasSetpriv) {
     return {
       mode: "uid",
-      summary: "each tenant's servers and everything its agents run live under the tenant's own uid, without capabilities (no_new_privs), with capped processes and memory",
+      summary:
+        "each tenant's servers and everything its agents run live under the tenant's own uid, without capabilities (no_new_privs), with capped " +
+          "processes and memory",
       canDropBoundingSet: has(caps, CAP.SETPCAP),
     };
   }

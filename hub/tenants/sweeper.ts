@@ -166,6 +166,8 @@ export class ProcessSweeper {
         if (!killed.has(tenant)) killed.set(tenant, new Set());
         killed.get(tenant)!.add(p.pid);
       }
+      // a bounded poll: these are not the hub's children, so no exit event comes; the next round's
+      // listing is the check
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const [tenant, pids] of killed) this.log.warn(`killed tenant processes ${why}`, { tenant, count: pids.size, pids: [...pids].slice(0, 20) });

@@ -57,7 +57,8 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
   if (multi && isolation.mode !== "uid") {
     throw new ConfigError(
       `${config.tenants.length} tenants are configured, but ${isolation.summary.replace(/^one tenant; /, "")}. ` +
-        "Several tenants need the hub to run each one under its own uid: start it as root (in Docker: without --cap-drop ALL and --user), or configure a single tenant (AGENTBOX_API_KEY).",
+        "Several tenants need the hub to run each one under its own uid: start it as root (in Docker: without --cap-drop ALL and --user), or configure " +
+        "a single tenant (AGENTBOX_API_KEY).",
     );
   }
   const uids = new Map<number, string>();
@@ -68,7 +69,8 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
     if (identity) {
       const clash = uids.get(identity.uid);
       if (clash) throw new ConfigError(`Tenants '${clash}' and '${t.name}' would share uid ${identity.uid}; give one of them its own "uid" in the config.`);
-      if (identity.uid === process.getuid?.()) throw new ConfigError(`Tenant '${t.name}' would run under the hub's own uid ${identity.uid}; give it another "uid".`);
+      if (identity.uid === process.getuid?.())
+        throw new ConfigError(`Tenant '${t.name}' would run under the hub's own uid ${identity.uid}; give it another "uid".`);
       uids.set(identity.uid, t.name);
     }
     const workspace = multi ? path.join(config.workspace, t.name) : config.workspace;
@@ -132,7 +134,10 @@ export function tenantForKey<T extends Tenant>(tenants: readonly T[], key: strin
 }
 
 // Folders a workspace must never be: handing them to a tenant uid would give it the system.
-const SYSTEM_DIRS = new Set(["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var"]);
+const SYSTEM_DIRS = new Set([
+  ...["/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt"],
+  ...["/proc", "/root", "/run", "/sbin", "/sys", "/tmp", "/usr", "/var"],
+]);
 
 /**
  * Create the tenant's folders and hand them to its uid: the workspace root stays the hub's
@@ -140,7 +145,8 @@ const SYSTEM_DIRS = new Set(["/", "/bin", "/boot", "/dev", "/etc", "/home", "/li
  */
 export function prepareTenant(tenant: Tenant, config: HubConfig, log: (msg: string, fields?: Record<string, unknown>) => void): void {
   const multi = tenant.workspace !== config.workspace;
-  if (SYSTEM_DIRS.has(path.resolve(config.workspace))) throw new ConfigError(`The workspace ${config.workspace} is a system folder; choose a folder of its own (AGENTBOX_WORKSPACE).`);
+  if (SYSTEM_DIRS.has(path.resolve(config.workspace)))
+    throw new ConfigError(`The workspace ${config.workspace} is a system folder; choose a folder of its own (AGENTBOX_WORKSPACE).`);
   fs.mkdirSync(tenant.workspace, { recursive: true });
   const id = tenant.identity;
   if (!id) return;
@@ -158,7 +164,10 @@ export function prepareTenant(tenant: Tenant, config: HubConfig, log: (msg: stri
   }
   const unreachable = firstUntraversable(tenant.workspace);
   if (unreachable) {
-    throw new ConfigError(`Tenant '${tenant.name}' (uid ${id.uid}) cannot reach its workspace ${tenant.workspace}: ${unreachable} is not traversable by other users (chmod o+x it, or choose another AGENTBOX_WORKSPACE).`);
+    throw new ConfigError(
+      `Tenant '${tenant.name}' (uid ${id.uid}) cannot reach its workspace ${tenant.workspace}: ${unreachable} is not traversable by other users (chmod ` +
+        `o+x it, or choose another AGENTBOX_WORKSPACE).`,
+    );
   }
 }
 

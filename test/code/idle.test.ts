@@ -3,6 +3,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { isAlive } from "../../servers/lib/proctree.js";
+import { until } from "../helpers/wait.js";
 import { run, openCodeHub, type CodeHub } from "./harness.js";
 
 const IDLE_MS = 500;
@@ -22,8 +24,13 @@ describe("code sessions and the idle time", () => {
 
   test("an interpreter left alone past the idle time is freed", async () => {
     await run(client, "python", "forgotten = 1");
-    // the sweep runs every idle time: two of them without a call free the session
-    await new Promise((r) => setTimeout(r, 3 * IDLE_MS));
+    const listed = await client.callTool({ name: "code_sessions", arguments: {} });
+    const sessions = (listed.structuredContent as { sessions: Array<{ language: string; name: string; pid: number | null }> }).sessions;
+    const pid = sessions.find((s) => s.language === "python" && s.name === "default")?.pid;
+    assert.ok(pid, JSON.stringify(sessions));
+    // the sweep runs every idle time and frees the session, ending its interpreter; asking the
+    // server would touch the session, so watch the process instead
+    await until("the idle interpreter to be freed", () => !isAlive(pid));
     const after = await run(client, "python", "'forgotten' in globals()");
     assert.equal(after.text, "False");
   });

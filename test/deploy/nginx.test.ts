@@ -127,6 +127,8 @@ describe("three replicas behind nginx (deploy/nginx)", () => {
 
   it("breaks only the lost replica's sessions, with a clear 404, and sends new sessions to live ones", async () => {
     const victim = "r2";
+    const lost = sessions.filter((x) => x.replica === victim);
+    assert.ok(lost.length > 0 && lost.length < sessions.length, `sessions on ${victim} and elsewhere, from the test before: ${sessions.map((s) => s.replica)}`);
     const hub = hubs.get(victim)!;
     const exited = new Promise((r) => hub.process.once("exit", r));
     hub.process.kill("SIGKILL");
@@ -144,7 +146,7 @@ describe("three replicas behind nginx (deploy/nginx)", () => {
       }
     }
     // the agents whose key hashed to the lost replica start over on a live one
-    for (const s of sessions.filter((x) => x.replica === victim)) {
+    for (const s of lost) {
       const key = s.file.match(/agent-\d+/)![0];
       const { client } = await connect(router.origin, key);
       const replica = await replicaOf(client);

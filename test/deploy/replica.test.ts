@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
-import { both, initialize, post, readEvents } from "../helpers/raw-http.js";
+import { both, eventStream, initialize, json, post } from "../helpers/raw-http.js";
 
 const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
 
@@ -24,11 +24,20 @@ describe("AGENTBOX_REPLICA", () => {
   });
 
   it("gives the legacy SSE endpoint a routable sessionId too, and the id works", async () => {
-    const controller = new AbortController();
-    const res = await fetch(`${hub.origin}/sse`, { headers: { Accept: "text/event-stream" }, signal: controller.signal });
-    const [endpoint] = await readEvents(res, (events) => events.length >= 1);
-    controller.abort();
-    assert.match(endpoint.data, /^\/messages\?sessionId=r7\.[0-9a-f-]{36}$/);
+    const res = await fetch(`${hub.origin}/sse`, { headers: { Accept: "text/event-stream" } });
+    const stream = eventStream(res);
+    try {
+      const endpoint = (await stream.next())!;
+      assert.equal(endpoint.event, "endpoint");
+      assert.match(endpoint.data, /^\/messages\?sessionId=r7\.[0-9a-f-]{36}$/);
+      const sent = await fetch(hub.origin + endpoint.data, { method: "POST", headers: json, body: JSON.stringify(INIT) });
+      assert.equal(sent.status, 202);
+      const reply = JSON.parse((await stream.next())!.data);
+      assert.equal(reply.id, 1);
+      assert.equal(reply.result.serverInfo.name, "agentbox");
+    } finally {
+      await stream.close();
+    }
   });
 
   it("reports the replica on GET /, in /metrics and in hub_status", async () => {

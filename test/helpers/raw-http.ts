@@ -49,3 +49,30 @@ export async function readEvents(res: Response, until: (events: Array<{ id?: str
   return events;
 }
 
+
+/** An SSE reply read event by event while the test goes on talking to the hub (readEvents reads to a condition, then stops). */
+export function eventStream(res: Response) {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  return {
+    /** The next event, or undefined when the stream ended. */
+    async next(): Promise<{ event?: string; data: string } | undefined> {
+      for (;;) {
+        const cut = buffer.indexOf("\n\n");
+        if (cut >= 0) {
+          const raw = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event = raw.match(/^event: ?(.*)$/m)?.[1];
+          const data = raw.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+          if (data) return { event, data };
+          continue;
+        }
+        const { value, done } = await reader.read();
+        if (done) return undefined;
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    close: () => reader.cancel().catch(() => undefined),
+  };
+}

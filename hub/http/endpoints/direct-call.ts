@@ -56,7 +56,8 @@ const kindOf = (value: unknown) => (Array.isArray(value) ? "an array" : value ==
 function paramsProblem(params: unknown): string | undefined {
   if (!isPlainObject(params)) return `params must be an object with the tool's name and arguments, not ${kindOf(params)}`;
   if (typeof params.name !== "string") return `params.name must be the tool's name as a string, not ${kindOf(params.name)}`;
-  if (params.arguments !== undefined && !isPlainObject(params.arguments)) return `params.arguments must be an object of the tool's arguments by name, not ${kindOf(params.arguments)}`;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments))
+    return `params.arguments must be an object of the tool's arguments by name, not ${kindOf(params.arguments)}`;
   if (params._meta !== undefined && !isPlainObject(params._meta)) return `params._meta must be an object, not ${kindOf(params._meta)}`;
   return undefined;
 }
@@ -90,7 +91,9 @@ class DirectReply {
     if (!this.sse) return;
     if (!this.stream) {
       const body = new ReadableStream<Uint8Array>({ start: (controller) => void (this.stream = controller) });
-      this.resolve(new Response(body, { status: 200, headers: { ...this.headers, "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" } }));
+      this.resolve(
+        new Response(body, { status: 200, headers: { ...this.headers, "content-type": "text/event-stream", "cache-control": "no-cache, no-transform" } }),
+      );
     }
     enqueue(this.stream!, sseEvent(message));
   }
@@ -129,7 +132,14 @@ function errorReply(id: RequestId, err: unknown, signal: CallCancellation): obje
 }
 
 /** Run a direct tools/call for a session and answer it over HTTP. */
-export async function answerToolCall(hub: HubServices, session: ClientSession, view: SessionView, call: DirectToolCall, req: Request, sessionId?: string): Promise<Response> {
+export async function answerToolCall(
+  hub: HubServices,
+  session: ClientSession,
+  view: SessionView,
+  call: DirectToolCall,
+  req: Request,
+  sessionId?: string,
+): Promise<Response> {
   const reply = new DirectReply(acceptsSse(req), sessionId ? { "mcp-session-id": sessionId } : {});
   const problem = paramsProblem(call.params);
   if (problem) {

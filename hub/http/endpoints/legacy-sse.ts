@@ -1,22 +1,20 @@
 // The deprecated HTTP+SSE transport (protocol 2024-11-05): GET /sse opens the event stream and
 // names the endpoint; POST /messages?sessionId=… carries the client's messages.
-import type { Context } from "hono";
-import type { HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { SseServerTransport } from "./sse-transport.js";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
-import { newSessionId, RoutableSseTransport } from "../replica.js";
-import { callerOf } from "../security.js";
+import { newSessionId } from "../replica.js";
+import { callerOf, type HubContext } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
 import { connectSessionServer } from "../../sessions/server.js";
 
 export class LegacySseEndpoint {
-  private readonly transports = new Map<string, SSEServerTransport>();
+  private readonly transports = new Map<string, SseServerTransport>();
 
   constructor(private readonly hub: HubServices) {}
 
-  async open(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
+  async open(c: HubContext): Promise<Response> {
     const { outgoing } = c.env;
     const caller = callerOf(c);
     // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= fixed for the stream's session, or 400
@@ -25,7 +23,7 @@ export class LegacySseEndpoint {
     const id = newSessionId(this.hub.config.replica);
     const session = await this.hub.openSession(id, "sse", caller.tenant, caller.clientKey, view);
     if (session instanceof Response) return session;
-    const transport = new RoutableSseTransport("/messages", outgoing, id);
+    const transport = new SseServerTransport("/messages", outgoing, id);
     this.transports.set(transport.sessionId, transport);
     outgoing.on("close", () => {
       this.transports.delete(transport.sessionId);
@@ -35,16 +33,22 @@ export class LegacySseEndpoint {
     return RESPONSE_ALREADY_SENT;
   }
 
-  async message(c: Context<{ Bindings: HttpBindings }>): Promise<Response> {
+  async message(c: HubContext): Promise<Response> {
     const id = c.req.query("sessionId") ?? "";
     const transport = this.transports.get(id);
     const session = this.hub.sessions.get(id);
     // a session of another tenant is as unknown as a made-up one
-    if (!transport || !session || session.tenant !== callerOf(c).tenant) return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
+    if (!transport || !session || session.tenant !== callerOf(c).tenant) {
+      return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
+    }
     const parsed = parseJsonRpc(await c.req.text());
     if (!parsed.ok) return parsed.response;
     session.touch();
-    await transport.handlePostMessage(c.env.incoming, c.env.outgoing, parsed.body);
-    return RESPONSE_ALREADY_SENT;
+    if (!transport.connected) return c.text("SSE connection not established", 500);
+    const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
+    if (type !== "application/json") return c.text(`Error: Unsupported content-type: ${type}`, 400);
+    const requestInfo = { headers: c.env.incoming.headers, url: new URL(c.req.url) };
+    if (!transport.receive(parsed.body, { requestInfo })) return c.text(`Invalid message: ${JSON.stringify(parsed.body)}`, 400);
+    return c.text("Accepted", 202);
   }
 }

@@ -1,15 +1,14 @@
 // /mcp (and /v1/mcp): which endpoint a request belongs to, decided once from who sent it
 // (hub/http/security.ts) and its Mcp-Session-Id; each endpoint then takes it from there to the reply.
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { Context } from "hono";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
-import { callerOf } from "../security.js";
+import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
-export function mcpEndpoint(hub: HubServices): (c: Context) => Promise<Response> {
+export function mcpEndpoint(hub: HubServices): (c: HubContext) => Promise<Response> {
   const streamable = new StreamableEndpoint(hub);
   return async (c) => {
     const req = c.req.raw;

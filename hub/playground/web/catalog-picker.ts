@@ -44,7 +44,12 @@ export class CatalogPicker {
   readonly element: HTMLDetailsElement;
   private readonly size = h("div", { class: "catalog-size", "data-bytes": "" });
   private readonly serverBoxes = h("div", { class: "catalog-servers" });
-  private readonly toolsInput = h("input", { type: "text", name: "tools", placeholder: "e.g. prefix_tool, prefix_*, !hub_metrics", "aria-label": "Tools (names or globs)" });
+  private readonly toolsInput = h("input", {
+    type: "text",
+    name: "tools",
+    placeholder: "e.g. prefix_tool, prefix_*, !hub_metrics",
+    "aria-label": "Tools (names or globs)",
+  });
   private readonly searchBox = h("input", { type: "checkbox", name: "catalog-search" });
 
   constructor() {
@@ -88,7 +93,12 @@ export class CatalogPicker {
     replace(
       this.serverBoxes,
       names.map((name) =>
-        h("label", { class: "catalog-check" }, h("input", { type: "checkbox", name: "server", value: name, checked: !chosen.length || chosen.includes(name) }), ` ${name}`),
+        h(
+          "label",
+          { class: "catalog-check" },
+          h("input", { type: "checkbox", name: "server", value: name, checked: !chosen.length || chosen.includes(name) }),
+          ` ${name}`,
+        ),
       ),
     );
   }

@@ -36,7 +36,11 @@ function node(value: unknown, key: string | null, depth: number, openDepth: numb
     null,
     label,
     h("span", { class: "j-punct" }, open),
-    h("span", { class: "j-count" }, isArray ? ` ${entries.length} item${entries.length === 1 ? "" : "s"} ` : ` ${entries.length} key${entries.length === 1 ? "" : "s"} `),
+    h(
+      "span",
+      { class: "j-count" },
+      isArray ? ` ${entries.length} item${entries.length === 1 ? "" : "s"} ` : ` ${entries.length} key${entries.length === 1 ? "" : "s"} `,
+    ),
     h("span", { class: "j-punct j-close-folded" }, close),
   );
   const details = h("details", { class: "j-node", open: depth < openDepth }, summary);

@@ -42,10 +42,18 @@ export class LogPanel {
     const details = h(
       "details",
       { class: `log-entry ${kind} ${direction}`, "data-kind": kind },
-      h("summary", null, h("span", { class: "arrow", title: direction === "out" ? "sent by the page" : "received from the hub" }, direction === "out" ? "→" : "←"), h("span", { class: "log-label" }, label), h("time", null, time)),
+      h(
+        "summary",
+        null,
+        h("span", { class: "arrow", title: direction === "out" ? "sent by the page" : "received from the hub" }, direction === "out" ? "→" : "←"),
+        h("span", { class: "log-label" }, label),
+        h("time", null, time),
+      ),
     );
     // the JSON is built only when someone opens the entry: progress streams can be long
-    details.addEventListener("toggle", () => details.open && details.childElementCount === 1 && details.appendChild(jsonTree(message, { openDepth: 3 })), { once: false });
+    details.addEventListener("toggle", () => details.open && details.childElementCount === 1 && details.appendChild(jsonTree(message, { openDepth: 3 })), {
+      once: false,
+    });
     const li = h("li", null, details);
     li.dataset.search = `${label} ${JSON.stringify(message).slice(0, 2000)}`.toLowerCase();
     this.list.appendChild(li);
@@ -74,7 +82,12 @@ export class LogPanel {
     }
     if (m.method) {
       const p = m.params ?? {};
-      const extra = m.method === "notifications/progress" ? ` ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? ` ${p.message}` : ""}` : m.method === "notifications/cancelled" ? ` #${p.requestId}` : "";
+      const extra =
+        m.method === "notifications/progress"
+          ? ` ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? ` ${p.message}` : ""}`
+          : m.method === "notifications/cancelled"
+            ? ` #${p.requestId}`
+            : "";
       return { kind: "notification", label: `${m.method}${extra}` };
     }
     const origin = this.pending.get(key);

@@ -30,7 +30,11 @@ let selected: string | undefined;
 const panels = new Map<string, ToolPanel>();
 
 function layout(): void {
-  const forget = h("button", { type: "button", class: "ghost small", title: "Forget the API key kept in this tab", hidden: !apiKey.get(), id: "forget-key" }, "Forget key");
+  const forget = h(
+    "button",
+    { type: "button", class: "ghost small", title: "Forget the API key kept in this tab", hidden: !apiKey.get(), id: "forget-key" },
+    "Forget key",
+  );
   forget.addEventListener("click", () => {
     apiKey.clear();
     location.reload();
@@ -40,13 +44,25 @@ function layout(): void {
     h(
       "header",
       { class: "topbar" },
-      h("div", { class: "brand" }, h("img", { src: "playground/favicon.svg", alt: "", width: 22, height: 22 }), h("strong", null, "agentbox"), h("span", { class: "muted" }, "playground")),
+      h(
+        "div",
+        { class: "brand" },
+        h("img", { src: "playground/favicon.svg", alt: "", width: 22, height: 22 }),
+        h("strong", null, "agentbox"),
+        h("span", { class: "muted" }, "playground"),
+      ),
       hubInfo,
       h("span", { class: "spacer" }),
       forget,
       pill,
     ),
-    h("div", { class: "layout" }, h("div", { class: "sidebar-wrap" }, picker.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar), main, log.element),
+    h(
+      "div",
+      { class: "layout" },
+      h("div", { class: "sidebar-wrap" }, picker.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
+      main,
+      log.element,
+    ),
   );
 }
 
@@ -95,7 +111,12 @@ function renderSidebar(): void {
     return h(
       "section",
       { class: "server", "data-server": name },
-      h("div", { class: "server-head" }, h("span", { class: "server-name" }, name), h("span", { class: `state state-${server?.state ?? "ready"}` }, server?.state ?? "built-in")),
+      h(
+        "div",
+        { class: "server-head" },
+        h("span", { class: "server-name" }, name),
+        h("span", { class: `state state-${server?.state ?? "ready"}` }, server?.state ?? "built-in"),
+      ),
       h("div", { class: "server-meta muted" }, meta),
       server?.lastError ? h("div", { class: "server-error" }, server.lastError) : null,
       h(
@@ -105,7 +126,17 @@ function renderSidebar(): void {
           h(
             "li",
             null,
-            h("button", { type: "button", class: `tool-link${t.name === selected ? " active" : ""}`, "data-tool": t.name, title: t.description ?? "", onclick: () => select(t.name) }, h("code", null, t.name)),
+            h(
+              "button",
+              {
+                type: "button",
+                class: `tool-link${t.name === selected ? " active" : ""}`,
+                "data-tool": t.name,
+                title: t.description ?? "",
+                onclick: () => select(t.name),
+              },
+              h("code", null, t.name),
+            ),
           ),
         ),
       ),
@@ -127,35 +158,53 @@ function welcome(): HTMLElement {
     "div",
     { class: "welcome" },
     h("h1", null, welcomeHeading()),
-    h("p", null, "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. Long calls show their progress and can be cancelled."),
+    h(
+      "p",
+      null,
+      "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. " +
+        "Long calls show their progress and can be cancelled.",
+    ),
     h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the session log shows every message of its session."),
     new URLSearchParams(selectionQuery()).get("catalog") === "search"
-      ? h("p", { class: "search-hint" }, "Search mode: the catalog starts with the hub's own tools. Run hub_find_tools with a task in a few words; the tools it finds join the list on the left.")
+      ? h(
+          "p",
+          { class: "search-hint" },
+          "Search mode: the catalog starts with the hub's own tools. Run hub_find_tools with a task in a few words; " +
+            "the tools it finds join the list on the left.",
+        )
       : null,
     servers.length
       ? h(
           "div",
           { class: "overview-wrap" },
           h(
-          "table",
-          { class: "overview" },
-          h("thead", null, h("tr", null, ["Server", "Prefix", "State", "Process", "Restarts", "Tools"].map((t) => h("th", { class: `col-${t.toLowerCase()}` }, t)))),
-          h(
-            "tbody",
-            null,
-            servers.map((s) =>
+            "table",
+            { class: "overview" },
+            h(
+              "thead",
+              null,
               h(
                 "tr",
                 null,
-                h("td", null, h("strong", null, s.name)),
-                h("td", { class: "col-prefix" }, h("code", null, s.prefix ? `${s.prefix}_*` : "(none)")),
-                h("td", null, h("span", { class: `state state-${s.state}` }, s.state)),
-                h("td", { class: "num" }, s.pid ? `pid ${s.pid}` : s.transport === "http" ? "remote" : "—"),
-                h("td", { class: "num col-restarts" }, String(s.restarts)),
-                h("td", { class: "num" }, String(s.tools)),
+                ["Server", "Prefix", "State", "Process", "Restarts", "Tools"].map((t) => h("th", { class: `col-${t.toLowerCase()}` }, t)),
               ),
             ),
-          ),
+            h(
+              "tbody",
+              null,
+              servers.map((s) =>
+                h(
+                  "tr",
+                  null,
+                  h("td", null, h("strong", null, s.name)),
+                  h("td", { class: "col-prefix" }, h("code", null, s.prefix ? `${s.prefix}_*` : "(none)")),
+                  h("td", null, h("span", { class: `state state-${s.state}` }, s.state)),
+                  h("td", { class: "num" }, s.pid ? `pid ${s.pid}` : s.transport === "http" ? "remote" : "—"),
+                  h("td", { class: "num col-restarts" }, String(s.restarts)),
+                  h("td", { class: "num" }, String(s.tools)),
+                ),
+              ),
+            ),
           ),
         )
       : null,
@@ -231,7 +280,15 @@ async function start(): Promise<void> {
         log.note(`Could not connect: ${(err as Error).message}`, "error");
         // a refused selection (HTTP 400) is fixed with the catalog picker, left open for it
         if (selectionQuery()) picker.element.open = true;
-        replace(main, h("div", { class: "welcome", "data-error": "connect" }, h("h1", null, "Cannot connect to the hub"), h("pre", { class: "text" }, (err as Error).message)));
+        replace(
+          main,
+          h(
+            "div",
+            { class: "welcome", "data-error": "connect" },
+            h("h1", null, "Cannot connect to the hub"),
+            h("pre", { class: "text" }, (err as Error).message),
+          ),
+        );
         return;
       }
       // ask for the key once; it stays in this tab's sessionStorage for later reloads

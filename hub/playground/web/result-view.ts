@@ -78,7 +78,12 @@ function renderImage(data: string, mimeType: string, alt: string): HTMLElement {
 }
 
 function block(kind: string, body: Child, note?: string): HTMLElement {
-  return h("section", { class: `content-block kind-${kind}` }, h("div", { class: "block-head" }, h("span", { class: "tag" }, kind), note ? h("span", { class: "muted" }, note) : null), body);
+  return h(
+    "section",
+    { class: `content-block kind-${kind}` },
+    h("div", { class: "block-head" }, h("span", { class: "tag" }, kind), note ? h("span", { class: "muted" }, note) : null),
+    body,
+  );
 }
 
 export function renderContent(item: Content): HTMLElement {
@@ -100,7 +105,11 @@ export function renderContent(item: Content): HTMLElement {
       const note = [r.uri, r.mimeType].filter(Boolean).join(" · ");
       if ("text" in r && typeof r.text === "string") return block("resource", renderText(r.text, r.mimeType), note);
       if ("blob" in r && typeof r.blob === "string" && r.mimeType?.startsWith("image/")) return block("resource", renderImage(r.blob, r.mimeType, r.uri), note);
-      return block("resource", h("p", { class: "muted" }, `Binary content, ${formatBytes(Math.floor(((r as { blob?: string }).blob?.length ?? 0) * 0.75))}`), note);
+      return block(
+        "resource",
+        h("p", { class: "muted" }, `Binary content, ${formatBytes(Math.floor(((r as { blob?: string }).blob?.length ?? 0) * 0.75))}`),
+        note,
+      );
     }
     default:
       return block("unknown", jsonTree(item));
@@ -116,8 +125,17 @@ export function renderResult(result: CallToolResult, check?: OutputCheck): HTMLE
   const parts: HTMLElement[] = result.content.map(renderContent);
   if (result.content.length === 0) parts.push(h("p", { class: "muted" }, "The tool returned no content."));
   if (result.structuredContent !== undefined) {
-    const badge = check ? h("span", { class: `badge ${check.valid ? "ok" : "warn"}` }, check.valid ? "matches output schema" : `does not match output schema: ${check.message}`) : null;
-    parts.push(h("section", { class: "content-block kind-structured" }, h("div", { class: "block-head" }, h("span", { class: "tag" }, "structured"), badge), jsonTree(result.structuredContent)));
+    const badge = check
+      ? h("span", { class: `badge ${check.valid ? "ok" : "warn"}` }, check.valid ? "matches output schema" : `does not match output schema: ${check.message}`)
+      : null;
+    parts.push(
+      h(
+        "section",
+        { class: "content-block kind-structured" },
+        h("div", { class: "block-head" }, h("span", { class: "tag" }, "structured"), badge),
+        jsonTree(result.structuredContent),
+      ),
+    );
   }
   const raw = h("details", { class: "raw" }, h("summary", null, "Raw result"), h("pre", { class: "raw-json" }, JSON.stringify(result, null, 2)));
   return h("div", { class: "result-body" }, parts, raw);

@@ -117,7 +117,15 @@ function frame(name: string, path: string, s: JsonSchema, required: boolean, con
   const element = h(
     "div",
     { class: `field${wide ? " wide" : ""}${bare ? " bare" : ""}`, "data-path": path },
-    bare ? null : h("label", { class: "field-label", for: `f-${path}` }, h("code", null, name), required ? h("span", { class: "required", title: "required" }, "*") : null, h("span", { class: "type-hint" }, typeHint(s))),
+    bare
+      ? null
+      : h(
+          "label",
+          { class: "field-label", for: `f-${path}` },
+          h("code", null, name),
+          required ? h("span", { class: "required", title: "required" }, "*") : null,
+          h("span", { class: "type-hint" }, typeHint(s)),
+        ),
     s.description && !bare ? h("div", { class: "field-desc" }, s.description) : null,
     control,
     error,
@@ -241,7 +249,11 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
     renumber();
     (row.querySelector("input, textarea, select") as HTMLElement | null)?.focus();
   };
-  const addButton = h("button", { type: "button", class: "secondary small", "data-add": path }, `+ Add ${normalizeType(itemSchema) === "object" ? "item" : normalizeType(itemSchema)}`);
+  const addButton = h(
+    "button",
+    { type: "button", class: "secondary small", "data-add": path },
+    `+ Add ${normalizeType(itemSchema) === "object" ? "item" : normalizeType(itemSchema)}`,
+  );
   addButton.addEventListener("click", add);
   const { element, error } = frame(name, path, s, required, h("div", { class: "array" }, list, empty, addButton), true);
   return {
@@ -249,7 +261,12 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
     read(errors) {
       const values = items.map((it) => it.field.read(errors)).filter((r) => r.present).map((r) => (r as { value: unknown }).value);
       const min = s.minItems ?? 0;
-      const problem = values.length === 0 && required && s.default === undefined ? "Add at least one item." : values.length > 0 && values.length < min ? `Needs at least ${min} items.` : null;
+      const problem =
+        values.length === 0 && required && s.default === undefined
+          ? "Add at least one item."
+          : values.length > 0 && values.length < min
+            ? `Needs at least ${min} items.`
+            : null;
       setError(element, error, problem);
       if (problem) errors.push(`${path}: ${problem}`);
       return values.length || (required && s.default === undefined) ? { present: true, value: values } : ABSENT;
@@ -259,8 +276,15 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
 
 function objectFields(ctx: Ctx, s: JsonSchema, path: string, required: boolean): Field {
   const requiredNames = new Set(s.required ?? []);
-  const fields = Object.entries(s.properties ?? {}).map(([key, sub]) => ({ key, field: field(ctx, sub, key, path ? `${path}.${key}` : key, requiredNames.has(key)) }));
-  const element = h("div", { class: "fields" }, fields.map((f) => f.field.element));
+  const fields = Object.entries(s.properties ?? {}).map(([key, sub]) => ({
+    key,
+    field: field(ctx, sub, key, path ? `${path}.${key}` : key, requiredNames.has(key)),
+  }));
+  const element = h(
+    "div",
+    { class: "fields" },
+    fields.map((f) => f.field.element),
+  );
   return {
     element,
     read(errors) {
@@ -283,7 +307,14 @@ function objectFields(ctx: Ctx, s: JsonSchema, path: string, required: boolean):
 }
 
 function jsonField(s: JsonSchema, name: string, path: string, required: boolean): Field {
-  const control = h("textarea", { id: `f-${path}`, name: path, rows: 3, class: "mono", placeholder: s.default !== undefined ? JSON.stringify(s.default) : "JSON value", spellcheck: "false" });
+  const control = h("textarea", {
+    id: `f-${path}`,
+    name: path,
+    rows: 3,
+    class: "mono",
+    placeholder: s.default !== undefined ? JSON.stringify(s.default) : "JSON value",
+    spellcheck: "false",
+  });
   const { element, error } = frame(name, path, s, required, control, true);
   return {
     element,

@@ -40,11 +40,15 @@ export class StreamedOutput {
 
   /** The output after a cancel or a failure: shown open, since it is all there is. */
   kept(): HTMLElement | null {
-    return this.empty ? null : h("section", { class: "content-block kind-stream" }, h("div", { class: "block-head" }, h("span", { class: "tag" }, "streamed output")), this.element);
+    return this.empty
+      ? null
+      : h("section", { class: "content-block kind-stream" }, h("div", { class: "block-head" }, h("span", { class: "tag" }, "streamed output")), this.element);
   }
 
   /** The output next to a result, which usually holds it too: folded away. */
   folded(): HTMLElement | null {
-    return this.empty ? null : h("details", { class: "raw stream-fold" }, h("summary", null, `Streamed output (${this.text.length + this.dropped} characters)`), this.element);
+    return this.empty
+      ? null
+      : h("details", { class: "raw stream-fold" }, h("summary", null, `Streamed output (${this.text.length + this.dropped} characters)`), this.element);
   }
 }

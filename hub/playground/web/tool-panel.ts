@@ -36,7 +36,9 @@ export class ToolPanel {
     private readonly onCallEnd: () => Promise<void> = async () => undefined,
   ) {
     this.form = buildForm(tool.inputSchema as JsonSchema);
-    const annotations = ANNOTATIONS.filter(([key]) => tool.annotations?.[key] === true).map(([key, label, title]) => h("span", { class: `badge ann-${key}`, title }, label));
+    const annotations = ANNOTATIONS.filter(([key]) => tool.annotations?.[key] === true).map(([key, label, title]) =>
+      h("span", { class: `badge ann-${key}`, title }, label),
+    );
     const formEl = h(
       "form",
       { class: "tool-form", novalidate: true },
@@ -118,14 +120,22 @@ export class ToolPanel {
       const took = formatDuration(performance.now() - started);
       await this.afterCall();
       this.setStatus(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
-      this.showResult(result.isError ? "error" : "ok", result.isError ? "Tool reported an error" : "Result", h("div", null, output.folded(), renderResult(result, this.checkOutput(result))));
+      this.showResult(
+        result.isError ? "error" : "ok",
+        result.isError ? "Tool reported an error" : "Result",
+        h("div", null, output.folded(), renderResult(result, this.checkOutput(result))),
+      );
     } catch (err) {
       const took = formatDuration(performance.now() - started);
       await this.afterCall();
       if (abort.signal.aborted) {
         this.setStatus("cancelled", `Cancelled after ${took}`);
         // what the tool printed before the cancel is often the reason for it: keep it on screen
-        this.showResult("cancelled", "Cancelled", h("div", null, h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."), output.kept()));
+        this.showResult(
+          "cancelled",
+          "Cancelled",
+          h("div", null, h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."), output.kept()),
+        );
       } else {
         const message = err instanceof Error ? err.message : String(err);
         // 404 on /mcp: the hub restarted or let the session idle out; only a new session helps
@@ -134,7 +144,21 @@ export class ToolPanel {
         this.showResult(
           "failed",
           "Request failed",
-          h("div", null, h("pre", { class: "text" }, message), output.kept(), gone ? h("p", { class: "hint" }, "The hub no longer knows this page's session. ", h("a", { href: location.href }, "Reload the page"), " to start a new one.") : null),
+          h(
+            "div",
+            null,
+            h("pre", { class: "text" }, message),
+            output.kept(),
+            gone
+              ? h(
+                  "p",
+                  { class: "hint" },
+                  "The hub no longer knows this page's session. ",
+                  h("a", { href: location.href }, "Reload the page"),
+                  " to start a new one.",
+                )
+              : null,
+          ),
         );
       }
     } finally {
@@ -148,7 +172,7 @@ export class ToolPanel {
   private checkOutput(result: CallToolResult): OutputCheck | undefined {
     if (!this.tool.outputSchema || result.structuredContent === undefined || result.isError) return undefined;
     try {
-      const verdict = validator.getValidator(this.tool.outputSchema as never)(result.structuredContent);
+      const verdict = validator.getValidator(this.tool.outputSchema)(result.structuredContent);
       return verdict.valid ? { valid: true } : { valid: false, message: verdict.errorMessage };
     } catch (err) {
       return { valid: false, message: `schema could not be checked: ${(err as Error).message}` };
@@ -157,6 +181,15 @@ export class ToolPanel {
 
   private showResult(state: string, title: string, body: HTMLElement): void {
     this.result.dataset.state = state;
-    replace(this.result, h("div", { class: "result-head" }, h("h3", null, title), h("span", { class: `badge state-${state}` }, state === "ok" ? "ok" : state === "error" ? "isError" : state)), body);
+    replace(
+      this.result,
+      h(
+        "div",
+        { class: "result-head" },
+        h("h3", null, title),
+        h("span", { class: `badge state-${state}` }, state === "ok" ? "ok" : state === "error" ? "isError" : state),
+      ),
+      body,
+    );
   }
 }

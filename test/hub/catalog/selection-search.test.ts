@@ -78,6 +78,7 @@ describe("search mode", () => {
   test("search ranks only the session's selection, and bad arguments say what is allowed", async () => {
     const client = await hub.connect({ path: "/mcp?catalog=search&servers=file,terminal" });
     const found = await find(client, "click a button on a web page", 20);
+    assert.ok(found.matches.length > 0, "the search finds something in the selection");
     assert.ok(found.matches.every((m) => /^(file|terminal|hub)_/.test(m.name)), found.matches.map((m) => m.name).join(","));
     const refused = await call(client, "browser_click", { selector: "button" });
     assert.match(textOf(refused), /not in this session's selection/);

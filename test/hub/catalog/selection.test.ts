@@ -111,7 +111,7 @@ describe("tool selection by URL", () => {
     for (const url of [`${hub.url}?servers=terminal,browser`, `${hub.origin}/v1/mcp?tools=*`, hub.url]) {
       const listed = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
       const tools = ((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name);
-      assert.ok(tools.every((t) => t.startsWith("file_") || t.startsWith("hub_")), `${url}: ${tools.join(",")}`);
+      assert.ok(tools.includes("file_read") && tools.every((t) => t.startsWith("file_") || t.startsWith("hub_")), `${url}: ${tools.join(",")}`);
       const exec = await fetch(url, {
         method: "POST",
         headers,

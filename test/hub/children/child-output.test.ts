@@ -148,7 +148,8 @@ describe("a child's output is untrusted input", () => {
     const before = aliceSeen.toolListChanged;
     await emit(alice, { stdout: [rpc("notifications/tools/list_changed", {})], times: 1000 });
     await until("the trailing refresh to reach alice", () => aliceSeen.toolListChanged - before >= 2);
-    // settle: a refresh per notification would go on arriving here
+    // settle: a refresh per notification would go on arriving here; nothing marks "no more will
+    // come", so a pause it is (this checks that something did not happen)
     await new Promise((r) => setTimeout(r, 2500));
     assert.ok(aliceSeen.toolListChanged - before < 100, `${aliceSeen.toolListChanged - before} list refreshes for 1000 notifications`);
   });

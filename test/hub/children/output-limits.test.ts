@@ -7,6 +7,7 @@ import { createLogger } from "../../../servers/lib/log.js";
 import { telling } from "../../../hub/children/failure.js";
 import { ChildStderr, StderrMemory } from "../../../hub/children/stderr.js";
 import { Coalescer, FloodGate } from "../../../hub/children/flood-gate.js";
+import { until } from "../../helpers/wait.js";
 
 describe("child output bounds", () => {
   test("the flood gate lets a second's budget through and counts every other event once", async () => {
@@ -24,7 +25,7 @@ describe("child output bounds", () => {
     const refresh = new Coalescer<string>(100, async (keys) => void runs.push(keys));
     for (let i = 0; i < 1000; i++) refresh.request(i % 2 ? "tools" : "prompts");
     assert.deepEqual(runs, [["prompts"]]);
-    await new Promise((r) => setTimeout(r, 300));
+    await until("the trailing run", () => runs.length >= 2);
     assert.deepEqual(runs, [["prompts"], ["tools", "prompts"]], "the second run has every list asked for since the first began");
   });
 

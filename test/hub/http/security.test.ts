@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { json } from "../../helpers/raw-http.js";
+import { until } from "../../helpers/wait.js";
 
 const listBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
 
@@ -175,10 +176,12 @@ describe("sessions in /metrics", () => {
     const gauge = (text: string, name: string) => Number(new RegExp(`^${name}\\{transport="streamable"\\} (\\d+)`, "m").exec(text)?.[1] ?? 0);
     const before = await (await fetch(hub.origin + "/metrics")).text();
     assert.equal(gauge(before, "agentbox_sessions_active"), 1);
-    // idle after half the idle timeout, at most a minute: here 3 s (the session itself ends at 6 s)
-    await new Promise((r) => setTimeout(r, 3_500));
-    const later = await (await fetch(hub.origin + "/metrics")).text();
-    assert.equal(gauge(later, "agentbox_sessions_active"), 0);
+    // idle after half the idle timeout, at most a minute: here 3 s; the session itself ends at 6 s,
+    // so a hub that went on counting it active until then shows it neither active nor idle
+    const later = await until("the session to stop counting as active", async () => {
+      const text = await (await fetch(hub.origin + "/metrics")).text();
+      return gauge(text, "agentbox_sessions_active") === 0 && text;
+    });
     assert.equal(gauge(later, "agentbox_sessions_idle"), 1);
   });
 });

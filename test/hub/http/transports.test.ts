@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
-import { both, initialize, json, post, readEvents } from "../../helpers/raw-http.js";
+import { both, eventStream, initialize, json, post, readEvents } from "../../helpers/raw-http.js";
 
 describe("transports", () => {
   let hub: TestHub;
@@ -155,6 +155,30 @@ describe("transports", () => {
       assert.equal(textOf(await call(client, "echo_echo", { text: "legacy" })), "legacy");
     } finally {
       await client.close();
+    }
+  });
+
+  test("a legacy POST that is not one JSON-RPC message, or not JSON, gets 400 and its stream goes on", async () => {
+    const stream = eventStream(await fetch(`${hub.origin}/sse`, { headers: { Accept: "text/event-stream" } }));
+    try {
+      const endpoint = (await stream.next())!.data;
+      const send = (body: string, type = "application/json") => fetch(hub.origin + endpoint, { method: "POST", headers: { "Content-Type": type }, body });
+      const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" });
+      // a batch passes the hub's JSON-RPC check but is not one message, which is all this transport takes
+      const batch = await send(`[${ping(1)}]`);
+      assert.equal(batch.status, 400);
+      assert.match(await batch.text(), /Invalid message/);
+      const plain = await send(ping(2), "text/plain");
+      assert.equal(plain.status, 400);
+      assert.match(await plain.text(), /Unsupported content-type: text\/plain/);
+      const params = { protocolVersion: "2024-11-05", capabilities: {}, clientInfo: { name: "raw", version: "1" } };
+      const init = { jsonrpc: "2.0", id: 3, method: "initialize", params };
+      assert.equal((await send(JSON.stringify(init))).status, 202);
+      assert.equal(JSON.parse((await stream.next())!.data).id, 3, "only the initialize was answered");
+      assert.equal((await send(ping(4))).status, 202);
+      assert.deepEqual(JSON.parse((await stream.next())!.data), { jsonrpc: "2.0", id: 4, result: {} });
+    } finally {
+      await stream.close();
     }
   });
 

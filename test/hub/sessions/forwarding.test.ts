@@ -89,8 +89,11 @@ describe("forwarding across the hub", () => {
     try {
       const client = await short.connect();
       const sessionId = textOf(await call(client, "echo_whoami"));
-      // any request touches the session, so wait past the expiry before asking once
-      await new Promise((r) => setTimeout(r, 3500));
+      // any request touches the session, so ask once, after the hub has expired it and told the child;
+      // the watcher's own session stays alive because it keeps asking
+      const watcher = await short.connect();
+      const closedByChild = async () => (((await call(watcher, "echo_stats")).structuredContent as { closedSessions: string[] }).closedSessions);
+      await until("the idle session to expire", async () => (await closedByChild()).includes(sessionId));
       const res = await fetch(short.url, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },

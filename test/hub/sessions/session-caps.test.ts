@@ -67,6 +67,8 @@ describe("session caps per tenant", () => {
   });
 
   test("at the cap, idle sessions are closed to make room, never one with a call running", async () => {
+    // time is the condition here: a session is reclaimable once idle past the floor, and no event
+    // says so; a pause longer than the floor makes it so on any machine (it only errs long)
     const pause = () => new Promise((r) => setTimeout(r, 1800));
     await pause();
     // alice's 4 sessions from the test before are idle past the floor: one makes room for this one

@@ -3,6 +3,7 @@
 // process's owner comes from its status, and a port's holders from /proc/net.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { once } from "node:events";
 import net from "node:net";
 import { describe, test } from "node:test";
 import { bindAddresses, portHolders } from "../../../hub/http/listen.js";
@@ -34,7 +35,8 @@ describe("session claims", () => {
     const early = spawn("sleep", ["30"], { env: { [SESSION_CLAIM_ENV]: claim, B1: filler, B2: filler }, stdio: "ignore" });
     const late = spawn("sleep", ["30"], { env: { B1: filler, B2: filler, [SESSION_CLAIM_ENV]: claim }, stdio: "ignore" });
     try {
-      await new Promise((r) => setTimeout(r, 200));
+      // "spawn" comes once the program runs (libuv returns from spawn after the exec), its environment in place
+      await Promise.all([once(early, "spawn"), once(late, "spawn")]);
       // directly, and as a container without CAP_SYS_PTRACE does it, by a reader run as the tenant
       for (const read of [readClaims, readClaimsAsTenant]) {
         const claims = await read([early.pid!, late.pid!], asSelf);

@@ -62,7 +62,8 @@ describe("process sweeper", { skip }, () => {
       await call(client, "slow_exit");
       await until("the server to exit", () => !isAlive(first.pid), 5_000);
       const second = await served();
-      // a few more sweeps with the server up
+      // a few more sweeps with the server up: they must not kill it, and nothing marks that they
+      // ran but time (AGENTBOX_SWEEP_MS), so a pause it is (this checks that something did not happen)
       await new Promise((r) => setTimeout(r, 1500));
       assert.ok(isAlive(second.pid) && isAlive(second.helper), "the server and its helper live");
       const status = await (await fetch(hub.origin + "/")).json();
@@ -130,8 +131,11 @@ describe("process sweeper", { skip }, () => {
       })();
       await endSession(other);
       await until("a sweep to kill the session's daemon", () => !isAlive(orphan));
-      // the second sweep after a session ends comes 3 s after it
-      await new Promise((r) => setTimeout(r, 3500));
+      // the second sweep after a session ends comes 3 s after it (and no periodic sweep runs): an
+      // escapee started after the first sweep killed is for the second to find, so its end says
+      // that sweep has run, with its reads counted below
+      const [late] = pidsIn(await sh(alice, daemon("", 1004) + settle));
+      await until("the second sweep after the session ended", () => !isAlive(late), 10_000);
       sweeping = false;
       await bobCalls;
       const read = bytesRead(hub.pid) - before;
