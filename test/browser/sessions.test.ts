@@ -6,6 +6,7 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startHub, type TestHub } from "../helpers/hub.js";
+import { until as untilWithin } from "../helpers/wait.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
 import { evaluate, freePort, newChromiumListeners, ok, startHarness, tcpListeners, textOf, type Harness } from "./harness.js";
 import { isAlive as alive } from "../../servers/lib/proctree.js";
@@ -30,13 +31,8 @@ async function cdpPages(port: number): Promise<string[]> {
 }
 
 
-async function until(what: string, check: () => Promise<boolean> | boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`gave up waiting: ${what}`);
-}
+/** Chromium's pages and listeners take their time to go: up to 20 s, looked at every 100 ms. */
+const until = (what: string, check: () => Promise<boolean> | boolean) => untilWithin(what, check, 20_000, 100);
 
 describe("browser sessions", () => {
   let h: Harness;

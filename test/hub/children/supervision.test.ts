@@ -70,11 +70,15 @@ describe("supervision", () => {
 
   test("a child exits when the hub is killed outright", async () => {
     const hub = await startHub({ extraServers: { a: fixture("echo-server") } });
-    const tree = descendants(hub.pid);
-    assert.ok(tree.length >= 1, `children running: ${tree}`);
-    hub.process.kill("SIGKILL");
-    await until("the orphaned child to notice and exit", () => tree.every((pid) => !alive(pid)), 10_000);
-    await hub.stop();
+    // a failed assertion must not leave the hub running: the test runner would wait for it
+    try {
+      const tree = descendants(hub.pid);
+      assert.ok(tree.length >= 1, `children running: ${tree}`);
+      hub.process.kill("SIGKILL");
+      await until("the orphaned child to notice and exit", () => tree.every((pid) => !alive(pid)), 10_000);
+    } finally {
+      await hub.stop();
+    }
   });
 
   test("a child that cannot start is reported failed, and the hub still serves the others", async () => {
