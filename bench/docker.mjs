@@ -52,7 +52,12 @@ async function main() {
     date: new Date().toISOString(),
     image,
     // the 2 cores are shared with other builds: the load says how much the times below are worth
-    machine: { cpus: os.cpus().length, memoryGiB: Math.round(os.totalmem() / 2 ** 30), dockerServer: await docker(["version", "-f", "{{.Server.Version}}"]), loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100) },
+    machine: {
+      cpus: os.cpus().length,
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      dockerServer: await docker(["version", "-f", "{{.Server.Version}}"]),
+      loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
+    },
     imageBytes: bytes,
     imageMB: round(bytes / 1e6),
     // issue 16: every node pulls the image; 1,957 MB before stand-in packages kept LLVM, sympy, perl and Tk out
@@ -61,7 +66,8 @@ async function main() {
     largestLayers: layers,
     runToReadyMs: { runs: readyMs.map(round), median: round(median(readyMs)), min: round(Math.min(...readyMs)), max: round(Math.max(...readyMs)) },
     dockerStopMs: { runs: stopMs.map(round), median: round(median(stopMs)) },
-    notes: "docker run -d --network host to /readyz 200 (all six built-in servers listed; each starts on its first call); fresh container each run, image already built.",
+    notes:
+      "docker run -d --network host to /readyz 200 (all six built-in servers listed; each starts on its first call); fresh container each run, image already built.",
   };
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, JSON.stringify(result, null, 2) + "\n");

@@ -44,13 +44,7 @@ export interface WindowResult {
  * window are left out whatever the latency.
  * `onTick` runs every tickMs during the window (memory sampling).
  */
-export async function closedLoop(
-  callers: Call[],
-  warmMs: number,
-  windowMs: number,
-  onTick?: () => void,
-  tickMs = 250,
-): Promise<WindowResult> {
+export async function closedLoop(callers: Call[], warmMs: number, windowMs: number, onTick?: () => void, tickMs = 250): Promise<WindowResult> {
   const begin = performance.now();
   const windowStart = begin + warmMs;
   const windowEnd = windowStart + windowMs;

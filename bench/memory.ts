@@ -69,7 +69,15 @@ async function snapshot(hub: HttpTarget): Promise<Snapshot> {
   const childrenMiB: Record<string, number> = {};
   for (const s of status.servers) childrenMiB[s.name] = s.pid ? mib(treeRss(s.pid, map).bytes) : 0;
   const total = treeRss(hub.pid, map);
-  return { hubMiB: mib(rssOf(hub.pid) ?? 0), childrenMiB, totalMiB: mib(total.bytes), totalPssMiB: mib(treePss(hub.pid, map)), processes: total.processes, hubSessions: status.sessions, hubHeapUsedMiB: await hubHeapUsed(hub.origin) };
+  return {
+    hubMiB: mib(rssOf(hub.pid) ?? 0),
+    childrenMiB,
+    totalMiB: mib(total.bytes),
+    totalPssMiB: mib(treePss(hub.pid, map)),
+    processes: total.processes,
+    hubSessions: status.sessions,
+    hubHeapUsedMiB: await hubHeapUsed(hub.origin),
+  };
 }
 
 async function measureAllStarted(workspace: string, log: (msg: string) => void): Promise<Snapshot> {

@@ -41,10 +41,11 @@ export async function servePage(): Promise<{ url: string; close(): Promise<void>
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -79,7 +80,11 @@ function operations(pageUrl: string): Operation[] {
     },
     { key: "markitdown_convert_pdf", label: "markitdown_convert PDF (3 pages)", steps: [{ tool: "markitdown_convert", args: { source: "bench.pdf" } }] },
     { key: "code_execute_python", label: "code_execute 1+1 (python)", steps: [{ tool: "code_execute", args: { language: "python", code: "1+1" } }] },
-    { key: "code_execute_javascript", label: "code_execute 1+1 (javascript)", steps: [{ tool: "code_execute", args: { language: "javascript", code: "1+1" } }] },
+    {
+      key: "code_execute_javascript",
+      label: "code_execute 1+1 (javascript)",
+      steps: [{ tool: "code_execute", args: { language: "javascript", code: "1+1" } }],
+    },
   ];
 }
 

@@ -20,12 +20,22 @@ export async function runOverhead(log: (msg: string) => void): Promise<Record<st
   const connections: Connection[] = [];
   try {
     const contenders: { key: string; label: string; pid: number; call: Call }[] = [
-      { key: "direct", label: "direct stdio (no hub)", pid: setup.direct.pid, call: async () => void (await setup.direct.client.callTool({ name: "echo", arguments: ECHO_ARGS })) },
+      {
+        key: "direct",
+        label: "direct stdio (no hub)",
+        pid: setup.direct.pid,
+        call: async () => void (await setup.direct.client.callTool({ name: "echo", arguments: ECHO_ARGS })),
+      },
     ];
     for (const v of setup.variants) {
       const conn = await v.connect();
       connections.push(conn);
-      contenders.push({ key: v.key, label: v.label, pid: v.target.pid, call: async () => void (await conn.client.callTool({ name: v.tool, arguments: ECHO_ARGS })) });
+      contenders.push({
+        key: v.key,
+        label: v.label,
+        pid: v.target.pid,
+        call: async () => void (await conn.client.callTool({ name: v.tool, arguments: ECHO_ARGS })),
+      });
     }
     for (const c of contenders) await sequential(c.call, WARMUP_CALLS);
 

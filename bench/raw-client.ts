@@ -19,7 +19,13 @@ function parseBody(contentType: string, text: string): Record<string, unknown>[]
   if (contentType.includes("text/event-stream")) {
     return text
       .split(/\r?\n\r?\n/)
-      .map((event) => event.split(/\r?\n/).filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trimStart()).join("\n"))
+      .map((event) =>
+        event
+          .split(/\r?\n/)
+          .filter((l) => l.startsWith("data:"))
+          .map((l) => l.slice(5).trimStart())
+          .join("\n"),
+      )
       .filter((data) => data !== "")
       .map((data) => JSON.parse(data) as Record<string, unknown>);
   }

@@ -112,7 +112,13 @@ async function measure(c: Contender): Promise<Round> {
   };
 }
 
-async function startContender(key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string, workspace: string): Promise<Contender> {
+async function startContender(
+  key: string,
+  label: string,
+  start: (workspace: string) => Promise<HttpTarget>,
+  tool: string,
+  workspace: string,
+): Promise<Contender> {
   const target = await start(workspace);
   const agent = new http.Agent({ keepAlive: true, maxSockets: SESSIONS });
   const c: Contender = { key, label, target, tool, agent, sessions: [] };
@@ -158,7 +164,15 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
       const order = contenders.map((_, i) => contenders[(i + r) % contenders.length]);
       for (const c of order) rounds.get(c.key)!.push(await measure(c));
       loadPerRound.push(round(os.loadavg()[0], 2));
-      log(`relay round ${r + 1}/${ROUNDS}: ` + contenders.map((c) => { const last = rounds.get(c.key)!.at(-1)!; return `${c.key} ${last.cpu.toFixed(3)} ms CPU/call (front ${last.front.toFixed(3)} + children ${last.children.toFixed(3)})`; }).join(", "));
+      log(
+        `relay round ${r + 1}/${ROUNDS}: ` +
+          contenders
+            .map((c) => {
+              const last = rounds.get(c.key)!.at(-1)!;
+              return `${c.key} ${last.cpu.toFixed(3)} ms CPU/call (front ${last.front.toFixed(3)} + children ${last.children.toFixed(3)})`;
+            })
+            .join(", "),
+      );
     }
     const result = summarizeRounds(contenders, rounds);
     const out = {
@@ -183,7 +197,12 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
   const ratio = (a: string, b: string) => {
     const ra = per(a);
     const rb = per(b);
-    return ra.length && rb.length ? spread(ra.map((x, i) => x.cpu / rb[i].cpu), 2) : undefined;
+    return ra.length && rb.length
+      ? spread(
+          ra.map((x, i) => x.cpu / rb[i].cpu),
+          2,
+        )
+      : undefined;
   };
   const peers = ["supergateway", "mcp-proxy"].filter((k) => per(k).length);
   const cheaperPeer = peers.sort((a, b) => median(per(a).map((x) => x.cpu)) - median(per(b).map((x) => x.cpu)))[0];
@@ -202,7 +221,10 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
             frontMsPerCall: round(median(rs.map((x) => x.front))),
             childrenMsPerCall: round(median(rs.map((x) => x.children))),
             clientMsPerCall: round(median(rs.map((x) => x.client))),
-            callsPerSecond: spread(rs.map((x) => x.callsPerSecond), 0),
+            callsPerSecond: spread(
+              rs.map((x) => x.callsPerSecond),
+              0,
+            ),
             errors: rs.reduce((a, x) => a + x.errors, 0),
             ...(firstError ? { firstError } : {}),
           },

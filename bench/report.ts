@@ -20,7 +20,9 @@ const table = (head: string[], rows: string[][]) =>
 
 function header(r: J): string {
   const e = r.environment ?? {};
-  return `_Measured ${String(e.date ?? "").slice(0, 16).replace("T", " ")} UTC, ${e.cpus} CPUs, load average ${(e.loadAverage ?? []).join(" / ")}, node ${e.node}, commit ${e.commit}._`;
+  return `_Measured ${String(e.date ?? "")
+    .slice(0, 16)
+    .replace("T", " ")} UTC, ${e.cpus} CPUs, load average ${(e.loadAverage ?? []).join(" / ")}, node ${e.node}, commit ${e.commit}._`;
 }
 
 function failed(title: string, r: J | undefined): string | undefined {
@@ -49,28 +51,45 @@ function overhead(r: J | undefined): string {
     String(v.errors),
   ]);
   const a = r.addedPerCallMs ?? {};
-  return [
-    "### 1. Hub overhead (sequential echo calls)",
-    header(r),
-    table(["contender", "p50", "p99", "p50 per round: median (min–max)", "p50 ÷ agentbox p50 (> 1: slower than agentbox)", "CPU ms per call: front + children", "client CPU ms per call", "errors"], rows),
-    "CPU per call: the front process (agentbox hub, the peer; for direct stdio the echo child itself) + the processes it started (the echo child). It is what each front costs, little affected by other load on the machine. Client CPU: the benchmark process (the SDK client) for the same calls.",
-    table(
-      ["added by the hub per call (p50, vs direct stdio)", "median over rounds (min–max)", "p99 added", "target ≤ 0.5 ms"],
-      [
-        ["SDK client (accepts JSON or SSE)", range(a.sdkClient, (x) => ms(x, 3)), ms(a.p99SdkClient, 3), yes(r.target?.metSdkClient)],
-        ["client accepting only JSON", range(a.json, (x) => ms(x, 3)), ms(a.p99Json, 3), yes(r.target?.metJson)],
-      ],
-    ),
-    a.hubOverFloor
-      ? table(
-          ["one HTTP round trip, and the hub's hop on top of it (p50, per round)", "median over rounds (min–max)"],
-          [
-            ["floor (echo served by the SDK over HTTP, no hop) minus direct stdio", range(a.floorOverDirect, (x) => ms(x, 3))],
-            ["agentbox minus the floor: what the hub and its hop to the child add", range(a.hubOverFloor, (x) => ms(x, 3)) + ` (≤ 0.5 ms: ${yes(r.target?.metOverFloor)})`],
-          ],
-        )
-      : "",
-  ].join("\n\n") + unavailable(r);
+  return (
+    [
+      "### 1. Hub overhead (sequential echo calls)",
+      header(r),
+      table(
+        [
+          "contender",
+          "p50",
+          "p99",
+          "p50 per round: median (min–max)",
+          "p50 ÷ agentbox p50 (> 1: slower than agentbox)",
+          "CPU ms per call: front + children",
+          "client CPU ms per call",
+          "errors",
+        ],
+        rows,
+      ),
+      "CPU per call: the front process (agentbox hub, the peer; for direct stdio the echo child itself) + the processes it started (the echo child). It is what each front costs, little affected by other load on the machine. Client CPU: the benchmark process (the SDK client) for the same calls.",
+      table(
+        ["added by the hub per call (p50, vs direct stdio)", "median over rounds (min–max)", "p99 added", "target ≤ 0.5 ms"],
+        [
+          ["SDK client (accepts JSON or SSE)", range(a.sdkClient, (x) => ms(x, 3)), ms(a.p99SdkClient, 3), yes(r.target?.metSdkClient)],
+          ["client accepting only JSON", range(a.json, (x) => ms(x, 3)), ms(a.p99Json, 3), yes(r.target?.metJson)],
+        ],
+      ),
+      a.hubOverFloor
+        ? table(
+            ["one HTTP round trip, and the hub's hop on top of it (p50, per round)", "median over rounds (min–max)"],
+            [
+              ["floor (echo served by the SDK over HTTP, no hop) minus direct stdio", range(a.floorOverDirect, (x) => ms(x, 3))],
+              [
+                "agentbox minus the floor: what the hub and its hop to the child add",
+                range(a.hubOverFloor, (x) => ms(x, 3)) + ` (≤ 0.5 ms: ${yes(r.target?.metOverFloor)})`,
+              ],
+            ],
+          )
+        : "",
+    ].join("\n\n") + unavailable(r)
+  );
 }
 
 function throughput(r: J | undefined): string {
@@ -97,14 +116,16 @@ function throughput(r: J | undefined): string {
       `${num(l[k]?.rssMaxMiB, 1)} / ${num(l[k]?.treeRssMaxMiB, 1)} MiB`,
     ]),
   );
-  return [
-    "### 2. Throughput and 3. peers (echo tool, closed loop)",
-    header(r),
-    "calls/s: median over repeats (min–max); ratios are taken repeat by repeat, then median (min–max). Target: agentbox ≥ 0.8× the child alone, and > 1× both peers.",
-    table(["sessions", ...keys.map((k) => `${k} calls/s`), "agentbox / child", "agentbox / floor", "agentbox / supergateway", "agentbox / mcp-proxy"], rate),
-    table(["sessions", "contender", "p50", "p99", "errors", "CPU ms per call: front + children", "RSS max: front process / with children"], detail),
-    `Targets: agentbox ≥ 80 % of the child: ${yes(r.target?.metHubOverChild)}; ahead of both peers at every level: ${yes(r.target?.aheadOfPeers)}.`,
-  ].join("\n\n") + unavailable(r);
+  return (
+    [
+      "### 2. Throughput and 3. peers (echo tool, closed loop)",
+      header(r),
+      "calls/s: median over repeats (min–max); ratios are taken repeat by repeat, then median (min–max). Target: agentbox ≥ 0.8× the child alone, and > 1× both peers.",
+      table(["sessions", ...keys.map((k) => `${k} calls/s`), "agentbox / child", "agentbox / floor", "agentbox / supergateway", "agentbox / mcp-proxy"], rate),
+      table(["sessions", "contender", "p50", "p99", "errors", "CPU ms per call: front + children", "RSS max: front process / with children"], detail),
+      `Targets: agentbox ≥ 80 % of the child: ${yes(r.target?.metHubOverChild)}; ahead of both peers at every level: ${yes(r.target?.aheadOfPeers)}.`,
+    ].join("\n\n") + unavailable(r)
+  );
 }
 
 function coldstart(r: J | undefined, docker: J | undefined): string {
@@ -122,17 +143,26 @@ function coldstart(r: J | undefined, docker: J | undefined): string {
     const nested = Object.entries(docker).filter(([k, v]) => k !== "environment" && v && typeof v === "object" && !Array.isArray(v));
     const dockerRows = [
       ...flat.map(([k, v]) => [k, String(v)]),
-      ...nested.map(([k, v]) => [k, Object.entries(v as J).map(([kk, vv]) => `${kk}: ${typeof vv === "object" ? JSON.stringify(vv) : vv}`).join(", ")]),
+      ...nested.map(([k, v]) => [
+        k,
+        Object.entries(v as J)
+          .map(([kk, vv]) => `${kk}: ${typeof vv === "object" ? JSON.stringify(vv) : vv}`)
+          .join(", "),
+      ]),
     ];
     dockerPart = "\n\nFrom `bench/results/docker.json` (target: `docker run` to ready ≤ 2 s):\n\n" + table(["measure", "value"], dockerRows);
   }
-  return [
-    "### 4. Cold start (process start → ready)",
-    header(r),
-    `Servers: ${(r.servers ?? []).join(", ")}. Median (min–max) over runs.`,
-    table(["from spawning the hub to", "median (min–max)"], rows),
-    `Target ready (all servers listed) ≤ 1 s: ${yes(r.target?.met)}.` + (r.failures?.length ? ` Failed runs: ${r.failures.join("; ")}` : ""),
-  ].join("\n\n") + unavailable(r) + dockerPart;
+  return (
+    [
+      "### 4. Cold start (process start → ready)",
+      header(r),
+      `Servers: ${(r.servers ?? []).join(", ")}. Median (min–max) over runs.`,
+      table(["from spawning the hub to", "median (min–max)"], rows),
+      `Target ready (all servers listed) ≤ 1 s: ${yes(r.target?.met)}.` + (r.failures?.length ? ` Failed runs: ${r.failures.join("; ")}` : ""),
+    ].join("\n\n") +
+    unavailable(r) +
+    dockerPart
+  );
 }
 
 function operations(r: J | undefined): string {
@@ -140,10 +170,24 @@ function operations(r: J | undefined): string {
   if (bad || !r) return bad!;
   const rows = Object.values(r.operations as J).map((o: J) =>
     o.status === "ok"
-      ? [o.label, "ok", ms(o.latencyMs.p50), `${ms(o.latencyMs.p25)} – ${ms(o.latencyMs.p75)}`, `${ms(o.latencyMs.min)} – ${ms(o.latencyMs.max)}`, String(o.latencyMs.n), ms(o.firstCallMs, 0)]
+      ? [
+          o.label,
+          "ok",
+          ms(o.latencyMs.p50),
+          `${ms(o.latencyMs.p25)} – ${ms(o.latencyMs.p75)}`,
+          `${ms(o.latencyMs.min)} – ${ms(o.latencyMs.max)}`,
+          String(o.latencyMs.n),
+          ms(o.firstCallMs, 0),
+        ]
       : [o.label, `**${o.status}**: ${String(o.reason).slice(0, 120)}`, "–", "–", "–", "–", "–"],
   );
-  return ["### 5. Real operations through the hub, warm", header(r), table(["operation", "status", "p50", "p25 – p75", "min – max", "runs", "first call (cold)"], rows)].join("\n\n") + unavailable(r);
+  return (
+    [
+      "### 5. Real operations through the hub, warm",
+      header(r),
+      table(["operation", "status", "p50", "p25 – p75", "min – max", "runs", "first call (cold)"], rows),
+    ].join("\n\n") + unavailable(r)
+  );
 }
 
 function memory(r: J | undefined): string {
@@ -163,17 +207,19 @@ function memory(r: J | undefined): string {
     ["open hub sessions", ...phases.map(([, s]) => cell(s, (x) => x.hubSessions).replace(".0", ""))],
   ];
   const g = r.growth ?? {};
-  return [
-    "### 6. Memory (RSS in MiB; each child with the processes it started)",
-    header(r),
-    table(["process", ...phases.map(([k]) => k)], rows),
-    `Hub RSS growth: first half of the sessions ${num(g.hubFirstHalfMiB, 1)} MiB, second half ${num(g.hubSecondHalfMiB, 1)} MiB; sessions left open ${g.sessionsLeftOpen}; failed sessions ${r.sessionFailures}.` +
-      (r.afterBrowser?.skipped ? ` Browser phase skipped: ${r.afterBrowser.skipped}.` : ""),
-    r.leakCheck
-      ? `Leak check: the hub's heap right after a full GC was ${num(r.leakCheck.heapAfterGcBeforeMiB, 1)} MiB, and ${num(r.leakCheck.heapAfterGcAfterMiB, 1)} MiB after ${r.leakCheck.sessions} more sessions: ${num(r.leakCheck.kibPerSession, 2)} KiB per session.`
-      : "",
-    `Target idle total before the browser's first use ≤ 200 MiB RSS: ${yes(r.target?.met)} (servers start on first use; \`idleAllStarted\` is the same set with every server running).`,
-  ].join("\n\n") + unavailable(r);
+  return (
+    [
+      "### 6. Memory (RSS in MiB; each child with the processes it started)",
+      header(r),
+      table(["process", ...phases.map(([k]) => k)], rows),
+      `Hub RSS growth: first half of the sessions ${num(g.hubFirstHalfMiB, 1)} MiB, second half ${num(g.hubSecondHalfMiB, 1)} MiB; sessions left open ${g.sessionsLeftOpen}; failed sessions ${r.sessionFailures}.` +
+        (r.afterBrowser?.skipped ? ` Browser phase skipped: ${r.afterBrowser.skipped}.` : ""),
+      r.leakCheck
+        ? `Leak check: the hub's heap right after a full GC was ${num(r.leakCheck.heapAfterGcBeforeMiB, 1)} MiB, and ${num(r.leakCheck.heapAfterGcAfterMiB, 1)} MiB after ${r.leakCheck.sessions} more sessions: ${num(r.leakCheck.kibPerSession, 2)} KiB per session.`
+        : "",
+      `Target idle total before the browser's first use ≤ 200 MiB RSS: ${yes(r.target?.met)} (servers start on first use; \`idleAllStarted\` is the same set with every server running).`,
+    ].join("\n\n") + unavailable(r)
+  );
 }
 
 function catalog(r: J | undefined): string {
@@ -207,33 +253,48 @@ function relay(r: J | undefined): string {
   const q = r.ratios ?? {};
   const t = r.target ?? {};
   const l = r.loadAverage ?? {};
-  return [
-    `### ${title}`,
-    header(r),
-    `${r.sessions} sessions, closed loop, ${r.callsPerRound} measured calls per contender and round, ${r.rounds} rounds interleaved, the same raw node:http client for all. Load average (1, 5, 15 min) before: ${(l.before ?? []).join(" / ")}; 1 min after each round: ${(l.afterEachRound ?? []).join(", ")}; after: ${(l.after ?? []).join(" / ")}.`,
-    table(["contender", "server CPU ms per call: median (min–max)", "front + children", "÷ agentbox", "calls/s", "client CPU ms per call", "errors"], rows),
-    table(
-      ["ratio of server CPU per call (round by round)", "median (min–max)", "target"],
-      [
-        ["agentbox ÷ bare relay", ratio(q.hubOverRelay), `≤ ${t.hubOverRelay}×: ${yes(t.metHubOverRelay)}`],
-        [`cheaper peer (${q.cheaperPeer ?? "–"}) ÷ agentbox`, ratio(q.cheaperPeerOverHub), `≥ ${t.cheaperPeerOverHub}×: ${yes(t.metCheaperPeerOverHub)}`],
-      ],
-    ),
-  ].join("\n\n") + unavailable(r);
+  return (
+    [
+      `### ${title}`,
+      header(r),
+      `${r.sessions} sessions, closed loop, ${r.callsPerRound} measured calls per contender and round, ${r.rounds} rounds interleaved, the same raw node:http client for all. Load average (1, 5, 15 min) before: ${(l.before ?? []).join(" / ")}; 1 min after each round: ${(l.afterEachRound ?? []).join(", ")}; after: ${(l.after ?? []).join(" / ")}.`,
+      table(["contender", "server CPU ms per call: median (min–max)", "front + children", "÷ agentbox", "calls/s", "client CPU ms per call", "errors"], rows),
+      table(
+        ["ratio of server CPU per call (round by round)", "median (min–max)", "target"],
+        [
+          ["agentbox ÷ bare relay", ratio(q.hubOverRelay), `≤ ${t.hubOverRelay}×: ${yes(t.metHubOverRelay)}`],
+          [`cheaper peer (${q.cheaperPeer ?? "–"}) ÷ agentbox`, ratio(q.cheaperPeerOverHub), `≥ ${t.cheaperPeerOverHub}×: ${yes(t.metCheaperPeerOverHub)}`],
+        ],
+      ),
+    ].join("\n\n") + unavailable(r)
+  );
 }
 
 function soak(r: J | undefined): string {
   const title = "9. Soak under attack (issues 21, 22): honest sessions while a hostile tenant attacks";
   const bad = failed(title, r);
   if (bad || !r) return bad!;
-  const attacks = Object.entries((r.attacks ?? {}) as Record<string, string>).map(([name, how]) => [name, String(how).replace(/\s*\n\s*/g, " · ").replace(/\|/g, "/")]);
+  const attacks = Object.entries((r.attacks ?? {}) as Record<string, string>).map(([name, how]) => [
+    name,
+    String(how)
+      .replace(/\s*\n\s*/g, " · ")
+      .replace(/\|/g, "/"),
+  ]);
   return [
     `### ${title}`,
     header(r),
     `${r.rounds} rounds × ${r.sessionsPerRound} concurrent sessions of one tenant (file write and read, terminal_exec, code_execute, browser_navigate, browser_snapshot) while a second tenant runs every attack below at once; the hub as root, each tenant under its own uid.`,
     table(
       ["honest calls", "honest errors", "hub peak RSS", "RSS budget", "honest tenant's tasks at most"],
-      [[num(r.honestCalls), `${num(r.honestErrors)}${r.honestErrors ? ` (${String(r.errors?.[0] ?? "").slice(0, 80)})` : ""}`, `${num(r.hubPeakRssMiB, 1)} MiB`, `${num(r.budgetMiB)} MiB: ${yes(r.hubPeakRssMiB <= r.budgetMiB)}`, num(r.honestTasksPeak)]],
+      [
+        [
+          num(r.honestCalls),
+          `${num(r.honestErrors)}${r.honestErrors ? ` (${String(r.errors?.[0] ?? "").slice(0, 80)})` : ""}`,
+          `${num(r.hubPeakRssMiB, 1)} MiB`,
+          `${num(r.budgetMiB)} MiB: ${yes(r.hubPeakRssMiB <= r.budgetMiB)}`,
+          num(r.honestTasksPeak),
+        ],
+      ],
     ),
     table(["attack", "how it ended (the attacker's view)"], attacks),
   ].join("\n\n");
@@ -249,7 +310,14 @@ function restart(r: J | undefined): string {
     String(r.method ?? ""),
     table(
       ["first start", "second start: median (min–max)", "rebuilt on the second start", "target"],
-      [[ms(r.firstStartMs, 0), range(r.secondStartMs, (x) => ms(x, 0)), (r.rebuiltOnSecondStart ?? []).join(", ") || "nothing", `≤ ${ms(r.target?.readyMs, 0)}: ${yes(r.target?.met)}`]],
+      [
+        [
+          ms(r.firstStartMs, 0),
+          range(r.secondStartMs, (x) => ms(x, 0)),
+          (r.rebuiltOnSecondStart ?? []).join(", ") || "nothing",
+          `≤ ${ms(r.target?.readyMs, 0)}: ${yes(r.target?.met)}`,
+        ],
+      ],
     ),
   ].join("\n\n");
 }

@@ -65,7 +65,10 @@ export async function runRestart(log: (msg: string) => void): Promise<Record<str
       log(`restart: npm start ${r + 2} ready in ${again.at(-1)!.readyMs.toFixed(0)} ms`);
     }
     const stale = again.flatMap((run) => run.buildSteps.filter((s) => !s.endsWith("up to date")));
-    const readyMs = spread(again.map((r) => r.readyMs), 0);
+    const readyMs = spread(
+      again.map((r) => r.readyMs),
+      0,
+    );
     const result = {
       method: `npm start (build, then the hub with the built-in servers, lazy) with AGENTBOX_PORT=0, timed from spawning npm to /readyz answering 200 (polled every 5 ms); one first run, then ${REPEATS} with nothing changed`,
       firstStartMs: Math.round(first.readyMs),

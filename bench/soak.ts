@@ -81,7 +81,7 @@ async function honestSession(hub: TestHub, pageUrl: string, tag: string, outcome
 /** The hostile tenant's attacks, all at once, until `stop` says so; each reports how it ended. */
 async function hostileTenant(hub: TestHub, stop: () => boolean, report: (attack: string, how: string) => void): Promise<void> {
   const client = await connect(hub, HOSTILE);
-  const pids = ((await (await fetch(`${hub.origin}/`, { headers: auth(HOSTILE) })).json()).servers as Array<{ name: string; pid: number | null }>);
+  const pids = (await (await fetch(`${hub.origin}/`, { headers: auth(HOSTILE) })).json()).servers as Array<{ name: string; pid: number | null }>;
   const terminalPid = pids.find((s) => s.name === "terminal")?.pid;
   const port = new URL(hub.origin).port;
   const sh = (command: string) => tool(client, "terminal_exec", { command, timeoutMs: 120_000 }).then(textOf, errorMessage);
@@ -93,7 +93,8 @@ async function hostileTenant(hub: TestHub, stop: () => boolean, report: (attack:
       let calls = 0;
       while (calls < 90) {
         const result = await tool(client, "file_read", { path: "big.txt" }, () => undefined).catch((err) => errorMessage(err));
-        if (typeof result === "string" || result.isError) return `read failed after ${calls} reads: ${typeof result === "string" ? result : textOf(result)}`.slice(0, 300);
+        if (typeof result === "string" || result.isError)
+          return `read failed after ${calls} reads: ${typeof result === "string" ? result : textOf(result)}`.slice(0, 300);
         calls++;
       }
       return `${calls} reads of a 6 MB file with a progress token`;
@@ -104,7 +105,12 @@ async function hostileTenant(hub: TestHub, stop: () => boolean, report: (attack:
         const res = await fetch(hub.url, {
           method: "POST",
           headers: { ...auth(HOSTILE), "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-          body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "flood", version: "1" } } }),
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 0,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "flood", version: "1" } },
+          }),
         }).catch(() => undefined);
         await res?.body?.cancel().catch(() => undefined);
         if (res) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
@@ -112,7 +118,10 @@ async function hostileTenant(hub: TestHub, stop: () => boolean, report: (attack:
       return `initialize answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`;
     },
     // an environment variable holds at most 128 KiB: ten of 100 KB make each daemon's 1 MB
-    sweep: () => sh(`b=$(head -c 100000 /dev/zero | tr '\\0' x); vars=; for v in 0 1 2 3 4 5 6 7 8 9; do vars="$vars B$v=$b"; done; for i in $(seq 200); do env -i $vars AGENTBOX_SESSION=forged setsid sleep 600 >/dev/null 2>&1 < /dev/null & done; sleep 1; echo "$(pgrep -c -u $(id -u) sleep) daemons"`),
+    sweep: () =>
+      sh(
+        `b=$(head -c 100000 /dev/zero | tr '\\0' x); vars=; for v in 0 1 2 3 4 5 6 7 8 9; do vars="$vars B$v=$b"; done; for i in $(seq 200); do env -i $vars AGENTBOX_SESSION=forged setsid sleep 600 >/dev/null 2>&1 < /dev/null & done; sleep 1; echo "$(pgrep -c -u $(id -u) sleep) daemons"`,
+      ),
     disk: () => sh("dd if=/dev/zero of=fill.bin bs=1M count=2048 2>&1 | tail -1; ls -la fill.bin; rm -f fill.bin"),
     // a tenant can write into its own server's stdout and stderr: pidfd_getfd on a process of its uid
     output: async () => {
@@ -137,7 +146,10 @@ async function hostileTenant(hub: TestHub, stop: () => boolean, report: (attack:
       fs.writeFileSync(path.join(hub.workspace, "mallory", "forge.py"), py);
       return sh("/usr/bin/python3 forge.py 2>&1 | tail -2");
     },
-    port: () => sh(`/usr/bin/python3 -c "import socket; s=socket.socket(socket.AF_INET6); s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1); s.bind(('::1', ${port})); s.listen(); print('squatted')" 2>&1 | tail -1`),
+    port: () =>
+      sh(
+        `/usr/bin/python3 -c "import socket; s=socket.socket(socket.AF_INET6); s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1); s.bind(('::1', ${port})); s.listen(); print('squatted')" 2>&1 | tail -1`,
+      ),
   };
   await Promise.all(
     Object.entries(attacks).map(async ([name, attack]) => {
@@ -194,7 +206,11 @@ export async function soak(log: (msg: string) => void, rounds = ROUNDS, sessions
   let calls = 0;
   let done = false;
   try {
-    const hostile = hostileTenant(hub, () => done, (attack, how) => (attacks[attack] = how));
+    const hostile = hostileTenant(
+      hub,
+      () => done,
+      (attack, how) => (attacks[attack] = how),
+    );
     for (let r = 1; r <= rounds; r++) {
       const before = errors.length;
       await Promise.all(
@@ -232,7 +248,9 @@ export async function soak(log: (msg: string) => void, rounds = ROUNDS, sessions
 export async function runSoak(log: (msg: string) => void): Promise<Record<string, unknown>> {
   const result = await soak(log);
   writeResult("soak", { ...result });
-  log(`soak: ${result.honestErrors} errors in ${result.honestCalls} honest calls; hub peak RSS ${result.hubPeakRssMiB} MiB (budget ${result.budgetMiB}); honest tenant's tasks at most ${result.honestTasksPeak}`);
+  log(
+    `soak: ${result.honestErrors} errors in ${result.honestCalls} honest calls; hub peak RSS ${result.hubPeakRssMiB} MiB (budget ${result.budgetMiB}); honest tenant's tasks at most ${result.honestTasksPeak}`,
+  );
   for (const [attack, how] of Object.entries(result.attacks)) log(`  ${attack}: ${how}`);
   for (const error of result.errors) log(`  ${error}`);
   if (result.honestErrors > 0 || result.hubPeakRssMiB > result.budgetMiB) throw new Error("soak failed: honest errors or RSS over budget");

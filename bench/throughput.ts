@@ -90,7 +90,10 @@ export async function runThroughput(log: (msg: string) => void): Promise<Record<
           cells.set(key, cell);
         }
       }
-      log(`throughput ${level} sessions: ` + contenders.map((c) => `${c.key} ${median(cells.get(`${c.key}@${level}`)!.runs.map((x) => x.callsPerSecond)).toFixed(0)}/s`).join(", "));
+      log(
+        `throughput ${level} sessions: ` +
+          contenders.map((c) => `${c.key} ${median(cells.get(`${c.key}@${level}`)!.runs.map((x) => x.callsPerSecond)).toFixed(0)}/s`).join(", "),
+      );
     }
 
     const levels = LEVELS.map((level) => {

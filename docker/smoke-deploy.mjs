@@ -92,7 +92,10 @@ export async function phaseReplicas({ image, check, expect, connect, callOk, tex
       await docker(["kill", containers[1].id]);
       for (const s of sessions) {
         if (s.replica === "c2") {
-          const err = await s.client.callTool({ name: "file_read", arguments: { path: `${s.key}.txt` } }).then(() => undefined, (e) => e);
+          const err = await s.client.callTool({ name: "file_read", arguments: { path: `${s.key}.txt` } }).then(
+            () => undefined,
+            (e) => e,
+          );
           expect(err?.code === 404 && /Session not found/.test(err.message), `a lost session's call gave: ${err?.message ?? "a result"}`);
         } else {
           await callOk(s.client, "file_read", { path: `${s.key}.txt` });

@@ -32,8 +32,12 @@ export async function phaseTenants({ image, check, expect, connect, callOk, text
     const bob = await connect(container.origin, "/mcp", { Authorization: `Bearer ${keyB}` });
     clients.push(alice, bob);
     await check("two tenants: each runs under its own uid, not root, with its own workspace", async () => {
-      const a = shOut(await callOk(alice, "terminal_exec", { command: "id -u; pwd" }), textOf).trim().split("\n");
-      const b = shOut(await callOk(bob, "terminal_exec", { command: "id -u; pwd" }), textOf).trim().split("\n");
+      const a = shOut(await callOk(alice, "terminal_exec", { command: "id -u; pwd" }), textOf)
+        .trim()
+        .split("\n");
+      const b = shOut(await callOk(bob, "terminal_exec", { command: "id -u; pwd" }), textOf)
+        .trim()
+        .split("\n");
       expect(a[0] !== b[0] && a[0] !== "0" && b[0] !== "0", `uids: alice ${a[0]}, bob ${b[0]}`);
       expect(a[1] === "/workspace/alice" && b[1] === "/workspace/bob", `workspaces: ${a[1]}, ${b[1]}`);
     });
@@ -41,7 +45,10 @@ export async function phaseTenants({ image, check, expect, connect, callOk, text
       await callOk(bob, "file_write", { path: "secret.txt", content: "bob only" });
       const probe = await alice.callTool({
         name: "terminal_exec",
-        arguments: { command: "cat /workspace/bob/secret.txt; cat /etc/agentbox/* ; kill -9 1 $(pgrep -f dist/hub/main.js); env | grep -c -e AGENTBOX_TENANTS -e AGENTBOX_API_KEY; true" },
+        arguments: {
+          command:
+            "cat /workspace/bob/secret.txt; cat /etc/agentbox/* ; kill -9 1 $(pgrep -f dist/hub/main.js); env | grep -c -e AGENTBOX_TENANTS -e AGENTBOX_API_KEY; true",
+        },
       });
       const out = textOf(probe);
       expect(!out.includes("bob only"), `alice read bob's file:\n${out}`);
@@ -57,8 +64,27 @@ export async function phaseTenants({ image, check, expect, connect, callOk, text
   await check("--cap-drop ALL --user agent with two tenants: refused with what to change", async () => {
     const name = `agentbox-smoke-tenants-nocaps-${process.pid}`;
     try {
-      await docker(["run", "-d", "--name", name, "--network", "host", "--cap-drop", "ALL", "--user", "agent",
-        "-e", "AGENTBOX_HOST=127.0.0.1", "-e", "AGENTBOX_PORT=1", "-e", `AGENTBOX_TENANTS=alice:${keyA},bob:${keyB}`, image, "--port", "1"]);
+      await docker([
+        "run",
+        "-d",
+        "--name",
+        name,
+        "--network",
+        "host",
+        "--cap-drop",
+        "ALL",
+        "--user",
+        "agent",
+        "-e",
+        "AGENTBOX_HOST=127.0.0.1",
+        "-e",
+        "AGENTBOX_PORT=1",
+        "-e",
+        `AGENTBOX_TENANTS=alice:${keyA},bob:${keyB}`,
+        image,
+        "--port",
+        "1",
+      ]);
       const deadline = Date.now() + 30_000;
       while ((await docker(["inspect", "-f", "{{.State.Running}}", name])) === "true") {
         expect(Date.now() < deadline, `still running 30 s after docker run:\n${tail(await logs({ id: name }))}`);

@@ -60,7 +60,11 @@ async function connect(origin, endpoint = "/mcp", headers = {}) {
   await client.connect(new StreamableHTTPClientTransport(new URL(endpoint, origin), { requestInit: { headers } }));
   return client;
 }
-const textOf = (result) => result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+const textOf = (result) =>
+  result.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
 async function callOk(client, name, args) {
   const result = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
   expect(!result.isError, `${name} answered with an error: ${textOf(result).slice(0, 800)}`);
@@ -137,7 +141,9 @@ async function phaseDefault(fixtures) {
       names = await allTools(client);
       const missing = SERVERS.filter((s) => !names.some((n) => n.startsWith(`${s}_`)));
       if (missing.length) {
-        const states = await fetch(`${container.origin}/readyz`).then((r) => r.text()).catch((e) => String(e));
+        const states = await fetch(`${container.origin}/readyz`)
+          .then((r) => r.text())
+          .catch((e) => String(e));
         throw new Error(`no tools from: ${missing.map((s) => `${s} (${s}_*)`).join(", ")}\n/readyz: ${states}\nlisted: ${names.join(", ") || "(none)"}`);
       }
       return `${names.length} tools`;
@@ -192,7 +198,10 @@ async function phaseDefault(fixtures) {
     await check("arxiv: search answered by the local arXiv stand-in", async () => {
       const before = fixtures.requests.length;
       const res = await callOk(client, "arxiv_search", { query: "container smoke", limit: 5 });
-      expect(fixtures.requests.slice(before).some((r) => r.startsWith("/api/query")), "the stand-in arXiv server got no request (ARXIV_API_URL not used?)");
+      expect(
+        fixtures.requests.slice(before).some((r) => r.startsWith("/api/query")),
+        "the stand-in arXiv server got no request (ARXIV_API_URL not used?)",
+      );
       expect(textOf(res).includes(PAPER_TITLE), `result lacks the stand-in paper:\n${textOf(res).slice(0, 400)}`);
     });
 

@@ -25,9 +25,7 @@ import type { HubStatus } from "./sessions/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 
-export const VERSION: string = JSON.parse(
-  fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
-).version;
+export const VERSION: string = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
 export class Hub implements HubServices {
   readonly startedAt = Date.now();
@@ -200,8 +198,7 @@ export class Hub implements HubServices {
     for (const session of this.sessions.all()) {
       if (session.tenant !== tenant) continue;
       for (const server of session.servers) {
-        const send =
-          what === "tools" ? server.sendToolListChanged() : what === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
+        const send = what === "tools" ? server.sendToolListChanged() : what === "prompts" ? server.sendPromptListChanged() : server.sendResourceListChanged();
         void send.catch(() => undefined);
       }
     }
@@ -222,18 +219,20 @@ export class Hub implements HubServices {
       workspace: tenant?.workspace ?? this.config.workspace,
       isolation: { mode: this.isolation.mode, ...(tenant ? {} : { tenants: this.tenants.length }), summary: this.isolation.summary },
       ...(tenant && this.diskBudgets.usage(tenant) ? { disk: this.diskBudgets.usage(tenant) } : {}),
-      servers: tenants.flatMap((t) => t.children.map((c) => ({
-        ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
-        name: c.name,
-        prefix: c.prefix,
-        transport: c.config.url ? "http" : "stdio",
-        state: c.state,
-        pid: c.pid ?? null,
-        restarts: c.restarts,
-        tools: t.catalog.toolCount(c),
-        ...c.queueStats,
-        ...(c.lastError && c.state !== "ready" ? { lastError: c.lastError } : {}),
-      }))),
+      servers: tenants.flatMap((t) =>
+        t.children.map((c) => ({
+          ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
+          name: c.name,
+          prefix: c.prefix,
+          transport: c.config.url ? "http" : "stdio",
+          state: c.state,
+          pid: c.pid ?? null,
+          restarts: c.restarts,
+          tools: t.catalog.toolCount(c),
+          ...c.queueStats,
+          ...(c.lastError && c.state !== "ready" ? { lastError: c.lastError } : {}),
+        })),
+      ),
     };
   }
 

@@ -138,7 +138,10 @@ async function main(): Promise<void> {
     playground: `http://${loopback}:${port}/playground`,
     mcp: `http://${loopback}:${port}/mcp`,
     workspace: config.workspace,
-    servers: hub.status().servers.map((s) => `${s.name}:${s.state}:${s.tools}`).join(" "),
+    servers: hub
+      .status()
+      .servers.map((s) => `${s.name}:${s.state}:${s.tools}`)
+      .join(" "),
   });
 }
 

@@ -81,7 +81,12 @@ const PER_RUN = /^AGENTBOX_(API_KEY|SESSION.*|HUB_URL|LOG_LEVEL|WORKSPACE|CDP_PO
 const compiled = (file) => file.endsWith(".js") && !file.includes(`${path.sep}hub${path.sep}playground${path.sep}`);
 function serverSettings(serverFiles) {
   const names = new Set(serverFiles.flatMap((f) => fs.readFileSync(f, "utf8").match(/AGENTBOX_[A-Z0-9_]+/g) ?? []));
-  return JSON.stringify([...names].filter((n) => !PER_RUN.test(n)).sort().map((n) => [n, process.env[n] ?? null]));
+  return JSON.stringify(
+    [...names]
+      .filter((n) => !PER_RUN.test(n))
+      .sort()
+      .map((n) => [n, process.env[n] ?? null]),
+  );
 }
 // a manifest written elsewhere (AGENTBOX_MANIFEST) keeps its own record, so it never makes the default one look stale
 const manifestStep = process.env.AGENTBOX_MANIFEST ? `manifest-${crypto.createHash("sha256").update(manifestFile).digest("hex").slice(0, 12)}` : "manifest";
@@ -89,7 +94,10 @@ step(
   manifestStep,
   () => {
     const serverFiles = filesUnder("dist/servers", compiled);
-    return digest([...serverFiles, ...filesUnder("dist/hub", compiled), ...filesUnder("servers", (f) => !isTs(f) && !f.includes("__pycache__"))], [...lockAndNode(), manifestFile, serverSettings(serverFiles)]);
+    return digest(
+      [...serverFiles, ...filesUnder("dist/hub", compiled), ...filesUnder("servers", (f) => !isTs(f) && !f.includes("__pycache__"))],
+      [...lockAndNode(), manifestFile, serverSettings(serverFiles)],
+    );
   },
   [manifestFile],
   () => node(["dist/hub/children/manifest.js"]),

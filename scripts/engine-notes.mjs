@@ -16,7 +16,9 @@ if (process.argv[2] === "check") {
   // the range is "^20.16.0 || >=22.3.0": pdf.js (document conversion) needs those, nothing needs more
   const supported = (major === 20 && minor >= 16) || (major === 22 && minor >= 3) || major > 22;
   if (!supported) {
-    process.stderr.write(`agentbox setup: Node ${process.version} is not supported (package.json engines: ${range}). Install Node 22 (nvm install 22, or the node:22 image) and run npm run setup again.\n`);
+    process.stderr.write(
+      `agentbox setup: Node ${process.version} is not supported (package.json engines: ${range}). Install Node 22 (nvm install 22, or the node:22 image) and run npm run setup again.\n`,
+    );
     process.exit(1);
   }
 } else if (process.argv[2] === "explain") {

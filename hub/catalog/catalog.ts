@@ -117,9 +117,7 @@ export class Catalog {
   }
 
   resourceTemplates(): Array<{ child: Child; template: ResourceTemplate }> {
-    return this.children.flatMap((child) =>
-      child.enabled ? child.resourceTemplates.map((template) => ({ child, template })) : [],
-    );
+    return this.children.flatMap((child) => (child.enabled ? child.resourceTemplates.map((template) => ({ child, template })) : []));
   }
 
   /** The child whose resource template matches a URI. */
@@ -150,7 +148,7 @@ function makeFilter(child: Child): (name: string, published: string) => boolean 
 function collisionMessage(kind: string, name: string, first: Owner, second: Owner): string {
   return (
     `${kind} name collision: '${name}' is published by server '${first.child.name}' (${kind.toLowerCase()} '${first.original}') ` +
-      `and by server '${second.child.name}' (${kind.toLowerCase()} '${second.original}'). Give one of them a different "prefix" in the config.`
+    `and by server '${second.child.name}' (${kind.toLowerCase()} '${second.original}'). Give one of them a different "prefix" in the config.`
   );
 }
 

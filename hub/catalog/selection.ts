@@ -182,7 +182,9 @@ export class SessionView {
         throw new SelectionError(`?tools= pattern '${pattern}' matches only tools outside ${base}, which a URL can narrow but not widen.`);
       }
       const near = negated || /[*?[]/.test(pattern) ? [] : this.ctx.catalog.suggestTools(pattern);
-      throw new SelectionError(`?tools= pattern '${pattern}' matches no tool.${near.length ? ` Did you mean: ${near.join(", ")}?` : " See tools/list of a session without ?tools= for the names."}`);
+      throw new SelectionError(
+        `?tools= pattern '${pattern}' matches no tool.${near.length ? ` Did you mean: ${near.join(", ")}?` : " See tools/list of a session without ?tools= for the names."}`,
+      );
     }
   }
 }

@@ -34,16 +34,24 @@ export const findToolsTool = defineTool({
     "Find tools for a task among the tools of all this hub's servers. " +
     "Returns the best matches with their input schemas and adds them to your tool list; call them by name.",
   input: {
-    query: z.string().trim().min(1, "say what the tool should do, in a few words").max(500, "at most 500 characters")
+    query: z
+      .string()
+      .trim()
+      .min(1, "say what the tool should do, in a few words")
+      .max(500, "at most 500 characters")
       .describe('What you want to do, in a few words: "click a button on a web page".'),
     offset: z.number().int().min(0).default(0).describe("Index of the first match to return, best first: nextOffset of the previous page."),
-    limit: z.number().int().min(1).max(MAX_LIMIT, `at most ${MAX_LIMIT}`).default(DEFAULT_LIMIT).describe(`Most matches to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LIMIT, `at most ${MAX_LIMIT}`)
+      .default(DEFAULT_LIMIT)
+      .describe(`Most matches to return (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).`),
   },
   output: {
     query: z.string(),
-    matches: z.array(
-      z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()), score: z.number() }),
-    ),
+    matches: z.array(z.object({ name: z.string(), description: z.string(), inputSchema: z.record(z.string(), z.unknown()), score: z.number() })),
     total: z.number().describe("Matches in all"),
     nextOffset: z.number().nullable().describe("offset of the next page of matches, or null when this was the last"),
   },
@@ -60,7 +68,8 @@ export const findToolsTool = defineTool({
     const more = nextOffset === null ? "" : `\n\n[${hits.length - nextOffset} more: call ${FIND_TOOLS} with offset=${nextOffset}]`;
     const text = matches.length
       ? `${matches.length} tool${matches.length === 1 ? "" : "s"} for "${query}", ${ctx.sessionless ? SESSIONLESS_NOTE : "now in your tool list; call them by name"}:\n\n` +
-        matches.map((m) => `${m.name}: ${m.description}\ninput: ${JSON.stringify(m.inputSchema)}`).join("\n\n") + more
+        matches.map((m) => `${m.name}: ${m.description}\ninput: ${JSON.stringify(m.inputSchema)}`).join("\n\n") +
+        more
       : hits.length
         ? `(offset ${offset} is past the end: "${query}" has ${hits.length} matches)`
         : `No tool matches "${query}". Try other words for the task (what it acts on, what it does).`;

@@ -154,11 +154,15 @@ export class Child {
     );
     this.wireClient(client);
     if (transport instanceof StdioChildTransport) transport.onspawn = (pid) => (this.pid = pid);
-    const calls = new ChildCalls(transport, {
-      timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
-      maxMessageBytes: this.launch.maxMessageBytes,
-    }, this.name);
+    const calls = new ChildCalls(
+      transport,
+      {
+        timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS,
+        maxMessageBytes: this.launch.maxMessageBytes,
+      },
+      this.name,
+    );
     try {
       await client.connect(transport);
       const watchdog = (this.watchdog = new Watchdog());

@@ -114,20 +114,23 @@ export class Watchdog {
     let blockedSince = 0;
     let pinging = false;
     this.heard();
-    this.timer = setInterval(() => {
-      if (!watch.current()) return this.stop();
-      if (transport instanceof StdioChildTransport && transport.inputBlocked) {
-        blockedSince ||= Date.now();
-        if (Date.now() - blockedSince > WEDGED_AFTER_MS) watch.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
-      } else blockedSince = 0;
-      if (pinging || !watch.busy() || Date.now() - this.lastHeard < PING_AFTER_MS) return;
-      pinging = true;
-      client
-        .ping({ timeout: PING_AFTER_MS })
-        .then(() => this.heard())
-        .catch(() => watch.current() && watch.kill(`it answered nothing, not even a ping, for ${(2 * PING_AFTER_MS) / 1000} s while calls waited on it`))
-        .finally(() => (pinging = false));
-    }, Math.min(1000, PING_AFTER_MS));
+    this.timer = setInterval(
+      () => {
+        if (!watch.current()) return this.stop();
+        if (transport instanceof StdioChildTransport && transport.inputBlocked) {
+          blockedSince ||= Date.now();
+          if (Date.now() - blockedSince > WEDGED_AFTER_MS) watch.kill(`it stopped reading its input for ${WEDGED_AFTER_MS / 1000} s`);
+        } else blockedSince = 0;
+        if (pinging || !watch.busy() || Date.now() - this.lastHeard < PING_AFTER_MS) return;
+        pinging = true;
+        client
+          .ping({ timeout: PING_AFTER_MS })
+          .then(() => this.heard())
+          .catch(() => watch.current() && watch.kill(`it answered nothing, not even a ping, for ${(2 * PING_AFTER_MS) / 1000} s while calls waited on it`))
+          .finally(() => (pinging = false));
+      },
+      Math.min(1000, PING_AFTER_MS),
+    );
     this.timer.unref();
   }
 
@@ -170,10 +173,7 @@ export async function listOffers(client: Client): Promise<{ tools: Tool[]; promp
   };
 }
 
-async function collectPages<K extends string, T>(
-  fetchPage: (cursor?: string) => Promise<{ nextCursor?: string } & Record<K, T[]>>,
-  key: K,
-): Promise<T[]> {
+async function collectPages<K extends string, T>(fetchPage: (cursor?: string) => Promise<{ nextCursor?: string } & Record<K, T[]>>, key: K): Promise<T[]> {
   const items: T[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 100; page++) {

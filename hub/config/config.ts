@@ -145,7 +145,9 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     if (bad) throw new ConfigError(`Config file ${configPath}:${where} ${bad}`);
   }
   const cors = env.AGENTBOX_CORS_ORIGINS
-    ? env.AGENTBOX_CORS_ORIGINS.split(",").map((s) => s.trim()).filter(Boolean)
+    ? env.AGENTBOX_CORS_ORIGINS.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean)
     : (file.corsOrigins ?? []);
   return {
     host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
@@ -156,9 +158,20 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
     logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),
     corsOrigins: cors,
-    trustedProxies: checkedProxies(env.AGENTBOX_TRUSTED_PROXIES?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.trustedProxies ?? []),
+    trustedProxies: checkedProxies(
+      env.AGENTBOX_TRUSTED_PROXIES?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean) ??
+        file.trustedProxies ??
+        [],
+    ),
     metricsKey: env.AGENTBOX_METRICS_KEY || file.metricsKey || undefined,
-    allowedHosts: env.AGENTBOX_ALLOWED_HOSTS?.split(",").map((s) => s.trim()).filter(Boolean) ?? file.allowedHosts ?? [],
+    allowedHosts:
+      env.AGENTBOX_ALLOWED_HOSTS?.split(",")
+        .map((s) => s.trim())
+        .filter(Boolean) ??
+      file.allowedHosts ??
+      [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
     maxMessageBytes: Math.min(

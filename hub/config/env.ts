@@ -64,7 +64,7 @@ export function loadTenants(env: NodeJS.ProcessEnv, file: ConfigFile): TenantCon
     if (single)
       throw new ConfigError(
         'Give either tenants (AGENTBOX_TENANTS or "tenants" in the config file) or one API key (AGENTBOX_API_KEY / "apiKey"), not both: the single key ' +
-          'is shorthand for one tenant.',
+          "is shorthand for one tenant.",
       );
     const tenants = Object.entries(many).map(([name, t]) => ({ ...t, name }));
     const keys = new Set<string>();
@@ -88,7 +88,10 @@ function parseTenantsEnv(value: string): NonNullable<ConfigFile["tenants"]> {
     }
   } else {
     const entries: Record<string, { apiKey: string }> = {};
-    for (const pair of value.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const pair of value
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const colon = pair.indexOf(":");
       if (colon <= 0) throw new ConfigError(`AGENTBOX_TENANTS entry '${pair.slice(0, 40)}' is not name:key.`);
       entries[pair.slice(0, colon)] = { apiKey: pair.slice(colon + 1) };

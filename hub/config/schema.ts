@@ -20,7 +20,10 @@ export const serverConfigSchema = z
     cwd: z.string().optional(),
     url: z.string().url().optional(),
     headers: z.record(z.string(), z.string()).optional(),
-    prefix: z.string().regex(/^[a-zA-Z0-9_-]*$/, "prefix may use letters, digits, _ and - only").optional(),
+    prefix: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]*$/, "prefix may use letters, digits, _ and - only")
+      .optional(),
     enabled: z.boolean().optional(),
     start: z.enum(["eager", "lazy"]).optional(),
     timeoutMs: z.number().int().positive().optional(),
@@ -59,7 +62,12 @@ export const TENANT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const tenantSchema = z
   .object({
     apiKey: z.string().min(1, "an API key may not be empty"),
-    uid: z.number().int().min(1000).max(2 ** 31 - 2).optional(),
+    uid: z
+      .number()
+      .int()
+      .min(1000)
+      .max(2 ** 31 - 2)
+      .optional(),
     limits: tenantLimitsSchema.optional(),
     // what this tenant's sessions see by default (hub/config/selection-spec.ts); its keys replace the global ones
     ...selectionConfigShape,

@@ -100,10 +100,7 @@ export class BoundedEventStore implements EventStore {
     return this.events.get(eventId)?.streamId ?? streamOf(eventId);
   }
 
-  async replayEventsAfter(
-    lastEventId: string,
-    { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> },
-  ): Promise<string> {
+  async replayEventsAfter(lastEventId: string, { send }: { send: (eventId: string, message: JSONRPCMessage) => Promise<void> }): Promise<string> {
     const streamId = streamOf(lastEventId);
     if (!streamId) return "";
     const after = Number(lastEventId.slice(streamId.length + 1));
@@ -184,8 +181,8 @@ export class BoundedEventStore implements EventStore {
         logger: "agentbox",
         data:
           `${what} dropped before you resumed: the hub keeps at most ${perSession} of undelivered events per session (AGENTBOX_EVENT_STORE_BYTES) ` +
-            `and ${total} across all sessions (AGENTBOX_EVENT_STORE_TOTAL_BYTES). A request whose result was dropped is answered with an error: ` +
-            "call it again, and stay connected while large results arrive.",
+          `and ${total} across all sessions (AGENTBOX_EVENT_STORE_TOTAL_BYTES). A request whose result was dropped is answered with an error: ` +
+          "call it again, and stay connected while large results arrive.",
       },
     };
   }
@@ -198,7 +195,7 @@ export class BoundedEventStore implements EventStore {
         code: -32000,
         message:
           "The result of this request was dropped before you resumed (the hub's buffer of undelivered events was full); call it again, and stay " +
-            "connected while it runs, or ask for less at once.",
+          "connected while it runs, or ask for less at once.",
       },
     };
   }

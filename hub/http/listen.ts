@@ -104,7 +104,10 @@ export interface PortHolder {
 /** Who listens on a TCP port (any address), from /proc/net/tcp and tcp6: uid, and pids where they can be found. */
 export function portHolders(port: number): PortHolder[] {
   const sockets: Array<{ address: string; uid: number; inode: string }> = [];
-  for (const [file, v6] of [["/proc/net/tcp", false], ["/proc/net/tcp6", true]] as const) {
+  for (const [file, v6] of [
+    ["/proc/net/tcp", false],
+    ["/proc/net/tcp6", true],
+  ] as const) {
     let table: string;
     try {
       table = fs.readFileSync(file, "utf8");
@@ -127,7 +130,10 @@ export function portHolders(port: number): PortHolder[] {
 
 // /proc/net/tcp* write addresses as 32-bit words in host (little-endian) byte order
 const wordBytes = (word: string) => [3, 2, 1, 0].map((i) => word.slice(i * 2, i * 2 + 2));
-const ipv4 = (hex: string) => wordBytes(hex).map((b) => parseInt(b, 16)).join(".");
+const ipv4 = (hex: string) =>
+  wordBytes(hex)
+    .map((b) => parseInt(b, 16))
+    .join(".");
 function ipv6(hex: string): string {
   const bytes = [0, 1, 2, 3].flatMap((w) => wordBytes(hex.slice(w * 8, w * 8 + 8)));
   const groups = [0, 1, 2, 3, 4, 5, 6, 7].map((g) => bytes[g * 2] + bytes[g * 2 + 1]);

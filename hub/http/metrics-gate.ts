@@ -26,8 +26,6 @@ export function metricsGate(hub: HubServices, tenantGate: MiddlewareHandler<HubE
     if (key !== undefined && tenantForKey(hub.tenants, key)) {
       return Promise.resolve(jsonRpcError(403, -32001, `Forbidden: ${forOperator}`));
     }
-    return Promise.resolve(
-      jsonRpcError(401, -32001, `Unauthorized: ${forOperator}`, { headers: { "WWW-Authenticate": 'Bearer realm="agentbox-metrics"' } }),
-    );
+    return Promise.resolve(jsonRpcError(401, -32001, `Unauthorized: ${forOperator}`, { headers: { "WWW-Authenticate": 'Bearer realm="agentbox-metrics"' } }));
   };
 }

@@ -116,7 +116,10 @@ export class OriginPolicy {
   private readonly allowedHosts: Set<string>;
   private readonly hostVerdicts = new Map<string, boolean>();
 
-  constructor(config: Pick<HubConfig, "corsOrigins" | "allowedHosts">, private readonly keyed: boolean) {
+  constructor(
+    config: Pick<HubConfig, "corsOrigins" | "allowedHosts">,
+    private readonly keyed: boolean,
+  ) {
     this.corsOrigins = new Set(config.corsOrigins.map((o) => o.replace(/\/$/, "")));
     this.anyOrigin = this.corsOrigins.has("*");
     this.allowedHosts = new Set(config.allowedHosts.map((h) => h.toLowerCase()));

@@ -31,7 +31,10 @@ export class TrustedProxies {
   clientAddress(peer: string, forwardedFor: string | undefined): string {
     if (!this.trusts(peer)) return peer;
     // the nearest hop that is not one of our proxies is the client
-    const hops = (forwardedFor ?? "").split(",").map((h) => h.trim()).filter((h) => isIP(h));
+    const hops = (forwardedFor ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter((h) => isIP(h));
     while (hops.length && this.trusts(hops[hops.length - 1])) hops.pop();
     return hops.pop() ?? peer;
   }

@@ -113,7 +113,7 @@ export class HubMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const s of sessions()) if ((s.idleMs >= idleAfterMs()) === idle) this.inc({ transport: s.kind });
+        for (const s of sessions()) if (s.idleMs >= idleAfterMs() === idle) this.inc({ transport: s.kind });
       },
     });
   }

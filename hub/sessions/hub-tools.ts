@@ -44,7 +44,12 @@ function containerUsage() {
     cpus: os.availableParallelism(),
     loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
     cgroupCpuSeconds: cpuStat,
-    memoryMiB: { total: mib(os.totalmem()), free: mib(os.freemem()), cgroupUsed: mibOrNull(readNumber("/sys/fs/cgroup/memory.current")), cgroupLimit: mibOrNull(readNumber("/sys/fs/cgroup/memory.max")) },
+    memoryMiB: {
+      total: mib(os.totalmem()),
+      free: mib(os.freemem()),
+      cgroupUsed: mibOrNull(readNumber("/sys/fs/cgroup/memory.current")),
+      cgroupLimit: mibOrNull(readNumber("/sys/fs/cgroup/memory.max")),
+    },
   };
 }
 
@@ -76,7 +81,8 @@ const hubStatus = defineTool({
   async run(_args, { hub, session }: HubToolContext) {
     const status = hub.status(session.tenant);
     const lines = status.servers.map(
-      (s) => `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}${s.lastError ? `\n  why: ${s.lastError}` : ""}`,
+      (s) =>
+        `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}${s.lastError ? `\n  why: ${s.lastError}` : ""}`,
     );
     const head = `agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}`;
     return reply.data(`${head}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
@@ -118,7 +124,14 @@ const hubMetrics = defineTool({
     const procs = await listProcessesAsync();
     const servers = session.tenant.children.map((c) => {
       const usage = c.pid ? treeUsage(c.pid, procs) : undefined;
-      return { name: c.name, state: c.state, pid: c.pid ?? null, processes: usage?.processes ?? 0, rssMiB: mib(usage?.rssBytes ?? 0), cpuSeconds: usage?.cpuSeconds ?? 0 };
+      return {
+        name: c.name,
+        state: c.state,
+        pid: c.pid ?? null,
+        processes: usage?.processes ?? 0,
+        rssMiB: mib(usage?.rssBytes ?? 0),
+        cpuSeconds: usage?.cpuSeconds ?? 0,
+      };
     });
     const { tenant } = session;
     const figures = { sessions: hub.sessions.all().filter((s) => s.tenant === tenant).length, calls: hub.metrics.tenantCalls(tenant.name) };
@@ -129,7 +142,9 @@ const hubMetrics = defineTool({
     const data = {
       container: shared ? containerCapacity() : containerUsage(),
       disk: diskUsage(tenant.workspace),
-      ...(shared ? {} : { hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: figures.sessions } }),
+      ...(shared
+        ? {}
+        : { hub: { pid: process.pid, rssMiB: mib(process.memoryUsage().rss), cpuSeconds: (cpu.user + cpu.system) / 1e6, sessions: figures.sessions } }),
       ...figures,
       servers,
     };

@@ -51,7 +51,6 @@ export class RateLimits {
       .sort((a, b) => b.specificity - a.specificity);
   }
 
-
   async checkMethod(client: string, method: string): Promise<LimitVerdict> {
     const rule = this.methodRules.find((r) => r.matches(method));
     return rule ? consume(rule, `${client}\u0000${method}`) : ALLOWED;

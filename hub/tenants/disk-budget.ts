@@ -157,7 +157,11 @@ export class DiskBudgets {
       const tenants = [...this.states.keys()];
       const roots = walkRoots([...tenants.flatMap((t) => [t.workspace, t.home!, t.tmp!]), ...SHARED_WRITABLE_DIRS]);
       this.freeAtPass = await freeSpaceByFilesystem(roots);
-      const usage = await measureUsage(roots, tenants.map((t) => t.identity!.uid), WALK_TIMEOUT_MS);
+      const usage = await measureUsage(
+        roots,
+        tenants.map((t) => t.identity!.uid),
+        WALK_TIMEOUT_MS,
+      );
       for (const tenant of tenants) {
         const uid = tenant.identity!.uid;
         try {

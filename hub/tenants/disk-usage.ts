@@ -112,4 +112,3 @@ export async function freeSpaceByFilesystem(roots: string[]): Promise<Map<string
   }
   return free;
 }
-

@@ -41,7 +41,7 @@ export function detectIsolation(caps = effectiveCapabilities(), hasSetpriv = com
       mode: "uid",
       summary:
         "each tenant's servers and everything its agents run live under the tenant's own uid, without capabilities (no_new_privs), with capped " +
-          "processes and memory",
+        "processes and memory",
       canDropBoundingSet: has(caps, CAP.SETPCAP),
     };
   }

@@ -67,7 +67,11 @@ function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
       const fd = fs.openSync(`/proc/${pid}/environ`, "r");
       const read = fs.readSync(fd, buffer, 0, prefixBytes, 0);
       fs.closeSync(fd);
-      const entry = buffer.subarray(0, read).toString("latin1").split("\0").find((e) => e.startsWith(key));
+      const entry = buffer
+        .subarray(0, read)
+        .toString("latin1")
+        .split("\0")
+        .find((e) => e.startsWith(key));
       claim = entry ? entry.slice(key.length, key.length + 64) : "";
     } catch {
       // gone, or not the tenant's

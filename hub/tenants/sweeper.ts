@@ -120,7 +120,12 @@ export class ProcessSweeper {
     if (escaped.length === 0) return;
     const batch = this.nextBatch(tenant, escaped);
     const claims = await readClaims(batch, this.commandFor(tenant));
-    const live = new Set(this.sessions.all().filter((s) => s.tenant === tenant).map((s) => this.claimOf(s)));
+    const live = new Set(
+      this.sessions
+        .all()
+        .filter((s) => s.tenant === tenant)
+        .map((s) => this.claimOf(s)),
+    );
     // a server (re)started while the claims were read is spared too
     const startedSince = new Set(tenant.children.flatMap((c) => (c.pid ? [c.pid] : [])));
     let killed = 0;

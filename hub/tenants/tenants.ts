@@ -49,7 +49,14 @@ export interface Tenant {
  * other tenants, and apart for two hubs on one machine (whose sweeps would otherwise meet).
  */
 export function derivedUid(name: string, workspace: string): number {
-  return UID_BASE + (createHash("sha256").update(`${path.resolve(workspace)}\0${name}`).digest().readUInt32BE(0) % UID_RANGE);
+  return (
+    UID_BASE +
+    (createHash("sha256")
+      .update(`${path.resolve(workspace)}\0${name}`)
+      .digest()
+      .readUInt32BE(0) %
+      UID_RANGE)
+  );
 }
 
 export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] {

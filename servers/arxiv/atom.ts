@@ -54,7 +54,7 @@ function text(value: unknown): string | null {
 }
 
 function attr(node: unknown, name: string): string | null {
-  return node && typeof node === "object" ? ((node as Node)[`@_${name}`] as string | undefined) ?? null : null;
+  return node && typeof node === "object" ? (((node as Node)[`@_${name}`] as string | undefined) ?? null) : null;
 }
 
 export function parseFeed(xml: string): Feed {
@@ -85,8 +85,7 @@ function toPaper(entry: Node): Paper {
   let id = idFromEntryUrl(text(entry.id) ?? "");
   const linked = abs ? idFromEntryUrl(href(abs)) : "";
   if (splitVersion(id).version === null && splitVersion(linked).base === id) id = linked;
-  const pdf =
-    links.find((l) => attr(l, "title") === "pdf" || attr(l, "type") === "application/pdf") ?? links.find((l) => /\/pdf\//.test(href(l)));
+  const pdf = links.find((l) => attr(l, "title") === "pdf" || attr(l, "type") === "application/pdf") ?? links.find((l) => /\/pdf\//.test(href(l)));
   const categories = ((entry.category as Node[] | undefined) ?? []).map((c) => attr(c, "term")).filter((t): t is string => Boolean(t));
   return {
     id,

@@ -46,7 +46,10 @@ export async function savePaper(workspace: string, id: string, pdf: Buffer, mark
   const paths = paperPaths(workspace, id);
   await fs.mkdir(path.dirname(paths.pdf), { recursive: true });
   // write then rename, so a reader never sees half a paper (and two downloads never share a temp file)
-  for (const [file, data] of [[paths.pdf, pdf], [paths.md, markdown]] as const) {
+  for (const [file, data] of [
+    [paths.pdf, pdf],
+    [paths.md, markdown],
+  ] as const) {
     const temp = `${file}.${randomUUID()}.part`;
     await fs.writeFile(temp, data);
     await fs.rename(temp, file);
@@ -87,9 +90,7 @@ export async function findPaper(workspace: string, id: string): Promise<StoredPa
   const papers = await listPapers(workspace);
   const exact = papers.find((p) => p.id === id);
   if (exact || splitVersion(id).version !== null) return exact;
-  return papers
-    .filter((p) => splitVersion(p.id).base === id)
-    .sort((a, b) => (splitVersion(b.id).version ?? 0) - (splitVersion(a.id).version ?? 0))[0];
+  return papers.filter((p) => splitVersion(p.id).base === id).sort((a, b) => (splitVersion(b.id).version ?? 0) - (splitVersion(a.id).version ?? 0))[0];
 }
 
 export async function readMarkdown(workspace: string, paper: StoredPaper): Promise<string> {

@@ -128,7 +128,9 @@ export class ChromiumHost {
     try {
       version = (await (await fetch(`http://127.0.0.1:${port}/json/version`)).json()) as typeof version;
     } catch (err) {
-      throw new ToolError(`Chromium's CDP endpoint on 127.0.0.1:${port} (AGENTBOX_CDP_PORT) does not answer: ${firstLine(errorMessage(err))}. Is the port taken by another program?`);
+      throw new ToolError(
+        `Chromium's CDP endpoint on 127.0.0.1:${port} (AGENTBOX_CDP_PORT) does not answer: ${firstLine(errorMessage(err))}. Is the port taken by another program?`,
+      );
     }
     return { port, webSocketDebuggerUrl: version.webSocketDebuggerUrl, browserVersion: version.Browser ?? browser.version(), pid: this.pid() };
   }

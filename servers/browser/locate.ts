@@ -12,10 +12,7 @@ const SELECTOR_WAIT_MS = 3_000;
 /** The same two target parameters on every tool that acts on an element. */
 export const target = {
   ref: z.string().optional().describe("Element ref from the latest snapshot, e.g. e12."),
-  selector: z
-    .string()
-    .optional()
-    .describe("Or a CSS/Playwright selector (text=Sign in, role=button[name='OK']); first match."),
+  selector: z.string().optional().describe("Or a CSS/Playwright selector (text=Sign in, role=button[name='OK']); first match."),
 };
 
 export interface Target {
@@ -36,7 +33,9 @@ export async function locate(page: Page, t: Target, what = "element"): Promise<L
     // A ref from another page's snapshot (its frame is gone) throws instead of counting 0.
     const count = await locator.count().catch(() => 0);
     if (count === 0) {
-      throw new ToolError(`Ref ${ref} is not in the current page (the page changed since that snapshot). Take a new ${toolName("snapshot")} and use a ref from it.`);
+      throw new ToolError(
+        `Ref ${ref} is not in the current page (the page changed since that snapshot). Take a new ${toolName("snapshot")} and use a ref from it.`,
+      );
     }
     return locator;
   }

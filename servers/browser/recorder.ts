@@ -91,7 +91,10 @@ export class Recorder {
 
 // The page chooses the name: keep it to one plain file name inside downloads/.
 function safeName(name: string): string {
-  const base = path.basename(name).replace(/[\0/\\]/g, "_").replace(/^\.+/, "");
+  const base = path
+    .basename(name)
+    .replace(/[\0/\\]/g, "_")
+    .replace(/^\.+/, "");
   return base || "download";
 }
 

@@ -49,7 +49,11 @@ export class BrowserSession {
     readonly workspace: string,
     private readonly log: Logger,
   ) {
-    this.recorder = new Recorder(workspace, (page) => this.pages.indexOf(page), (text) => this.notice(text));
+    this.recorder = new Recorder(
+      workspace,
+      (page) => this.pages.indexOf(page),
+      (text) => this.notice(text),
+    );
   }
 
   notice(text: string): void {
@@ -122,7 +126,9 @@ export class BrowserSession {
     const page = this.pages[index];
     if (!page) {
       const open = this.pages.map((p, i) => `${i}: ${p.url()}`).join(", ");
-      throw new ToolError(`No tab ${index} in this session; ${open ? `open tabs are ${open}` : "no tabs are open"} (see ${toolName("tabs")} with action "list").`);
+      throw new ToolError(
+        `No tab ${index} in this session; ${open ? `open tabs are ${open}` : "no tabs are open"} (see ${toolName("tabs")} with action "list").`,
+      );
     }
     return page;
   }

@@ -69,7 +69,10 @@ export async function mayLoadWorkspace(request: Request): Promise<boolean> {
   if (parent) return isWorkspaceUrl(parent.url());
   if (startedByTool(frame.page(), request.url())) return true;
   if (!isWorkspaceUrl(frame.url())) return false; // a foreign page's location, link, form or refresh
-  const opener = await frame.page().opener().catch(() => null);
+  const opener = await frame
+    .page()
+    .opener()
+    .catch(() => null);
   return !opener || isWorkspaceUrl(opener.url());
 }
 

@@ -94,7 +94,10 @@ async function fulfil(route: Route, workspace: string): Promise<void> {
   const { pathname } = new URL(request.url());
   let real: string;
   try {
-    const decoded = pathname.split("/").map((s) => decodeURIComponent(s)).join("/");
+    const decoded = pathname
+      .split("/")
+      .map((s) => decodeURIComponent(s))
+      .join("/");
     real = resolveInWorkspace(workspace, `.${decoded}`);
   } catch (err) {
     const message = err instanceof ToolError ? err.message : "Bad path.";

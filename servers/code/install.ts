@@ -53,7 +53,8 @@ const LOCAL_ARCHIVE = /\.(whl|tar\.gz|tgz|zip|tar\.bz2)$/i;
 /** Remote sources: plain http(s) archives and git over https; no other scheme (git+file, git+ssh, …). */
 const URL_SOURCE = /^(git\+)?https?:\/\/\S+$/i;
 /** pip: a name with optional extras, then version clauses and an environment marker, none of which can name a path. */
-const PIP_REQUIREMENT = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\s*\[[A-Za-z0-9._,\s-]*\])?(?:\s*(?:[<>=!~]=?|===)[\s<>=!~,.*+A-Za-z0-9_-]*)?(?:\s*;[\sA-Za-z0-9_.<>=!~"'()-]*)?$/;
+const PIP_REQUIREMENT =
+  /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\s*\[[A-Za-z0-9._,\s-]*\])?(?:\s*(?:[<>=!~]=?|===)[\s<>=!~,.*+A-Za-z0-9_-]*)?(?:\s*;[\sA-Za-z0-9_.<>=!~"'()-]*)?$/;
 /** pip's `name @ <url>` direct reference. */
 const PIP_DIRECT = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:\s*\[[A-Za-z0-9._,\s-]*\])?\s*@\s*(\S+)$/;
 /** npm: a (scoped) name with an optional version, range or tag, none of which can name a path or URL. */

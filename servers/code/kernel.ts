@@ -288,7 +288,9 @@ export class Kernel {
       outcome = await this.interrupt(running);
       if (outcome === "exited") {
         stateKept = false;
-        notes.push(`Interrupted by ${why}: the code ignored KeyboardInterrupt, so the interpreter was killed and restarted; variables, imports and functions of session '${this.name}' are gone.`);
+        notes.push(
+          `Interrupted by ${why}: the code ignored KeyboardInterrupt, so the interpreter was killed and restarted; variables, imports and functions of session '${this.name}' are gone.`,
+        );
       } else {
         notes.push(`Interrupted by ${why} (KeyboardInterrupt); the session's state survived and it is ready for the next ${toolName("execute")}.`);
       }

@@ -19,11 +19,14 @@ export interface LaunchSpec {
  */
 export function launchSpec(language: Language, config: CodeConfig, name: string, token?: string): LaunchSpec {
   // the session's claim, so the hub's sweeper spares what the code starts while the session lives
-  const env = withSessionClaim({
-    ...(process.env as Record<string, string>),
-    ...(token ? { [SESSION_TOKEN_ENV]: token, [SESSION_TOKEN_HEADER_ENV]: SESSION_TOKEN_HEADER } : {}),
-    AGENTBOX_CODE_SESSION: name,
-  }, token);
+  const env = withSessionClaim(
+    {
+      ...(process.env as Record<string, string>),
+      ...(token ? { [SESSION_TOKEN_ENV]: token, [SESSION_TOKEN_HEADER_ENV]: SESSION_TOKEN_HEADER } : {}),
+      AGENTBOX_CODE_SESSION: name,
+    },
+    token,
+  );
   if (language === "python") {
     return {
       command: config.python,

@@ -35,7 +35,14 @@ export class CodeSessions {
    * Run `fn` with the named interpreter of this client session (created, not yet started, on first
    * use), holding the session busy meanwhile: a run longer than the idle time is not freed under it.
    */
-  async withKernel<R>(session: string, language: Language, name: string, workspace: string, token: string | undefined, fn: (kernel: Kernel) => Promise<R>): Promise<R> {
+  async withKernel<R>(
+    session: string,
+    language: Language,
+    name: string,
+    workspace: string,
+    token: string | undefined,
+    fn: (kernel: Kernel) => Promise<R>,
+  ): Promise<R> {
     return this.store.use(session, (kernels) => {
       let kernel = kernels.get(key(language, name));
       if (!kernel) {

@@ -46,7 +46,10 @@ export function registerResources(server: McpServer, env: { workspace: string; l
         const st = opened.stat;
         if (!st.isFile()) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is not a regular file.`);
         if (st.size > MAX_RESOURCE_BYTES) {
-          throw new McpError(ErrorCode.InvalidParams, `Resource ${uri.href} is ${st.size} bytes, over the ${MAX_RESOURCE_BYTES}-byte limit; use ${toolName("read")} in pages.`);
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `Resource ${uri.href} is ${st.size} bytes, over the ${MAX_RESOURCE_BYTES}-byte limit; use ${toolName("read")} in pages.`,
+          );
         }
         const data = await readAt(opened.handle, st.size);
         const kind = await kindOf(file, data);

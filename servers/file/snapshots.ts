@@ -37,8 +37,7 @@ export function serialized<T>(fn: () => Promise<T>): Promise<T> {
 // Everything below works through folders opened from the workspace root without following links:
 // an agent's command can plant links anywhere, .agentbox included, and a snapshot must neither copy
 // files in from outside nor write or delete outside while restoring.
-const withSnapshots = <T>(workspace: string, fn: (snapshots: FileHandle) => Promise<T>) =>
-  withDir(workspace, snapshotsDir(workspace), { create: true }, fn);
+const withSnapshots = <T>(workspace: string, fn: (snapshots: FileHandle) => Promise<T>) => withDir(workspace, snapshotsDir(workspace), { create: true }, fn);
 
 export function validateName(name: string): void {
   if (!SNAPSHOT_NAME.test(name) || name.length > 64) {

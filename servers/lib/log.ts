@@ -15,10 +15,7 @@ export function parseLogLevel(value: string | undefined, fallback: LogLevel = "i
   return v in ORDER ? (v as LogLevel) : fallback;
 }
 
-export function createLogger(
-  base: Record<string, unknown>,
-  options: { level?: LogLevel; write?: (line: string) => void } = {},
-): Logger {
+export function createLogger(base: Record<string, unknown>, options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
   const level = options.level ?? parseLogLevel(process.env.AGENTBOX_LOG_LEVEL);
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {

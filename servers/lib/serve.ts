@@ -62,9 +62,7 @@ export function registerTools(server: McpServer, tools: Tool[], workspace: strin
           extra: namingSession(extra, session),
           async progress(progress, total, message) {
             if (progressToken === undefined) return;
-            await extra
-              .sendNotification({ method: "notifications/progress", params: { progressToken, progress, total, message } })
-              .catch(() => undefined);
+            await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, total, message } }).catch(() => undefined);
           },
         };
         try {
@@ -87,11 +85,16 @@ type WithMeta = { params?: { _meta?: Record<string, unknown> } & Record<string, 
  * of the call they belong to, so the hub hands them to that client and no other.
  */
 function namingSession(extra: Extra, session: string): Extra {
-  const named = <M extends WithMeta>(message: M): M => ({ ...message, params: { ...message.params, _meta: { ...message.params?._meta, [SESSION_META_KEY]: session } } });
+  const named = <M extends WithMeta>(message: M): M => ({
+    ...message,
+    params: { ...message.params, _meta: { ...message.params?._meta, [SESSION_META_KEY]: session } },
+  });
   return {
     ...extra,
-    sendRequest: ((request: WithMeta, schema: unknown, options: unknown) => extra.sendRequest(named(request) as never, schema as never, options as never)) as Extra["sendRequest"],
-    sendNotification: (notification) => extra.sendNotification(notification.method === "notifications/message" ? named(notification as WithMeta) as never : notification),
+    sendRequest: ((request: WithMeta, schema: unknown, options: unknown) =>
+      extra.sendRequest(named(request) as never, schema as never, options as never)) as Extra["sendRequest"],
+    sendNotification: (notification) =>
+      extra.sendNotification(notification.method === "notifications/message" ? (named(notification as WithMeta) as never) : notification),
   };
 }
 
@@ -106,7 +109,10 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
   console.log = console.info = console.debug = console.error;
   const log = createLogger({ server: spec.name });
   const workspace = workspaceRoot();
-  configureToolNames(spec.name, spec.tools.map((t) => t.name));
+  configureToolNames(
+    spec.name,
+    spec.tools.map((t) => t.name),
+  );
   const server = new McpServer(
     { name: `agentbox-${spec.name}`, version: spec.version ?? "0.1.0" },
     { instructions: resolveText(spec.instructions), capabilities: { logging: {} } },

@@ -36,9 +36,12 @@ export class SessionStore<T> {
   constructor(private readonly options: SessionStoreOptions<T>) {
     const idleMs = options.idleMs ?? 0;
     if (idleMs > 0) {
-      this.sweeper = setInterval(() => {
-        this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
-      }, Math.max(100, Math.min(idleMs / 4, 30_000)));
+      this.sweeper = setInterval(
+        () => {
+          this.sweeping ??= this.sweep().finally(() => (this.sweeping = undefined));
+        },
+        Math.max(100, Math.min(idleMs / 4, 30_000)),
+      );
       this.sweeper.unref();
     }
     onSessionClosed((session) => this.release(session, "closed"));

@@ -45,7 +45,10 @@ export type ParsedArguments<S extends ZodRawShape> = { ok: true; args: Arguments
  * The message names the published tool, says what was wrong, and lists what is allowed.
  */
 export function parseArguments<S extends ZodRawShape>(published: string, shape: S, args: unknown): ParsedArguments<S> {
-  const result = z.object(shape).strict().safeParse(args ?? {});
+  const result = z
+    .object(shape)
+    .strict()
+    .safeParse(args ?? {});
   if (result.success) return { ok: true, args: result.data };
   const problems = result.error.issues.map((issue) => `- ${describeIssue(issue, args)}`);
   return { ok: false, message: `Invalid arguments for ${published}:\n${problems.join("\n")}\n${allowedArguments(shape)}` };

@@ -32,8 +32,7 @@ const store = new SessionStore<Terminals>({
     return terminals.size > 0;
   },
   describeAs: "terminals",
-  describe: (terminals) =>
-    [...terminals.values()].map((t) => ({ id: t.id, pid: t.pid, alive: t.alive, createdAt: t.createdAt.toISOString() })),
+  describe: (terminals) => [...terminals.values()].map((t) => ({ id: t.id, pid: t.pid, alive: t.alive, createdAt: t.createdAt.toISOString() })),
 });
 
 export async function listTerminals(session: string): Promise<Terminal[]> {

@@ -110,7 +110,14 @@ describe("browser workspace exfiltration", () => {
   test("a page the agent saved in the workspace runs but cannot read its siblings, and sends nothing anywhere", async () => {
     const before = evil.received.length;
     const packetsBefore = evil.turnPackets;
-    write("saved/page.html", `<!doctype html><title>Saved</title><body><p>saved earlier</p><script>${stealScript(evil.origin, STOLEN.map((f) => `..${f}`), evil.turnPort)}</script>`);
+    write(
+      "saved/page.html",
+      `<!doctype html><title>Saved</title><body><p>saved earlier</p><script>${stealScript(
+        evil.origin,
+        STOLEN.map((f) => `..${f}`),
+        evil.turnPort,
+      )}</script>`,
+    );
     await ok(c, "navigate", { url: fileUrl("saved/page.html") });
     await ok(c, "wait_for", { time: 3 });
     await assertNothingStolen();
@@ -159,7 +166,10 @@ describe("browser workspace exfiltration", () => {
     // leaving the workspace is the tool's call, not the page's
     const report = textOf(await ok(c, "navigate", { url: fileUrl("report/index.html") }));
     const before = evil.received.length;
-    assert.match(textOf(await ok(c, "click", { ref: refOf(report, 'link "elsewhere"') })), /A workspace page may not open other sites; open .* with browser_navigate/);
+    assert.match(
+      textOf(await ok(c, "click", { ref: refOf(report, 'link "elsewhere"') })),
+      /A workspace page may not open other sites; open .* with browser_navigate/,
+    );
     assert.deepEqual(evil.received.slice(before), []);
     // a new tab and the history tools are the tool's too
     assert.match(textOf(await ok(c, "tabs", { action: "new", url: `${WORKSPACE}/report/index.html` })), /chart drawn by app\.js/);

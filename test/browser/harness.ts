@@ -119,7 +119,11 @@ export function socketInodes(pids: number[]): Set<string> {
 function socketsAsOwner(pid: number): string[] {
   const uid = realUid(pid);
   if (uid === undefined) return [];
-  const out = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "find", `/proc/${pid}/fd`, "-mindepth", "1", "-lname", "socket:*", "-printf", "%l\n"], { encoding: "utf8" });
+  const out = spawnSync(
+    "setpriv",
+    [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", "find", `/proc/${pid}/fd`, "-mindepth", "1", "-lname", "socket:*", "-printf", "%l\n"],
+    { encoding: "utf8" },
+  );
   return (out.stdout ?? "").split("\n").flatMap((l) => l.match(/^socket:\[(\d+)\]$/)?.[1] ?? []);
 }
 

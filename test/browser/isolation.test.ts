@@ -34,7 +34,10 @@ describe("browser isolation", () => {
       const snap = textOf(await ok(c, "tabs", { action: "select", index: i }));
       assert.doesNotMatch(snap, PASSWD, `tab ${i} shows /etc/passwd`);
       assert.doesNotMatch(textOf(await ok(c, "get_text")), PASSWD);
-      const frames = (await evaluate(c, "[...document.querySelectorAll('iframe')].map((f) => { try { return f.contentDocument?.body?.innerText ?? '(no access)' } catch { return '(cross-origin)' } })")) as string[];
+      const frames = (await evaluate(
+        c,
+        "[...document.querySelectorAll('iframe')].map((f) => { try { return f.contentDocument?.body?.innerText ?? '(no access)' } catch { return '(cross-origin)' } })",
+      )) as string[];
       for (const text of frames) assert.doesNotMatch(text, PASSWD);
     }
   }
@@ -107,7 +110,10 @@ describe("browser isolation", () => {
 
   test("the workspace origin serves only workspace files: symlinks out and missing files are refused", async () => {
     write("dir/a.txt", "alpha");
-    write("links.html", `<title>Links</title><iframe src="passwd-link2"></iframe><iframe src="/../../etc/passwd"></iframe><iframe src="/%2e%2e/%2e%2e/etc/passwd"></iframe>`);
+    write(
+      "links.html",
+      `<title>Links</title><iframe src="passwd-link2"></iframe><iframe src="/../../etc/passwd"></iframe><iframe src="/%2e%2e/%2e%2e/etc/passwd"></iframe>`,
+    );
     fs.symlinkSync("/etc/passwd", path.join(h.workspace, "passwd-link2"));
     await ok(c, "navigate", { url: ws("links.html") });
     await assertNoFileDocument();

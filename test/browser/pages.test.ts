@@ -97,7 +97,13 @@ describe("browser pages", () => {
     assert.match(opened, /Title: Page B/);
     const list = await ok(c, "tabs", { action: "list" });
     const tabs = (list.structuredContent as { tabs: { url: string; current: boolean }[] }).tabs;
-    assert.deepEqual(tabs.map((t) => [new URL(t.url).pathname, t.current]), [["/a", false], ["/b", true]]);
+    assert.deepEqual(
+      tabs.map((t) => [new URL(t.url).pathname, t.current]),
+      [
+        ["/a", false],
+        ["/b", true],
+      ],
+    );
     assert.match(textOf(await ok(c, "tabs", { action: "select", index: 0 })), /Title: Page A/);
     // A page opening a tab itself is announced.
     const popup = textOf(await ok(c, "navigate", { url: url("/popup") }));
@@ -162,9 +168,15 @@ describe("browser pages", () => {
     await ok(c, "navigate", { url: url("/console") });
     const all = await ok(c, "console_messages");
     const messages = (all.structuredContent as { messages: { type: string; text: string }[] }).messages;
-    assert.ok(messages.some((m) => m.type === "log" && m.text === "hello from the page"), textOf(all));
+    assert.ok(
+      messages.some((m) => m.type === "log" && m.text === "hello from the page"),
+      textOf(all),
+    );
     const errors = await ok(c, "console_messages", { level: "error" });
-    assert.deepEqual((errors.structuredContent as { messages: { text: string }[] }).messages.map((m) => m.text), ["something broke"]);
+    assert.deepEqual(
+      (errors.structuredContent as { messages: { text: string }[] }).messages.map((m) => m.text),
+      ["something broke"],
+    );
     const net = await ok(c, "network_requests");
     assert.match(textOf(net), new RegExp(`GET ${url("/console")} \\[document\\] → 200`));
     // an unknown tab is an error naming it and the open tabs, not an empty list
@@ -225,7 +237,13 @@ describe("browser pages", () => {
 
     const saved = await ok(c, "pdf", { path: "out/page.pdf" });
     assert.deepEqual(Object.keys(saved.structuredContent ?? {}).sort(), ["bytes", "path"]);
-    assert.equal(fs.readFileSync(path.join(h.workspace, "out", "page.pdf")).subarray(0, 5).toString(), "%PDF-");
+    assert.equal(
+      fs
+        .readFileSync(path.join(h.workspace, "out", "page.pdf"))
+        .subarray(0, 5)
+        .toString(),
+      "%PDF-",
+    );
     const folder = await fails(c, "pdf", { path: "out" });
     assert.match(folder, /'out' is a folder; give a file path/);
     assert.doesNotMatch(folder, /EISDIR/);

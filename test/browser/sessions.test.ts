@@ -30,7 +30,6 @@ async function cdpPages(port: number): Promise<string[]> {
   return targets.filter((t) => t.type === "page").map((t) => t.url);
 }
 
-
 /** Chromium's pages and listeners take their time to go: up to 20 s, looked at every 100 ms. */
 const until = (what: string, check: () => Promise<boolean> | boolean) => untilWithin(what, check, 20_000, 100);
 

@@ -44,13 +44,35 @@ describe("code_install specs", () => {
   });
 
   test("npm: file:, link: and paths outside the workspace are refused", () => {
-    for (const spec of [`pkg@file:${outside}/pkg`, `file:${outside}/pkg`, "file:../..", `link:${outside}/pkg`, `x@link:../../pkg`, `git+file://${outside}/pkg`, "git+ssh://git@host/repo.git", "github:user/repo", "npm:other@1", "user/repo"]) {
+    for (const spec of [
+      `pkg@file:${outside}/pkg`,
+      `file:${outside}/pkg`,
+      "file:../..",
+      `link:${outside}/pkg`,
+      `x@link:../../pkg`,
+      `git+file://${outside}/pkg`,
+      "git+ssh://git@host/repo.git",
+      "github:user/repo",
+      "npm:other@1",
+      "user/repo",
+    ]) {
       assert.throws(() => js(spec), /outside the workspace|other than https|not a package spec|No such file/, spec);
     }
   });
 
   test("options that make pip or npm read local files are refused", () => {
-    for (const spec of ["-r", "-r/etc/x", "--requirement=/etc/x", "-c/etc/x", "--find-links=/x", "-e/x", "--index-url=file:///x", "--prefix=/x", "--target=/x", "  --prefix=/x"]) {
+    for (const spec of [
+      "-r",
+      "-r/etc/x",
+      "--requirement=/etc/x",
+      "-c/etc/x",
+      "--find-links=/x",
+      "-e/x",
+      "--index-url=file:///x",
+      "--prefix=/x",
+      "--target=/x",
+      "  --prefix=/x",
+    ]) {
       assert.throws(() => py(spec), /command-line option/, spec);
       assert.throws(() => js(spec), /command-line option/, spec);
     }
@@ -59,7 +81,14 @@ describe("code_install specs", () => {
   });
 
   test("names with versions, extras and markers, https URLs, and workspace paths are kept", () => {
-    for (const spec of ["requests", "requests==2.32.0", "requests[socks]>=2.31,<3", "numpy; python_version>'3.9'", "pkg @ https://example.test/pkg.whl", "git+https://example.test/repo.git"]) {
+    for (const spec of [
+      "requests",
+      "requests==2.32.0",
+      "requests[socks]>=2.31,<3",
+      "numpy; python_version>'3.9'",
+      "pkg @ https://example.test/pkg.whl",
+      "git+https://example.test/repo.git",
+    ]) {
       assert.deepEqual(py(spec), { spec, local: false }, spec);
     }
     for (const spec of ["lodash", "lodash@^4.17", "@scope/pkg@latest", "https://example.test/pkg.tgz"]) {

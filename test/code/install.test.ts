@@ -27,8 +27,7 @@ describe("code_install", () => {
     assert.equal((await run(client, "python", "import numpy\nnumpy.__name__")).text, "'numpy'");
     writeFiles(hub, {
       "pkgs/agentbox_demo_pkg/pyproject.toml":
-        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n' +
-        '[project]\nname = "agentbox-demo-pkg"\nversion = "1.2.3"\n',
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n\n' + '[project]\nname = "agentbox-demo-pkg"\nversion = "1.2.3"\n',
       "pkgs/agentbox_demo_pkg/agentbox_demo_pkg/__init__.py": "def greet(name):\n    return f'hello {name}'\n",
     });
     const installed = await call(client, "code_install", { language: "python", packages: ["./pkgs/agentbox_demo_pkg"] });

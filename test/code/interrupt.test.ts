@@ -165,4 +165,3 @@ describe("code_execute: interrupts and isolation", () => {
     assert.deepEqual(pids.filter(alive), [], "interpreters of a closed client session are stopped");
   });
 });
-

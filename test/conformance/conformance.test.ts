@@ -142,9 +142,7 @@ describe("MCP conformance suite through the hub", () => {
   test("log messages of concurrent calls reach only the session that made the call", async () => {
     const clients = await Promise.all([hub.connect({ name: "a" }), hub.connect({ name: "b" })]);
     const received = clients.map(() => [] as string[]);
-    clients.forEach((client, i) =>
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void received[i].push(String(n.params.data))),
-    );
+    clients.forEach((client, i) => client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void received[i].push(String(n.params.data))));
     await Promise.all(clients.map((client) => client.callTool({ name: "test_tool_with_logging", arguments: {} })));
     for (const messages of received) {
       assert.deepEqual(messages, ["test_tool_with_logging started", "test_tool_with_logging working", "test_tool_with_logging finished"]);

@@ -19,13 +19,15 @@ after(async () => {
 });
 
 function fileServerPid(hubPid: number): number {
-  const pids = descendantsOf(hubPid).map((p) => p.pid).filter((pid) => {
-    try {
-      return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(path.join("servers", "file", "main.js"));
-    } catch {
-      return false;
-    }
-  });
+  const pids = descendantsOf(hubPid)
+    .map((p) => p.pid)
+    .filter((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(path.join("servers", "file", "main.js"));
+      } catch {
+        return false;
+      }
+    });
   assert.equal(pids.length, 1, "exactly one file server process under the hub");
   return pids[0];
 }

@@ -65,7 +65,7 @@ describe("resolveInWorkspace and the descriptor checks", () => {
     await assert.rejects(openDirIn(ws, path.join(ws, "out-dir")), /not a folder/);
     await assert.rejects(openDirIn(ws, path.join(outside)), /outside the workspace/);
     const ok = await openVerified(ws, path.join(ws, "ok.txt"), "ok.txt");
-    assert.equal((await ok.handle.readFile("utf8")), "ok\n");
+    assert.equal(await ok.handle.readFile("utf8"), "ok\n");
     await ok.handle.close();
   });
 });

@@ -121,7 +121,10 @@ describe("move, copy, delete, mkdir, info", () => {
 
   test("copy copies files and folders, refusing to overwrite unless asked", async () => {
     await f.tool("copy", { source: "src", destination: "backup/src" });
-    assert.equal(fs.readFileSync(path.join(f.workspace, "backup/src/util/strings.ts"), "utf8"), fs.readFileSync(path.join(f.workspace, "src/util/strings.ts"), "utf8"));
+    assert.equal(
+      fs.readFileSync(path.join(f.workspace, "backup/src/util/strings.ts"), "utf8"),
+      fs.readFileSync(path.join(f.workspace, "src/util/strings.ts"), "utf8"),
+    );
     const exists = await f.tool("copy", { source: "README.md", destination: "src/app.ts" });
     assert.equal(exists.isError, true);
     assert.match(textOf(exists), /already exists; pass overwrite: true/);

@@ -203,7 +203,10 @@ describe("write", () => {
     }
     stop = true;
     await watcher;
-    assert.deepEqual([...seen].filter((s) => s.startsWith("partial")), []);
+    assert.deepEqual(
+      [...seen].filter((s) => s.startsWith("partial")),
+      [],
+    );
     assert.ok(seen.has("a") && seen.has("b"), `reader saw both versions: ${[...seen].join(",")}`);
   });
 });

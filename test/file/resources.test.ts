@@ -22,7 +22,25 @@ after(async () => {
 describe("catalog", () => {
   test("every tool is published with the prefix, annotations and, for data, an output schema", async () => {
     const tools = (await f.client.listTools()).tools.filter((t) => t.name.startsWith("file_"));
-    const expected = ["read", "read_many", "write", "edit", "list", "tree", "find", "grep", "move", "copy", "delete", "mkdir", "info", "snapshot_take", "snapshot_list", "snapshot_restore", "snapshot_delete"];
+    const expected = [
+      "read",
+      "read_many",
+      "write",
+      "edit",
+      "list",
+      "tree",
+      "find",
+      "grep",
+      "move",
+      "copy",
+      "delete",
+      "mkdir",
+      "info",
+      "snapshot_take",
+      "snapshot_list",
+      "snapshot_restore",
+      "snapshot_delete",
+    ];
     assert.deepEqual(tools.map((t) => t.name).sort(), expected.map((n) => `file_${n}`).sort());
     for (const t of tools) {
       assert.ok(t.annotations && typeof t.annotations.readOnlyHint === "boolean", `${t.name} annotations`);
@@ -66,7 +84,10 @@ describe("sessions", () => {
     await other.close();
     // the first session is unaffected by the second one ending
     const list = structured(await f.tool("list", { path: "shared" }, f.client));
-    assert.deepEqual(list.entries.map((e: { name: string }) => e.name), ["from-a.txt"]);
+    assert.deepEqual(
+      list.entries.map((e: { name: string }) => e.name),
+      ["from-a.txt"],
+    );
     assert.ok(fs.existsSync(path.join(f.workspace, "shared/from-a.txt")));
   });
 });

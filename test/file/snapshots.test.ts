@@ -78,11 +78,7 @@ describe("snapshots", () => {
     const restored = await f.tool("snapshot_restore", { name: "v1.0" });
     assert.equal(restored.isError, undefined, textOf(restored));
     assert.deepEqual(manifest(f.workspace), before);
-    assert.deepEqual(
-      fs.readdirSync(path.join(f.workspace, ".agentbox")).sort(),
-      ["snapshots"],
-      "no staging or trash folders left behind",
-    );
+    assert.deepEqual(fs.readdirSync(path.join(f.workspace, ".agentbox")).sort(), ["snapshots"], "no staging or trash folders left behind");
 
     // restoring twice is the same, and the snapshot itself is intact after a restore
     f.put("another.txt", "x");

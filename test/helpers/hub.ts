@@ -147,10 +147,7 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
       }
     },
     async connect(connectOptions: ConnectOptions = {}) {
-      const client = new Client(
-        { name: connectOptions.name ?? "agentbox-test", version: "1.0.0" },
-        { capabilities: connectOptions.capabilities ?? {} },
-      );
+      const client = new Client({ name: connectOptions.name ?? "agentbox-test", version: "1.0.0" }, { capabilities: connectOptions.capabilities ?? {} });
       const transport = new StreamableHTTPClientTransport(new URL(connectOptions.path ?? "/mcp", origin), {
         requestInit: { headers: connectOptions.headers ?? {} },
       });

@@ -41,14 +41,17 @@ export async function readEvents(res: Response, until: (events: Array<{ id?: str
       const raw = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       const id = raw.match(/^id: ?(.*)$/m)?.[1];
-      const data = raw.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+      const data = raw
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trim())
+        .join("\n");
       if (data) events.push({ id, data });
     }
   }
   await reader.cancel().catch(() => undefined);
   return events;
 }
-
 
 /** An SSE reply read event by event while the test goes on talking to the hub (readEvents reads to a condition, then stops). */
 export function eventStream(res: Response) {
@@ -64,7 +67,11 @@ export function eventStream(res: Response) {
           const raw = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
           const event = raw.match(/^event: ?(.*)$/m)?.[1];
-          const data = raw.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).join("\n");
+          const data = raw
+            .split("\n")
+            .filter((l) => l.startsWith("data:"))
+            .map((l) => l.slice(5).trim())
+            .join("\n");
           if (data) return { event, data };
           continue;
         }

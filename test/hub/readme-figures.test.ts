@@ -20,7 +20,10 @@ function quoted(pattern: RegExp): number {
 function assertAbout(saidKb: number, bytes: number, what: string): void {
   const kb = bytes / 1024;
   const slack = Math.max(0.5, saidKb * 0.05);
-  assert.ok(Math.abs(kb - saidKb) <= slack, `README.md says ${what} is about ${saidKb} KB; it is ${kb.toFixed(1)} KB (${bytes} bytes): write about ${Math.round(kb)} KB`);
+  assert.ok(
+    Math.abs(kb - saidKb) <= slack,
+    `README.md says ${what} is about ${saidKb} KB; it is ${kb.toFixed(1)} KB (${bytes} bytes): write about ${Math.round(kb)} KB`,
+  );
 }
 
 const listedBytes = async (hub: TestHub, pathAndQuery: string) => {

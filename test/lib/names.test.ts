@@ -25,7 +25,10 @@ test("naming a tool the server does not have is refused, so a typo cannot reach 
 
 test("a description given as a function is built once the names are known", () => {
   configureToolNames("terminal", ["exec", "session_create"], {});
-  assert.equal(resolveText(() => `use ${toolName("session_create")}`), "use terminal_session_create");
+  assert.equal(
+    resolveText(() => `use ${toolName("session_create")}`),
+    "use terminal_session_create",
+  );
   assert.equal(resolveText("plain"), "plain");
   assert.equal(resolveText(undefined), undefined);
 });

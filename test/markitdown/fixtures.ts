@@ -29,7 +29,15 @@ export async function makeDocx(): Promise<Buffer> {
 
 export function makeXlsx(): Buffer {
   const wb = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([["fruit", "qty"], ["apple", 3], ["pear", 7]]), "Stock");
+  XLSX.utils.book_append_sheet(
+    wb,
+    XLSX.utils.aoa_to_sheet([
+      ["fruit", "qty"],
+      ["apple", 3],
+      ["pear", 7],
+    ]),
+    "Stock",
+  );
   XLSX.utils.book_append_sheet(wb, XLSX.utils.aoa_to_sheet([["city"], ["Lyon"]]), "Places");
   return XLSX.write(wb, { type: "buffer", bookType: "xlsx" }) as Buffer;
 }

@@ -64,6 +64,10 @@ describe("playground catalog picker", () => {
     await page.locator('[data-action="reset-selection"]').click();
     await page.waitForURL(/\/playground$/);
     await page.locator('.pill[data-state="connected"]').waitFor({ timeout: 30_000 });
-    assert.deepEqual(errors.filter((e) => !/400|Bad Request/.test(e)), [], "no page errors besides the refused connection");
+    assert.deepEqual(
+      errors.filter((e) => !/400|Bad Request/.test(e)),
+      [],
+      "no page errors besides the refused connection",
+    );
   });
 });

@@ -83,7 +83,11 @@ describe("the playground's first minutes", () => {
     await page.screenshot({ path: shot("streaming") });
     await panel.locator('[data-action="cancel"]').click();
     await panel.locator('.result[data-state="cancelled"]').waitFor();
-    assert.match((await panel.locator(".result .kind-stream .stream-output").textContent()) ?? "", /chunk-1\s+chunk-2\s+chunk-3\s+chunk-4/, "kept after Cancel");
+    assert.match(
+      (await panel.locator(".result .kind-stream .stream-output").textContent()) ?? "",
+      /chunk-1\s+chunk-2\s+chunk-3\s+chunk-4/,
+      "kept after Cancel",
+    );
     await page.screenshot({ path: shot("cancelled") });
   });
 
@@ -109,6 +113,9 @@ describe("the playground's first minutes", () => {
     } finally {
       await narrow.close();
     }
-    assert.deepEqual(errors.filter((e) => e.startsWith("pageerror")), []);
+    assert.deepEqual(
+      errors.filter((e) => e.startsWith("pageerror")),
+      [],
+    );
   });
 });

@@ -148,7 +148,10 @@ describe("playground page", () => {
         priority: "high",
         express: true,
         tags: ["fragile", "gift"],
-        items: [{ name: "bolt", qty: 3 }, { name: "nut", qty: 4 }],
+        items: [
+          { name: "bolt", qty: 3 },
+          { name: "nut", qty: 4 },
+        ],
         address: { street: "1 Main St", city: "Paris" },
       },
       total: 7,
@@ -240,7 +243,10 @@ describe("playground page", () => {
     assert.ok(shown.length >= 1 && shown.every((t) => t.includes("notifications/cancelled")), shown.join("\n"));
     assert.ok(shown.length < labels.length);
     await page.fill(".log-filter", "");
-    assert.deepEqual(errors.filter((e) => e.startsWith("pageerror")), []);
+    assert.deepEqual(
+      errors.filter((e) => e.startsWith("pageerror")),
+      [],
+    );
   });
 
   test("ends its session on the hub when the tab closes", async () => {

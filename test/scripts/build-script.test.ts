@@ -18,7 +18,10 @@ function build(env: Record<string, string> = {}): string[] {
 
 test("with nothing changed every step is up to date; a changed input reruns its step only", () => {
   build(); // whatever the last build left stale
-  assert.deepEqual(build().filter((l) => l.startsWith("build: ")), ["build: tsc up to date", "build: playground up to date", "build: manifest up to date"]);
+  assert.deepEqual(
+    build().filter((l) => l.startsWith("build: ")),
+    ["build: tsc up to date", "build: playground up to date", "build: manifest up to date"],
+  );
 
   // a manifest written elsewhere is an output that does not exist yet: only the manifest step runs
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentbox-build-"));

@@ -12,7 +12,9 @@ const script = path.join(path.dirname(distRoot()), "scripts", "engine-notes.mjs"
 
 /** npm's five lines for one package whose engines exclude this Node. */
 const warning = (pkg: string) =>
-  ["Unsupported engine {", `  package: '${pkg}',`, "  required: { node: '>=22' },", `  current: { node: '${process.version}', npm: '10.8.2' }`, "}"].map((l) => `npm warn EBADENGINE ${l}`).join("\n");
+  ["Unsupported engine {", `  package: '${pkg}',`, "  required: { node: '>=22' },", `  current: { node: '${process.version}', npm: '10.8.2' }`, "}"]
+    .map((l) => `npm warn EBADENGINE ${l}`)
+    .join("\n");
 
 function explain(log: string) {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "agentbox-npmlog-")), "npm.log");

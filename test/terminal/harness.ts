@@ -143,4 +143,3 @@ export async function eventually(what: string, check: () => boolean | Promise<bo
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-

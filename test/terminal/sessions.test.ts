@@ -89,10 +89,10 @@ describe("terminal sessions", () => {
     assert.equal(r.waited, "pattern");
     assert.match(r.output, /^the-answer-42$/m);
     // a program that does not echo (read -s) still matches its output
-    await agent.ok("session_send", { id, input: "read -s secret; echo \"got ${#secret}\"\n", waitFor: PROMPT, quietMs: 200 });
+    await agent.ok("session_send", { id, input: 'read -s secret; echo "got ${#secret}"\n', waitFor: PROMPT, quietMs: 200 });
     const quiet = await agent.ok("session_send", { id, input: "hush\n", waitFor: "got" });
     assert.match(quiet.output, /got 4/);
-    const env = await agent.ok("session_send", { id, input: "echo \"[$AGENTBOX_SESSION]\"\n", waitFor: "^\\[.+\\]" });
+    const env = await agent.ok("session_send", { id, input: 'echo "[$AGENTBOX_SESSION]"\n', waitFor: "^\\[.+\\]" });
     assert.match(env.output, /^\[[^\]]+\]$/m, "the terminal carries AGENTBOX_SESSION");
     await agent.ok("session_kill", { id });
   });

@@ -54,8 +54,7 @@ export async function sseToJson(res: Response, batch: boolean): Promise<Response
 /** How long to wait when a reply (or a batch of one) is only a rate-limit error, else undefined. */
 export function rateLimitRetryMs(reply: unknown): number | undefined {
   const single = (Array.isArray(reply) ? (reply.length === 1 ? reply[0] : undefined) : reply) as
-    | { error?: { code?: unknown; data?: { retryAfterMs?: unknown } } }
-    | undefined;
+    { error?: { code?: unknown; data?: { retryAfterMs?: unknown } } } | undefined;
   if (single?.error?.code !== RATE_LIMITED_CODE) return undefined;
   return Number(single.error.data?.retryAfterMs) || 1000;
 }

@@ -21,7 +21,12 @@ export function selectionQuery(search: string = location.search): string {
 /** In words, which tools the page's URL selects: "every tool of this hub", "the tools of file, terminal"… */
 export function selectionWords(search: string = location.search): { what: string; search: boolean } {
   const params = new URLSearchParams(selectionQuery(search));
-  const list = (key: string) => params.getAll(key).flatMap((v) => v.split(",")).filter(Boolean).join(", ");
+  const list = (key: string) =>
+    params
+      .getAll(key)
+      .flatMap((v) => v.split(","))
+      .filter(Boolean)
+      .join(", ");
   const servers = list("servers");
   const tools = list("tools");
   let what = servers ? `the tools of ${servers}` : tools ? "the tools" : "every tool of this hub";
@@ -89,7 +94,10 @@ export class CatalogPicker {
 
   /** Offer the hub's servers, ticked as the page's URL selects them (all when it names none). */
   setServers(names: string[]): void {
-    const chosen = new URLSearchParams(location.search).getAll("servers").flatMap((v) => v.split(",")).filter(Boolean);
+    const chosen = new URLSearchParams(location.search)
+      .getAll("servers")
+      .flatMap((v) => v.split(","))
+      .filter(Boolean);
     replace(
       this.serverBoxes,
       names.map((name) =>
@@ -117,7 +125,10 @@ export class CatalogPicker {
     const params = new URLSearchParams();
     // every server ticked is no selection at all: new servers added to the hub later stay in
     if (ticked.length < boxes.length) params.set("servers", ticked.join(","));
-    const tools = this.toolsInput.value.split(",").map((t) => t.trim()).filter(Boolean);
+    const tools = this.toolsInput.value
+      .split(",")
+      .map((t) => t.trim())
+      .filter(Boolean);
     if (tools.length) params.set("tools", tools.join(","));
     if (this.searchBox.checked) params.set("catalog", "search");
     const query = params.toString();

@@ -115,10 +115,7 @@ export async function connect(tap: Tap, onError: (error: Error) => void, query =
   const inner = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: authHeaders() } });
   const transport = new TappedTransport(inner, tap);
   // the CfWorker validator needs no eval, which the page's Content-Security-Policy forbids
-  const client = new Client(
-    { name: "agentbox-playground", version: "1.0.0" },
-    { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
-  );
+  const client = new Client({ name: "agentbox-playground", version: "1.0.0" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
   client.onerror = onError;
   try {
     await client.connect(transport);

@@ -62,9 +62,16 @@ function switchable(views: [string, () => HTMLElement][]): HTMLElement {
 export function renderText(text: string, mimeType?: string): HTMLElement {
   const plain = () => h("pre", { class: "text" }, text);
   const json = mimeType === undefined || mimeType.includes("json") ? parseJson(text) : { ok: false as const };
-  if (json.ok) return switchable([["JSON", () => jsonTree(json.value)], ["Plain", plain]]);
+  if (json.ok)
+    return switchable([
+      ["JSON", () => jsonTree(json.value)],
+      ["Plain", plain],
+    ]);
   if (mimeType === "text/markdown" || (mimeType === undefined && looksLikeMarkdown(text))) {
-    return switchable([["Rendered", () => renderMarkdown(text)], ["Plain", plain]]);
+    return switchable([
+      ["Rendered", () => renderMarkdown(text)],
+      ["Plain", plain],
+    ]);
   }
   return plain();
 }

@@ -70,7 +70,10 @@ export function buildForm(schema: JsonSchema): Form {
 function normalize(ctx: Ctx, schema: JsonSchema): JsonSchema {
   let s = schema;
   for (let i = 0; i < 10 && s.$ref?.startsWith("#/"); i++) {
-    const target = s.$ref.slice(2).split("/").reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[decodeURIComponent(key)], ctx.root);
+    const target = s.$ref
+      .slice(2)
+      .split("/")
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[decodeURIComponent(key)], ctx.root);
     if (!target || typeof target !== "object") break;
     const { $ref: _ref, ...rest } = s;
     s = { ...(target as JsonSchema), ...rest };
@@ -240,7 +243,10 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
     const remove = h("button", { type: "button", class: "ghost small danger", title: "Remove this item", "data-remove": itemPath }, "Remove");
     const row = h("div", { class: "array-item" }, h("div", { class: "item-head" }, h("span", { class: "item-index" }), remove), f.element);
     remove.addEventListener("click", () => {
-      items.splice(items.findIndex((it) => it.row === row), 1);
+      items.splice(
+        items.findIndex((it) => it.row === row),
+        1,
+      );
       row.remove();
       renumber();
     });
@@ -259,7 +265,10 @@ function arrayField(ctx: Ctx, s: JsonSchema, name: string, path: string, require
   return {
     element,
     read(errors) {
-      const values = items.map((it) => it.field.read(errors)).filter((r) => r.present).map((r) => (r as { value: unknown }).value);
+      const values = items
+        .map((it) => it.field.read(errors))
+        .filter((r) => r.present)
+        .map((r) => (r as { value: unknown }).value);
       const min = s.minItems ?? 0;
       const problem =
         values.length === 0 && required && s.default === undefined

@@ -12,11 +12,10 @@ const search = defineTool({
   name: "search",
   title: "Search arXiv",
   description:
-    "Search arXiv papers. `query` takes arXiv syntax (ti:, au:, abs:, cat:, all: prefixes; AND, OR, ANDNOT; parentheses) or plain words " +
-    "(all must match).",
+    "Search arXiv papers. `query` takes arXiv syntax (ti:, au:, abs:, cat:, all: prefixes; AND, OR, ANDNOT; parentheses) or plain words " + "(all must match).",
   input: {
     query: z.string().optional().describe('Search terms, e.g. "diffusion models" or "ti:transformer AND au:vaswani"'),
-    categories: z.array(z.string()).optional().describe("Only papers in any of these categories, e.g. [\"cs.LG\", \"stat.ML\"]"),
+    categories: z.array(z.string()).optional().describe('Only papers in any of these categories, e.g. ["cs.LG", "stat.ML"]'),
     submittedFrom: z.string().optional().describe("Submitted on or after (YYYY-MM-DD)"),
     submittedTo: z.string().optional().describe("Submitted on or before (YYYY-MM-DD)"),
     ...pagingInput({ unit: "result", defaultLimit: 10, maxLimit: 100, maxOffset: 30_000 }),

@@ -53,7 +53,8 @@ function isFunctionSource(code: string): boolean {
 const evaluate = browserTool({
   name: "evaluate",
   title: "Evaluate JavaScript",
-  description: "Run JavaScript in the page: an expression (\"document.title\") or a function (\"() => ...\", or \"(el) => ...\" with a target element). Returns the JSON result.",
+  description:
+    'Run JavaScript in the page: an expression ("document.title") or a function ("() => ...", or "(el) => ..." with a target element). Returns the JSON result.',
   input: {
     code: z.string().describe("A JavaScript expression or function source; may be async."),
     ...target,
@@ -67,7 +68,7 @@ const evaluate = browserTool({
     try {
       if (hasTarget({ ref, selector })) {
         const el = await locate(page, { ref, selector });
-        if (!asFunction) throw new ToolError("With a target element, code must be a function taking it, e.g. \"(el) => el.value\".");
+        if (!asFunction) throw new ToolError('With a target element, code must be a function taking it, e.g. "(el) => el.value".');
         await perform(b, page, async () => (result = await el.evaluate((node, src) => (0, eval)(`(${src})`)(node), code)));
       } else {
         await perform(b, page, async () => (result = await page.evaluate(asFunction ? `(${code})()` : code)));
@@ -95,7 +96,13 @@ const getText = browserTool({
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
     const text = await el.innerText();
     const part = pageOfText(text, offset, limit);
-    return reply.data(pagedText(part, toolName("get_text")), { url: page.url(), text: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset });
+    return reply.data(pagedText(part, toolName("get_text")), {
+      url: page.url(),
+      text: part.text,
+      offset: part.offset,
+      totalChars: part.totalChars,
+      nextOffset: part.nextOffset,
+    });
   },
 });
 
@@ -125,7 +132,13 @@ const getMarkdown = browserTool({
     });
     const markdown = turndown.turndown(html).trim();
     const part = pageOfText(markdown, offset, limit);
-    return reply.data(pagedText(part, toolName("get_markdown")), { url: page.url(), markdown: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset });
+    return reply.data(pagedText(part, toolName("get_markdown")), {
+      url: page.url(),
+      markdown: part.text,
+      offset: part.offset,
+      totalChars: part.totalChars,
+      nextOffset: part.nextOffset,
+    });
   },
 });
 
@@ -166,7 +179,11 @@ const screenshot = browserTool({
     const element = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : undefined;
     const shot = await capture(page, { element, fullPage });
     const scaled = shot.scale < 1 ? `, scaled to ${Math.round(shot.scale * 100)}%` : "";
-    return reply.image(shot.base64, "image/png", `Screenshot of ${element ? (ref ?? selector) : fullPage ? "the full page" : "the viewport"} of ${page.url()}: ${shot.width}x${shot.height} px${scaled}.`);
+    return reply.image(
+      shot.base64,
+      "image/png",
+      `Screenshot of ${element ? (ref ?? selector) : fullPage ? "the full page" : "the viewport"} of ${page.url()}: ${shot.width}x${shot.height} px${scaled}.`,
+    );
   },
 });
 
@@ -183,7 +200,10 @@ const pdf = browserTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ path: wanted, format, landscape }, b) {
     const page = await b.page();
-    const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, { allowMissing: true, noFollowFinal: true });
+    const target = resolveInWorkspace(b.workspace, wanted ?? `page-${new Date().toISOString().replace(/[:.]/g, "-")}.pdf`, {
+      allowMissing: true,
+      noFollowFinal: true,
+    });
     if (fs.statSync(target, { throwIfNoEntry: false })?.isDirectory()) {
       throw new ToolError(`'${wanted}' is a folder; give a file path for the PDF, e.g. '${path.posix.join(wanted ?? ".", "page.pdf")}'.`);
     }

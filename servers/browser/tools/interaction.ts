@@ -71,7 +71,7 @@ const type = browserTool({
 
 const field = z.object({
   ...target,
-  value: z.string().describe("Text for text fields; \"true\"/\"false\" for checkboxes and radios; the option label or value for selects."),
+  value: z.string().describe('Text for text fields; "true"/"false" for checkboxes and radios; the option label or value for selects.'),
 });
 
 const fill = browserTool({
@@ -137,7 +137,7 @@ function checkTool(name: "check" | "uncheck") {
 const pressKey = browserTool({
   name: "press_key",
   title: "Press key",
-  description: "Press a key or chord (\"Enter\", \"ArrowDown\", \"Control+a\"), on an element if given, otherwise on the focused element.",
+  description: 'Press a key or chord ("Enter", "ArrowDown", "Control+a"), on an element if given, otherwise on the focused element.',
   input: { ...target, key: z.string().describe("Key name or chord, Playwright style: Enter, Tab, ArrowLeft, Shift+Tab, Control+a, a.") },
   annotations: { ...acting },
   async run({ ref, selector, key }, b) {

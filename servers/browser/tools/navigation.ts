@@ -6,10 +6,7 @@ import { browserTool, perform, sleep } from "../runtime.js";
 import { asToolNavigation } from "../workspace-access.js";
 import { WORKSPACE_ORIGIN, workspaceUrl } from "../workspace-origin.js";
 
-const waitUntil = z
-  .enum(["load", "domcontentloaded", "networkidle", "commit"])
-  .default("load")
-  .describe("When navigation counts as done.");
+const waitUntil = z.enum(["load", "domcontentloaded", "networkidle", "commit"]).default("load").describe("When navigation counts as done.");
 
 /**
  * http(s), about:blank and data: go anywhere; file: only inside the workspace, and then through
@@ -72,7 +69,9 @@ function historyTool(name: "back" | "forward" | "reload", description: string) {
         moved = (await op) !== null || name === "reload";
       });
       // goBack/goForward answer null both for "no history" and for same-document moves; say what we know.
-      return pageReply(b, { result: moved ? `Went ${name}.` : `${name}: no ${name === "back" ? "previous" : "next"} page with a new document (history may be empty).` });
+      return pageReply(b, {
+        result: moved ? `Went ${name}.` : `${name}: no ${name === "back" ? "previous" : "next"} page with a new document (history may be empty).`,
+      });
     },
   });
 }
@@ -117,7 +116,10 @@ const waitFor = browserTool({
         done.push(`${selector} is ${state}`);
       }
     } catch (err) {
-      if (/Timeout/.test(String(err))) throw new ToolError(`Still waiting after ${timeout} ms (${done.length ? done.join(", ") + "; " : ""}condition not met). Take a snapshot to see the page.`);
+      if (/Timeout/.test(String(err)))
+        throw new ToolError(
+          `Still waiting after ${timeout} ms (${done.length ? done.join(", ") + "; " : ""}condition not met). Take a snapshot to see the page.`,
+        );
       throw err;
     }
     return pageReply(b, { result: `Done: ${done.join(", ")}.` });

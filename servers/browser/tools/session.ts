@@ -19,7 +19,8 @@ const tabs = browserTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ action, index, url }, b) {
     if (action === "new") {
-      if (url && !/^(https?:|about:|data:)/.test(url)) throw new ToolError(`action "new" takes an http(s), about: or data: URL; open file: URLs with ${toolName("navigate")}.`);
+      if (url && !/^(https?:|about:|data:)/.test(url))
+        throw new ToolError(`action "new" takes an http(s), about: or data: URL; open file: URLs with ${toolName("navigate")}.`);
       await b.newTab(url);
       return pageReply(b, { result: `Opened tab ${b.currentIndex()}${url ? ` at ${url}` : ""}.` });
     }
@@ -70,7 +71,10 @@ const consoleMessages = browserTool({
   name: "console_messages",
   title: "Console messages",
   description: "Console messages and uncaught page errors of this session's tabs, oldest first.",
-  input: { ...listing, level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("Only this type (error includes uncaught page errors).") },
+  input: {
+    ...listing,
+    level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("Only this type (error includes uncaught page errors)."),
+  },
   output: { messages: z.array(z.object({ type: z.string(), text: z.string(), url: z.string(), tab: z.number() })) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ tab, limit, clear, level }, b) {
@@ -93,7 +97,14 @@ const networkRequests = browserTool({
   input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media.") },
   output: {
     requests: z.array(
-      z.object({ method: z.string(), url: z.string(), resourceType: z.string(), status: z.number().optional(), failure: z.string().optional(), tab: z.number() }),
+      z.object({
+        method: z.string(),
+        url: z.string(),
+        resourceType: z.string(),
+        status: z.number().optional(),
+        failure: z.string().optional(),
+        tab: z.number(),
+      }),
     ),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -103,8 +114,7 @@ const networkRequests = browserTool({
     const staticTypes = new Set(["image", "font", "stylesheet", "media"]);
     const requests = all.filter((r) => (tab === undefined || r.tab === tab) && (includeStatic || !staticTypes.has(r.resourceType))).slice(-limit);
     if (clear) for (const r of requests) all.splice(all.indexOf(r), 1);
-    const text =
-      requests.map((r) => `${r.method} ${r.url} [${r.resourceType}] → ${r.failure ?? r.status ?? "pending"}`).join("\n") || "No network requests.";
+    const text = requests.map((r) => `${r.method} ${r.url} [${r.resourceType}] → ${r.failure ?? r.status ?? "pending"}`).join("\n") || "No network requests.";
     return reply.data(text, { requests });
   },
 });
@@ -134,7 +144,10 @@ const info = browserTool({
     const cdp = ep
       ? `CDP endpoint: ${ep.webSocketDebuggerUrl} (set by the operator with AGENTBOX_CDP_PORT; loopback only and browser-wide: every session's pages and cookies are visible there)`
       : CDP_OFF_MESSAGE;
-    const notices = b.takeNotices().map((n) => `\n${n}`).join("");
+    const notices = b
+      .takeNotices()
+      .map((n) => `\n${n}`)
+      .join("");
     return reply.data(`${browserVersion}\n${cdp}\nChromium pid: ${pid ?? "unknown"}\nThis session has ${data.tabs} tab(s).${notices}`, data);
   },
 });

@@ -50,9 +50,32 @@ function createSessionContext(): vm.Context {
   };
   // the timers and web APIs of Node itself; the language built-ins come with the context
   const hostGlobals = [
-    "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "clearImmediate", "queueMicrotask",
-    "fetch", "Headers", "Request", "Response", "FormData", "Blob", "URL", "URLSearchParams", "TextEncoder", "TextDecoder",
-    "AbortController", "AbortSignal", "structuredClone", "performance", "crypto", "atob", "btoa", "EventTarget", "Event",
+    "setTimeout",
+    "clearTimeout",
+    "setInterval",
+    "clearInterval",
+    "setImmediate",
+    "clearImmediate",
+    "queueMicrotask",
+    "fetch",
+    "Headers",
+    "Request",
+    "Response",
+    "FormData",
+    "Blob",
+    "URL",
+    "URLSearchParams",
+    "TextEncoder",
+    "TextDecoder",
+    "AbortController",
+    "AbortSignal",
+    "structuredClone",
+    "performance",
+    "crypto",
+    "atob",
+    "btoa",
+    "EventTarget",
+    "Event",
   ] as const;
   for (const name of hostGlobals) sandbox[name] = (globalThis as Record<string, unknown>)[name];
   return vm.createContext(sandbox, { name: "agentbox-code" });
@@ -154,7 +177,11 @@ async function runCell(message: ExecuteMessage): Promise<{ status: string; value
     return { status: "ok", value: value === undefined ? null : util.inspect(value, { depth: 4, maxArrayLength: 200 }), error: null };
   } catch (err) {
     const sigint = interrupted || (err as NodeJS.ErrnoException)?.code === "ERR_SCRIPT_EXECUTION_INTERRUPTED";
-    return { status: sigint ? "interrupted" : "error", value: null, error: sigint ? "KeyboardInterrupt: the execute was interrupted (SIGINT)" : formatError(err, message.cell, message.code.split("\n").length) };
+    return {
+      status: sigint ? "interrupted" : "error",
+      value: null,
+      error: sigint ? "KeyboardInterrupt: the execute was interrupted (SIGINT)" : formatError(err, message.cell, message.code.split("\n").length),
+    };
   } finally {
     interruptCurrent = undefined;
   }

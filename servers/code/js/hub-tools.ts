@@ -62,7 +62,10 @@ export class ToolCallError extends Error {
 
 function unwrap(name: string, result: CallResult): unknown {
   const content = result.content ?? [];
-  const text = content.filter((c) => c.type === "text").map((c) => c.text ?? "").join("\n");
+  const text = content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text ?? "")
+    .join("\n");
   if (result.isError) throw new ToolCallError(`${name}: ${text || "the tool reported an error"}`, result.structuredContent ?? undefined);
   if (result.structuredContent !== undefined && result.structuredContent !== null) return result.structuredContent;
   return text || content.length === 0 ? text : content;

@@ -74,7 +74,9 @@ const execute = defineTool({
     // a heartbeat for callers that asked for progress (the hub resets its timeout on progress)
     const heartbeat = setInterval(() => void ctx.progress(Math.round((Date.now() - started) / 1000), undefined, "running"), 15_000);
     const outcome = await sessions
-      .withKernel(ctx.session, language, name, ctx.workspace, ctx.sessionToken, (kernel) => kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal))
+      .withKernel(ctx.session, language, name, ctx.workspace, ctx.sessionToken, (kernel) =>
+        kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal),
+      )
       .finally(() => clearInterval(heartbeat));
     const structured = {
       status: outcome.status,

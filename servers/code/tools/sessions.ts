@@ -30,8 +30,11 @@ const listSessions = defineTool({
     const list = (await sessions.list(ctx.session)).map((k) => k.info());
     const text = list.length
       ? list
-          .map((s) => `${s.language}:${s.name}  pid ${s.pid ?? "-"}  ${s.busy ? "busy" : "idle"}  age ${s.ageSeconds}s  idle ${s.idleSeconds}s  ` +
-            `${s.executions} executes  ${megabytes(s.memoryBytes)}`)
+          .map(
+            (s) =>
+              `${s.language}:${s.name}  pid ${s.pid ?? "-"}  ${s.busy ? "busy" : "idle"}  age ${s.ageSeconds}s  idle ${s.idleSeconds}s  ` +
+              `${s.executions} executes  ${megabytes(s.memoryBytes)}`,
+          )
           .join("\n")
       : "No code sessions yet; code_execute starts one.";
     return reply.data(text, { sessions: list });

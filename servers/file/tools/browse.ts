@@ -39,9 +39,7 @@ const list = defineTool({
     await assertDirectory(dir, userPath);
     // listed through a descriptor opened from the root without following links
     const entries = await withDir(ctx.workspace, dir, { shown: userPath }, async (handle) => {
-      const names = (await fsp.readdir(fdPath(handle))).filter(
-        (n) => (hidden || !n.startsWith(".")) && !(dir === ctx.workspace && n === RESERVED_DIR),
-      );
+      const names = (await fsp.readdir(fdPath(handle))).filter((n) => (hidden || !n.startsWith(".")) && !(dir === ctx.workspace && n === RESERVED_DIR));
       const found = [];
       for (const name of names) {
         const st = await lstatAt(handle, name);
@@ -52,8 +50,7 @@ const list = defineTool({
     const rank = (t: string) => (t === "directory" ? 0 : 1);
     const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     entries.sort((a, b) => {
-      const primary =
-        sort === "size" ? a.size - b.size : sort === "mtime" ? a.mtime.localeCompare(b.mtime) : sort === "type" ? rank(a.type) - rank(b.type) : 0;
+      const primary = sort === "size" ? a.size - b.size : sort === "mtime" ? a.mtime.localeCompare(b.mtime) : sort === "type" ? rank(a.type) - rank(b.type) : 0;
       return primary || byName(a, b);
     });
     if (reverse) entries.reverse();

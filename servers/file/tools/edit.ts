@@ -49,7 +49,8 @@ const edit = defineTool({
       return { file: real, before: bytes.toString("utf8") };
     }).catch((err: unknown) => {
       // a model asked to edit a file that is not there most often meant to create it
-      if (err instanceof ToolError && /^No such file/.test(err.message)) throw new ToolError(`No such file: ${userPath}. Use ${toolName("write")} to create it.`);
+      if (err instanceof ToolError && /^No such file/.test(err.message))
+        throw new ToolError(`No such file: ${userPath}. Use ${toolName("write")} to create it.`);
       throw err;
     });
     const { text: after, applied } = applyReplacements(before, edits);
@@ -58,7 +59,11 @@ const edit = defineTool({
     const changed = before !== after;
     if (!dryRun && changed) await withParent(ctx, file, {}, (dir, name) => atomicWriteAt(dir, name, Buffer.from(after, "utf8")));
     const total = applied.reduce((s, a) => s + a.replacements, 0);
-    const head = dryRun ? `Dry run: ${total} replacement(s) would change ${shown}.` : changed ? `Edited ${shown}: ${total} replacement(s).` : `No change to ${shown}: the replacements equal the original text.`;
+    const head = dryRun
+      ? `Dry run: ${total} replacement(s) would change ${shown}.`
+      : changed
+        ? `Edited ${shown}: ${total} replacement(s).`
+        : `No change to ${shown}: the replacements equal the original text.`;
     const loose = applied.some((a) => a.mode === "whitespace") ? " (some matched only with whitespace differences ignored)" : "";
     return reply.data(`${head}${loose}\n\n${diff}`, { path: shown, dryRun, changed, diff, applied });
   },

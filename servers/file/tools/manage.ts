@@ -20,7 +20,8 @@ function checkDestination(source: string, dest: string, overwrite: boolean, user
   if (isInside(source, dest)) throw new ToolError(`Cannot put '${userDest}' inside the folder being moved or copied.`);
   const existing = statOrNull(dest);
   if (!existing) return;
-  if (existing.isDirectory()) throw new ToolError(`Destination '${userDest}' is an existing folder; give the full new path, e.g. '${path.posix.join(userDest, path.basename(source))}'.`);
+  if (existing.isDirectory())
+    throw new ToolError(`Destination '${userDest}' is an existing folder; give the full new path, e.g. '${path.posix.join(userDest, path.basename(source))}'.`);
   if (!overwrite) throw new ToolError(`Destination '${userDest}' already exists; pass overwrite: true to replace it.`);
 }
 
@@ -165,7 +166,10 @@ const info = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath }, ctx) {
     const entry = resolveEntry(ctx, userPath);
-    const { st, kind } = entry === ctx.workspace ? { st: await fsp.lstat(entry), kind: undefined } : await withParent(ctx, entry, {}, (dir, name) => describeAt(dir, name, userPath));
+    const { st, kind } =
+      entry === ctx.workspace
+        ? { st: await fsp.lstat(entry), kind: undefined }
+        : await withParent(ctx, entry, {}, (dir, name) => describeAt(dir, name, userPath));
     let target: string | undefined;
     if (st.isSymbolicLink()) {
       try {

@@ -48,9 +48,7 @@ const read = defineTool({
     "other binary files are only described unless encoding is 'base64', then offset/limit count bytes.",
   input: {
     path: pathParam,
-    offset: offsetField("line or byte")
-      .default(0)
-      .describe("First line, from 0 (line number - 1); with encoding 'base64', first byte."),
+    offset: offsetField("line or byte").default(0).describe("First line, from 0 (line number - 1); with encoding 'base64', first byte."),
     limit: limitField("lines or bytes", MAX_BYTE_LIMIT)
       .optional()
       .describe(`Lines (default ${DEFAULT_LINE_LIMIT}, max ${MAX_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
@@ -72,7 +70,9 @@ const read = defineTool({
       const mimeType = mimeTypeOf(file, kind === "text");
       if (kind === "image") {
         if (st.size > MAX_IMAGE_BYTES) {
-          throw new ToolError(`Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`);
+          throw new ToolError(
+            `Image '${shown}' is ${formatSize(st.size)}, over the ${formatSize(MAX_IMAGE_BYTES)} image limit; read it with encoding 'base64' in pages.`,
+          );
         }
         const data = (whole ?? (await readAt(handle, st.size))).toString("base64");
         return reply.data(`${shown} (${mimeType}, ${formatSize(st.size)})`, { path: shown, kind, mimeType, size: st.size, offset: 0, nextOffset: null }, [
@@ -122,11 +122,9 @@ async function readBytes(handle: FileHandle, file: string, shown: string, size: 
   const mimeType = mimeTypeOf(file, false);
   const more = nextOffset !== null ? `; more follows: ${nextPageHint(nextOffset, toolName("read"))} and encoding 'base64'` : "";
   const note = `${shown}: bytes ${offset}-${end} of ${size}${more}`;
-  return reply.data(
-    note,
-    { path: shown, kind: "binary", mimeType, size, offset, nextOffset, bytes: buf.length },
-    [{ type: "resource", resource: { uri: pathToFileURL(file).href, mimeType, blob: buf.toString("base64") } }],
-  );
+  return reply.data(note, { path: shown, kind: "binary", mimeType, size, offset, nextOffset, bytes: buf.length }, [
+    { type: "resource", resource: { uri: pathToFileURL(file).href, mimeType, blob: buf.toString("base64") } },
+  ]);
 }
 
 const MAX_MANY = 50;

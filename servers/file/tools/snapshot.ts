@@ -30,7 +30,8 @@ function metaOut(m: SnapshotMeta) {
 const snapshotTake = defineTool({
   name: "snapshot_take",
   title: "Take a workspace snapshot",
-  description: () => `Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with ${toolName("snapshot_restore")}.`,
+  description: () =>
+    `Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with ${toolName("snapshot_restore")}.`,
   input: { name: nameParam, overwrite: z.boolean().default(false).describe("Replace an existing snapshot of that name.") },
   output: metaShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

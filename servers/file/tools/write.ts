@@ -10,8 +10,7 @@ import { assertWritable, rel, resolveTarget, withParent } from "../paths.js";
 const write = defineTool({
   name: "write",
   title: "Write a file",
-  description:
-    "Create, replace or append to a file (atomically: a crash never leaves half a file). An existing file keeps its mode.",
+  description: "Create, replace or append to a file (atomically: a crash never leaves half a file). An existing file keeps its mode.",
   input: {
     path: z.string().describe("File path in the workspace."),
     content: z.string().describe("The content: text, or base64 when encoding is 'base64'."),
@@ -32,7 +31,8 @@ const write = defineTool({
     }
     const data = Buffer.from(content, encoding === "base64" ? "base64" : "utf8");
     const parentStat = statOrNull(path.dirname(target));
-    if (!parentStat && !createParents) throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or create it with ${toolName("mkdir")}.`);
+    if (!parentStat && !createParents)
+      throw new ToolError(`Parent folder of '${userPath}' does not exist; pass createParents: true or create it with ${toolName("mkdir")}.`);
     if (parentStat && !parentStat.isDirectory()) throw new ToolError(`Parent of '${userPath}' is not a folder.`);
     // the folder is opened from the workspace root without following links, and the file is
     // replaced by name inside it: a link swapped in after the check is replaced, not written through
@@ -45,7 +45,12 @@ const write = defineTool({
     );
     const shown = rel(ctx, target);
     const verb = existing ? (append ? "Appended" : "Replaced") : "Created";
-    return reply.data(`${verb} ${shown}: wrote ${formatSize(data.length)}, file is now ${formatSize(size)}.`, { path: shown, bytesWritten: data.length, size, created: !existing });
+    return reply.data(`${verb} ${shown}: wrote ${formatSize(data.length)}, file is now ${formatSize(size)}.`, {
+      path: shown,
+      bytesWritten: data.length,
+      size,
+      created: !existing,
+    });
   },
 });
 

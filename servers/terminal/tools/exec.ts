@@ -24,13 +24,7 @@ const exec = defineTool({
     cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
     env: envSchema.optional(),
     stdin: z.string().optional().describe("Text for the command's standard input (default: none, stdin closed)."),
-    timeoutMs: z
-      .number()
-      .int()
-      .positive()
-      .max(MAX_TIMEOUT_MS)
-      .default(120_000)
-      .describe("Kill the command and everything it started after this many ms."),
+    timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(120_000).describe("Kill the command and everything it started after this many ms."),
   },
   output: {
     exitCode: z.number().int().nullable().describe("Exit code, null when killed by a signal."),
@@ -88,7 +82,9 @@ function describe(r: ExecResult, timeoutMs: number, outputCut: boolean, note?: s
   }
   if (note) lines.push(note);
   if (outputCut) {
-    lines.push(`Output truncated to the last ${settings.maxOutput} bytes per stream (dropped: stdout ${r.droppedBytes.stdout}, stderr ${r.droppedBytes.stderr}).`);
+    lines.push(
+      `Output truncated to the last ${settings.maxOutput} bytes per stream (dropped: stdout ${r.droppedBytes.stdout}, stderr ${r.droppedBytes.stderr}).`,
+    );
   }
   lines.push("--- stdout ---", r.stdout.replace(/\n$/, ""), "--- stderr ---", r.stderr.replace(/\n$/, ""));
   return lines.join("\n");

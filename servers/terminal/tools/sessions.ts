@@ -16,30 +16,11 @@ const MAX_WAIT_MS = 10 * 60_000;
 const id = z.string().min(1).describe("Terminal id (as returned when it was opened, or listed).");
 const cols = z.number().int().min(10).max(1000);
 const rows = z.number().int().min(2).max(500);
-const stripAnsi = z
-  .boolean()
-  .default(true)
-  .describe("Remove ANSI escape sequences and turn CRLF into LF; false gives the raw bytes.");
+const stripAnsi = z.boolean().default(true).describe("Remove ANSI escape sequences and turn CRLF into LF; false gives the raw bytes.");
 const waitParams = {
-  waitFor: z
-    .string()
-    .min(1)
-    .optional()
-    .describe("Wait until this JavaScript regex (multiline) matches the new output, e.g. '>>> $'."),
-  quietMs: z
-    .number()
-    .int()
-    .positive()
-    .max(60_000)
-    .optional()
-    .describe("Wait until no output arrives for this many ms (after waitFor, if both)."),
-  timeoutMs: z
-    .number()
-    .int()
-    .positive()
-    .max(MAX_WAIT_MS)
-    .default(10_000)
-    .describe("Longest wait in ms; on timeout the output so far is returned."),
+  waitFor: z.string().min(1).optional().describe("Wait until this JavaScript regex (multiline) matches the new output, e.g. '>>> $'."),
+  quietMs: z.number().int().positive().max(60_000).optional().describe("Wait until no output arrives for this many ms (after waitFor, if both)."),
+  timeoutMs: z.number().int().positive().max(MAX_WAIT_MS).default(10_000).describe("Longest wait in ms; on timeout the output so far is returned."),
   stripAnsi,
 };
 
@@ -108,7 +89,15 @@ function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null, mo
   if (waited) notes.push(WAIT_NOTES[waited]);
   if (read.droppedBytes > 0) notes.push(`${read.droppedBytes} unread bytes were dropped by the scrollback cap`);
   const text = `${notes.join("; ")}.\n${read.text}`;
-  return reply.data(text, { id: t.id, output: read.text, droppedBytes: read.droppedBytes, waited, alive: t.alive, exitCode: t.exit?.exitCode ?? null, ...more });
+  return reply.data(text, {
+    id: t.id,
+    output: read.text,
+    droppedBytes: read.droppedBytes,
+    waited,
+    alive: t.alive,
+    exitCode: t.exit?.exitCode ?? null,
+    ...more,
+  });
 }
 
 const sessionCreate = defineTool({
@@ -186,8 +175,7 @@ const sessionSend = defineTool({
 const sessionRead = defineTool({
   name: "session_read",
   title: "Read a terminal",
-  description:
-    "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
+  description: "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
   input: {
     id,
     mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `limit` lines."),
@@ -245,7 +233,8 @@ const sessionList = defineTool({
   async run(_args, ctx) {
     const terminals = (await listTerminals(ctx.session)).map(info);
     const lines = terminals.map(
-      (t) => `${t.id}  ${t.alive ? "running" : `exited(${t.exitCode})`}  ${t.program} ${t.args.join(" ")}  ${t.cols}x${t.rows}  unread ${t.unreadBytes}B  ${t.cwd}`,
+      (t) =>
+        `${t.id}  ${t.alive ? "running" : `exited(${t.exitCode})`}  ${t.program} ${t.args.join(" ")}  ${t.cols}x${t.rows}  unread ${t.unreadBytes}B  ${t.cwd}`,
     );
     return reply.data(terminals.length ? lines.join("\n") : "No terminals in this client session.", { terminals });
   },

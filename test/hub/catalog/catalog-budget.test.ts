@@ -51,16 +51,21 @@ describe("the catalog a model reads", () => {
     tools = (await client.listTools()).tools;
     published = new Set(tools.map((t) => t.name));
     // each built-in server publishes under its own name: file_read is 'read' inside the file server
-    unprefixed = new Set(
-      tools.flatMap((t) => servers.filter((s) => t.name.startsWith(`${s}_`)).map((s) => t.name.slice(s.length + 1))),
-    );
+    unprefixed = new Set(tools.flatMap((t) => servers.filter((s) => t.name.startsWith(`${s}_`)).map((s) => t.name.slice(s.length + 1))));
   });
   after(() => hub.stop());
 
   test(`stays within ${CATALOG_BUDGET_BYTES} bytes with every server's tools listed`, () => {
-    for (const server of servers) assert.ok(tools.some((t) => t.name.startsWith(`${server}_`)), `no tool of ${server} listed`);
+    for (const server of servers)
+      assert.ok(
+        tools.some((t) => t.name.startsWith(`${server}_`)),
+        `no tool of ${server} listed`,
+      );
     const size = measureCatalog(tools);
-    assert.ok(size.bytes <= CATALOG_BUDGET_BYTES, `catalog is ${size.bytes} bytes, over the ${CATALOG_BUDGET_BYTES}-byte budget: ${JSON.stringify(size.byServer)}`);
+    assert.ok(
+      size.bytes <= CATALOG_BUDGET_BYTES,
+      `catalog is ${size.bytes} bytes, over the ${CATALOG_BUDGET_BYTES}-byte budget: ${JSON.stringify(size.byServer)}`,
+    );
   });
 
   test("carries no $schema and no safe-integer bounds, and every tool has a title", () => {
@@ -84,7 +89,11 @@ describe("the catalog a model reads", () => {
     // the ones that page by characters all take the same two fields (test/lib/paging-catalog.test.ts checks every paging tool)
     for (const name of ["browser_snapshot", "browser_get_text", "browser_get_markdown", "markitdown_convert", "arxiv_read"]) {
       const tool = tools.find((t) => t.name === name)!;
-      assert.deepEqual(names(tool.inputSchema).filter((n) => n === "offset" || n === "limit" || n === "maxChars"), ["offset", "limit"], name);
+      assert.deepEqual(
+        names(tool.inputSchema).filter((n) => n === "offset" || n === "limit" || n === "maxChars"),
+        ["offset", "limit"],
+        name,
+      );
     }
   });
 
@@ -111,7 +120,11 @@ describe("the catalog a model reads", () => {
 
   test("error texts name published tools: argument errors and errors that point to a sibling", async () => {
     const cases: [string, Record<string, unknown>, RegExp][] = [
-      ["file_read", { path: "a.txt", offset: -1 }, /^Invalid arguments for file_read:\n- offset: offset counts from 0.*\nAllowed arguments: path \(required\), offset/s],
+      [
+        "file_read",
+        { path: "a.txt", offset: -1 },
+        /^Invalid arguments for file_read:\n- offset: offset counts from 0.*\nAllowed arguments: path \(required\), offset/s,
+      ],
       ["file_read", { path: "a.txt", ofset: 5 }, /Invalid arguments for file_read:\n- unknown argument: ofset/],
       ["code_execute", { code: "1" }, /Invalid arguments for code_execute:\n- language: required/],
       ["browser_get_text", { limit: "many" }, /Invalid arguments for browser_get_text:\n- limit: /],

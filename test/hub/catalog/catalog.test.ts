@@ -45,7 +45,10 @@ describe("published names", () => {
   test("the owner of a published name is the child and its own name for the tool", () => {
     const file = child("file", ["read", "get.page"]);
     const catalog = built([file]);
-    assert.deepEqual(catalog.tools.map((t) => t.name), ["file_read", "file_get_page"]);
+    assert.deepEqual(
+      catalog.tools.map((t) => t.name),
+      ["file_read", "file_get_page"],
+    );
     assert.deepEqual(catalog.tool("file_get_page"), { child: file, original: "get.page" });
     assert.equal(catalog.tool("read"), undefined);
     assert.equal(catalog.tools[0].description, "read (from the file server)");
@@ -75,7 +78,10 @@ describe("collisions", () => {
 
   test("names that differ only in cleaned characters collide", () => {
     const catalog = built([child("s", ["a.b", "a/b"])]);
-    assert.deepEqual(catalog.tools.map((t) => t.name), ["s_a_b"]);
+    assert.deepEqual(
+      catalog.tools.map((t) => t.name),
+      ["s_a_b"],
+    );
     assert.equal(catalog.collisions.length, 1);
   });
 

@@ -23,7 +23,10 @@ describe("aggregation and routing", () => {
     const client = await hub.connect();
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     assert.ok(names.includes("echo_echo") && names.includes("echo_slow") && names.includes("echo_crash"));
-    assert.deepEqual(names.filter((n) => n.startsWith("alt_")), ["alt_echo", "alt_whoami"]);
+    assert.deepEqual(
+      names.filter((n) => n.startsWith("alt_")),
+      ["alt_echo", "alt_whoami"],
+    );
     assert.ok(!names.includes("echo"), "the bare server's tools are all denied");
     for (const name of names) assert.match(name, /^[a-zA-Z0-9_-]{1,64}$/);
   });
@@ -37,11 +40,14 @@ describe("aggregation and routing", () => {
 
   test("an unknown tool is a protocol error naming close matches", async () => {
     const client = await hub.connect();
-    await assert.rejects(() => call(client, "echo_ecko", { text: "x" }), (err: Error) => {
-      assert.match(err.message, /Unknown tool 'echo_ecko'/);
-      assert.match(err.message, /echo_echo/);
-      return true;
-    });
+    await assert.rejects(
+      () => call(client, "echo_ecko", { text: "x" }),
+      (err: Error) => {
+        assert.match(err.message, /Unknown tool 'echo_ecko'/);
+        assert.match(err.message, /echo_echo/);
+        return true;
+      },
+    );
   });
 
   test("bad arguments come back as a tool error saying what was wrong", async () => {

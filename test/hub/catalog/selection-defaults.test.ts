@@ -70,7 +70,10 @@ for (const scope of scopes) {
 
     test("a URL narrows the defaults", async () => {
       const listed = await names(await connect("/mcp?servers=terminal"));
-      assert.deepEqual(listed.filter((t) => !t.startsWith("hub_")), ["terminal_exec"]);
+      assert.deepEqual(
+        listed.filter((t) => !t.startsWith("hub_")),
+        ["terminal_exec"],
+      );
     });
 
     test("a URL naming a server or tool outside the defaults is refused at initialize", async () => {
@@ -80,7 +83,12 @@ for (const scope of scopes) {
         ["tools=terminal_session_create", /'terminal_session_create' matches only tools outside/],
       ];
       for (const [query, message] of widening) {
-        const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+        const init = {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        };
         const res = await fetch(`${hub.url}?${query}`, { method: "POST", headers: { ...both, ...scope.headers }, body: JSON.stringify(init) });
         assert.equal(res.status, 400, query);
         assert.match(((await res.json()) as { error: { message: string } }).error.message, message, query);
@@ -101,7 +109,10 @@ for (const scope of scopes) {
       assert.ok(listed.length > 0 && listed.every((t) => t.startsWith("hub_")), listed.join(","));
       const found = (await call(searching, "hub_find_tools", { query: "read a file" })).structuredContent as { matches: Array<{ name: string }> };
       assert.ok(found.matches.length > 0, "the search finds something in the defaults");
-      assert.ok(found.matches.every((m) => !m.name.startsWith("file_")), "file_* is outside the defaults");
+      assert.ok(
+        found.matches.every((m) => !m.name.startsWith("file_")),
+        "file_* is outside the defaults",
+      );
       const full = await names(await hub.connect({ path: "/mcp?catalog=full", headers: scope.headers }));
       assert.ok(full.includes("terminal_exec") && !full.some((t) => t.startsWith("file_")) && !full.includes("hub_find_tools"));
     });
@@ -109,5 +120,8 @@ for (const scope of scopes) {
 }
 
 test("a default naming a server the config does not have stops the hub with a clear error", async () => {
-  await assert.rejects(() => startHub({ servers: ["file"], config: { servers: ["file", "brwoser"] } }), /"servers" names 'brwoser', not in mcpServers \(file\)/);
+  await assert.rejects(
+    () => startHub({ servers: ["file"], config: { servers: ["file", "brwoser"] } }),
+    /"servers" names 'brwoser', not in mcpServers \(file\)/,
+  );
 });

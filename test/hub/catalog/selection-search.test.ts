@@ -33,7 +33,10 @@ describe("search mode", () => {
     const { bytes } = measureCatalog(listed.tools);
     assert.ok(bytes < 4000, `${bytes} bytes`);
     assert.ok(listed.tools.some((t) => t.name === "hub_find_tools"));
-    assert.ok(listed.tools.every((t) => t.name.startsWith("hub_")), listed.tools.map((t) => t.name).join(","));
+    assert.ok(
+      listed.tools.every((t) => t.name.startsWith("hub_")),
+      listed.tools.map((t) => t.name).join(","),
+    );
     assert.match(client.getInstructions() ?? "", /call hub_find_tools with a task/, "the instructions say how to find the rest");
     const full = await (await hub.connect()).listTools();
     assert.ok(!full.tools.some((t) => t.name === "hub_find_tools"), "the full catalog has no need of it");
@@ -45,9 +48,15 @@ describe("search mode", () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
 
     const click = await find(client, "click a button on a web page");
-    assert.ok(click.matches.slice(0, 3).some((m) => m.name === "browser_click"), click.matches.map((m) => m.name).join(","));
+    assert.ok(
+      click.matches.slice(0, 3).some((m) => m.name === "browser_click"),
+      click.matches.map((m) => m.name).join(","),
+    );
     const shell = await find(client, "run a shell command");
-    assert.ok(shell.matches.slice(0, 3).some((m) => m.name === "terminal_exec"), shell.matches.map((m) => m.name).join(","));
+    assert.ok(
+      shell.matches.slice(0, 3).some((m) => m.name === "terminal_exec"),
+      shell.matches.map((m) => m.name).join(","),
+    );
     const exec = shell.matches.find((m) => m.name === "terminal_exec")!;
     assert.equal(exec.inputSchema.type, "object");
     assert.ok(exec.description.length > 0);
@@ -79,7 +88,10 @@ describe("search mode", () => {
     const client = await hub.connect({ path: "/mcp?catalog=search&servers=file,terminal" });
     const found = await find(client, "click a button on a web page", 20);
     assert.ok(found.matches.length > 0, "the search finds something in the selection");
-    assert.ok(found.matches.every((m) => /^(file|terminal|hub)_/.test(m.name)), found.matches.map((m) => m.name).join(","));
+    assert.ok(
+      found.matches.every((m) => /^(file|terminal|hub)_/.test(m.name)),
+      found.matches.map((m) => m.name).join(","),
+    );
     const refused = await call(client, "browser_click", { selector: "button" });
     assert.match(textOf(refused), /not in this session's selection/);
 
@@ -93,7 +105,11 @@ describe("search mode", () => {
   test("a sessionless caller is told its tools/list stays the same, and can call what was found by name", async () => {
     // a script POSTing plain JSON without initialize: no session, so no list that could grow
     const plain = async (body: Record<string, unknown>) => {
-      const res = await fetch(`${hub.origin}/mcp?catalog=search`, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...body }) });
+      const res = await fetch(`${hub.origin}/mcp?catalog=search`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...body }),
+      });
       return (await res.json()) as { result: { tools?: Array<{ name: string }>; content?: Array<{ text: string }>; isError?: boolean } };
     };
     const before = (await plain({ method: "tools/list" })).result.tools!.map((t) => t.name);
@@ -102,7 +118,11 @@ describe("search mode", () => {
     assert.doesNotMatch(text, /now in your tool list/);
     assert.match(text, /callable by name now; your tools\/list stays the same, because this request has no MCP session \(no Mcp-Session-Id\)/);
     assert.match(text, /terminal_exec/);
-    assert.deepEqual((await plain({ method: "tools/list" })).result.tools!.map((t) => t.name), before, "what the answer says is what tools/list does");
+    assert.deepEqual(
+      (await plain({ method: "tools/list" })).result.tools!.map((t) => t.name),
+      before,
+      "what the answer says is what tools/list does",
+    );
     const ran = (await plain({ method: "tools/call", params: { name: "terminal_exec", arguments: { command: "echo called-by-name" } } })).result;
     assert.equal(ran.isError, undefined);
     assert.match(ran.content![0]!.text, /called-by-name/);

@@ -31,7 +31,12 @@ describe("selection query parsing", () => {
       ["tools=" + "x".repeat(101), /Bad \?tools= 'x+': a tool name or glob/],
       ["tools=" + Array.from({ length: 101 }, (_, i) => `t${i}`).join(","), /Bad \?tools=/],
     ];
-    for (const [query, message] of refusals) assert.throws(() => parse(query), (err: Error) => err instanceof SelectionError && message.test(err.message), query);
+    for (const [query, message] of refusals)
+      assert.throws(
+        () => parse(query),
+        (err: Error) => err instanceof SelectionError && message.test(err.message),
+        query,
+      );
   });
 
   test("config: the shape drops into any object; a tenant's keys win key by key; unknown servers are named", () => {
@@ -58,7 +63,11 @@ const base = new SessionView({
   serverNames: () => Object.keys(SERVERS),
 });
 const refusal = (view: SessionView, name: string) => JSON.stringify(view.refuseCall(name)?.content ?? []);
-const listed = (view: SessionView) => view.listTools().map((t) => t.name).sort();
+const listed = (view: SessionView) =>
+  view
+    .listTools()
+    .map((t) => t.name)
+    .sort();
 
 describe("selection matching", () => {
   test("servers and tools intersect; hub tools leave only when excluded", () => {

@@ -29,7 +29,10 @@ describe("tool selection by URL", () => {
   test("?servers= lists exactly those servers' tools (and the hub's), and refuses the rest with a reason", async () => {
     const client = await hub.connect({ path: "/mcp?servers=file,terminal" });
     const listed = await names(client);
-    assert.deepEqual(listed, expected((t) => t.startsWith("file_") || t.startsWith("terminal_")));
+    assert.deepEqual(
+      listed,
+      expected((t) => t.startsWith("file_") || t.startsWith("terminal_")),
+    );
     assert.ok(listed.includes("terminal_exec") && listed.includes("file_read"));
 
     const refused = await call(client, "browser_navigate", { url: "about:blank" });
@@ -45,7 +48,10 @@ describe("tool selection by URL", () => {
   test("?tools= takes names and globs; both parameters combine; hub tools go only when excluded", async () => {
     const byTools = await hub.connect({ path: "/mcp?tools=browser_navigate,file_re*" });
     const isFileRe = picomatch("file_re*");
-    assert.deepEqual(await names(byTools), expected((t) => t === "browser_navigate" || isFileRe(t)));
+    assert.deepEqual(
+      await names(byTools),
+      expected((t) => t === "browser_navigate" || isFileRe(t)),
+    );
     const outside = await call(byTools, "terminal_exec", { command: "echo no" });
     assert.match(textOf(outside), /'terminal_exec' exists but is not in this session's selection.*\?tools=terminal_exec/s);
 
@@ -70,7 +76,10 @@ describe("tool selection by URL", () => {
     const fileOnly = await hub.connect({ path: "/mcp?servers=file" });
     assert.deepEqual((await fileOnly.listPrompts()).prompts, []);
     assert.ok(!(await fileOnly.listResources()).resources.some((r) => r.uri.startsWith("test://")));
-    assert.deepEqual((await fileOnly.listResourceTemplates()).resourceTemplates.filter((t) => t.uriTemplate.startsWith("test://")), []);
+    assert.deepEqual(
+      (await fileOnly.listResourceTemplates()).resourceTemplates.filter((t) => t.uriTemplate.startsWith("test://")),
+      [],
+    );
     await assert.rejects(() => fileOnly.readResource({ uri: "test://static-text" }), /Resource not found/);
     await assert.rejects(() => fileOnly.getPrompt({ name: "conformance_test_simple_prompt" }), /Unknown prompt/);
   });
@@ -86,7 +95,12 @@ describe("tool selection by URL", () => {
       ["servers=", /Bad \?servers=.*at least one server/],
     ];
     for (const [query, message] of cases) {
-      const init = { jsonrpc: "2.0", id: 7, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+      const init = {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      };
       const res = await fetch(`${hub.url}?${query}`, { method: "POST", headers: both, body: JSON.stringify(init) });
       assert.equal(res.status, 400, query);
       assert.equal(res.headers.get("mcp-session-id"), null, `${query}: no session is created`);
@@ -102,7 +116,12 @@ describe("tool selection by URL", () => {
   });
 
   test("the selection is fixed at initialize: a later request cannot widen it", async () => {
-    const init = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+    const init = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
     const opened = await fetch(`${hub.url}?servers=file`, { method: "POST", headers: both, body: JSON.stringify(init) });
     const session = opened.headers.get("mcp-session-id")!;
     await opened.text();
@@ -127,7 +146,10 @@ describe("tool selection by URL", () => {
     const list = { jsonrpc: "2.0", id: 1, method: "tools/list" };
     const selected = await fetch(`${hub.url}?servers=terminal`, { method: "POST", headers: json, body: JSON.stringify(list) });
     const tools = ((await selected.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name).sort();
-    assert.deepEqual(tools, expected((t) => t.startsWith("terminal_")));
+    assert.deepEqual(
+      tools,
+      expected((t) => t.startsWith("terminal_")),
+    );
     const unselected = await post(hub, list);
     assert.equal(unselected.body.result.tools.length, all.length, "the next request without parameters sees everything");
 
@@ -140,7 +162,10 @@ describe("tool selection by URL", () => {
 
   test("/v1/mcp and the legacy /sse endpoint take the same parameters", async () => {
     const v1 = await hub.connect({ path: "/v1/mcp?servers=markitdown" });
-    assert.deepEqual(await names(v1), expected((t) => t.startsWith("markitdown_")));
+    assert.deepEqual(
+      await names(v1),
+      expected((t) => t.startsWith("markitdown_")),
+    );
 
     const legacy = new Client({ name: "legacy", version: "1" });
     await legacy.connect(new SSEClientTransport(new URL(`${hub.origin}/sse?tools=file_read`)));
@@ -154,7 +179,11 @@ describe("tool selection by URL", () => {
 
   test("a raw initialize without parameters still gets the full catalog", async () => {
     const session = await initialize(hub);
-    const res = await post(hub, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...json, Accept: "application/json", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" });
+    const res = await post(
+      hub,
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { ...json, Accept: "application/json", "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" },
+    );
     assert.equal(res.body.result.tools.length, all.length);
   });
 });

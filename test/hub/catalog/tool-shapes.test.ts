@@ -32,8 +32,7 @@ function allProperties(schema: Schema | undefined, at = ""): string[] {
   return [...own, ...allProperties(schema.items, at), ...(schema.anyOf ?? []).flatMap((s) => allProperties(s, at))];
 }
 
-const allowsNull = (s: Schema): boolean =>
-  s.type === "null" || (Array.isArray(s.type) && s.type.includes("null")) || (s.anyOf ?? []).some(allowsNull);
+const allowsNull = (s: Schema): boolean => s.type === "null" || (Array.isArray(s.type) && s.type.includes("null")) || (s.anyOf ?? []).some(allowsNull);
 
 test("hintProblems names each missing hint and a title in annotations", () => {
   const tool = { name: "x_y", inputSchema: { type: "object" }, annotations: { title: "Y", readOnlyHint: true, openWorldHint: false } } as Tool;
@@ -42,7 +41,10 @@ test("hintProblems names each missing hint and a title in annotations", () => {
     "x_y: idempotentHint is undefined",
     "x_y: a title in annotations (it belongs on the tool)",
   ]);
-  assert.deepEqual(hintProblems({ name: "bare", inputSchema: { type: "object" } } as Tool), HINTS.map((h) => `bare: ${h} is undefined`));
+  assert.deepEqual(
+    hintProblems({ name: "bare", inputSchema: { type: "object" } } as Tool),
+    HINTS.map((h) => `bare: ${h} is undefined`),
+  );
 });
 
 describe("one shape for every tool in tools/list", () => {
@@ -55,8 +57,16 @@ describe("one shape for every tool in tools/list", () => {
     const search = await hub.connect({ path: "/mcp?catalog=search" });
     const found = (await search.listTools()).tools.filter((t) => t.name === "hub_find_tools");
     tools = [...(await client.listTools()).tools, ...found];
-    for (const server of Object.keys(builtinServers())) assert.ok(tools.some((t) => t.name.startsWith(`${server}_`)), `no tool of ${server} listed`);
-    for (const own of ["hub_status", "hub_metrics", "hub_sessions", "hub_end_session", "hub_find_tools"]) assert.ok(tools.some((t) => t.name === own), `${own} not listed`);
+    for (const server of Object.keys(builtinServers()))
+      assert.ok(
+        tools.some((t) => t.name.startsWith(`${server}_`)),
+        `no tool of ${server} listed`,
+      );
+    for (const own of ["hub_status", "hub_metrics", "hub_sessions", "hub_end_session", "hub_find_tools"])
+      assert.ok(
+        tools.some((t) => t.name === own),
+        `${own} not listed`,
+      );
   });
   after(async () => {
     await hub?.stop();
@@ -67,7 +77,11 @@ describe("one shape for every tool in tools/list", () => {
     // the spec gives destructiveHint and idempotentHint meaning only for tools that modify
     // something; a read-only tool that claims to destroy contradicts itself
     const contradictions = tools.filter((t) => t.annotations?.readOnlyHint && (t.annotations.destructiveHint || !t.annotations.idempotentHint));
-    assert.deepEqual(contradictions.map((t) => t.name), [], "read-only tools say destructiveHint false and idempotentHint true");
+    assert.deepEqual(
+      contradictions.map((t) => t.name),
+      [],
+      "read-only tools say destructiveHint false and idempotentHint true",
+    );
   });
 
   test("the hub's own tools declare what they return", () => {
@@ -90,12 +104,19 @@ describe("one shape for every tool in tools/list", () => {
     assert.deepEqual(wrong, []);
     // listings and searches page too, not only the character-paged texts
     for (const name of ["file_read", "file_list", "file_tree", "file_find", "file_grep", "browser_links", "arxiv_search", "arxiv_read"]) {
-      assert.ok(paging.some((t) => t.name === name), `${name} takes no offset`);
+      assert.ok(
+        paging.some((t) => t.name === name),
+        `${name} takes no offset`,
+      );
     }
   });
 
   test("no page size called maxChars or lines, no hasMore or truncated in any output", () => {
-    const inputs = tools.flatMap((t) => Object.keys(topLevel(t.inputSchema)).filter((n) => n === "maxChars" || n === "lines").map((n) => `${t.name}.${n}`));
+    const inputs = tools.flatMap((t) =>
+      Object.keys(topLevel(t.inputSchema))
+        .filter((n) => n === "maxChars" || n === "lines")
+        .map((n) => `${t.name}.${n}`),
+    );
     const outputs = tools.flatMap((t) =>
       allProperties(t.outputSchema as Schema | undefined)
         .filter((p) => /(^|\.)(hasMore|truncated)$/.test(p))

@@ -31,13 +31,15 @@ function watch(client: Client): Seen {
 
 /** The hub's JSON log entries (its stdout) that mention `marker`. */
 function logged(hub: TestHub, marker: string): Array<Record<string, unknown>> {
-  return hub.logs.filter((l) => l.includes(marker)).flatMap((l) => {
-    try {
-      return [JSON.parse(l) as Record<string, unknown>];
-    } catch {
-      return [];
-    }
-  });
+  return hub.logs
+    .filter((l) => l.includes(marker))
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Lines the hub says it dropped from alice's loud server, by summary message. */

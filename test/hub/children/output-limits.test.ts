@@ -45,7 +45,11 @@ describe("child output bounds", () => {
   test("relayed stderr is nested, cut, and rate-bounded", async () => {
     const lines: string[] = [];
     const stream = new PassThrough();
-    const stderr = new ChildStderr(stream, createLogger({ child: "x" }, { level: "debug", write: (l) => lines.push(l) }), { linesPerSecond: 5, maxLineBytes: 16, notificationsPerSecond: 5 });
+    const stderr = new ChildStderr(stream, createLogger({ child: "x" }, { level: "debug", write: (l) => lines.push(l) }), {
+      linesPerSecond: 5,
+      maxLineBytes: 16,
+      notificationsPerSecond: 5,
+    });
     stream.end(['{"child":"y","msg":"m"}', "a".repeat(100), ...Array(20).fill("z")].join("\n"));
     await stderr.ended;
     const entries = lines.map((l) => JSON.parse(l));
@@ -58,7 +62,18 @@ describe("child output bounds", () => {
 
   test("the telling lines of a Node crash are its error, not its version", () => {
     const memory = new StderrMemory();
-    const crash = ["node:internal/modules/cjs/loader:1210", "  throw err;", "  ^", "", "Error: Cannot find module '/x.js'", "    at Module._resolveFilename (node:internal)", "  code: 'MODULE_NOT_FOUND',", "}", "", "Node.js v20.20.2"];
+    const crash = [
+      "node:internal/modules/cjs/loader:1210",
+      "  throw err;",
+      "  ^",
+      "",
+      "Error: Cannot find module '/x.js'",
+      "    at Module._resolveFilename (node:internal)",
+      "  code: 'MODULE_NOT_FOUND',",
+      "}",
+      "",
+      "Node.js v20.20.2",
+    ];
     for (const line of crash) memory.add(line);
     assert.deepEqual(telling(memory, "first"), ["Error: Cannot find module '/x.js'"]);
     const quiet = new StderrMemory();

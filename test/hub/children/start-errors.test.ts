@@ -31,17 +31,27 @@ describe("a server that cannot start says why", () => {
   let hub: TestHub;
   let manifestDir: string;
   const statusOf = async (name: string) => ((await (await fetch(hub.origin + "/")).json()).servers as ServerStatus[]).find((s) => s.name === name)!;
-  const failed = (name: string) => until(`${name} to fail`, async () => {
-    const s = await statusOf(name);
-    return s.state !== "starting" && s.lastError ? s : undefined;
-  });
+  const failed = (name: string) =>
+    until(`${name} to fail`, async () => {
+      const s = await statusOf(name);
+      return s.state !== "starting" && s.lastError ? s : undefined;
+    });
 
   before(async () => {
     manifestDir = tempDir("agentbox-manifest-");
-    const entry = { capabilities: { tools: {} }, tools: [{ name: "run", description: "Run.", inputSchema: { type: "object", properties: {} } }], prompts: [], resourceTemplates: [] };
+    const entry = {
+      capabilities: { tools: {} },
+      tools: [{ name: "run", description: "Run.", inputSchema: { type: "object", properties: {} } }],
+      prompts: [],
+      resourceTemplates: [],
+    };
     const manifest = path.join(manifestDir, "manifest.json");
     fs.writeFileSync(manifest, JSON.stringify({ [manifestKey(LAZY, "lazy")!]: entry }));
-    hub = await startHub({ extraServers: { ...SERVERS, lazy: { ...LAZY, start: "lazy" }, echo: fixture("echo-server") }, waitReady: false, env: { AGENTBOX_MANIFEST: manifest } });
+    hub = await startHub({
+      extraServers: { ...SERVERS, lazy: { ...LAZY, start: "lazy" }, echo: fixture("echo-server") },
+      waitReady: false,
+      env: { AGENTBOX_MANIFEST: manifest },
+    });
   });
   after(async () => {
     await hub?.stop();
@@ -78,7 +88,9 @@ describe("a server that cannot start says why", () => {
     assert.match(textOf(result), /The 'lazy' server is failing to start \(.*Cannot find module '\/nonexistent\/agentbox-lazy-server\.js'/);
     const { lastError } = await failed("exits");
     assert.ok(textOf(await call(client, "hub_status")).includes(lastError!), "hub_status shows the cause");
-    const logged = hub.logs.map((l) => JSON.parse(l) as { msg: string; child?: string; error?: string }).find((e) => e.msg === "child failed to start" && e.child === "exits");
+    const logged = hub.logs
+      .map((l) => JSON.parse(l) as { msg: string; child?: string; error?: string })
+      .find((e) => e.msg === "child failed to start" && e.child === "exits");
     assert.match(logged?.error ?? "", /fatal: cannot open database.*exit code 3|exit code 3.*fatal: cannot open database/);
   });
 
@@ -86,8 +98,12 @@ describe("a server that cannot start says why", () => {
     const client = await hub.connect();
     await until("echo to be ready", async () => (await statusOf("echo")).state === "ready");
     await call(client, "echo_crash");
-    const why = await until("the exit to be logged", () =>
-      hub.logs.map((l) => JSON.parse(l) as { msg: string; child?: string; why?: string }).find((e) => e.msg === "child exited; restarting" && e.child === "echo")?.why,
+    const why = await until(
+      "the exit to be logged",
+      () =>
+        hub.logs
+          .map((l) => JSON.parse(l) as { msg: string; child?: string; why?: string })
+          .find((e) => e.msg === "child exited; restarting" && e.child === "echo")?.why,
     );
     assert.match(why, /^exited unexpectedly \(pid \d+, exit code 3\)$/);
   });

@@ -89,7 +89,9 @@ describe("supervision", () => {
     try {
       await until("good to be ready", async () => {
         const s = (await (await fetch(hub.origin + "/")).json()).servers;
-        return s.find((x: { name: string }) => x.name === "good").state === "ready" && s.find((x: { name: string }) => x.name === "broken").state !== "starting";
+        return (
+          s.find((x: { name: string }) => x.name === "good").state === "ready" && s.find((x: { name: string }) => x.name === "broken").state !== "starting"
+        );
       });
       const ready = await fetch(hub.origin + "/readyz");
       assert.equal(ready.status, 503);

@@ -136,12 +136,23 @@ describe("config paths: the examples users copy", () => {
     const config = loadConfig({ config: writeConfig(configDir, { mcpServers: servers }) }, {});
     assert.deepEqual(config.mcpServers.memory, { command: "npx", args: ["-y", "@modelcontextprotocol/server-memory"], prefix: "mem" });
     assert.deepEqual(config.mcpServers.remote, mcpServers.remote);
-    assert.deepEqual(config.mcpServers.py.args, ["-u", path.join(configDir, "tools", "server.py"), "--config=conf/x.json", "-m", "pkg.server", "mcp/fetch", "print(1/2)"]);
+    assert.deepEqual(config.mcpServers.py.args, [
+      "-u",
+      path.join(configDir, "tools", "server.py"),
+      "--config=conf/x.json",
+      "-m",
+      "pkg.server",
+      "mcp/fetch",
+      "print(1/2)",
+    ]);
     assert.deepEqual(config.mcpServers.docker.args, ["run", "-i", "--rm", "mcp/fetch"]);
     // with its own cwd an entry's paths are that folder's, as the operating system reads them
     const tools = path.join(configDir, "tools");
     assert.deepEqual(config.mcpServers.inCwd, { command: path.join(tools, "run.sh"), args: [path.join(tools, "server.py")], cwd: tools });
     const missing = { mcpServers: { inCwd: { command: "python3", args: ["other.py"], cwd: "tools" } } };
-    assert.throws(() => loadConfig({ config: writeConfig(configDir, missing) }, {}), (err: Error) => err.message.includes(`'other.py' was not found; tried ${path.join(tools, "other.py")}.`));
+    assert.throws(
+      () => loadConfig({ config: writeConfig(configDir, missing) }, {}),
+      (err: Error) => err.message.includes(`'other.py' was not found; tried ${path.join(tools, "other.py")}.`),
+    );
   });
 });

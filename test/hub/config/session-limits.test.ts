@@ -23,7 +23,10 @@ test("each variable is read, and the churn limit turns off only by its own varia
 });
 
 test("bad values are refused with the variable and what it takes", () => {
-  assert.throws(() => sessionLimitsFromEnv({ AGENTBOX_SESSION_RATE: "fast" }), (err: Error) => err instanceof ConfigError && /AGENTBOX_SESSION_RATE must be "off" or a rate like "20\/s"/.test(err.message));
+  assert.throws(
+    () => sessionLimitsFromEnv({ AGENTBOX_SESSION_RATE: "fast" }),
+    (err: Error) => err instanceof ConfigError && /AGENTBOX_SESSION_RATE must be "off" or a rate like "20\/s"/.test(err.message),
+  );
   assert.throws(() => sessionLimitsFromEnv({ AGENTBOX_EVENT_STORE_BYTES: "-1" }), /AGENTBOX_EVENT_STORE_BYTES must be a positive whole number/);
   assert.throws(() => sessionLimitsFromEnv({ AGENTBOX_MAX_SESSIONS_PER_CLIENT: "1.5" }), /AGENTBOX_MAX_SESSIONS_PER_CLIENT/);
 });

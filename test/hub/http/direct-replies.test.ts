@@ -61,7 +61,11 @@ describe("direct replies for Streamable HTTP sessions", () => {
   });
 
   test("a call that asks for progress keeps the resumable SSE reply, with event ids", async () => {
-    const res = await fetch(hub.url, { method: "POST", headers, body: JSON.stringify(toolCall(6, "echo_slow", { steps: 2, delayMs: 10 }, { progressToken: "p6" })) });
+    const res = await fetch(hub.url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(toolCall(6, "echo_slow", { steps: 2, delayMs: 10 }, { progressToken: "p6" })),
+    });
     assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
     const events = await readEvents(res, (e) => e.some((x) => x.data.includes('"id":6')));
     const progress = events.filter((e) => e.data.includes("notifications/progress"));
@@ -137,6 +141,9 @@ describe("direct replies for Streamable HTTP sessions", () => {
     assert.equal(textOf(await call(client, "echo_echo", { text: "sdk" })), "sdk");
     assert.equal(textOf(await call(client, "echo_log", { message: "x" })), "logged");
     const many = await Promise.all(Array.from({ length: 20 }, (_, i) => call(client, "echo_echo", { text: `n${i}` })));
-    assert.deepEqual(many.map(textOf), Array.from({ length: 20 }, (_, i) => `n${i}`));
+    assert.deepEqual(
+      many.map(textOf),
+      Array.from({ length: 20 }, (_, i) => `n${i}`),
+    );
   });
 });

@@ -33,7 +33,13 @@ test("replay sends the events of that stream after the id, in order, and names t
   const b2 = await store.storeEvent("b", note(2));
   const a3 = await store.storeEvent("a", note(3));
   const a4 = await store.storeEvent("a", note(4));
-  assert.deepEqual(await replay(store, a1), { stream: "a", sent: [[a3, 3], [a4, 4]] });
+  assert.deepEqual(await replay(store, a1), {
+    stream: "a",
+    sent: [
+      [a3, 3],
+      [a4, 4],
+    ],
+  });
   assert.deepEqual(await replay(store, a4), { stream: "a", sent: [] });
   assert.deepEqual(await replay(store, b2), { stream: "b", sent: [] });
   assert.equal(await store.getStreamIdForEventId(a3), "a");
@@ -54,13 +60,20 @@ test("past the byte bound the oldest events go first; a resume from a dropped id
   // kept: 3 (a), 4 (b), 5 (a); 1 (a) and 2 (b) are gone
   const fromA = await replayAll(store, ids[0]);
   assert.equal(fromA.stream, "a");
-  assert.deepEqual(fromA.messages.map(([id]) => id), [ids[2], ids[4]], "nothing of 'a' was lost after its first event");
+  assert.deepEqual(
+    fromA.messages.map(([id]) => id),
+    [ids[2], ids[4]],
+    "nothing of 'a' was lost after its first event",
+  );
   const fromB = await replayAll(store, "b_0");
   const [notice, ...rest] = fromB.messages;
   assert.equal(notice[0], "b_1", "the notice takes the last lost event's id, so resuming from it does not repeat it");
   assert.equal((notice[1] as { method?: string }).method, "notifications/message");
   assert.match(JSON.stringify(notice[1]), /"level":"warning".*1 event\(s\) of this stream were dropped.*AGENTBOX_EVENT_STORE_BYTES/);
-  assert.deepEqual(rest.map(([id]) => id), [ids[3]]);
+  assert.deepEqual(
+    rest.map(([id]) => id),
+    [ids[3]],
+  );
   assert.equal(await store.getStreamIdForEventId(ids[0]), "a", "an evicted id still names its stream");
   assert.deepEqual(await replay(store, notice[0]), { stream: "b", sent: [[ids[3], 4]] });
 });
@@ -100,7 +113,11 @@ test("a stream forgotten among many (a POST each) is resumed with a warning, not
 });
 
 test("message sizes are estimated without serializing, close to the JSON's length", () => {
-  for (const message of [note(3), big(1, 50_000), { jsonrpc: "2.0", id: "x", result: { list: Array.from({ length: 500 }, (_, i) => ({ n: i, name: `item ${i}` })) } }]) {
+  for (const message of [
+    note(3),
+    big(1, 50_000),
+    { jsonrpc: "2.0", id: "x", result: { list: Array.from({ length: 500 }, (_, i) => ({ n: i, name: `item ${i}` })) } },
+  ]) {
     const exact = JSON.stringify(message).length;
     const estimate = approximateJsonSize(message);
     assert.ok(estimate >= exact * 0.8 && estimate <= exact * 2, `${estimate} vs ${exact}`);

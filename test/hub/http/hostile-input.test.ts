@@ -38,7 +38,10 @@ describe("hostile input", () => {
   test("an 11 MiB call is refused with the limit and the way around it; every server keeps serving", async () => {
     const client = await hub.connect();
     const huge = "x".repeat(11 * 1024 * 1024);
-    for (const [tool, args] of [["terminal_exec", { command: `echo ${huge}` }], ["echo_echo", { text: huge }]] as const) {
+    for (const [tool, args] of [
+      ["terminal_exec", { command: `echo ${huge}` }],
+      ["echo_echo", { text: huge }],
+    ] as const) {
       const result = await call(client, tool, args);
       assert.equal(result.isError, true, tool);
       assert.match(textOf(result), /takes at most 8\.0 MiB per message.*in parts/s, tool);
@@ -87,7 +90,11 @@ describe("hostile input", () => {
       ["prompts/get", {}, /^Invalid prompts\/get request: .*params\.name/],
       ["logging/setLevel", { level: "loud" }, /^Invalid logging\/setLevel request: .*params\.level/],
     ] as const) {
-      const { body: reply } = await post(hub, { jsonrpc: "2.0", id: 11, method, params }, { ...json, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      const { body: reply } = await post(
+        hub,
+        { jsonrpc: "2.0", id: 11, method, params },
+        { ...json, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+      );
       assert.equal(reply.error?.code, -32602, method);
       assert.match(reply.error.message, expected, method);
     }
@@ -97,7 +104,12 @@ describe("hostile input", () => {
 
   test("ids the SDK cannot carry and a __proto__ key are answered, never left hanging", async () => {
     for (const id of ["1.5", "1e300", "18446744073709551616"]) {
-      const res = await fetch(hub.url, { method: "POST", headers: json, body: `{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(hub.url, {
+        method: "POST",
+        headers: json,
+        body: `{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`,
+        signal: AbortSignal.timeout(10_000),
+      });
       assert.equal(res.status, 400, id);
       assert.match((await res.json()).error.message, /id must be a string or an integer/, id);
     }
@@ -150,7 +162,14 @@ describe("with an API key, OAuth probes get 404, not a login", () => {
   after(() => hub.stop());
 
   test("discovery, registration and authorization paths are plain 404s; /mcp asks for the key", async () => {
-    for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/register", "/authorize", "/token"]) {
+    for (const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+      "/register",
+      "/authorize",
+      "/token",
+    ]) {
       const res = await fetch(hub.origin + path, { method: path === "/register" || path === "/token" ? "POST" : "GET" });
       assert.equal(res.status, 404, path);
       assert.equal(res.headers.get("www-authenticate"), null, path);

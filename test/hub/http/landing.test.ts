@@ -10,14 +10,28 @@ import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
 
 /** The page's text as a person reads it (entities decoded). */
-const shownText = (html: string) => html.replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n))).replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const shownText = (html: string) =>
+  html
+    .replace(/&#(\d+);/g, (_, n: string) => String.fromCharCode(Number(n)))
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 const get = (hub: TestHub, path: string, headers: Record<string, string> = {}) => fetch(`${hub.origin}${path}`, { headers });
 
 /** The last JSON log line the hub wrote before `ready`, waited for (the helper returns at /readyz). */
 async function readyLine(hub: TestHub): Promise<Record<string, unknown>> {
   for (let i = 0; i < 100; i++) {
-    const ready = hub.logs.map((l) => { try { return JSON.parse(l) as Record<string, unknown>; } catch { return undefined; } }).filter((e) => e?.component === "hub").at(-1);
+    const ready = hub.logs
+      .map((l) => {
+        try {
+          return JSON.parse(l) as Record<string, unknown>;
+        } catch {
+          return undefined;
+        }
+      })
+      .filter((e) => e?.component === "hub")
+      .at(-1);
     if (ready && String(ready.msg).startsWith("ready")) return ready;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -88,7 +102,11 @@ describe("landing pages on a keyless hub", () => {
     // a session's GET stream is never the page, whatever it accepts
     const withSession = await get(hub, "/mcp", { Accept: `${BROWSER_ACCEPT}`, "Mcp-Session-Id": "no-such-session" });
     assert.notEqual(withSession.headers.get("content-type")?.startsWith("text/html"), true);
-    const post = await fetch(`${hub.origin}/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Accept: BROWSER_ACCEPT }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    const post = await fetch(`${hub.origin}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: BROWSER_ACCEPT },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
     assert.deepEqual(await post.json(), { jsonrpc: "2.0", id: 1, result: {} });
   });
 

@@ -28,7 +28,11 @@ describe("memory budget: large results over resumable streams", () => {
   after(() => hub.stop());
 
   test(`${CALLS} results of ${RESULT_CHARS / 1024 / 1024} MB with a progress token leave the hub alive, serving, and within its budget`, async (t) => {
-    assert.match(fs.readFileSync(`/proc/${hub.pid}/environ`, "latin1"), new RegExp(`NODE_OPTIONS=--max-old-space-size=${HEAP_MIB}\0`), "the heap cap reaches the hub");
+    assert.match(
+      fs.readFileSync(`/proc/${hub.pid}/environ`, "latin1"),
+      new RegExp(`NODE_OPTIONS=--max-old-space-size=${HEAP_MIB}\0`),
+      "the heap cap reaches the hub",
+    );
     const before = rssMiB(hub.pid);
     const text = "m".repeat(RESULT_CHARS);
     // three sessions, so the hub-wide total is what binds, not only each session's share
@@ -85,7 +89,11 @@ describe("resuming a stream whose events were dropped", () => {
   test("a client resuming after its oldest events were evicted is told how many it lost, then gets the rest", async () => {
     const { live, replayed } = await callThenResume(1, "echo_slow", { steps: 600, delayMs: 0 });
     const [notice, ...rest] = replayed;
-    assert.equal(notice.message.method, "notifications/message", `the first replayed event is a warning, not a silent gap: ${JSON.stringify(notice).slice(0, 200)}`);
+    assert.equal(
+      notice.message.method,
+      "notifications/message",
+      `the first replayed event is a warning, not a silent gap: ${JSON.stringify(notice).slice(0, 200)}`,
+    );
     assert.equal(notice.message.params.level, "warning");
     const lost = Number(/(\d+) event\(s\) of this stream were dropped/.exec(notice.message.params.data)?.[1]);
     assert.equal(lost + rest.length, live, "the count lost plus the events replayed is everything the call sent");

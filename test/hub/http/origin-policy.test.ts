@@ -9,7 +9,20 @@ const policy = (allowedHosts: string[] = [], corsOrigins: string[] = []) => new 
 describe("Host", () => {
   test("loopback names and IP literals, with or without a port, are allowed", () => {
     const p = policy();
-    for (const host of ["localhost", "localhost:8080", "LOCALHOST:8080", "127.0.0.1", "127.0.0.1:3000", "127.5.6.7:1", "[::1]", "[::1]:3000", "[2001:db8::1]:8080", "0.0.0.0:3000", "localhost:80", "10.0.0.5:80"]) {
+    for (const host of [
+      "localhost",
+      "localhost:8080",
+      "LOCALHOST:8080",
+      "127.0.0.1",
+      "127.0.0.1:3000",
+      "127.5.6.7:1",
+      "[::1]",
+      "[::1]:3000",
+      "[2001:db8::1]:8080",
+      "0.0.0.0:3000",
+      "localhost:80",
+      "10.0.0.5:80",
+    ]) {
       assert.ok(p.allowsHost(host), host);
     }
   });
@@ -41,7 +54,14 @@ describe("Host", () => {
     assert.ok(p.allowsHost("agentbox.internal"));
     assert.ok(p.allowsHost("agentbox.internal:3000"));
     assert.ok(p.allowsHost("box.example:8443"));
-    for (const host of ["agentbox.internal.evil.example", "evil-agentbox.internal", "sub.agentbox.internal", "box.example", "box.example:8444", "user@agentbox.internal"]) {
+    for (const host of [
+      "agentbox.internal.evil.example",
+      "evil-agentbox.internal",
+      "sub.agentbox.internal",
+      "box.example",
+      "box.example:8444",
+      "user@agentbox.internal",
+    ]) {
       assert.equal(p.allowsHost(host), false, host);
     }
   });
@@ -50,8 +70,18 @@ describe("Host", () => {
 describe("Origin", () => {
   test("loopback pages are allowed; any other site, and non-web schemes, are not", () => {
     const p = policy();
-    for (const origin of ["http://localhost:5173", "https://127.0.0.1", "http://[::1]:8080", "http://127.9.9.9"]) assert.ok(p.allowsOrigin(origin, "localhost:3000"), origin);
-    for (const origin of ["http://evil.example", "http://127.0.0.1.evil.example", "http://localhost.evil.example", "http://localhost@evil.example", "file://localhost", "null", "not a url", "chrome-extension://abc"]) {
+    for (const origin of ["http://localhost:5173", "https://127.0.0.1", "http://[::1]:8080", "http://127.9.9.9"])
+      assert.ok(p.allowsOrigin(origin, "localhost:3000"), origin);
+    for (const origin of [
+      "http://evil.example",
+      "http://127.0.0.1.evil.example",
+      "http://localhost.evil.example",
+      "http://localhost@evil.example",
+      "file://localhost",
+      "null",
+      "not a url",
+      "chrome-extension://abc",
+    ]) {
       assert.equal(p.allowsOrigin(origin, "localhost:3000"), false, origin);
     }
   });
@@ -68,7 +98,8 @@ describe("Origin", () => {
   test("configured origins match exactly (a trailing slash aside); * allows any", () => {
     const p = policy([], ["https://app.example/"]);
     assert.ok(p.allowsOrigin("https://app.example", undefined));
-    for (const origin of ["https://app.example.evil.example", "http://app.example", "https://app.example:8443"]) assert.equal(p.allowsOrigin(origin, undefined), false, origin);
+    for (const origin of ["https://app.example.evil.example", "http://app.example", "https://app.example:8443"])
+      assert.equal(p.allowsOrigin(origin, undefined), false, origin);
     assert.ok(policy([], ["*"]).allowsOrigin("https://anything.example", undefined));
   });
 });

@@ -15,7 +15,6 @@ const hasIpv6Loopback = await new Promise<boolean>((resolve) => {
   probe.listen({ host: "::1", port: 0 }, () => probe.close(() => resolve(true)));
 });
 
-
 /** A Python program that binds the port (on host, IPv6 only for ::1) as soon as it can, and serves it. */
 const squatter = (host: string, port: number) =>
   [
@@ -42,19 +41,25 @@ const freePort = () =>
 const healthy = async (url: string) => (await fetch(url).catch(() => undefined))?.ok === true;
 
 describe("the hub owns its port", () => {
-  test("on 127.0.0.1 it holds [::1] too: a command cannot bind it, and clients of ::1 reach the hub", { skip: hasIpv6Loopback ? false : "no IPv6 loopback" }, async () => {
-    const hub = await startHub({ servers: ["terminal"] });
-    try {
-      const port = Number(new URL(hub.origin).port);
-      const client = await hub.connect();
-      const attempt = textOf(await call(client, "terminal_exec", { command: `timeout 2 /usr/bin/python3 -c '${squatter("::1", port)}' | head -1`, timeoutMs: 10_000 }));
-      assert.doesNotMatch(attempt, /bound/, "a tenant's command took [::1] on the hub's port");
-      assert.match(attempt, /Address already in use/);
-      assert.ok(await healthy(`http://[::1]:${port}/healthz`), "the hub answers on [::1]");
-    } finally {
-      await hub.stop();
-    }
-  });
+  test(
+    "on 127.0.0.1 it holds [::1] too: a command cannot bind it, and clients of ::1 reach the hub",
+    { skip: hasIpv6Loopback ? false : "no IPv6 loopback" },
+    async () => {
+      const hub = await startHub({ servers: ["terminal"] });
+      try {
+        const port = Number(new URL(hub.origin).port);
+        const client = await hub.connect();
+        const attempt = textOf(
+          await call(client, "terminal_exec", { command: `timeout 2 /usr/bin/python3 -c '${squatter("::1", port)}' | head -1`, timeoutMs: 10_000 }),
+        );
+        assert.doesNotMatch(attempt, /bound/, "a tenant's command took [::1] on the hub's port");
+        assert.match(attempt, /Address already in use/);
+        assert.ok(await healthy(`http://[::1]:${port}/healthz`), "the hub answers on [::1]");
+      } finally {
+        await hub.stop();
+      }
+    },
+  );
 
   const rootOnly = { skip: asRoot ? false : "needs root: tenants have uids of their own only then" };
   const workspace = tempDir("agentbox-ws-");
@@ -93,7 +98,10 @@ describe("the hub owns its port", () => {
       });
       const hub = await startHub({ servers: ["terminal"], workspace, port });
       try {
-        assert.ok(hub.logs.some((l) => /killed tenant processes left by an earlier run/.test(l)), "the hub says what it killed");
+        assert.ok(
+          hub.logs.some((l) => /killed tenant processes left by an earlier run/.test(l)),
+          "the hub says what it killed",
+        );
         await until("the leftover to be gone", () => leftover.signalCode !== null, 5_000);
         assert.ok(await healthy(`http://127.0.0.1:${port}/healthz`), "the restarted hub serves its port");
       } finally {

@@ -74,7 +74,11 @@ describe("Origin, Host and CORS", () => {
   test("a configured origin gets CORS headers exposing the session id", async () => {
     const preflight = await fetch(hub.url, {
       method: "OPTIONS",
-      headers: { Origin: "https://playground.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,mcp-session-id,mcp-protocol-version" },
+      headers: {
+        Origin: "https://playground.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,mcp-session-id,mcp-protocol-version",
+      },
     });
     assert.ok(preflight.status < 300);
     assert.equal(preflight.headers.get("access-control-allow-origin"), "https://playground.example");
@@ -95,7 +99,9 @@ describe("rate limits", () => {
   before(async () => {
     hub = await startHub({
       extraServers: { echo: fixture("echo-server") },
-      env: { AGENTBOX_RATE_LIMITS: JSON.stringify({ methods: { "tools/list": "2/min" }, tools: { "*": "100/min", "echo_e*": "3/min", echo_whoami: "1/min" } }) },
+      env: {
+        AGENTBOX_RATE_LIMITS: JSON.stringify({ methods: { "tools/list": "2/min" }, tools: { "*": "100/min", "echo_e*": "3/min", echo_whoami: "1/min" } }),
+      },
     });
   });
   after(() => hub.stop());
@@ -120,11 +126,14 @@ describe("rate limits", () => {
     const client = await hub.connect();
     await client.listTools();
     await client.listTools();
-    await assert.rejects(() => client.listTools(), (err: McpError) => {
-      assert.match(err.message, /Rate limit for tools\/list/);
-      assert.ok((err.data as { retryAfterMs: number }).retryAfterMs > 0);
-      return true;
-    });
+    await assert.rejects(
+      () => client.listTools(),
+      (err: McpError) => {
+        assert.match(err.message, /Rate limit for tools\/list/);
+        assert.ok((err.data as { retryAfterMs: number }).retryAfterMs > 0);
+        return true;
+      },
+    );
     // sessionless clients share one implicit session per address, and with it one budget
     const plain = json;
     for (let i = 0; i < 2; i++) assert.equal((await fetch(hub.url, { method: "POST", headers: plain, body: listBody })).status, 200);

@@ -5,7 +5,8 @@ import { describe, test } from "node:test";
 import { rateLimitRetryMs, retryAfterSeconds, sseToJson, withFullAccept } from "../../../hub/http/endpoints/sse-to-json.js";
 import { RATE_LIMITED_CODE } from "../../../hub/protocol/jsonrpc.js";
 
-const sse = (body: string, status = 200) => new Response(body, { status, headers: { "content-type": "text/event-stream", "content-length": String(body.length) } });
+const sse = (body: string, status = 200) =>
+  new Response(body, { status, headers: { "content-type": "text/event-stream", "content-length": String(body.length) } });
 const json = (body: unknown, status = 200) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const event = (message: unknown, extra = "") => `${extra}data: ${JSON.stringify(message)}\n\n`;
 const rateLimited = (retryAfterMs?: number) => ({ jsonrpc: "2.0", id: 1, error: { code: RATE_LIMITED_CODE, message: "slow down", data: { retryAfterMs } } });
@@ -25,7 +26,10 @@ describe("SSE to JSON", () => {
 
   test("a batch gets every response as an array; a non-batch only the first", async () => {
     const body = event({ jsonrpc: "2.0", id: 1, result: {} }) + event({ jsonrpc: "2.0", id: 2, error: { code: -32601, message: "no" } });
-    assert.deepEqual((await (await sseToJson(sse(body), true)).json()).map((m: { id: number }) => m.id), [1, 2]);
+    assert.deepEqual(
+      (await (await sseToJson(sse(body), true)).json()).map((m: { id: number }) => m.id),
+      [1, 2],
+    );
     assert.equal((await (await sseToJson(sse(body), false)).json()).id, 1);
   });
 
@@ -76,8 +80,11 @@ describe("rate-limit status", () => {
 test("Accept is widened for the SDK only when it lacks JSON or SSE", async () => {
   const full = new Request("http://h/mcp", { method: "POST", headers: { accept: "application/json, text/event-stream" }, body: "{}" });
   assert.equal(withFullAccept(full), full);
-  const plain = withFullAccept(new Request("http://h/mcp", { method: "POST", headers: { "content-type": "application/json", "x-api-key": "k" }, body: "{}" }), "{\"a\":1}");
+  const plain = withFullAccept(
+    new Request("http://h/mcp", { method: "POST", headers: { "content-type": "application/json", "x-api-key": "k" }, body: "{}" }),
+    '{"a":1}',
+  );
   assert.equal(plain.headers.get("accept"), "application/json, text/event-stream");
   assert.equal(plain.headers.get("x-api-key"), "k");
-  assert.equal(await plain.text(), "{\"a\":1}");
+  assert.equal(await plain.text(), '{"a":1}');
 });

@@ -29,12 +29,21 @@ describe("transports", () => {
   });
 
   test("a plain JSON client can initialize and then use its session, getting JSON back", async () => {
-    const init = await post(hub, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } } });
+    const init = await post(hub, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "curl", version: "1" } },
+    });
     assert.equal(init.res.status, 200);
     assert.equal(init.body.result.serverInfo.name, "agentbox");
     const sessionId = init.res.headers.get("mcp-session-id")!;
     assert.ok(sessionId);
-    const called = await post(hub, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo_echo", arguments: { text: "in session" } } }, { ...json, "mcp-session-id": sessionId });
+    const called = await post(
+      hub,
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo_echo", arguments: { text: "in session" } } },
+      { ...json, "mcp-session-id": sessionId },
+    );
     assert.equal(called.body.result.content[0].text, "in session");
   });
 
@@ -58,7 +67,10 @@ describe("transports", () => {
     // valid JSON without "jsonrpc" is an Invalid Request that names the field, not a parse error
     const noVersion = await post(hub, { id: 7, method: "tools/list" });
     assert.equal(noVersion.res.status, 400);
-    assert.deepEqual(noVersion.body.error, { code: -32600, message: 'Invalid Request: the "jsonrpc" field is missing; every message carries "jsonrpc": "2.0".' });
+    assert.deepEqual(noVersion.body.error, {
+      code: -32600,
+      message: 'Invalid Request: the "jsonrpc" field is missing; every message carries "jsonrpc": "2.0".',
+    });
     assert.equal(noVersion.body.id, 7);
     const oldVersion = await post(hub, { jsonrpc: "1.0", id: 8, method: "tools/list" });
     assert.equal(oldVersion.body.error.code, -32600);
@@ -77,7 +89,12 @@ describe("transports", () => {
 
   test("a chunked body with no declared length is held to the same limit, and a small one still works", async () => {
     const chunked = async (text: string) => {
-      const body = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(text)); c.close(); } });
+      const body = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(text));
+          c.close();
+        },
+      });
       const res = await fetch(hub.url, { method: "POST", headers: json, body, duplex: "half" } as RequestInit);
       return { res, body: await res.json() };
     };
@@ -104,14 +121,23 @@ describe("transports", () => {
 
   test("an unsupported MCP-Protocol-Version header is refused", async () => {
     const sessionId = await initialize(hub);
-    const res = await post(hub, { jsonrpc: "2.0", id: 1, method: "tools/list" }, { ...both, "mcp-session-id": sessionId, "mcp-protocol-version": "1999-01-01" });
+    const res = await post(
+      hub,
+      { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      { ...both, "mcp-session-id": sessionId, "mcp-protocol-version": "1999-01-01" },
+    );
     assert.equal(res.res.status, 400);
     assert.match(res.text, /protocol version/i);
   });
 
   for (const version of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]) {
     test(`a client of protocol ${version} is served`, async () => {
-      const { body } = await post(hub, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "v", version: "1" } } });
+      const { body } = await post(hub, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "v", version: "1" } },
+      });
       assert.equal(body.result.protocolVersion, version);
     });
   }
@@ -122,7 +148,12 @@ describe("transports", () => {
     const res = await fetch(hub.url, {
       method: "POST",
       headers,
-      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo_slow", arguments: { steps: 6, delayMs: 150 }, _meta: { progressToken: "p1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name: "echo_slow", arguments: { steps: 6, delayMs: 150 }, _meta: { progressToken: "p1" } },
+      }),
     });
     assert.match(res.headers.get("content-type")!, /text\/event-stream/);
     // read until the second progress event, then drop the connection
@@ -141,7 +172,10 @@ describe("transports", () => {
     const rest = await readEvents(resumed, (events) => events.some((e) => e.data.includes('"id":7')));
     const progress = rest.filter((e) => e.data.includes("notifications/progress")).map((e) => JSON.parse(e.data).params.progress);
     assert.ok(progress.length >= 1, "missed progress events are replayed");
-    assert.ok(progress.every((p: number) => p > 2), `only events after the cursor: ${progress}`);
+    assert.ok(
+      progress.every((p: number) => p > 2),
+      `only events after the cursor: ${progress}`,
+    );
     const final = JSON.parse(rest.find((e) => e.data.includes('"id":7'))!.data);
     assert.equal(final.result.content[0].text, "done after 6 steps");
   });
@@ -193,7 +227,11 @@ describe("JSON responses for Streamable HTTP sessions (AGENTBOX_JSON_RESPONSES)"
     const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_JSON_RESPONSES: "1" } });
     try {
       const sessionId = await initialize(hub);
-      const res = await post(hub, { jsonrpc: "2.0", id: 5, method: "tools/list" }, { ...both, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" });
+      const res = await post(
+        hub,
+        { jsonrpc: "2.0", id: 5, method: "tools/list" },
+        { ...both, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+      );
       assert.match(res.res.headers.get("content-type")!, /application\/json/);
       assert.ok(res.body.result.tools.length > 0);
       const client = await hub.connect();

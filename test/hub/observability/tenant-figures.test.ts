@@ -66,7 +66,10 @@ describe("each tenant sees only its own figures", () => {
     for (const status of [viaTool, viaHttp]) {
       assert.equal(status.sessions, 1, JSON.stringify(status));
       assert.ok(status.servers.length > 0 && status.servers.every((s) => s.tenant === "bob"), JSON.stringify(status.servers));
-      assert.ok(status.servers.every((s) => !alicePids.includes(s.pid ?? -1)), JSON.stringify(status.servers));
+      assert.ok(
+        status.servers.every((s) => !alicePids.includes(s.pid ?? -1)),
+        JSON.stringify(status.servers),
+      );
       assert.equal(status.isolation.tenants, undefined, "how many other tenants there are is not bob's news");
     }
   });

@@ -4,12 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  CallToolResultSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -51,7 +46,10 @@ describe("a child's requests and log lines reach their own client only", () => {
     let running!: () => void;
     const inFlight = new Promise<void>((resolve) => (running = resolve));
     busy = a.client
-      .callTool({ name: "echo_slow", arguments: { steps: 300, delayMs: 100 } }, CallToolResultSchema, { signal: controller.signal, onprogress: () => running() })
+      .callTool({ name: "echo_slow", arguments: { steps: 300, delayMs: 100 } }, CallToolResultSchema, {
+        signal: controller.signal,
+        onprogress: () => running(),
+      })
       .catch(() => undefined);
     await inFlight;
   });

@@ -72,7 +72,10 @@ describe("forwarding across the hub", () => {
     await call(client, "echo_log", { message: "too chatty", level: "info" });
     await call(client, "echo_log", { message: "important", level: "error" });
     await until("the log message", async () => logs.length > 0 || undefined);
-    assert.deepEqual(logs.map((l) => l.data), ["important"]);
+    assert.deepEqual(
+      logs.map((l) => l.data),
+      ["important"],
+    );
   });
 
   test("a child is told when a client session ends", async () => {
@@ -92,11 +95,16 @@ describe("forwarding across the hub", () => {
       // any request touches the session, so ask once, after the hub has expired it and told the child;
       // the watcher's own session stays alive because it keeps asking
       const watcher = await short.connect();
-      const closedByChild = async () => (((await call(watcher, "echo_stats")).structuredContent as { closedSessions: string[] }).closedSessions);
+      const closedByChild = async () => ((await call(watcher, "echo_stats")).structuredContent as { closedSessions: string[] }).closedSessions;
       await until("the idle session to expire", async () => (await closedByChild()).includes(sessionId));
       const res = await fetch(short.url, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "mcp-session-id": sessionId,
+          "mcp-protocol-version": "2025-11-25",
+        },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
       });
       assert.equal(res.status, 404);

@@ -48,7 +48,12 @@ describe("hub tools", () => {
     assert.equal(data.held.terminal?.terminals?.length, 1, JSON.stringify(data));
     const ended = await call(mine, "hub_end_session");
     assert.match(textOf(ended), /ends now/);
-    await until("the ended session to be gone", () => call(mine, "hub_status").then(() => false, () => true));
+    await until("the ended session to be gone", () =>
+      call(mine, "hub_status").then(
+        () => false,
+        () => true,
+      ),
+    );
     const otherView = (await call(other, "hub_sessions")).structuredContent as { held: Record<string, { terminals?: Array<{ alive: boolean }> }> };
     assert.equal(otherView.held.terminal?.terminals?.length, 1, "the other session keeps its terminal");
   });

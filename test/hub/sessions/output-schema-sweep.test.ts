@@ -50,7 +50,10 @@ const SWEEP: Record<string, Entry> = {
   file_read: { ok: { path: "sweep/a.txt" }, error: { path: "/etc/passwd" } },
   file_read_many: { ok: { paths: ["sweep/a.txt", "sweep/missing.txt"] }, error: { paths: [] } },
   // the known case: an ambiguous match used to come back as isError with {"edit","matches","lines"}
-  file_edit: { ok: { path: "sweep/a.txt", edits: [{ oldText: "two", newText: "deux" }] }, error: { path: "sweep/a.txt", edits: [{ oldText: "one", newText: "uno" }] } },
+  file_edit: {
+    ok: { path: "sweep/a.txt", edits: [{ oldText: "two", newText: "deux" }] },
+    error: { path: "sweep/a.txt", edits: [{ oldText: "one", newText: "uno" }] },
+  },
   file_list: { ok: { path: "sweep" }, error: { path: "sweep/a.txt" } },
   file_tree: { ok: {}, error: { path: "sweep/missing" } },
   file_find: { ok: { pattern: "*.txt" }, error: { pattern: "*", path: "/etc" } },
@@ -258,7 +261,8 @@ describe("output schemas: every result an official client accepts", () => {
       const args = argsOf(entry.error === RATE_LIMITED_ONLY ? entry.ok : entry.error, memo);
       const limited = await check(client, tool, args, "error", "rate-limited");
       if (limited.problem) problems.push(limited.problem);
-      else if (!/retry in \d+ s/.test(textOf(limited.result!))) problems.push(`${tool}: the rate-limited text does not say when to retry: ${textOf(limited.result!)}`);
+      else if (!/retry in \d+ s/.test(textOf(limited.result!)))
+        problems.push(`${tool}: the rate-limited text does not say when to retry: ${textOf(limited.result!)}`);
     }
     assert.deepEqual(problems, [], `violations:\n${problems.join("\n")}`);
   });

@@ -18,7 +18,7 @@ async function budget(limits: RateLimits, tool: string, client = "c"): Promise<{
 
 describe("which rule governs a tool", () => {
   test("an exact name beats any glob, a longer glob beats a shorter one, whatever the config order", async () => {
-    const rules = { "*": "1/min", "file_*": "2/min", "file_read": "3/min", "file_wr*": "4/min" };
+    const rules = { "*": "1/min", "file_*": "2/min", file_read: "3/min", "file_wr*": "4/min" };
     for (const tools of [rules, Object.fromEntries(Object.entries(rules).reverse())]) {
       const limits = new RateLimits({ tools });
       assert.deepEqual(await budget(limits, "file_read"), { allowed: 3, rule: "file_read 3/min" });

@@ -7,7 +7,12 @@ import { after, before, describe, test } from "node:test";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { both } from "../../helpers/raw-http.js";
 
-const initBody = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const initBody = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 
 interface Opened {
   status: number;
@@ -20,15 +25,23 @@ interface Opened {
 function open(hub: TestHub, headers: Record<string, string> = {}, from = "127.0.0.1"): Promise<Opened> {
   const url = new URL(hub.url);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress: from, headers: { ...both, ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        const json = /"error":\{[^}]*"message":"([^"]*)"/.exec(text);
-        resolve({ status: res.statusCode!, sessionId: res.headers["mcp-session-id"] as string | undefined, retryAfter: res.headers["retry-after"] as string | undefined, error: json?.[1] });
-      });
-    });
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "POST", localAddress: from, headers: { ...both, ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (d) => (text += d));
+        res.on("end", () => {
+          const json = /"error":\{[^}]*"message":"([^"]*)"/.exec(text);
+          resolve({
+            status: res.statusCode!,
+            sessionId: res.headers["mcp-session-id"] as string | undefined,
+            retryAfter: res.headers["retry-after"] as string | undefined,
+            error: json?.[1],
+          });
+        });
+      },
+    );
     req.on("error", reject);
     req.end(initBody);
   });
@@ -44,7 +57,12 @@ describe("session caps per tenant", () => {
   before(async () => {
     hub = await startHub({
       extraServers: { echo: fixture("echo-server") },
-      env: { AGENTBOX_TENANTS: "alice:alice-key,bob:bob-key", AGENTBOX_MAX_SESSIONS: "4", AGENTBOX_SESSION_RATE: "off", AGENTBOX_SESSION_RECLAIM_IDLE_MS: "1500" },
+      env: {
+        AGENTBOX_TENANTS: "alice:alice-key,bob:bob-key",
+        AGENTBOX_MAX_SESSIONS: "4",
+        AGENTBOX_SESSION_RATE: "off",
+        AGENTBOX_SESSION_RECLAIM_IDLE_MS: "1500",
+      },
     });
   });
   after(() => hub.stop());
@@ -111,10 +129,13 @@ describe("session caps per client address, and churn", () => {
   test("the cap holds for legacy SSE streams too", async () => {
     const url = new URL(hub.origin);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: "/sse", method: "GET", localAddress: "127.0.0.2", headers: { Accept: "text/event-stream" } }, (res) => {
-        resolve(res.statusCode!);
-        res.destroy();
-      });
+      const req = http.request(
+        { host: url.hostname, port: url.port, path: "/sse", method: "GET", localAddress: "127.0.0.2", headers: { Accept: "text/event-stream" } },
+        (res) => {
+          resolve(res.statusCode!);
+          res.destroy();
+        },
+      );
       req.on("error", reject);
       req.end();
     });

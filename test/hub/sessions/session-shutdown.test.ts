@@ -16,15 +16,22 @@ test(`SIGTERM with ${SESSIONS / 2} sessions open and as many just closed ends th
     env: { AGENTBOX_DRAIN_MS: String(DRAIN_MS), AGENTBOX_SESSION_RATE: "off", AGENTBOX_MAX_SESSIONS: "100000", AGENTBOX_MAX_SESSIONS_PER_CLIENT: "100000" },
   });
   try {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i += 50) {
-      await Promise.all(Array.from({ length: 50 }, async () => {
-        const res = await fetch(hub.url, { method: "POST", headers: both, body });
-        await res.text();
-        assert.equal(res.status, 200);
-        ids.push(res.headers.get("mcp-session-id")!);
-      }));
+      await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const res = await fetch(hub.url, { method: "POST", headers: both, body });
+          await res.text();
+          assert.equal(res.status, 200);
+          ids.push(res.headers.get("mcp-session-id")!);
+        }),
+      );
     }
     // half of them closed by the client just before: the hub is still busy with their ends when told to stop
     for (let i = 0; i < SESSIONS / 2; i += 50) {

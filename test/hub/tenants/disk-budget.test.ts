@@ -86,7 +86,9 @@ describe("disk budget per tenant", { skip }, () => {
     assert.match(shell.text, /2097152/);
     // kill bob's terminal server: the hub starts it again, as bob, with his budget
     const pidOf = async () =>
-      ((await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()).servers as Array<{ name: string; pid: number | null; state: string }>).find((s) => s.name === "terminal");
+      ((await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()).servers as Array<{ name: string; pid: number | null; state: string }>).find(
+        (s) => s.name === "terminal",
+      );
     const before = (await pidOf())!.pid!;
     process.kill(before, "SIGKILL");
     await eventually("bob's terminal server to restart", async () => {

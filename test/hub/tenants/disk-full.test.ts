@@ -54,10 +54,14 @@ describe("one tenant fills a small disk", { skip }, () => {
     // as fast as she can: one file per command, each at the per-file limit, the soft limit lifted
     await exec(alice, "ulimit -S -f $(ulimit -H -f); for i in $(seq 1 60); do head -c 50000000 /dev/zero > f$i; done; dd if=/dev/zero of=big bs=1M");
     // the hub measures on its own schedule: wait until it has found her over her share
-    const status = await until("the hub to freeze alice's writes", async () => {
-      const now = (await (await fetch(`${hub.origin}/`, { headers: auth(KEY_A) })).json()) as { disk?: { budgetBytes: number; frozen: boolean } };
-      return now.disk?.frozen === true && now;
-    }, 30_000);
+    const status = await until(
+      "the hub to freeze alice's writes",
+      async () => {
+        const now = (await (await fetch(`${hub.origin}/`, { headers: auth(KEY_A) })).json()) as { disk?: { budgetBytes: number; frozen: boolean } };
+        return now.disk?.frozen === true && now;
+      },
+      30_000,
+    );
     const again = await exec(alice, "head -c 1048576 /dev/zero > more && echo wrote");
     assert.equal(again.ok, false, again.text);
     assert.equal(status.disk?.budgetBytes, Math.floor((0.9 * 300 * MIB) / 2));
@@ -76,14 +80,20 @@ describe("one tenant fills a small disk", { skip }, () => {
     const shell = await exec(bob, "head -c 2097152 /dev/zero > two.bin && stat -c %s two.bin");
     assert.ok(shell.ok, shell.text);
     const terminal = async () =>
-      ((await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()).servers as Array<{ name: string; pid: number | null; state: string }>).find((s) => s.name === "terminal")!;
+      ((await (await fetch(`${hub.origin}/`, { headers: auth(KEY_B) })).json()).servers as Array<{ name: string; pid: number | null; state: string }>).find(
+        (s) => s.name === "terminal",
+      )!;
     const first = (await terminal()).pid!;
     process.kill(first, "SIGKILL");
     // one reading of the status per check: state and pid from two readings could mix the old process and the new
-    await until("bob's terminal server to be back", async () => {
-      const now = await terminal();
-      return now.state === "ready" && now.pid !== null && now.pid !== first;
-    }, 30_000);
+    await until(
+      "bob's terminal server to be back",
+      async () => {
+        const now = await terminal();
+        return now.state === "ready" && now.pid !== null && now.pid !== first;
+      },
+      30_000,
+    );
     const started = await exec(bob, "echo started > again.txt && cat again.txt");
     assert.ok(started.ok, started.text);
   });

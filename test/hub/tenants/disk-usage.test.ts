@@ -62,7 +62,8 @@ test("only the given uids' files count, each root once even when nested", async 
   fs.writeFileSync(path.join(dir, "inner", "mine"), Buffer.alloc(MIB, 1));
   assert.deepEqual(walkRoots([dir, path.join(dir, "inner"), path.join(dir, "missing")]), [dir]);
   // a folder on a filesystem of its own is walked too: the walk never crosses into a mount
-  if (fs.existsSync("/dev/shm") && fs.statSync("/dev/shm").dev !== fs.statSync("/dev").dev) assert.deepEqual(walkRoots(["/dev", "/dev/shm"]), ["/dev", "/dev/shm"]);
+  if (fs.existsSync("/dev/shm") && fs.statSync("/dev/shm").dev !== fs.statSync("/dev").dev)
+    assert.deepEqual(walkRoots(["/dev", "/dev/shm"]), ["/dev", "/dev/shm"]);
   const { bytes } = await measureUsage(walkRoots([dir, path.join(dir, "inner")]), [me, 54_321], 30_000);
   assert.ok(bytes.get(me)! >= MIB && bytes.get(me)! < 2 * MIB);
   assert.equal(bytes.get(54_321), 0);
@@ -71,10 +72,15 @@ test("only the given uids' files count, each root once even when nested", async 
 test("the budget: AGENTBOX_DISK_MIB for all, limits.diskMiB per tenant, else a share of the filesystem", () => {
   const workspace = path.join(scratch, "ws");
   const configPath = path.join(scratch, "agentbox.json");
-  fs.writeFileSync(configPath, JSON.stringify({ tenants: { alice: { apiKey: "key-alice-0123456789" }, bob: { apiKey: "key-bob-0123456789", limits: { diskMiB: 64 } } } }));
+  fs.writeFileSync(
+    configPath,
+    JSON.stringify({ tenants: { alice: { apiKey: "key-alice-0123456789" }, bob: { apiKey: "key-bob-0123456789", limits: { diskMiB: 64 } } } }),
+  );
   const isolation: Isolation = { mode: "uid", summary: "test", canDropBoundingSet: false };
   const build = (env: NodeJS.ProcessEnv) => {
-    const config: HubConfig = { ...loadConfig({ config: configPath }, { AGENTBOX_WORKSPACE: workspace, AGENTBOX_STATE_DIR: path.join(scratch, "state"), ...env }) };
+    const config: HubConfig = {
+      ...loadConfig({ config: configPath }, { AGENTBOX_WORKSPACE: workspace, AGENTBOX_STATE_DIR: path.join(scratch, "state"), ...env }),
+    };
     return Object.fromEntries(buildTenants(config, isolation).map((t) => [t.name, t.identity!.disk.budgetBytes]));
   };
   assert.deepEqual(build({ AGENTBOX_DISK_MIB: "20" }), { alice: 20 * MIB, bob: 64 * MIB });
@@ -123,7 +129,10 @@ test("a file tool refuses a write the budget has no room for, and says how much 
     await assertDiskRoom(100 * MIB); // not measured yet: the kernel's limit alone holds
     fs.writeFileSync(status, JSON.stringify({ usedBytes: 19 * MIB, budgetBytes: 20 * MIB }));
     await assertDiskRoom(MIB / 2);
-    await assert.rejects(assertDiskRoom(2 * MIB), /Writing 2\.0 MiB would go over the disk budget: this tenant's files take 19\.0 of its 20\.0 MiB, 1\.0 MiB left\. Delete files/);
+    await assert.rejects(
+      assertDiskRoom(2 * MIB),
+      /Writing 2\.0 MiB would go over the disk budget: this tenant's files take 19\.0 of its 20\.0 MiB, 1\.0 MiB left\. Delete files/,
+    );
     const efbig = Object.assign(new Error("EFBIG: file too large, write"), { code: "EFBIG" });
     assert.match(String(await explainDiskError(efbig, "big.bin")), /'big\.bin' was refused: it would grow past the disk budget, 20\.0 MiB/);
     fs.writeFileSync(status, JSON.stringify({ usedBytes: 21 * MIB, budgetBytes: 20 * MIB }));

@@ -36,7 +36,6 @@ async function eventually(what: string, probe: () => boolean | Promise<boolean>,
   throw new Error(`timed out waiting for ${what}`);
 }
 
-
 describe("two tenants on one hub", { skip }, () => {
   let hub: TestHub;
   let alice: Client;
@@ -174,7 +173,10 @@ describe("two tenants on one hub", { skip }, () => {
 
   test("A's processes, daemonized or not, are gone seconds after A's session ends", async () => {
     const other = await hub.connect({ headers: auth(KEY_A) });
-    const started = await sh(other, "setsid nohup sleep 1000 >/dev/null 2>&1 & (env -i setsid sh -c 'sleep 1001 >/dev/null 2>&1 &' &) ; sleep 0.3; pgrep -u $(id -u) -x sleep");
+    const started = await sh(
+      other,
+      "setsid nohup sleep 1000 >/dev/null 2>&1 & (env -i setsid sh -c 'sleep 1001 >/dev/null 2>&1 &' &) ; sleep 0.3; pgrep -u $(id -u) -x sleep",
+    );
     const pids = started.stdout.split(/\s+/).filter(Boolean).map(Number);
     assert.ok(pids.length >= 2, `daemons started: ${started.stdout} ${started.stderr}`);
     const uid = Number((await sh(alice, "id -u")).stdout.trim());

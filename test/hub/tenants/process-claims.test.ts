@@ -26,7 +26,10 @@ describe("session claims", () => {
 
   test("the servers set it first and drop what a caller passed", () => {
     const env = withSessionClaim({ A: "1", [SESSION_CLAIM_ENV]: "forged" }, "a-token");
-    assert.deepEqual(Object.entries(env), [[SESSION_CLAIM_ENV, claim], ["A", "1"]]);
+    assert.deepEqual(Object.entries(env), [
+      [SESSION_CLAIM_ENV, claim],
+      ["A", "1"],
+    ]);
     assert.deepEqual(withSessionClaim({ [SESSION_CLAIM_ENV]: "forged" }, undefined), {});
   });
 

@@ -19,7 +19,6 @@ const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
-
 /** Run a command line as the session's agent and return its stdout (asserting it succeeded). */
 async function sh(client: Client, command: string): Promise<string> {
   const result = await call(client, "terminal_exec", { command, timeoutMs: 60_000 });
@@ -50,11 +49,15 @@ describe("process sweeper", { skip }, () => {
       const client = await hub.connect();
       const served = async () => {
         let pids: { pid: number; helper: number } | undefined;
-        await until("the slow server to serve a call", async () => {
-          const result = await call(client, "slow_pids");
-          if (!result.isError) pids = JSON.parse(textOf(result));
-          return Boolean(pids);
-        }, 20_000);
+        await until(
+          "the slow server to serve a call",
+          async () => {
+            const result = await call(client, "slow_pids");
+            if (!result.isError) pids = JSON.parse(textOf(result));
+            return Boolean(pids);
+          },
+          20_000,
+        );
         return pids!;
       };
       const first = await served();
@@ -71,7 +74,10 @@ describe("process sweeper", { skip }, () => {
       assert.equal(slow.restarts, 1);
       // the pid known at spawn is the server's own: setpriv and prlimit exec into it
       assert.equal(slow.pid, second.pid);
-      assert.deepEqual(hub.logs.filter((l) => /killed processes|killing child/.test(l)), []);
+      assert.deepEqual(
+        hub.logs.filter((l) => /killed processes|killing child/.test(l)),
+        [],
+      );
     } finally {
       await hub.stop();
     }
@@ -85,7 +91,12 @@ describe("process sweeper", { skip }, () => {
       const firstId = ((await call(first, "hub_sessions")).structuredContent as { id: string }).id;
       const forged = randomBytes(32).toString("base64url").slice(0, 43);
       const [byId, byForgery, ofSecond] = pidsIn(
-        await sh(second, [daemon(`AGENTBOX_SESSION=${firstId}`, 1000), daemon(`AGENTBOX_SESSION=${forged}`, 1001), daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1002)].join("; ") + settle),
+        await sh(
+          second,
+          [daemon(`AGENTBOX_SESSION=${firstId}`, 1000), daemon(`AGENTBOX_SESSION=${forged}`, 1001), daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1002)].join(
+            "; ",
+          ) + settle,
+        ),
       );
       const [ofFirst] = pidsIn(await sh(first, daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1003) + settle));
       await until("the daemons with a borrowed or forged claim to die", () => !isAlive(byId) && !isAlive(byForgery));
@@ -113,7 +124,10 @@ describe("process sweeper", { skip }, () => {
       const count = 100;
       const big = Array.from({ length: 10 }, (_, i) => `B${i}=$B`).join(" ");
       // the claim first, then 1 MB: a live session's daemons, which every sweep must look at
-      const fat = await sh(alice, `B=$(head -c 100000 /dev/zero | tr '\\0' x); for i in $(seq ${count}); do ${daemon(`AGENTBOX_SESSION=$AGENTBOX_SESSION ${big}`, 1000)} >/dev/null; done; sleep 1; pgrep -u $(id -u) -x sleep`);
+      const fat = await sh(
+        alice,
+        `B=$(head -c 100000 /dev/zero | tr '\\0' x); for i in $(seq ${count}); do ${daemon(`AGENTBOX_SESSION=$AGENTBOX_SESSION ${big}`, 1000)} >/dev/null; done; sleep 1; pgrep -u $(id -u) -x sleep`,
+      );
       const fatPids = pidsIn(fat);
       assert.equal(fatPids.length, count, `daemons started: ${fat}`);
       assert.ok(environOf(fatPids[0]).length > 1_000_000, "each carries a 1 MB environment");
