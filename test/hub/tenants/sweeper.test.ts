@@ -115,9 +115,11 @@ describe("process sweeper", { skip }, () => {
     const hub = await startHub({
       servers: ["terminal"],
       config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
-      // no periodic sweep: the two sweeps after a session ends are the ones counted
+      // no periodic sweep: the sweeps after a session ends are the ones counted
       env: { AGENTBOX_SWEEP_MS: "3600000" },
     });
+    let sweeping = true;
+    let bobCalls: Promise<void> | undefined;
     try {
       const alice = await hub.connect(auth(KEY_A));
       const bob = await hub.connect(auth(KEY_B));
@@ -136,8 +138,7 @@ describe("process sweeper", { skip }, () => {
 
       const before = bytesRead(hub.pid);
       let served = 0;
-      let sweeping = true;
-      const bobCalls = (async () => {
+      bobCalls = (async () => {
         while (sweeping) {
           assert.equal((await call(bob, "hub_status")).isError, undefined);
           served++;
@@ -145,19 +146,19 @@ describe("process sweeper", { skip }, () => {
       })();
       await endSession(other);
       await until("a sweep to kill the session's daemon", () => !isAlive(orphan));
-      // the second sweep after a session ends comes 3 s after it (and no periodic sweep runs): an
-      // escapee started after the first sweep killed is for the second to find, so its end says
-      // that sweep has run, with its reads counted below
-      const [late] = pidsIn(await sh(alice, daemon("", 1004) + settle));
-      await until("the second sweep after the session ended", () => !isAlive(late), 10_000);
+      // The first sweep after the session ended has run (its escapee is dead); the second, 3 s
+      // later, may or may not have: nothing but time marks it. The bound below holds for either:
+      // reading each environment whole, as before, costs 100 MB in one sweep alone.
       sweeping = false;
       await bobCalls;
       const read = bytesRead(hub.pid) - before;
       assert.ok(served > 0, "the other tenant's calls were served while the sweeps ran");
       assert.ok(fatPids.every(isAlive), "daemons claiming a live session live, their claim found in a huge environment");
-      // reading each environment whole, as before, is 100 MB per sweep
-      assert.ok(read < count * 1_000_000, `the hub read ${read} bytes for two sweeps of ${count} processes of 1 MB each`);
+      assert.ok(read < count * 1_000_000, `the hub read ${read} bytes for the sweeps of ${count} processes of 1 MB each`);
     } finally {
+      // bob's last call ends before the hub does: a failure above must not also leave it rejected unhandled
+      sweeping = false;
+      await bobCalls?.catch(() => undefined);
       await hub.stop();
     }
   });
