@@ -18,6 +18,8 @@ import { SessionView } from "./catalog/selection.js";
 import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
 import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
+import { TenantChanges } from "./sessions/changes.js";
+import { newSessionId } from "./http/replica.js";
 import type { SessionServices } from "./sessions/services.js";
 import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
 import type { HubServices } from "./http/services.js";
@@ -42,6 +44,10 @@ export class Hub implements HubServices {
   /** The hub's own tools (hub_*), served beside the children's. */
   readonly hubTools?: HubTools;
   readonly version = VERSION;
+  /** Catalog and resource changes per tenant, for the 2026-07-28 listen streams. */
+  readonly changes = new TenantChanges();
+  /** Each tenant's default context for 2026-07-28 clients, opened on its first such request. */
+  private readonly modernSessions = new Map<ServedTenant, ClientSession>();
   private readonly sweeper: ProcessSweeper;
   readonly diskBudgets: DiskBudgets;
   /** Set on SIGTERM (hub/http/replica.ts drain): not ready, no new sessions, calls in flight finish. */
@@ -62,7 +68,7 @@ export class Hub implements HubServices {
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),
       onRequest: (child, request, extra) => childRequest(this.sessions, this.tenantOf(child), child, request, extra.signal),
-      onNotification: (child, notification) => childNotification(this.sessions, this.tenantOf(child), child, notification, log),
+      onNotification: (child, notification) => childNotification(this.sessions, this.changes, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };
     this.hubTools = hubTools?.(this);
@@ -170,6 +176,19 @@ export class Hub implements HubServices {
     return tooFast ?? this.sessions.get(id) ?? this.admission.full(tenant, clientKey) ?? this.newSession(id, "implicit", tenant, clientKey);
   }
 
+  /**
+   * The tenant's one context for 2026-07-28 clients: that revision has no sessions, so what their
+   * calls leave (terminals, interpreters, browser pages) is kept here. It never idles out and takes
+   * no room under the session caps; ended (hub_end_session), the next request opens a fresh one.
+   */
+  modernSession(tenant: ServedTenant): ClientSession {
+    const open = this.modernSessions.get(tenant);
+    if (open && !open.closed) return open;
+    const session = this.newSession(newSessionId(this.config.replica), "modern", tenant, `modern:${tenant.name}`);
+    this.modernSessions.set(tenant, session);
+    return session;
+  }
+
   /** What the configured defaults (global, then the tenant's) leave a session; its URL may narrow it. */
   defaultView(tenant: ServedTenant): SessionView {
     const everything = new SessionView({
@@ -195,6 +214,7 @@ export class Hub implements HubServices {
     const tenant = this.tenantOf(child);
     tenant.catalog.rebuild();
     for (const error of tenant.catalog.collisions) this.log.error(error);
+    this.changes.publish(tenant, { kind: what });
     for (const session of this.sessions.all()) {
       if (session.tenant !== tenant) continue;
       for (const server of session.servers) {

@@ -10,11 +10,23 @@ import { metricsGate } from "./metrics-gate.js";
 import { mountPlayground } from "../playground/route.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
+import { ModernEndpoint } from "./endpoints/modern.js";
 import { drainingRefusal } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 
-const MCP_HEADERS = ["Content-Type", "Accept", "Authorization", "X-API-Key", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"];
+// Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/http/endpoints/modern.ts)
+const MCP_HEADERS = [
+  "Content-Type",
+  "Accept",
+  "Authorization",
+  "X-API-Key",
+  "Mcp-Session-Id",
+  "MCP-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
+  "Last-Event-ID",
+];
 
 /**
  * What every served path checks, in one pass: who is asking (hub/http/security.ts), the body's size,
@@ -54,7 +66,7 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   const app = new Hono<HubEnv>();
   const keyed = hub.tenants.some((t) => t.keyDigest);
   const origins = new OriginPolicy(hub.config, keyed);
-  const mcp = mcpEndpoint(hub);
+  const mcp = mcpEndpoint(hub, new ModernEndpoint(hub));
   const legacy = new LegacySseEndpoint(hub);
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));

@@ -4,6 +4,7 @@ import type { SessionView } from "../catalog/selection.js";
 import type { HubConfig } from "../config/config.js";
 import type { ClientSession } from "../sessions/registry.js";
 import type { SessionServices } from "../sessions/services.js";
+import type { TenantChanges } from "../sessions/changes.js";
 import type { Isolation } from "../tenants/isolation.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { EventBudget } from "./event-store.js";
@@ -24,6 +25,10 @@ export interface HubServices extends SessionServices {
   openSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response>;
   /** The one session all sessionless requests of a client share (per tenant and address), or the refusal to open it. */
   implicitSession(tenant: ServedTenant, clientKey: string): Promise<ClientSession | Response>;
+  /** The tenant's one long-lived context for 2026-07-28 clients (never idles out, not counted against session caps). */
+  modernSession(tenant: ServedTenant): ClientSession;
+  /** Catalog and resource changes per tenant, for 2026-07-28 listen streams. */
+  readonly changes: TenantChanges;
   /** What the configured defaults leave a session; its URL may narrow it. */
   defaultView(tenant: ServedTenant): SessionView;
 }

@@ -77,7 +77,7 @@ export class SessionAdmission {
     let excess = open.size - cap + 1;
     if (excess <= 0) return true;
     const idle: ClientSession[] = [];
-    for (const session of open) if (session.kind !== "stdio" && session.idleMs > this.limits.reclaimIdleMs) idle.push(session);
+    for (const session of open) if (!session.lasting && session.idleMs > this.limits.reclaimIdleMs) idle.push(session);
     if (idle.length < excess) return false;
     idle.sort((a, b) => b.idleMs - a.idleMs);
     // close() takes a session out of the registry at once; its servers close after

@@ -16,6 +16,7 @@ import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { SESSION_META_KEY } from "../../servers/lib/session-events.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import type { TenantChanges } from "./changes.js";
 import { tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 
 const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
@@ -24,7 +25,8 @@ const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
   "roots/list": "roots",
 };
 
-const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+/** The log levels, least severe first. */
+export const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
 /**
  * The session a child's request or notification belongs to, and the call it came from: the
@@ -65,6 +67,7 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
         "not exactly one call is in flight to it), so it asks nobody rather than the wrong client.",
     );
   }
+  if (origin.session.kind === "modern") throw unreachableModernClient(request.method, child.name);
   const needed = CAPABILITY_FOR[request.method];
   if (needed && !origin.session.clientCapabilities[needed]) {
     throw new McpError(
@@ -81,22 +84,44 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
 }
 
 /**
+ * A 2026-07-28 client cannot be asked anything mid-call: that revision has no server-to-client
+ * requests (a server asks by answering input_required, which the hub does not relay yet).
+ */
+export function unreachableModernClient(method: string, server: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `The '${server}' server sent ${method} during a call from a 2026-07-28 client. That protocol revision has no server-to-client requests ` +
+      "(a server asks its client by answering input_required, which the hub does not relay yet), so nobody was asked. " +
+      "A client that must answer it can connect with protocol version 2025-11-25 instead.",
+  );
+}
+
+/**
  * A resource update reaches the sessions that subscribed to that URI in the child's own tenant,
  * unless another server is known to own the URI: a child's output is untrusted, and another
  * tenant's child (or a sibling server) naming a URI is no news about it.
  */
-function resourceUpdated(sessions: SessionRegistry, tenant: ServedTenant, child: Child, uri: string): void {
+function resourceUpdated(sessions: SessionRegistry, changes: TenantChanges, tenant: ServedTenant, child: Child, uri: string): void {
   // unknown when a session subscribed without listing (the tenant's only resource server then owns it)
   const owner = tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
   if (owner && owner !== child) return;
+  changes.publish(tenant, { kind: "resource", uri });
   for (const session of sessionsOf(sessions, tenant)) {
     if (!session.subscriptions.has(uri)) continue;
     for (const server of session.servers) void server.sendResourceUpdated({ uri }).catch(() => undefined);
   }
 }
 
-export function childNotification(sessions: SessionRegistry, tenant: ServedTenant, child: Child, notification: Notification, log: Logger): void {
-  if (notification.method === "notifications/resources/updated") return resourceUpdated(sessions, tenant, child, String(notification.params?.uri ?? ""));
+export function childNotification(
+  sessions: SessionRegistry,
+  changes: TenantChanges,
+  tenant: ServedTenant,
+  child: Child,
+  notification: Notification,
+  log: Logger,
+): void {
+  if (notification.method === "notifications/resources/updated")
+    return resourceUpdated(sessions, changes, tenant, child, String(notification.params?.uri ?? ""));
   if (notification.method !== "notifications/message") return;
   const origin = originOf(sessions, tenant, child, notification.params);
   const level = notification.params?.level as LoggingLevel;

@@ -12,7 +12,12 @@ import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { SessionView } from "../catalog/selection.js";
 
-export type SessionKind = "streamable" | "sse" | "implicit" | "stdio";
+/**
+ * "modern" is a tenant's one default context for 2026-07-28 clients (hub/http/endpoints/modern.ts):
+ * that revision has no sessions, so what a client's calls leave (terminals, interpreters, pages)
+ * lives here for as long as the hub runs.
+ */
+export type SessionKind = "streamable" | "sse" | "implicit" | "stdio" | "modern";
 
 /** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
 export interface CallChannel {
@@ -93,8 +98,17 @@ export class ClientSession {
     return this.inflight.size > 0 || this.directCalls.size > 0 ? 0 : Date.now() - this.lastActivity;
   }
 
-  /** Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too. */
+  /** Lives while the hub runs: never closed for idling, never closed to make room for another. */
+  get lasting(): boolean {
+    return this.kind === "stdio" || this.kind === "modern";
+  }
+
+  /**
+   * Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too.
+   * None for a tenant's modern context: the hub opens it, not a client, so it takes no client's room.
+   */
   get principals(): string[] {
+    if (this.kind === "modern") return [];
     const tenant = tenantPrincipal(this.tenant);
     return this.tenant.keyDigest || this.kind === "stdio" ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
   }
@@ -176,7 +190,7 @@ export class SessionRegistry {
 
   private sweep(): void {
     for (const session of this.sessions.values()) {
-      if (session.kind !== "stdio" && session.idleMs > this.idleMs) void this.close(session.id);
+      if (!session.lasting && session.idleMs > this.idleMs) void this.close(session.id);
     }
   }
 }

@@ -21,34 +21,24 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type CompleteRequest,
-  type GetPromptRequest,
-  type ReadResourceRequest,
   type RequestId,
   type Result,
   type ServerNotification,
   type ServerRequest,
   type SetLevelRequest,
-  type SubscribeRequest,
-  type UnsubscribeRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
-import { forward, type Params } from "./forward.js";
+import type { Params } from "./forward.js";
 import type { SessionServices } from "./services.js";
-import { HUB_INSTRUCTIONS, mergeInstructions, selectedServers } from "../catalog/instructions.js";
-import { protocolError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
-import { knownOwner, listResources, resourceOwner } from "./resources.js";
+import { protocolError } from "../protocol/jsonrpc.js";
+import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
-import { unknownName } from "./tool-calls.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What every handler works with: the hub and the session, seen through the view of this server. */
-interface Ctx {
-  hub: SessionServices;
-  session: ClientSession;
-  view: SessionView;
+interface Ctx extends answer.HandlerCtx {
   /** What runs once a request's reply has been written, by request id (see connectSessionServer). */
   afterReply: Map<RequestId, Array<() => void>>;
 }
@@ -65,81 +55,6 @@ function channelOf(ctx: Ctx, extra: Extra): CallChannel {
       else ctx.afterReply.set(extra.requestId, [action]);
     },
   };
-}
-
-async function checkMethodLimit({ hub, session }: Ctx, method: string): Promise<void> {
-  const verdict = await hub.limits.checkMethod(session.budget, method);
-  if (verdict.allowed) return;
-  hub.metrics.rateLimited.inc({ kind: "method", name: method });
-  const seconds = Math.ceil(verdict.retryAfterMs / 1000);
-  throw protocolError(RATE_LIMITED_CODE, `Rate limit for ${method} reached (${verdict.rule}); retry in ${seconds} s.`, { retryAfterMs: verdict.retryAfterMs });
-}
-
-/** A prompt by published name, if the session's selection includes its server. */
-function selectedPrompt({ session, view }: Ctx, name: string) {
-  const owner = session.tenant.catalog.prompt(name);
-  if (owner && view.allowsServer(owner.child.name)) return owner;
-  throw unknownName("prompt", name, session.tenant.catalog.suggestPrompts(name));
-}
-
-async function listTools(ctx: Ctx) {
-  await checkMethodLimit(ctx, "tools/list");
-  return { tools: ctx.view.listTools() };
-}
-
-async function listPrompts(ctx: Ctx) {
-  await checkMethodLimit(ctx, "prompts/list");
-  const { catalog } = ctx.session.tenant;
-  return { prompts: catalog.prompts.filter((p) => ctx.view.allowsServer(catalog.prompt(p.name)!.child.name)) };
-}
-
-async function getPrompt(ctx: Ctx, req: GetPromptRequest, extra: Extra) {
-  await checkMethodLimit(ctx, "prompts/get");
-  const owner = selectedPrompt(ctx, req.params.name);
-  return forward(owner.child, "prompts/get", req.params, ctx.session, channelOf(ctx, extra), { name: owner.original });
-}
-
-async function listAllResources(ctx: Ctx) {
-  await checkMethodLimit(ctx, "resources/list");
-  return { resources: await listResources(ctx.session, ctx.view, ctx.hub.log) };
-}
-
-async function listResourceTemplates(ctx: Ctx) {
-  await checkMethodLimit(ctx, "resources/templates/list");
-  const templates = ctx.session.tenant.catalog.resourceTemplates().filter((t) => ctx.view.allowsServer(t.child.name));
-  return { resourceTemplates: templates.map((t) => t.template) };
-}
-
-async function readResource(ctx: Ctx, req: ReadResourceRequest, extra: Extra) {
-  await checkMethodLimit(ctx, "resources/read");
-  return forward(resourceOwner(ctx.session, ctx.view, req.params.uri), "resources/read", req.params as Params, ctx.session, channelOf(ctx, extra));
-}
-
-async function subscribe(ctx: Ctx, req: SubscribeRequest, extra: Extra) {
-  const owner = resourceOwner(ctx.session, ctx.view, req.params.uri);
-  ctx.session.subscriptions.add(req.params.uri);
-  if (owner.capabilities.resources?.subscribe) await forward(owner, "resources/subscribe", req.params as Params, ctx.session, channelOf(ctx, extra));
-  return {};
-}
-
-async function unsubscribe(ctx: Ctx, req: UnsubscribeRequest, extra: Extra) {
-  ctx.session.subscriptions.delete(req.params.uri);
-  const owner = knownOwner(ctx.session, ctx.view, req.params.uri);
-  if (owner?.capabilities.resources?.subscribe) {
-    await forward(owner, "resources/unsubscribe", req.params as Params, ctx.session, channelOf(ctx, extra)).catch(() => undefined);
-  }
-  return {};
-}
-
-async function complete(ctx: Ctx, req: CompleteRequest, extra: Extra) {
-  const ref = req.params.ref as { type: string; name?: string; uri?: string };
-  if (ref.type === "ref/prompt") {
-    const owner = selectedPrompt(ctx, ref.name ?? "");
-    return forward(owner.child, "completion/complete", req.params, ctx.session, channelOf(ctx, extra), { ref: { ...ref, name: owner.original } });
-  }
-  const owner = knownOwner(ctx.session, ctx.view, ref.uri ?? "");
-  if (!owner) return { completion: { values: [], hasMore: false } };
-  return forward(owner, "completion/complete", req.params as Params, ctx.session, channelOf(ctx, extra));
 }
 
 async function setLevel({ session }: Ctx, req: SetLevelRequest) {
@@ -192,28 +107,21 @@ function createSessionServer(ctx: Ctx): Server {
   const server = new Server(
     { name: "agentbox", version: hub.version, title: "agentbox" },
     {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: { listChanged: true, subscribe: true },
-        prompts: { listChanged: true },
-        logging: {},
-        completions: {},
-      },
-      // the selection hook may add to the hub's sentence (search mode: how to find tools)
-      instructions: mergeInstructions(view.instructions(HUB_INSTRUCTIONS), selectedServers(session.tenant.children, view)),
+      capabilities: { ...answer.HUB_CAPABILITIES, logging: {} },
+      instructions: answer.hubInstructions(ctx),
     },
   );
   const on = checkedHandler(server);
-  on(ListToolsRequestSchema, () => listTools(ctx));
+  on(ListToolsRequestSchema, () => answer.listTools(ctx));
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(ctx, extra)));
-  on(ListPromptsRequestSchema, () => listPrompts(ctx));
-  on(GetPromptRequestSchema, (req, extra) => getPrompt(ctx, req, extra));
-  on(ListResourcesRequestSchema, () => listAllResources(ctx));
-  on(ListResourceTemplatesRequestSchema, () => listResourceTemplates(ctx));
-  on(ReadResourceRequestSchema, (req, extra) => readResource(ctx, req, extra));
-  on(SubscribeRequestSchema, (req, extra) => subscribe(ctx, req, extra));
-  on(UnsubscribeRequestSchema, (req, extra) => unsubscribe(ctx, req, extra));
-  on(CompleteRequestSchema, (req, extra) => complete(ctx, req, extra));
+  on(ListPromptsRequestSchema, () => answer.listPrompts(ctx));
+  on(GetPromptRequestSchema, (req, extra) => answer.getPrompt(ctx, req.params, channelOf(ctx, extra)));
+  on(ListResourcesRequestSchema, () => answer.listAllResources(ctx));
+  on(ListResourceTemplatesRequestSchema, () => answer.listResourceTemplates(ctx));
+  on(ReadResourceRequestSchema, (req, extra) => answer.readResource(ctx, req.params, channelOf(ctx, extra)));
+  on(SubscribeRequestSchema, (req, extra) => answer.subscribe(ctx, req.params, channelOf(ctx, extra)));
+  on(UnsubscribeRequestSchema, (req, extra) => answer.unsubscribe(ctx, req.params, channelOf(ctx, extra)));
+  on(CompleteRequestSchema, (req, extra) => answer.complete(ctx, req.params, channelOf(ctx, extra)));
   on(SetLevelRequestSchema, (req) => setLevel(ctx, req));
   server.oninitialized = () => {
     session.clientCapabilities = server.getClientCapabilities() ?? {};

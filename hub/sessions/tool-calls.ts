@@ -52,7 +52,7 @@ export class ToolCalls {
       const limited = this.rateLimited(session, name);
       return (
         (limited instanceof Promise ? await limited : limited) ??
-        view.callFindTools(name, args, { notify: (n) => channel.notify(n), log, sessionless: session.kind === "implicit" }) ??
+        view.callFindTools(name, args, { notify: (n) => channel.notify(n), log, sessionless: session.kind === "implicit" || session.kind === "modern" }) ??
         hubTools?.call(name, args, { session, channel, log }) ??
         Promise.reject(unknownName("tool", name, []))
       );

@@ -1,14 +1,16 @@
 // /mcp (and /v1/mcp): which endpoint a request belongs to, decided once from who sent it
-// (hub/http/security.ts) and its Mcp-Session-Id; each endpoint then takes it from there to the reply.
+// (hub/http/security.ts), its Mcp-Session-Id and its body: a sessionless request that claims the
+// 2026-07-28 per-request envelope goes to ./modern.ts; each endpoint then takes it from there to the reply.
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
+import { isModernRequest, mayBeModern, type ModernEndpoint } from "./modern.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
-export function mcpEndpoint(hub: HubServices): (c: HubContext) => Promise<Response> {
+export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubContext) => Promise<Response> {
   const streamable = new StreamableEndpoint(hub);
   return async (c) => {
     const req = c.req.raw;
@@ -20,6 +22,7 @@ export function mcpEndpoint(hub: HubServices): (c: HubContext) => Promise<Respon
     if (req.method !== "POST") return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
+    if (mayBeModern(req, parsed.body) && (await isModernRequest(req, parsed.body))) return modern.handle(req, parsed, caller);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
     const session = await hub.implicitSession(caller.tenant, caller.clientKey);
     return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session);

@@ -1,0 +1,92 @@
+// Requests of the 2026-07-28 protocol revision on /mcp: no session, every request carries its
+// protocol version, client info and capabilities in params._meta. Each tenant has one SDK
+// createMcpHandler (its listen streams hear that tenant's changes only), built on its first such
+// request; its factory builds a server per request over the tenant's default modern context
+// (hub/sessions/modern-server.ts). Which requests come here is decided by ./mcp.ts (mayBeModern, isModernRequest).
+import { createMcpHandler, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
+import type { HubServices } from "../services.js";
+import type { ParsedBody } from "../../protocol/jsonrpc.js";
+import type { Caller } from "../security.js";
+import { urlSelects, viewForUrl } from "../../catalog/selection.js";
+import { createModernServer } from "../../sessions/modern-server.js";
+import type { HandlerCtx } from "../../sessions/handlers.js";
+import type { TenantChange } from "../../sessions/changes.js";
+import type { ServedTenant } from "../../tenants/served-tenant.js";
+
+type Parsed = Extract<ParsedBody, { ok: true }>;
+
+/** The 2025-era versions a client may name in MCP-Protocol-Version; any other value is the modern path's to judge. */
+const LEGACY_VERSIONS = new Set(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]);
+
+const claims = (message: unknown) => {
+  const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
+  return typeof meta === "object" && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
+};
+
+/**
+ * Whether a sessionless POST might be the modern path's: its body claims the envelope, or its
+ * version header names no 2025 revision. Synchronous and a property lookup or two, so 2025
+ * traffic pays nothing more; only a yes asks the SDK (isModernRequest).
+ */
+export function mayBeModern(req: Request, body: unknown): boolean {
+  const header = req.headers.get("mcp-protocol-version");
+  return (Array.isArray(body) ? body.some(claims) : claims(body)) || (header !== null && !LEGACY_VERSIONS.has(header));
+}
+
+/** The SDK's own routing (isLegacyRequest on the body already parsed): a malformed claim is the modern path's to refuse, never taken for 2025 traffic. */
+export async function isModernRequest(req: Request, body: unknown): Promise<boolean> {
+  return !(await isLegacyRequest(req, body));
+}
+
+/** Where the factory finds the request's context: the SDK passes authInfo through untouched. */
+const CONTEXT_KEY = "agentbox/context";
+
+export class ModernEndpoint {
+  private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
+
+  constructor(private readonly hub: HubServices) {}
+
+  async handle(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {
+    const session = this.hub.modernSession(caller.tenant);
+    session.touch();
+    const id = (parsed.body as { id?: string | number } | null)?.id;
+    // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= apply to this request alone
+    const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
+    if (view instanceof Response) return view;
+    const context: HandlerCtx = { hub: this.hub, session, view };
+    const authInfo = { token: "", clientId: caller.tenant.name, scopes: [], extra: { [CONTEXT_KEY]: context } };
+    return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo });
+  }
+
+  /** Ends every listen stream (the hub is stopping). */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.handlers.values()].map((h) => h.close()));
+    this.handlers.clear();
+  }
+
+  private handlerOf(tenant: ServedTenant): McpHttpHandler {
+    let handler = this.handlers.get(tenant);
+    if (handler) return handler;
+    handler = createMcpHandler(serverFor, {
+      legacy: "reject",
+      maxRequestBodySize: this.hub.config.maxBodyBytes,
+      onerror: (error) => this.hub.log.debug("2026-07-28 request refused or failed", { tenant: tenant.name, error: error.message }),
+    });
+    const { notify } = handler;
+    this.hub.changes.subscribe(tenant, (change: TenantChange) => {
+      if (change.kind === "tools") notify.toolsChanged();
+      else if (change.kind === "prompts") notify.promptsChanged();
+      else if (change.kind === "resources") notify.resourcesChanged();
+      else if (change.kind === "resource") notify.resourceUpdated(change.uri);
+    });
+    this.handlers.set(tenant, handler);
+    return handler;
+  }
+}
+
+function serverFor({ authInfo }: McpRequestContext) {
+  const context = authInfo?.extra?.[CONTEXT_KEY] as HandlerCtx | undefined;
+  // only ModernEndpoint.handle calls these handlers, and always with a context
+  if (!context) throw new Error("2026-07-28 request without the hub's context");
+  return createModernServer(context);
+}

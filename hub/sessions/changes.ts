@@ -1,0 +1,27 @@
+// What changed in a tenant's catalog or resources, for whoever is told about it without a session
+// of its own to carry it: the 2026-07-28 endpoint's subscriptions/listen streams (hub/http/endpoints/modern.ts).
+// The composition root publishes (a child's list_changed, a resource update); a tenant's
+// listeners hear their tenant's changes only.
+import { EventEmitter } from "node:events";
+import type { ServedTenant } from "../tenants/served-tenant.js";
+
+export type TenantChange = { kind: "tools" | "prompts" | "resources" } | { kind: "resource"; uri: string };
+
+export class TenantChanges {
+  private readonly emitter = new EventEmitter();
+
+  constructor() {
+    // one listener per tenant endpoint, however many tenants the hub serves
+    this.emitter.setMaxListeners(0);
+  }
+
+  publish(tenant: ServedTenant, change: TenantChange): void {
+    this.emitter.emit(tenant.name, change);
+  }
+
+  /** Hear one tenant's changes until the returned function is called. */
+  subscribe(tenant: ServedTenant, listener: (change: TenantChange) => void): () => void {
+    this.emitter.on(tenant.name, listener);
+    return () => void this.emitter.off(tenant.name, listener);
+  }
+}

@@ -1,0 +1,108 @@
+// What a client's requests (other than tools/call, ./tool-calls.ts) are answered with, whichever
+// protocol era asked: the 2025 session server (./server.ts) and the 2026-07-28 per-request server
+// (./modern-server.ts) register these same functions, so the eras cannot drift apart. Each takes
+// the hub and session seen through a view, the request's params, and the call's way back.
+import type { GetPromptRequest, ReadResourceRequest, CompleteRequest, SubscribeRequest, UnsubscribeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { forward, type Params } from "./forward.js";
+import type { SessionServices } from "./services.js";
+import { HUB_INSTRUCTIONS, mergeInstructions, selectedServers } from "../catalog/instructions.js";
+import { protocolError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
+import { knownOwner, listResources, resourceOwner } from "./resources.js";
+import type { CallChannel, ClientSession } from "./registry.js";
+import type { SessionView } from "../catalog/selection.js";
+import { unknownName } from "./tool-calls.js";
+
+/** What every handler works with: the hub and the session, seen through the view of this request or session. */
+export interface HandlerCtx {
+  hub: SessionServices;
+  session: ClientSession;
+  view: SessionView;
+}
+
+/** What the hub serves, in either era (logging is a 2025 method; the 2026 revision carries the level per request). */
+export const HUB_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  prompts: { listChanged: true },
+  completions: {},
+} as const;
+
+/** The hub's instructions for a session's view: the selection hook may add to the hub's sentence (search mode: how to find tools). */
+export function hubInstructions({ session, view }: HandlerCtx): string {
+  return mergeInstructions(view.instructions(HUB_INSTRUCTIONS), selectedServers(session.tenant.children, view));
+}
+
+async function checkMethodLimit({ hub, session }: HandlerCtx, method: string): Promise<void> {
+  const verdict = await hub.limits.checkMethod(session.budget, method);
+  if (verdict.allowed) return;
+  hub.metrics.rateLimited.inc({ kind: "method", name: method });
+  const seconds = Math.ceil(verdict.retryAfterMs / 1000);
+  throw protocolError(RATE_LIMITED_CODE, `Rate limit for ${method} reached (${verdict.rule}); retry in ${seconds} s.`, { retryAfterMs: verdict.retryAfterMs });
+}
+
+/** A prompt by published name, if the view's selection includes its server. */
+function selectedPrompt({ session, view }: HandlerCtx, name: string) {
+  const owner = session.tenant.catalog.prompt(name);
+  if (owner && view.allowsServer(owner.child.name)) return owner;
+  throw unknownName("prompt", name, session.tenant.catalog.suggestPrompts(name));
+}
+
+export async function listTools(ctx: HandlerCtx) {
+  await checkMethodLimit(ctx, "tools/list");
+  return { tools: ctx.view.listTools() };
+}
+
+export async function listPrompts(ctx: HandlerCtx) {
+  await checkMethodLimit(ctx, "prompts/list");
+  const { catalog } = ctx.session.tenant;
+  return { prompts: catalog.prompts.filter((p) => ctx.view.allowsServer(catalog.prompt(p.name)!.child.name)) };
+}
+
+export async function getPrompt(ctx: HandlerCtx, params: GetPromptRequest["params"], channel: CallChannel) {
+  await checkMethodLimit(ctx, "prompts/get");
+  const owner = selectedPrompt(ctx, params.name);
+  return forward(owner.child, "prompts/get", params, ctx.session, channel, { name: owner.original });
+}
+
+export async function listAllResources(ctx: HandlerCtx) {
+  await checkMethodLimit(ctx, "resources/list");
+  return { resources: await listResources(ctx.session, ctx.view, ctx.hub.log) };
+}
+
+export async function listResourceTemplates(ctx: HandlerCtx) {
+  await checkMethodLimit(ctx, "resources/templates/list");
+  const templates = ctx.session.tenant.catalog.resourceTemplates().filter((t) => ctx.view.allowsServer(t.child.name));
+  return { resourceTemplates: templates.map((t) => t.template) };
+}
+
+export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest["params"], channel: CallChannel) {
+  await checkMethodLimit(ctx, "resources/read");
+  return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
+}
+
+export async function subscribe(ctx: HandlerCtx, params: SubscribeRequest["params"], channel: CallChannel) {
+  const owner = resourceOwner(ctx.session, ctx.view, params.uri);
+  ctx.session.subscriptions.add(params.uri);
+  if (owner.capabilities.resources?.subscribe) await forward(owner, "resources/subscribe", params as Params, ctx.session, channel);
+  return {};
+}
+
+export async function unsubscribe(ctx: HandlerCtx, params: UnsubscribeRequest["params"], channel: CallChannel) {
+  ctx.session.subscriptions.delete(params.uri);
+  const owner = knownOwner(ctx.session, ctx.view, params.uri);
+  if (owner?.capabilities.resources?.subscribe) {
+    await forward(owner, "resources/unsubscribe", params as Params, ctx.session, channel).catch(() => undefined);
+  }
+  return {};
+}
+
+export async function complete(ctx: HandlerCtx, params: CompleteRequest["params"], channel: CallChannel) {
+  const ref = params.ref as { type: string; name?: string; uri?: string };
+  if (ref.type === "ref/prompt") {
+    const owner = selectedPrompt(ctx, ref.name ?? "");
+    return forward(owner.child, "completion/complete", params, ctx.session, channel, { ref: { ...ref, name: owner.original } });
+  }
+  const owner = knownOwner(ctx.session, ctx.view, ref.uri ?? "");
+  if (!owner) return { completion: { values: [], hasMore: false } };
+  return forward(owner, "completion/complete", params as Params, ctx.session, channel);
+}
