@@ -1,0 +1,61 @@
+// The SDK v2 client speaking MCP 2026-07-28 to a test hub, and the raw requests that revision's
+// clients send (the envelope in params._meta, the standard headers), for what the client hides.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { TestHub } from "../../helpers/hub.js";
+
+export const MODERN = "2026-07-28";
+
+export interface ModernOptions {
+  headers?: Record<string, string>;
+  /** Appended to the hub's URL, e.g. "?servers=file". */
+  query?: string;
+  mode?: "auto" | { pin: string };
+}
+
+export async function connectModern(hub: TestHub, options: ModernOptions = {}): Promise<Client> {
+  const client = new Client({ name: "modern-test", version: "1.0.0" }, { versionNegotiation: { mode: options.mode ?? { pin: MODERN } } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(hub.url + (options.query ?? "")), { requestInit: { headers: options.headers ?? {} } }));
+  return client;
+}
+
+export async function callModern(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+export const envelope = (overrides: Record<string, unknown> = {}) => ({
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+  ...overrides,
+});
+
+/** A raw 2026-07-28 POST: the body as given, the standard headers it should carry unless `headers` says otherwise. */
+export async function postModern(hub: TestHub, body: Record<string, unknown>, headers: Record<string, string> = {}, query = "") {
+  const params = body.params as { name?: string; uri?: string } | undefined;
+  const res = await fetch(hub.url + query, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": MODERN,
+      "Mcp-Method": String(body.method),
+      ...(params?.name ? { "Mcp-Name": params.name } : params?.uri ? { "Mcp-Name": params.uri } : {}),
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", ...body }),
+  });
+  const text = await res.text();
+  // a reply that streamed (SSE) carries its JSON-RPC message in the last data line
+  const data = res.headers.get("content-type")?.includes("text/event-stream")
+    ? (text
+        .match(/^data: (.*)$/gm)
+        ?.pop()
+        ?.slice(6) ?? "")
+    : text;
+  return {
+    res,
+    text,
+    json: data ? (JSON.parse(data) as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }) : undefined,
+  };
+}
