@@ -33,7 +33,6 @@ import type { SessionServices } from "./services.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
-import type { SessionView } from "../catalog/selection.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
