@@ -259,6 +259,7 @@ export class Hub implements HubServices {
   async stop(): Promise<void> {
     // the children end below, which frees everything of every session at once
     this.stopping = true;
+    await this.changes.end();
     await this.sweeper.stop();
     this.diskBudgets.stop();
     await this.sessions.closeAll();

@@ -7,6 +7,9 @@ import type { ServedTenant } from "../tenants/served-tenant.js";
 
 export type TenantChange = { kind: "tools" | "prompts" | "resources" } | { kind: "resource"; uri: string };
 
+// a symbol: no tenant's name can be it
+const ENDED = Symbol("ended");
+
 export class TenantChanges {
   private readonly emitter = new EventEmitter();
 
@@ -17,6 +20,15 @@ export class TenantChanges {
 
   publish(tenant: ServedTenant, change: TenantChange): void {
     this.emitter.emit(tenant.name, change);
+  }
+
+  /** The hub is stopping: listeners end what they keep open (listen streams close gracefully, with their result). */
+  end(): Promise<unknown> {
+    return Promise.allSettled(this.emitter.listeners(ENDED).map((listener) => (listener as () => Promise<void>)()));
+  }
+
+  onEnd(listener: () => Promise<void>): void {
+    this.emitter.on(ENDED, listener);
   }
 
   /** Hear one tenant's changes until the returned function is called. */

@@ -44,7 +44,9 @@ const CONTEXT_KEY = "agentbox/context";
 export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
 
-  constructor(private readonly hub: HubServices) {}
+  constructor(private readonly hub: HubServices) {
+    hub.changes.onEnd(() => this.close());
+  }
 
   async handle(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {
     const session = this.hub.modernSession(caller.tenant);
@@ -59,7 +61,7 @@ export class ModernEndpoint {
   }
 
   /** Ends every listen stream (the hub is stopping). */
-  async close(): Promise<void> {
+  private async close(): Promise<void> {
     await Promise.allSettled([...this.handlers.values()].map((h) => h.close()));
     this.handlers.clear();
   }

@@ -18,7 +18,7 @@ describe("MCP 2026-07-28 beside the 2025 eras", () => {
   let legacy: LegacyClient;
 
   before(async () => {
-    hub = await startHub({ servers: ["terminal", "file", "code"], extraServers: { loud: fixture("loud-server") } });
+    hub = await startHub({ servers: ["terminal", "file", "code"], extraServers: { loud: fixture("loud-server"), conformance: fixture("conformance-server") } });
     legacy = await hub.connect();
     modern = await connectModern(hub);
   });
@@ -139,6 +139,14 @@ describe("MCP 2026-07-28 beside the 2025 eras", () => {
     } finally {
       await subscription.close();
     }
+  });
+
+  test("a child's sampling request during a 2026 call is refused with the reason, and the hub keeps serving", async () => {
+    const result = await callModern(modern, "conformance_test_sampling", { prompt: "hello" });
+    assert.equal(result.isError, true, textOf(result));
+    assert.match(textOf(result), /2026-07-28 client/);
+    assert.match(textOf(result), /input_required/);
+    assert.match(textOf(await callModern(modern, "file_read", { path: "modern.txt" })), /written by a 2026 client/);
   });
 
   test("a plain JSON request without the envelope is still a 2025 request", async () => {
