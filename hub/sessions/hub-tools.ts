@@ -10,6 +10,7 @@ import { DESCRIBE_SESSION_METHOD } from "../../servers/lib/session-events.js";
 import { defineTool, listedTool, reply, type Tool } from "../../servers/lib/tool.js";
 import { hubStatusShape } from "./hub-status.js";
 import type { SessionServices } from "./services.js";
+import { SESSION_KINDS } from "./registry.js";
 import type { HubToolCall, HubTools } from "./tool-calls.js";
 
 /** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
@@ -163,7 +164,7 @@ const hubSessions = defineTool({
   input: {},
   output: {
     id: z.string(),
-    transport: z.enum(["streamable", "sse", "implicit", "stdio"]),
+    transport: z.enum(SESSION_KINDS),
     ageSeconds: z.number(),
     idleSeconds: z.number(),
     callsInFlight: z.number(),

@@ -17,7 +17,8 @@ import type { SessionView } from "../catalog/selection.js";
  * that revision has no sessions, so what a client's calls leave (terminals, interpreters, pages)
  * lives here for as long as the hub runs.
  */
-export type SessionKind = "streamable" | "sse" | "implicit" | "stdio" | "modern";
+export const SESSION_KINDS = ["streamable", "sse", "implicit", "stdio", "modern"] as const;
+export type SessionKind = (typeof SESSION_KINDS)[number];
 
 /** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
 export interface CallChannel {

@@ -52,13 +52,13 @@ describe("the 2026-07-28 envelope and headers", () => {
     const { res, json, text } = await postModern(hub, { id: 4, method: "tools/list", params: {} });
     assert.equal(res.status, 400);
     assert.equal(json?.error?.code, INVALID_PARAMS, text);
-    assert.match(json?.error?.message ?? "", /protocolVersion/);
+    assert.match(json?.error?.message ?? "", /envelope/);
   });
 
   test("an enveloped request without the MCP-Protocol-Version header is refused", async () => {
     const { res, json, text } = await postModern(hub, { id: 5, method: "tools/list", params: { _meta: envelope() } }, { "MCP-Protocol-Version": "" });
     assert.equal(res.status, 400, text);
-    assert.ok(json?.error, text);
+    assert.match(json?.error?.message ?? "", /MCP-Protocol-Version/i, text);
   });
 
   test("Mcp-Method disagreeing with the body is -32020", async () => {

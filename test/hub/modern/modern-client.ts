@@ -30,19 +30,20 @@ export const envelope = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/** A raw 2026-07-28 POST: the body as given, the standard headers it should carry unless `headers` says otherwise. */
+/** A raw 2026-07-28 POST: the body as given, the standard headers it should carry unless `headers` says otherwise ("" leaves one out). */
 export async function postModern(hub: TestHub, body: Record<string, unknown>, headers: Record<string, string> = {}, query = "") {
   const params = body.params as { name?: string; uri?: string } | undefined;
+  const all: Record<string, string> = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": MODERN,
+    "Mcp-Method": String(body.method),
+    ...(params?.name ? { "Mcp-Name": params.name } : params?.uri ? { "Mcp-Name": params.uri } : {}),
+    ...headers,
+  };
   const res = await fetch(hub.url + query, {
     method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": MODERN,
-      "Mcp-Method": String(body.method),
-      ...(params?.name ? { "Mcp-Name": params.name } : params?.uri ? { "Mcp-Name": params.uri } : {}),
-      ...headers,
-    },
+    headers: Object.fromEntries(Object.entries(all).filter(([, value]) => value !== "")),
     body: JSON.stringify({ jsonrpc: "2.0", ...body }),
   });
   const text = await res.text();

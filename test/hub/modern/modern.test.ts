@@ -149,6 +149,18 @@ describe("MCP 2026-07-28 beside the 2025 eras", () => {
     assert.match(textOf(await callModern(modern, "file_read", { path: "modern.txt" })), /written by a 2026 client/);
   });
 
+  test("hub_end_session resets the tenant's context: its terminals end, the next call opens a fresh one", async () => {
+    const before = (await callModern(modern, "hub_sessions")).structuredContent as { id: string; transport: string };
+    assert.equal(before.transport, "modern");
+    const terminal = ((await callModern(modern, "terminal_session_create", {})).structuredContent as { id: string }).id;
+    const ended = await callModern(modern, "hub_end_session");
+    assert.equal((ended.structuredContent as { ended: string }).ended, before.id);
+    const after = (await callModern(modern, "hub_sessions")).structuredContent as { id: string };
+    assert.notEqual(after.id, before.id);
+    const gone = await callModern(modern, "terminal_session_send", { id: terminal, input: "true\n" });
+    assert.equal(gone.isError, true, textOf(gone));
+  });
+
   test("a plain JSON request without the envelope is still a 2025 request", async () => {
     const res = await fetch(hub.url, {
       method: "POST",
