@@ -19,7 +19,8 @@ import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
 import { tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 
-const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
+/** The client capability each request a child may send needs. */
+export const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
   "sampling/createMessage": "sampling",
   "elicitation/create": "elicitation",
   "roots/list": "roots",
@@ -67,7 +68,12 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
         "not exactly one call is in flight to it), so it asks nobody rather than the wrong client.",
     );
   }
-  if (origin.session.kind === "modern") throw unreachableModernClient(request.method, child.name);
+  const outgoing = { method: request.method, params: stripSessionMeta(request.params) } as ServerRequest;
+  // a 2026-07-28 client is asked only through the call that asks (hub/sessions/input-required.ts), which checks its capabilities
+  if (origin.session.kind === "modern") {
+    if (!origin.call) throw unreachableModernClient(request.method, child.name);
+    return origin.call.channel.request(outgoing, signal);
+  }
   const needed = CAPABILITY_FOR[request.method];
   if (needed && !origin.session.clientCapabilities[needed]) {
     throw new McpError(
@@ -76,7 +82,6 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
         `forwarded to it.`,
     );
   }
-  const outgoing = { method: request.method, params: stripSessionMeta(request.params) } as ServerRequest;
   if (origin.call) return origin.call.channel.request(outgoing, signal);
   const server = [...origin.session.servers][0];
   if (!server) throw new McpError(ErrorCode.InvalidRequest, `The client session of this call has no open connection for ${request.method}.`);
@@ -84,15 +89,14 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
 }
 
 /**
- * A 2026-07-28 client cannot be asked anything mid-call: that revision has no server-to-client
- * requests (a server asks by answering input_required, which the hub does not relay yet).
+ * A 2026-07-28 client can be asked something only as the answer to a call of its own: that
+ * revision has no server-to-client requests (a server asks by answering input_required).
  */
 export function unreachableModernClient(method: string, server: string): McpError {
   return new McpError(
     ErrorCode.InvalidRequest,
-    `The '${server}' server sent ${method} during a call from a 2026-07-28 client. That protocol revision has no server-to-client requests ` +
-      "(a server asks its client by answering input_required, which the hub does not relay yet), so nobody was asked. " +
-      "A client that must answer it can connect with protocol version 2025-11-25 instead.",
+    `The '${server}' server sent ${method} for a 2026-07-28 client outside any call of that client's. That protocol revision has no ` +
+      "server-to-client requests (a server asks its client by answering one of its calls with input_required), so nobody was asked.",
   );
 }
 

@@ -2,14 +2,20 @@
 // request (hub/http/endpoints/modern.ts serves it through the SDK's createMcpHandler), whose
 // handlers are the 2025 session server's (./handlers.js, ./tool-calls.ts) over the tenant's
 // default modern context and the request's own selection. The revision has no server-to-client
-// requests and no session: a child's question is refused (./child-requests.ts), and log lines
-// reach the client only at the level its request's envelope asks for.
-import { LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
-import type { LoggingLevel, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+// requests and no session: a child's question during tools/call becomes input_required
+// (./input-required.ts), and log lines reach the client only at the level its request's envelope asks for.
+import { inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
+import { ErrorCode, McpError, type LoggingLevel, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "./forward.js";
 import * as answer from "./handlers.js";
-import { LOG_LEVELS, unreachableModernClient } from "./child-requests.js";
+import { LOG_LEVELS } from "./child-requests.js";
+import type { PendingCall, PendingCalls } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
+
+/** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
+export interface ModernCtx extends answer.HandlerCtx {
+  pending: PendingCalls;
+}
 
 /**
  * Every list and read answers one tenant, through one request's selection, from a catalog that
@@ -33,6 +39,14 @@ function wantsLog(ctx: ServerContext, notification: ServerNotification): boolean
   return threshold !== undefined && LOG_LEVELS.indexOf(notification.params.level) >= LOG_LEVELS.indexOf(threshold);
 }
 
+function unrelayedQuestion(method: string, during: string): McpError {
+  return new McpError(
+    ErrorCode.InvalidRequest,
+    `A server sent ${method} during ${during} from a 2026-07-28 client; the hub relays a server's questions to such clients (as input_required) ` +
+      "during tools/call only, so nobody was asked.",
+  );
+}
+
 /** One request's way back: its notifications ride its own response; anything left for after the reply runs once the handler is done. */
 function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChannel {
   return {
@@ -40,9 +54,53 @@ function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChann
     notify: async (notification) => {
       if (wantsLog(ctx, notification)) await ctx.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]);
     },
-    request: (request) => Promise.reject(unreachableModernClient(request.method, "hub")),
+    // the revision lets prompts/get and resources/read ask too; the hub relays questions for tools/call only
+    request: (request) => Promise.reject(unrelayedQuestion(request.method, ctx.mcpReq.method)),
     afterReply: (action) => afterReply.push(action),
   };
+}
+
+/** A call's way back across its rounds: each round's request carries its notifications, its child's questions become input_required. */
+function callChannel(call: PendingCall): CallChannel {
+  return {
+    signal: call.cancellation,
+    notify: async (notification) => {
+      // between rounds no request carries the call: what it says then is lost, as on a closed stream
+      if (wantsLog(call.round, notification))
+        await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
+    },
+    request: (request, signal) => call.ask(request, signal),
+    afterReply: (action) => call.afterReply.push(action),
+  };
+}
+
+/**
+ * tools/call, in as many rounds as its child asks questions: the first starts the call, each retry
+ * (named by its sealed requestState) answers them, and every round ends with the result or the
+ * next questions.
+ */
+async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
+  const tool = String(params.name ?? "");
+  const state = round.mcpReq.requestState<{ call: string }>();
+  let call: PendingCall;
+  if (state) {
+    call = ctx.pending.resume(state.call, ctx.session, tool);
+    call.answer(round.mcpReq.inputResponses);
+  } else {
+    call = ctx.pending.open(ctx.session, tool, round);
+    const channel = callChannel(call);
+    call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, params, channel));
+  }
+  let kept = false;
+  try {
+    const next = await call.next(round);
+    if ("result" in next) return next.result;
+    ctx.pending.keep(call);
+    kept = true;
+    return inputRequired({ inputRequests: next.inputRequests, requestState: await ctx.pending.codec.mint({ call: call.id }, round) });
+  } finally {
+    if (!kept) for (const action of call.afterReply) queueMicrotask(action);
+  }
 }
 
 /** Runs a handler with its call channel, then whatever the call left for after its reply (hub_end_session ends the context). */
@@ -57,16 +115,22 @@ async function withChannel<T>(ctx: ServerContext, handler: (channel: CallChannel
 }
 
 /** The v2 server for one 2026-07-28 request of a tenant's modern context, seen through the request's view. */
-export function createModernServer(ctx: answer.HandlerCtx): Server {
-  const { hub, session, view } = ctx;
+export function createModernServer(ctx: ModernCtx): Server {
+  const { hub } = ctx;
   const server = new Server(
     { name: "agentbox", version: hub.version, title: "agentbox" },
-    { capabilities: { ...answer.HUB_CAPABILITIES }, instructions: answer.hubInstructions(ctx), cacheHints: CACHE_HINTS },
+    {
+      capabilities: { ...answer.HUB_CAPABILITIES },
+      instructions: answer.hubInstructions(ctx),
+      cacheHints: CACHE_HINTS,
+      // a forged, expired or another tenant's state is refused before any handler runs
+      requestState: { verify: ctx.pending.codec.verify },
+    },
   );
   // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against
   type Any = never;
   server.setRequestHandler("tools/list", () => answer.listTools(ctx) as Any);
-  server.setRequestHandler("tools/call", (req, c) => withChannel(c, (ch) => hub.toolCalls.call(session, view, req.params as Params, ch)) as Any);
+  server.setRequestHandler("tools/call", (req, c) => callTool(ctx, req.params as Params, c) as Any);
   server.setRequestHandler("prompts/list", () => answer.listPrompts(ctx) as Any);
   server.setRequestHandler("prompts/get", (req, c) => withChannel(c, (ch) => answer.getPrompt(ctx, req.params as Any, ch)) as Any);
   server.setRequestHandler("resources/list", () => answer.listAllResources(ctx) as Any);

@@ -8,8 +8,8 @@ import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
 import type { Caller } from "../security.js";
 import { urlSelects, viewForUrl } from "../../catalog/selection.js";
-import { createModernServer } from "../../sessions/modern-server.js";
-import type { HandlerCtx } from "../../sessions/handlers.js";
+import { createModernServer, type ModernCtx } from "../../sessions/modern-server.js";
+import { PendingCalls } from "../../sessions/input-required.js";
 import type { TenantChange } from "../../sessions/changes.js";
 import type { ServedTenant } from "../../tenants/served-tenant.js";
 
@@ -43,6 +43,8 @@ const CONTEXT_KEY = "agentbox/context";
 
 export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
+  /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
+  private readonly pending = new PendingCalls();
 
   constructor(private readonly hub: HubServices) {
     hub.changes.onEnd(() => this.close());
@@ -55,7 +57,7 @@ export class ModernEndpoint {
     // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= apply to this request alone
     const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
     if (view instanceof Response) return view;
-    const context: HandlerCtx = { hub: this.hub, session, view };
+    const context: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     const authInfo = { token: "", clientId: caller.tenant.name, scopes: [], extra: { [CONTEXT_KEY]: context } };
     return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo });
   }
@@ -87,7 +89,7 @@ export class ModernEndpoint {
 }
 
 function serverFor({ authInfo }: McpRequestContext) {
-  const context = authInfo?.extra?.[CONTEXT_KEY] as HandlerCtx | undefined;
+  const context = authInfo?.extra?.[CONTEXT_KEY] as ModernCtx | undefined;
   // only ModernEndpoint.handle calls these handlers, and always with a context
   if (!context) throw new Error("2026-07-28 request without the hub's context");
   return createModernServer(context);

@@ -11,10 +11,14 @@ export interface ModernOptions {
   /** Appended to the hub's URL, e.g. "?servers=file". */
   query?: string;
   mode?: "auto" | { pin: string };
+  capabilities?: Record<string, unknown>;
 }
 
 export async function connectModern(hub: TestHub, options: ModernOptions = {}): Promise<Client> {
-  const client = new Client({ name: "modern-test", version: "1.0.0" }, { versionNegotiation: { mode: options.mode ?? { pin: MODERN } } });
+  const client = new Client(
+    { name: "modern-test", version: "1.0.0" },
+    { versionNegotiation: { mode: options.mode ?? { pin: MODERN } }, ...(options.capabilities ? { capabilities: options.capabilities } : {}) },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(hub.url + (options.query ?? "")), { requestInit: { headers: options.headers ?? {} } }));
   return client;
 }
@@ -31,7 +35,13 @@ export const envelope = (overrides: Record<string, unknown> = {}) => ({
 });
 
 /** A raw 2026-07-28 POST: the body as given, the standard headers it should carry unless `headers` says otherwise ("" leaves one out). */
-export async function postModern(hub: TestHub, body: Record<string, unknown>, headers: Record<string, string> = {}, query = "") {
+export interface ModernReply {
+  res: Response;
+  text: string;
+  json?: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } };
+}
+
+export async function postModern(hub: TestHub, body: Record<string, unknown>, headers: Record<string, string> = {}, query = ""): Promise<ModernReply> {
   const params = body.params as { name?: string; uri?: string } | undefined;
   const all: Record<string, string> = {
     "Content-Type": "application/json",

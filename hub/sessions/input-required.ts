@@ -1,0 +1,166 @@
+// A child's question (sampling, elicitation, roots) during a 2026-07-28 tools/call. That revision
+// has no server-to-client requests: the hub answers the call with input_required carrying the
+// child's request, keeps the call running, and the client's retry brings the answer, which goes
+// to the child's waiting request; then the hub waits for the call's result or its next question.
+// The retry names the call by a requestState the hub seals (HMAC, via the SDK's codec), bound to
+// the tenant: another tenant's client, a forged or an expired state reaches no call.
+import { randomBytes, randomUUID } from "node:crypto";
+import { createRequestStateCodec, type InputRequest, type ServerContext } from "@modelcontextprotocol/server";
+import { ErrorCode, McpError, type CallToolResult, type Result, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { CallCancellation } from "../protocol/cancellation.js";
+import { protocolError } from "../protocol/jsonrpc.js";
+import { CAPABILITY_FOR } from "./child-requests.js";
+import type { ClientSession } from "./registry.js";
+
+/** How long a call waits for its client's retry; the sealed state expires with it. */
+const ANSWER_WAIT_SECONDS = 600;
+
+interface Ask {
+  request: InputRequest;
+  resolve(result: Result): void;
+  reject(error: Error): void;
+}
+
+export type Round = { result: CallToolResult } | { inputRequests: Record<string, InputRequest> };
+
+/** One tools/call in flight across its client's rounds. */
+export class PendingCall {
+  readonly id = randomUUID();
+  /** The call's own cancellation: it outlives the HTTP request of each round. */
+  readonly cancellation = new CallCancellation();
+  private readonly unsent = new Map<string, Ask>();
+  private readonly asked = new Map<string, Ask>();
+  private outcome?: { result: CallToolResult } | { error: unknown };
+  private wake?: () => void;
+  private asks = 0;
+  expiry?: NodeJS.Timeout;
+  /** What the call left for after its final reply (hub_end_session ends the context). */
+  readonly afterReply: Array<() => void> = [];
+
+  constructor(
+    readonly session: ClientSession,
+    readonly tool: string,
+    /** The request of the round now carrying the call: its notifications and its client's capabilities. */
+    public round: ServerContext,
+  ) {}
+
+  start(run: () => Promise<CallToolResult>): void {
+    run().then(
+      (result) => this.settle({ result }),
+      (error: unknown) => this.settle({ error }),
+    );
+  }
+
+  /** A child's request: held until a round carries it to the client, answered by the round after. */
+  ask(request: ServerRequest, signal: AbortSignal): Promise<Result> {
+    const needed = CAPABILITY_FOR[request.method];
+    const declared = (this.round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[
+      "io.modelcontextprotocol/clientCapabilities"
+    ];
+    if (!needed || !declared?.[needed]) {
+      const why = needed ? `it did not declare the ${needed} capability in its request` : `the revision has no ${request.method} for a server to send`;
+      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
+    }
+    return new Promise<Result>((resolve, reject) => {
+      const key = `${needed}-${++this.asks}`;
+      const params = { ...(request.params as Record<string, unknown>) };
+      // the 2026 URL-mode shape has no elicitationId: the state carries the correlation
+      delete params.elicitationId;
+      this.unsent.set(key, { request: { method: request.method, params } as InputRequest, resolve, reject });
+      signal.addEventListener("abort", () => {
+        this.unsent.delete(key);
+        this.asked.delete(key);
+        reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
+      });
+      this.wake?.();
+    });
+  }
+
+  /** A retry's answers go to the requests they answer; one left unanswered is asked again. */
+  answer(responses: Record<string, unknown> | undefined): void {
+    for (const [key, ask] of this.asked) {
+      const response = responses?.[key];
+      if (response !== null && typeof response === "object") ask.resolve(response as Result);
+      else this.unsent.set(key, ask);
+    }
+    this.asked.clear();
+  }
+
+  /** Waits for what the client must hear next: the call's result, or its child's questions. */
+  async next(round: ServerContext): Promise<Round> {
+    this.round = round;
+    const cancel = () => this.cancellation.abort("the client cancelled the call");
+    round.mcpReq.signal.addEventListener("abort", cancel);
+    try {
+      for (;;) {
+        if (this.outcome) {
+          if ("error" in this.outcome) throw this.outcome.error;
+          return this.outcome;
+        }
+        if (this.unsent.size) {
+          const inputRequests = Object.fromEntries([...this.unsent].map(([key, ask]) => [key, ask.request]));
+          for (const [key, ask] of this.unsent) this.asked.set(key, ask);
+          this.unsent.clear();
+          return { inputRequests };
+        }
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+    } finally {
+      this.wake = undefined;
+      round.mcpReq.signal.removeEventListener("abort", cancel);
+    }
+  }
+
+  /** Ends a call nobody came back for: its child's questions fail, the call is cancelled. */
+  abandon(reason: string): void {
+    for (const ask of [...this.unsent.values(), ...this.asked.values()]) ask.reject(new McpError(ErrorCode.RequestTimeout, reason));
+    this.cancellation.abort(reason);
+  }
+
+  private settle(outcome: NonNullable<PendingCall["outcome"]>): void {
+    this.outcome = outcome;
+    this.wake?.();
+  }
+}
+
+/** The hub's 2026 calls waiting for their clients' answers, and the seal on the state that names them. */
+export class PendingCalls {
+  private readonly calls = new Map<string, PendingCall>();
+  // a key per hub process: the calls the states name live in this process only
+  readonly codec = createRequestStateCodec<{ call: string }>({
+    key: randomBytes(32),
+    ttlSeconds: ANSWER_WAIT_SECONDS,
+    // the tenant is the hub's own finding (hub/http/endpoints/modern.ts), not the client's word
+    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
+  });
+
+  open(session: ClientSession, tool: string, round: ServerContext): PendingCall {
+    return new PendingCall(session, tool, round);
+  }
+
+  /** Keeps a call for its client's retry, for as long as its state is valid. */
+  keep(call: PendingCall): void {
+    this.calls.set(call.id, call);
+    clearTimeout(call.expiry);
+    call.expiry = setTimeout(() => {
+      this.calls.delete(call.id);
+      call.abandon(`No answer came within ${ANSWER_WAIT_SECONDS} s; the call was cancelled.`);
+    }, ANSWER_WAIT_SECONDS * 1000);
+    call.expiry.unref();
+  }
+
+  /** The call a verified state names, taken for this round; a finished or another session's call is no call. */
+  resume(id: string, session: ClientSession, tool: string): PendingCall {
+    const call = this.calls.get(id);
+    if (!call || call.session !== session || call.tool !== tool) {
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, or belongs to another tool). " +
+          "Call the tool again without inputResponses and requestState.",
+      );
+    }
+    this.calls.delete(id);
+    clearTimeout(call.expiry);
+    return call;
+  }
+}
