@@ -127,12 +127,24 @@ export class PendingCall {
 export class PendingCalls {
   private readonly calls = new Map<string, PendingCall>();
   // a key per hub process: the calls the states name live in this process only
-  readonly codec = createRequestStateCodec<{ call: string }>({
+  private readonly codec = createRequestStateCodec<{ call: string }>({
     key: randomBytes(32),
     ttlSeconds: ANSWER_WAIT_SECONDS,
     // the tenant is the hub's own finding (hub/http/endpoints/modern.ts), not the client's word
     bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
   });
+
+  /** Seals the state a call's next round names it by. */
+  seal(call: PendingCall, round: ServerContext): Promise<string> {
+    return this.codec.mint({ call: call.id }, round);
+  }
+
+  /**
+   * The SDK's requestState hook: a state this hub did not seal for this tenant and method, or an
+   * expired one, is refused before any handler runs (the SDK answers -32602 "Invalid or expired
+   * requestState", its fixed wording, so nothing of the state is echoed).
+   */
+  readonly verify = (state: string, round: ServerContext): Promise<{ call: string }> => this.codec.verify(state, round);
 
   open(session: ClientSession, tool: string, round: ServerContext): PendingCall {
     return new PendingCall(session, tool, round);

@@ -97,7 +97,7 @@ async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
     if ("result" in next) return next.result;
     ctx.pending.keep(call);
     kept = true;
-    return inputRequired({ inputRequests: next.inputRequests, requestState: await ctx.pending.codec.mint({ call: call.id }, round) });
+    return inputRequired({ inputRequests: next.inputRequests, requestState: await ctx.pending.seal(call, round) });
   } finally {
     if (!kept) for (const action of call.afterReply) queueMicrotask(action);
   }
@@ -124,7 +124,7 @@ export function createModernServer(ctx: ModernCtx): Server {
       instructions: answer.hubInstructions(ctx),
       cacheHints: CACHE_HINTS,
       // a forged, expired or another tenant's state is refused before any handler runs
-      requestState: { verify: ctx.pending.codec.verify },
+      requestState: { verify: ctx.pending.verify },
     },
   );
   // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against

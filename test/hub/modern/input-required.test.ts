@@ -64,6 +64,7 @@ describe("a child's questions to a 2026-07-28 client", () => {
     const { requestState, inputKey } = await firstRound(hub, KEY_A);
     const stolen = await retry(hub, KEY_B, requestState, inputKey, "bob's words in alice's model");
     assert.equal(stolen.json?.error?.code, -32602, stolen.text);
+    assert.match(stolen.json?.error?.message ?? "", /requestState/);
     assert.doesNotMatch(stolen.text, /LLM response/);
     const own = await retry(hub, KEY_A, requestState, inputKey, "alice's model");
     assert.match(JSON.stringify(own.json?.result), /LLM response: alice's model/, own.text);
