@@ -74,7 +74,7 @@ export class SessionAdmission {
   /** True when the principal is below its cap, if need be after closing its longest-idle sessions. */
   private makeRoom(principal: string, cap: number): boolean {
     const open = this.sessions.of(principal);
-    let excess = open.size - cap + 1;
+    let excess = this.sessions.capped(principal) - cap + 1;
     if (excess <= 0) return true;
     const idle: ClientSession[] = [];
     for (const session of open) if (!session.lasting && session.idleMs > this.limits.reclaimIdleMs) idle.push(session);

@@ -19,11 +19,12 @@ export interface HandlerCtx {
   view: SessionView;
 }
 
-/** What the hub serves, in either era (logging is a 2025 method; the 2026 revision carries the level per request). */
+/** What the hub serves, in either era (logging: set by logging/setLevel in 2025, by each request's envelope in 2026-07-28). */
 export const HUB_CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true, subscribe: true },
   prompts: { listChanged: true },
+  logging: {},
   completions: {},
 } as const;
 

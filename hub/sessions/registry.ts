@@ -105,13 +105,12 @@ export class ClientSession {
   }
 
   /**
-   * Whose session count caps this session: its tenant's, and, on a keyless hub, its client address's too.
-   * None for a tenant's modern context: the hub opens it, not a client, so it takes no client's room.
+   * Whose sessions this one is counted among: its tenant's, and, on a keyless hub, its client
+   * address's too (a tenant's modern context: its tenant's, but under no cap, see SessionRegistry.capped).
    */
   get principals(): string[] {
-    if (this.kind === "modern") return [];
     const tenant = tenantPrincipal(this.tenant);
-    return this.tenant.keyDigest || this.kind === "stdio" ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
+    return this.tenant.keyDigest || this.lasting ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
   }
 }
 
@@ -124,6 +123,8 @@ export class SessionRegistry {
   private readonly byToken = new Map<string, ClientSession>();
   /** The open sessions of each tenant and client (ClientSession.principals), so caps are checked without a scan. */
   private readonly byPrincipal = new Map<string, Set<ClientSession>>();
+  /** The principals with an open modern context (one at most each). */
+  private readonly modern = new Set<string>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -153,11 +154,21 @@ export class SessionRegistry {
       const group = this.byPrincipal.get(principal);
       if (group) group.add(session);
       else this.byPrincipal.set(principal, new Set([session]));
+      if (session.kind === "modern") this.modern.add(principal);
     }
     return session;
   }
 
-  /** The open sessions counted against a principal (tenantPrincipal() or clientPrincipal()). */
+  /**
+   * How many of a principal's sessions its cap counts: a tenant's modern context is the hub's, not
+   * a client's, so it takes no client's room (at most one per tenant, so no scan is needed).
+   */
+  capped(principal: string): number {
+    const open = this.of(principal);
+    return open.size - (this.modern.has(principal) ? 1 : 0);
+  }
+
+  /** The open sessions of a principal (tenantPrincipal() or clientPrincipal()). */
   of(principal: string): ReadonlySet<ClientSession> {
     return this.byPrincipal.get(principal) ?? NONE;
   }
@@ -177,6 +188,7 @@ export class SessionRegistry {
     for (const principal of session.principals) {
       const group = this.byPrincipal.get(principal);
       group?.delete(session);
+      if (session.kind === "modern") this.modern.delete(principal);
       if (group?.size === 0) this.byPrincipal.delete(principal);
     }
     for (const call of session.directCalls.values()) call.abort(SESSION_CLOSED);

@@ -106,7 +106,7 @@ function createSessionServer(ctx: Ctx): Server {
   const server = new Server(
     { name: "agentbox", version: hub.version, title: "agentbox" },
     {
-      capabilities: { ...answer.HUB_CAPABILITIES, logging: {} },
+      capabilities: { ...answer.HUB_CAPABILITIES },
       instructions: answer.hubInstructions(ctx),
     },
   );

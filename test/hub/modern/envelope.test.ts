@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startHub, type TestHub } from "../../helpers/hub.js";
+import { call, startHub, type TestHub } from "../../helpers/hub.js";
+import { until } from "../../helpers/wait.js";
 import { envelope, MODERN, postModern } from "./modern-client.js";
 
 const HEADER_MISMATCH = -32020;
@@ -17,7 +18,8 @@ describe("the 2026-07-28 envelope and headers", () => {
   let hub: TestHub;
 
   before(async () => {
-    hub = await startHub({ servers: ["file"] });
+    // one session per tenant, idle after a second: the modern context must be under neither
+    hub = await startHub({ servers: ["file"], env: { AGENTBOX_MAX_SESSIONS: "1", AGENTBOX_SESSION_IDLE_MS: "1000" } });
   });
   after(() => hub?.stop());
 
@@ -101,5 +103,28 @@ describe("the 2026-07-28 envelope and headers", () => {
       const { json, text } = await postModern(hub, { id: 10, method, params: { level: "debug", uri: "x://y", _meta: envelope() } });
       assert.equal(json?.error?.code, -32601, `${method}: ${text}`);
     }
+  });
+
+  test("the tenant's modern context takes no session slot and never idles out", async () => {
+    const contextId = async () => {
+      const { json, text } = await postModern(hub, { id: 11, method: "tools/call", params: { name: "hub_sessions", arguments: {}, _meta: envelope() } });
+      return ((json?.result as { structuredContent?: { id: string; transport: string } }).structuredContent ?? assert.fail(text)) as {
+        id: string;
+        transport: string;
+      };
+    };
+    const context = await contextId();
+    assert.equal(context.transport, "modern");
+    // the one slot is still free for a 2025 client, and then taken
+    const legacy = await hub.connect();
+    assert.equal(((await call(legacy, "hub_sessions")).structuredContent as { transport: string }).transport, "streamable");
+    await assert.rejects(hub.connect(), /Too many sessions/);
+    // the 2025 session idles out; the modern context, idle as long, lives on
+    // (watched from GET /, which touches no session: the hub's report counts them)
+    const open = async () => ((await (await fetch(hub.origin + "/")).json()) as { sessions: number }).sessions;
+    assert.equal(await open(), 2);
+    await until("the idle 2025 session to be closed", async () => (await open()) === 1);
+    assert.equal((await contextId()).id, context.id);
+    await legacy.close().catch(() => undefined);
   });
 });

@@ -141,6 +141,23 @@ describe("MCP 2026-07-28 beside the 2025 eras", () => {
     }
   });
 
+  test("a child's log line reaches a 2026 call only at the level its envelope asks for", async () => {
+    const line = (level: string, data: string) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/message", params: { level, data } });
+    const emit = (meta: Record<string, unknown>) =>
+      postModern(hub, {
+        id: 5,
+        method: "tools/call",
+        params: { name: "loud_emit", arguments: { stdout: [line("debug", "quiet-line"), line("warning", "loud-line")] }, _meta: meta },
+      });
+    const asked = await emit(envelope({ "io.modelcontextprotocol/logLevel": "info" }));
+    assert.match(asked.text, /loud-line/);
+    assert.doesNotMatch(asked.text, /quiet-line/, "a line below the asked level was sent");
+    assert.match(JSON.stringify(asked.json?.result), /wrote 2 stdout/);
+    const unasked = await emit(envelope());
+    assert.doesNotMatch(unasked.text, /loud-line/, "a request that named no level opted out of log lines");
+    assert.match(JSON.stringify(unasked.json?.result), /wrote 2 stdout/);
+  });
+
   test("a child's sampling request for a client without the capability is refused with the reason, and the hub keeps serving", async () => {
     const result = await callModern(modern, "conformance_test_sampling", { prompt: "hello" });
     assert.equal(result.isError, true, textOf(result));
