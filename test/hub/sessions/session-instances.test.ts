@@ -187,3 +187,23 @@ describe("a session that idles out", () => {
     assert.equal((await serverStatus(hub)).sessionInstances, 0);
   });
 });
+
+describe("the process sweeper", { skip: process.getuid?.() === 0 ? false : "needs root: the sweeper runs only when tenants have uids of their own" }, () => {
+  let hub: TestHub;
+  before(async () => (hub = await startHub({ servers: ["terminal"], extraServers: thirdParty("session"), env: { AGENTBOX_SWEEP_MS: "200" } })));
+  after(() => hub.stop());
+
+  test("spares a session's instance and what it started, as it spares the configured servers", async () => {
+    const client = await hub.connect({ name: "swept" });
+    const { pid, helper } = JSON.parse(textOf(await call(client, "tp_helper"))) as { pid: number; helper: number };
+    // an escapee of the agent's (no session claim, out of every server's tree): each one killed marks a sweep that saw the instance
+    for (let sweep = 0; sweep < 2; sweep++) {
+      const started = await call(client, "terminal_exec", { command: "env -i setsid sleep 60 >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5" });
+      const daemon = Number((started.structuredContent as { stdout: string }).stdout.trim());
+      assert.ok(daemon > 0, textOf(started));
+      await until("a sweep to kill the escapee", () => !isAlive(daemon), 10_000);
+    }
+    assert.ok(isAlive(pid) && isAlive(helper), "the instance and its helper live");
+    assert.equal((await countOf(client)).pid, pid);
+  });
+});
