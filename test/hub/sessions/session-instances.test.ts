@@ -7,10 +7,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema, CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, CreateMessageRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import fs from "node:fs";
+import path from "node:path";
 import { isAlive } from "../../../servers/lib/proctree.js";
-import type { ServerConfig } from "../../../hub/config/config.js";
-import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
+import { ConfigError, loadConfig, type ServerConfig } from "../../../hub/config/config.js";
+import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
 const thirdParty = (instances: "shared" | "session"): Record<string, ServerConfig> => ({ tp: { ...fixture("third-party-server"), instances } });
@@ -47,6 +49,18 @@ async function holdCall(client: Client): Promise<() => Promise<unknown>> {
   };
 }
 
+/** B's call asks a question (naming no session) while A has a call of its own in flight to the same server. */
+async function askWhileAnotherCalls(hub: TestHub, prompt: string): Promise<{ result: CallToolResult; a: Asker; b: Asker }> {
+  const a = await asker(hub, "A");
+  const b = await asker(hub, "B");
+  const release = await holdCall(a.client);
+  try {
+    return { result: await call(b.client, "tp_ask", { prompt }), a, b };
+  } finally {
+    await release();
+  }
+}
+
 const endSession = (client: Client) => (client.transport as StreamableHTTPClientTransport).terminateSession();
 
 async function serverStatus(hub: TestHub): Promise<{ pid: number | null; sessionInstances?: number }> {
@@ -76,17 +90,10 @@ describe('a server with instances "session"', () => {
   });
 
   test("a question naming no session goes to its asker while another client has a call in flight", async () => {
-    const a = await asker(hub, "A");
-    const b = await asker(hub, "B");
-    const release = await holdCall(a.client);
-    try {
-      const result = await call(b.client, "tp_ask", { prompt: "only for B" });
-      assert.equal(textOf(result), "model said: B answers");
-      assert.deepEqual(b.asked, ["only for B"]);
-      assert.deepEqual(a.asked, []);
-    } finally {
-      await release();
-    }
+    const { result, a, b } = await askWhileAnotherCalls(hub, "only for B");
+    assert.equal(textOf(result), "model said: B answers");
+    assert.deepEqual(b.asked, ["only for B"]);
+    assert.deepEqual(a.asked, []);
   });
 
   test("each session counts on its own process, apart from the configured one", async () => {
@@ -119,18 +126,11 @@ describe('a server with instances "shared" (the default)', () => {
   after(() => hub.stop());
 
   test("a question naming no session, with two clients' calls in flight, is refused rather than guessed", async () => {
-    const a = await asker(hub, "A");
-    const b = await asker(hub, "B");
-    const release = await holdCall(a.client);
-    try {
-      const result = await call(b.client, "tp_ask", { prompt: "whose is this?" });
-      assert.equal(result.isError, true);
-      assert.match(textOf(result), /cannot tell which client session/);
-      assert.deepEqual(a.asked, []);
-      assert.deepEqual(b.asked, []);
-    } finally {
-      await release();
-    }
+    const { result, a, b } = await askWhileAnotherCalls(hub, "whose is this?");
+    assert.equal(result.isError, true);
+    assert.match(textOf(result), /cannot tell which client session/);
+    assert.deepEqual(a.asked, []);
+    assert.deepEqual(b.asked, []);
   });
 
   test("its state is one, whoever calls", async () => {
@@ -205,5 +205,36 @@ describe("the process sweeper", { skip: process.getuid?.() === 0 ? false : "need
     }
     assert.ok(isAlive(pid) && isAlive(helper), "the instance and its helper live");
     assert.equal((await countOf(client)).pid, pid);
+  });
+});
+
+describe("the instances setting", () => {
+  const configWith = (servers: Record<string, unknown>) => {
+    const file = path.join(tempDir("agentbox-instances-"), "agentbox.json");
+    fs.writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+    return file;
+  };
+
+  test("is shared unless set, per session when set, and capped at 32 unless AGENTBOX_SESSION_INSTANCES says otherwise", () => {
+    const config = loadConfig({ config: configWith({ a: fixture("third-party-server"), b: thirdParty("session").tp }) }, {});
+    assert.equal(config.mcpServers.a.instances, undefined);
+    assert.equal(config.mcpServers.b.instances, "session");
+    assert.equal(config.sessionInstances, 32);
+    assert.equal(loadConfig({ config: configWith({}) }, { AGENTBOX_SESSION_INSTANCES: "4" }).sessionInstances, 4);
+  });
+
+  test("refuses what cannot work, saying why", () => {
+    assert.throws(
+      () => loadConfig({ config: configWith({ remote: { url: "http://127.0.0.1:9/mcp", instances: "session" } }) }, {}),
+      (err: Error) => err instanceof ConfigError && /instances: .*needs a command \(stdio\), not a url/.test(err.message),
+    );
+    assert.throws(
+      () => loadConfig({ config: configWith({ a: { ...fixture("third-party-server"), instances: "per-call" } }) }, {}),
+      (err: Error) => err instanceof ConfigError && /instances/.test(err.message),
+    );
+    assert.throws(
+      () => loadConfig({ config: configWith({}) }, { AGENTBOX_SESSION_INSTANCES: "0" }),
+      /AGENTBOX_SESSION_INSTANCES must be a positive whole number/,
+    );
   });
 });
