@@ -50,12 +50,16 @@ async function holdCall(client: Client): Promise<() => Promise<unknown>> {
 }
 
 /** B's call asks a question (naming no session) while A has a call of its own in flight to the same server. */
-async function askWhileAnotherCalls(hub: TestHub, prompt: string): Promise<{ result: CallToolResult; a: Asker; b: Asker }> {
+async function askWhileAnotherCalls(
+  hub: TestHub,
+  tool: string,
+  args: (a: Asker) => Record<string, unknown>,
+): Promise<{ result: CallToolResult; a: Asker; b: Asker }> {
   const a = await asker(hub, "A");
   const b = await asker(hub, "B");
   const release = await holdCall(a.client);
   try {
-    return { result: await call(b.client, "tp_ask", { prompt }), a, b };
+    return { result: await call(b.client, tool, args(a)), a, b };
   } finally {
     await release();
   }
@@ -90,10 +94,18 @@ describe('a server with instances "session"', () => {
   });
 
   test("a question naming no session goes to its asker while another client has a call in flight", async () => {
-    const { result, a, b } = await askWhileAnotherCalls(hub, "only for B");
+    const { result, a, b } = await askWhileAnotherCalls(hub, "tp_ask", () => ({ prompt: "only for B" }));
     assert.equal(textOf(result), "model said: B answers");
     assert.deepEqual(b.asked, ["only for B"]);
     assert.deepEqual(a.asked, []);
+  });
+
+  test("an instance that names another session in _meta still asks only its own", async () => {
+    const victim = (a: Asker) => (a.client.transport as StreamableHTTPClientTransport).sessionId!;
+    const { result, a, b } = await askWhileAnotherCalls(hub, "tp_ask_as", (holder) => ({ session: victim(holder), prompt: "pretending to be A's" }));
+    assert.equal(textOf(result), "model said: B answers");
+    assert.deepEqual(a.asked, []);
+    assert.deepEqual(b.asked, ["pretending to be A's"]);
   });
 
   test("each session counts on its own process, apart from the configured one", async () => {
@@ -126,7 +138,7 @@ describe('a server with instances "shared" (the default)', () => {
   after(() => hub.stop());
 
   test("a question naming no session, with two clients' calls in flight, is refused rather than guessed", async () => {
-    const { result, a, b } = await askWhileAnotherCalls(hub, "whose is this?");
+    const { result, a, b } = await askWhileAnotherCalls(hub, "tp_ask", () => ({ prompt: "whose is this?" }));
     assert.equal(result.isError, true);
     assert.match(textOf(result), /cannot tell which client session/);
     assert.deepEqual(a.asked, []);
