@@ -70,7 +70,7 @@ export class SessionInstances {
     return [...this.owners.keys()];
   }
 
-  /** The session closed: its instances stop (their whole process trees), and their room is free at once. */
+  /** The session closed: its instances stop (their whole process trees); their room is free once they are gone. */
   async endSession(session: string): Promise<void> {
     const mine = this.bySession.get(session);
     if (!mine) return;
@@ -83,12 +83,13 @@ export class SessionInstances {
   }
 
   private async stopInstance(instance: Child): Promise<void> {
-    const owner = this.owners.get(instance);
-    if (owner) this.counts.set(owner.prototype, (this.counts.get(owner.prototype) ?? 1) - 1);
     try {
       await instance.stop();
     } finally {
-      // known as the session's until its process is gone: a request it sends while stopping is still attributed exactly
+      // counted, and known as the session's, until its process is gone: a client closing sessions as
+      // fast as it opens them cannot run more than the cap at once, and what a stopping instance asks is still attributed exactly
+      const owner = this.owners.get(instance);
+      if (owner) this.counts.set(owner.prototype, (this.counts.get(owner.prototype) ?? 1) - 1);
       this.owners.delete(instance);
     }
   }
