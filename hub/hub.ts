@@ -8,7 +8,8 @@ import { Child, LISTED_STATES, type ChildHooks, type ChildLaunch } from "./child
 import type { HubConfig } from "./config/config.js";
 import { EventBudget } from "./http/event-store.js";
 import { RateLimits } from "./sessions/rate-limits.js";
-import { manifestKey, readManifest } from "./children/manifest.js";
+import { manifestKey, offersOf, readManifest } from "./children/manifest.js";
+import { SessionInstances } from "./children/session-instances.js";
 import { HubMetrics } from "./observability/metrics.js";
 import { DiskBudgets } from "./tenants/disk-budget.js";
 import { DiskReserve } from "./tenants/disk-reserve.js";
@@ -71,20 +72,27 @@ export class Hub implements HubServices {
       onNotification: (child, notification) => childNotification(this.sessions, this.changes, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };
+    // the catalog lists a per-session server from the configured one: an instance's lists change nothing
+    const instanceHooks: ChildHooks = { ...hooks, onListChanged: () => undefined };
     this.hubTools = hubTools?.(this);
     const reserved = new Set(this.hubTools?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
     const secrets = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
     this.tenants = buildTenants(config, isolation).map((tenant) => {
+      const childLog = (name: string) => log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
       const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
         const key = manifestKey(cfg, name);
         const recorded = key ? manifest[key] : undefined;
         const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
-        const childLog = log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
-        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets), hooks, childLog, lazy ? recorded : undefined);
+        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets), hooks, childLog(name), lazy ? recorded : undefined);
       });
-      return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map() };
+      // a session's instance is launched as its server is; it starts on its first request, and its lists are the server's (the catalog's)
+      const instances = new SessionInstances(config.sessionInstances, (server, sequence) => {
+        const launch = this.launchFor(tenant, server.prefix, secrets);
+        return new Child(server.name, server.config, launch, instanceHooks, childLog(server.name).child({ instance: sequence }), offersOf(server));
+      });
+      return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     });
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
     this.admission = new SessionAdmission(config.sessionLimits, this.sessions);
@@ -203,11 +211,12 @@ export class Hub implements HubServices {
     if (this.stopping) return;
     // a session that never reached a child (a client churning through sessions) costs none a message
     for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
+    void session.tenant.instances.endSession(session.id);
     this.sweeper.sessionEnded(session);
   }
 
   private tenantOf(child: Child): ServedTenant {
-    return this.tenants.find((t) => t.children.includes(child))!;
+    return this.tenants.find((t) => t.children.includes(child) || t.instances.ownerOf(child))!;
   }
 
   private onListChanged(child: Child, what: "tools" | "prompts" | "resources"): void {
@@ -249,6 +258,7 @@ export class Hub implements HubServices {
           pid: c.pid ?? null,
           restarts: c.restarts,
           tools: t.catalog.toolCount(c),
+          ...(c.config.instances === "session" ? { sessionInstances: t.instances.countOf(c) } : {}),
           ...c.queueStats,
           ...(c.lastError && c.state !== "ready" ? { lastError: c.lastError } : {}),
         })),
@@ -263,7 +273,7 @@ export class Hub implements HubServices {
     await this.sweeper.stop();
     this.diskBudgets.stop();
     await this.sessions.closeAll();
-    await Promise.allSettled(this.children.map((c) => c.stop()));
+    await Promise.allSettled([...this.children.map((c) => c.stop()), ...this.tenants.map((t) => t.instances.stopAll())]);
     // nothing of a tenant outlives the hub, daemons of live sessions included
     await this.sweeper.killAll("when the hub stopped");
   }

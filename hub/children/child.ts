@@ -177,8 +177,15 @@ export class Child {
       await client.close().catch(() => undefined);
       this.forgetProcess(connection);
       // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
-      this.state = "failed";
+      this.state = this.stopping ? "stopped" : "failed";
       this.scheduleRestart();
+      return;
+    }
+    if (this.stopping) {
+      // stopped while it started (a session's instance whose session closed): stop() found no process to end
+      this.state = "stopped";
+      if (this.pid) await killTree(this.pid);
+      await client.close().catch(() => undefined);
       return;
     }
     this.client = client;

@@ -22,6 +22,12 @@ export interface ManifestEntry {
 
 type Manifest = Record<string, ManifestEntry>;
 
+/** What a server offers as last listed: what a new instance of it is listed with until it runs. */
+export function offersOf(server: Pick<ManifestEntry, keyof ManifestEntry>): ManifestEntry {
+  const { capabilities, tools, prompts, resourceTemplates, instructions } = server;
+  return { capabilities, tools, prompts, resourceTemplates, instructions };
+}
+
 /**
  * The same command line (and environment) under the same prefix is the same server: that is the
  * manifest's key. The prefix counts because a server's texts name its tools by their published names.

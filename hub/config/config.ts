@@ -63,6 +63,8 @@ export interface HubConfig {
   /** The operator's key for the hub-wide figures on /metrics (AGENTBOX_METRICS_KEY); see hub/http/metrics-gate.ts. */
   metricsKey?: string;
   sessionIdleMs: number;
+  /** Per-session instances one server may run at once in a tenant (AGENTBOX_SESSION_INSTANCES; servers with instances "session"). */
+  sessionInstances: number;
   maxBodyBytes: number;
   /** Largest request a child is sent over stdio (the SDK's stdio reader stops at 10 MiB). */
   maxMessageBytes: number;
@@ -173,6 +175,8 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       file.allowedHosts ??
       [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
+    // each is a process: a client churning through sessions must not fork one per session without bound
+    sessionInstances: positiveInt(env.AGENTBOX_SESSION_INSTANCES, "AGENTBOX_SESSION_INSTANCES") ?? file.sessionInstances ?? 32,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
     maxMessageBytes: Math.min(
       positiveInt(env.AGENTBOX_MAX_MESSAGE_BYTES, "AGENTBOX_MAX_MESSAGE_BYTES") ?? file.maxMessageBytes ?? 8 * 1024 * 1024,

@@ -26,6 +26,8 @@ export const serverConfigSchema = z
       .optional(),
     enabled: z.boolean().optional(),
     start: z.enum(["eager", "lazy"]).optional(),
+    // "session": one process per client session that uses the server (hub/children/session-instances.ts)
+    instances: z.enum(["shared", "session"]).optional(),
     timeoutMs: z.number().int().positive().optional(),
     maxTotalTimeoutMs: z.number().int().positive().optional(),
     maxConcurrency: z.number().int().positive().optional(),
@@ -33,7 +35,11 @@ export const serverConfigSchema = z
     tools: toolFilter.optional(),
   })
   .strict()
-  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: "give either command (stdio) or url (HTTP), not both" });
+  .refine((s) => Boolean(s.command) !== Boolean(s.url), { message: "give either command (stdio) or url (HTTP), not both" })
+  .refine((s) => s.instances !== "session" || !s.url, {
+    message: 'instances "session" starts a process per client session: it needs a command (stdio), not a url',
+    path: ["instances"],
+  });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema>;
 
@@ -87,6 +93,7 @@ export const fileSchema = z
     allowedHosts: z.array(z.string()).optional(),
     trustedProxies: z.array(z.string()).optional(),
     sessionIdleMs: z.number().int().positive().optional(),
+    sessionInstances: z.number().int().positive().optional(),
     maxBodyBytes: z.number().int().positive().optional(),
     maxMessageBytes: z.number().int().positive().optional(),
     jsonResponses: z.boolean().optional(),

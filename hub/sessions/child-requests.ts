@@ -31,10 +31,19 @@ export const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning",
 
 /**
  * The session a child's request or notification belongs to, and the call it came from: the
- * session the child names (our servers always do), else the only call in flight to that child.
+ * session a per-session instance serves (whatever it names), else the session the child names (our
+ * servers always do), else the only call in flight to that child.
  * Anything else would be a guess, and a guess can hand one client's question to another.
  */
 function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child, params: Record<string, unknown> | undefined) {
+  const owner = tenant.instances.ownerOf(child);
+  if (owner) {
+    // its calls are registered under the configured server (hub/sessions/tool-calls.ts)
+    const [session] = ownSession(sessions, tenant, owner.session);
+    if (!session) return undefined;
+    const calls = [...session.inflight].filter((c) => c.child === owner.prototype);
+    return { session, call: calls[calls.length - 1] };
+  }
   const meta = params?._meta as Record<string, unknown> | undefined;
   const named = sessions.get(typeof meta?.[SESSION_META_KEY] === "string" ? (meta[SESSION_META_KEY] as string) : undefined);
   if (named && named.tenant === tenant) {
@@ -50,6 +59,12 @@ function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child,
 /** The sessions a child of this tenant may reach: its tenant's, never another's (and however many those have, none of theirs is looked at). */
 function sessionsOf(sessions: SessionRegistry, tenant: ServedTenant): ReadonlySet<ClientSession> {
   return sessions.of(tenantPrincipal(tenant));
+}
+
+/** A per-session instance's session, while it is open: an instance reaches nobody else. */
+function ownSession(sessions: SessionRegistry, tenant: ServedTenant, id: string): ClientSession[] {
+  const session = sessions.get(id);
+  return session?.tenant === tenant ? [session] : [];
 }
 
 function stripSessionMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -107,10 +122,13 @@ export function unreachableModernClient(method: string, server: string): McpErro
  */
 function resourceUpdated(sessions: SessionRegistry, changes: TenantChanges, tenant: ServedTenant, child: Child, uri: string): void {
   // unknown when a session subscribed without listing (the tenant's only resource server then owns it)
+  const instance = tenant.instances.ownerOf(child);
   const owner = tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
-  if (owner && owner !== child) return;
-  changes.publish(tenant, { kind: "resource", uri });
-  for (const session of sessionsOf(sessions, tenant)) {
+  if (owner && owner !== (instance?.prototype ?? child)) return;
+  const owners = instance ? ownSession(sessions, tenant, instance.session) : sessionsOf(sessions, tenant);
+  // 2026 clients share their tenant's context: they hear an update meant for everyone, or for that context
+  if (!instance || [...owners].some((s) => s.kind === "modern")) changes.publish(tenant, { kind: "resource", uri });
+  for (const session of owners) {
     if (!session.subscriptions.has(uri)) continue;
     for (const server of session.servers) void server.sendResourceUpdated({ uri }).catch(() => undefined);
   }

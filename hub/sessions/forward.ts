@@ -1,6 +1,7 @@
 // Sending a client's request on to the child that serves it, for one session: the session named
 // in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
-// the result, cancellation carried across, and the child's failures as protocol errors.
+// the result, cancellation carried across, and the child's failures as protocol errors. A server
+// configured `instances: "session"` is reached through the session's own instance of it.
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import { SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
@@ -16,19 +17,27 @@ function forChild(params: Params, overrides: Params, child: Child, session: Clie
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
 }
 
+/** The process a session's request to a configured server goes to: its own instance when the server runs one per session. */
+function instanceFor(child: Child, session: ClientSession): Child {
+  // a closed session's instances are stopped: one started now would outlive it
+  if (session.closed && child.config.instances === "session") throw new ChildUnavailableError(`This client session has closed; open a new one.`);
+  return session.tenant.instances.route(child, session.id);
+}
+
 /** @param overrides what the child is sent instead of the client's values (a tool's or prompt's own, unprefixed name) */
 export async function forward(
-  child: Child,
+  configured: Child,
   method: string,
   params: Params,
   session: ClientSession,
   channel: CallChannel,
   overrides: Params = {},
 ): Promise<Result> {
-  const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
-  // this child now holds state of the session: it is told when the session ends
-  session.reached.add(child);
   try {
+    const child = instanceFor(configured, session);
+    const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
+    // this child now holds state of the session: it is told when the session ends
+    session.reached.add(child);
     if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal });
     // progress is relayed in order, and all of it before the result, or the client loses the tail
     let relayed: Promise<unknown> = Promise.resolve();

@@ -11,6 +11,7 @@ const serverStatus = z.object({
   pid: z.number().nullable(),
   restarts: z.number(),
   tools: z.number(),
+  sessionInstances: z.number().optional().describe('Its processes for client sessions now (instances "session")'),
   running: z.number().describe("Calls running in the server now"),
   queued: z.number().describe("Calls waiting for one of its slots"),
   lastError: z.string().optional().describe("Why it is not ready"),

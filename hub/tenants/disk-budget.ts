@@ -37,7 +37,11 @@ const WATCH_MIN_DROP_BYTES = 4 * 1024 * 1024;
 
 export interface BudgetedTenant extends Tenant {
   readonly children: ReadonlyArray<{ readonly pid?: number }>;
+  /** Its sessions' own server instances (hub/children/session-instances.ts): servers as much as the children. */
+  readonly instances?: { running(): ReadonlyArray<{ readonly pid?: number }> };
 }
+
+const serversOf = (tenant: BudgetedTenant) => [...tenant.children, ...(tenant.instances?.running() ?? [])];
 
 /** The command line that runs a program as this tenant (tenants.ts tenantCommand). */
 type TenantCommand = (tenant: BudgetedTenant, command: string, args: string[]) => { command: string; args: string[] };
@@ -215,7 +219,7 @@ export class DiskBudgets {
    */
   private async holdFrozen(tenant: BudgetedTenant, frozenAt: { usedBytes: number; passes: number }, usedBytes: number, disk: DiskLimit): Promise<void> {
     const pids = await this.processesOf(tenant);
-    const servers = new Set(tenant.children.map((c) => c.pid));
+    const servers = new Set(serversOf(tenant).map((c) => c.pid));
     const limits = new Map(await Promise.all(pids.map(async (pid) => [pid, await fileSizeOf(pid)] as const)));
     // measured from the lowest use seen while frozen: deleting and then writing again also counts
     frozenAt.usedBytes = Math.min(frozenAt.usedBytes, usedBytes);
@@ -249,7 +253,7 @@ export class DiskBudgets {
       restartsServers: wasLocked,
     });
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
-    if (wasLocked) for (const child of tenant.children) if (child.pid) void killTree(child.pid);
+    if (wasLocked) for (const child of serversOf(tenant)) if (child.pid) void killTree(child.pid);
     await this.setLimit(tenant, await this.processesOf(tenant), fileSizeLimit(disk));
   }
 

@@ -3,6 +3,7 @@
 // composition root (hub/hub.ts), which builds it.
 import type { Catalog } from "../catalog/catalog.js";
 import type { Child } from "../children/child.js";
+import type { SessionInstances } from "../children/session-instances.js";
 import type { Tenant } from "./tenants.js";
 
 export interface ServedTenant extends Tenant {
@@ -10,4 +11,11 @@ export interface ServedTenant extends Tenant {
   readonly catalog: Catalog;
   /** Which child owns a resource URI, as last seen in one of this tenant's resources/list. */
   readonly resourceOwners: Map<string, Child>;
+  /** Its sessions' own instances of the servers configured `instances: "session"`. */
+  readonly instances: SessionInstances;
+}
+
+/** Every server process of the tenant: the configured ones and its sessions' own instances. */
+export function runningServers(tenant: ServedTenant): Child[] {
+  return [...tenant.children, ...tenant.instances.running()];
 }

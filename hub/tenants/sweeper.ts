@@ -12,7 +12,7 @@
 import { descendantsOf, listOwners, signal, type ProcOwner } from "../../servers/lib/proctree.js";
 import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
-import type { ServedTenant } from "./served-tenant.js";
+import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -104,7 +104,7 @@ export class ProcessSweeper {
   /** The tenant's servers (starting ones included: their pid is known at spawn) and everything below them. */
   private spared(tenant: ServedTenant, procs: ProcOwner[]): Set<number> {
     const kept = new Set<number>();
-    for (const child of tenant.children) {
+    for (const child of runningServers(tenant)) {
       if (!child.pid) continue;
       kept.add(child.pid);
       for (const p of descendantsOf(child.pid, procs)) kept.add(p.pid);
@@ -127,7 +127,7 @@ export class ProcessSweeper {
         .map((s) => this.claimOf(s)),
     );
     // a server (re)started while the claims were read is spared too
-    const startedSince = new Set(tenant.children.flatMap((c) => (c.pid ? [c.pid] : [])));
+    const startedSince = new Set(runningServers(tenant).flatMap((c) => (c.pid ? [c.pid] : [])));
     let killed = 0;
     for (const pid of batch) {
       const claim = claims.get(pid);
