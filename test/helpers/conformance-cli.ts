@@ -75,6 +75,6 @@ export function failures(run: SuiteRun): string[] {
 
 export function explain(run: SuiteRun): string {
   const failed = failures(run);
-  const summary = run.output.slice(run.output.lastIndexOf("=== SUMMARY ==="));
+  const summary = run.output.slice(run.output.lastIndexOf("SUMMARY ==="));
   return `exit code ${run.code}\n${failed.join("\n") || "(no failing checks recorded)"}\n${summary || run.output.slice(-3000)}`;
 }
