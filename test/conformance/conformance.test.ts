@@ -7,7 +7,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { conformanceCli, explain, failures, preflight, PROJECT_ROOT, runConformance } from "../helpers/conformance-cli.js";
 import { fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 
@@ -85,5 +91,26 @@ describe("MCP conformance suite through the hub", () => {
     for (const messages of received) {
       assert.deepEqual(messages, ["test_tool_with_logging started", "test_tool_with_logging working", "test_tool_with_logging finished"]);
     }
+  });
+
+  // The tools the 2026-07-28 scenarios call ask their questions as 2025 requests; a 2025 session
+  // answers them as they come, in order, and the tool finishes with every answer.
+  test("the fixture's input-required tools ask a 2025 session and use its answers", async () => {
+    const client = await hub.connect({ capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      asked.push(req.params.message);
+      const field = Object.keys(req.params.mode === "url" ? {} : req.params.requestedSchema.properties)[0];
+      return { action: "accept", content: { [field]: { name: "Ada", color: "green", context: "tests" }[field] ?? "?" } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: "assistant", content: { type: "text", text: "Hi there" }, model: "test" }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }));
+    const multiRound = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
+    assert.equal(textOf(multiRound as never), "Ada likes green.");
+    assert.deepEqual(asked, ["Step 1: What is your name?", "Step 2: What is your favorite color?"]);
+    const multiple = await client.callTool({ name: "test_input_required_result_multiple_inputs", arguments: {} });
+    assert.equal(textOf(multiple as never), "name=Ada, greeting=Hi there, roots=file:///workspace");
+    const prompt = await client.getPrompt({ name: "test_input_required_result_prompt", arguments: {} });
+    assert.deepEqual(prompt.messages[0].content, { type: "text", text: "Use this context: tests" });
   });
 });
