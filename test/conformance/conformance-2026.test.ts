@@ -134,7 +134,7 @@ describe(`MCP conformance suite at --requirements ${REVISION} through the hub`, 
   );
   after(() => hub?.stop());
 
-  test(`at least ${PASSING_CHECKS_FLOOR} checks pass (ratchet; target ${TARGET_PASSING_CHECKS})`, () => {
+  test(`at least ${PASSING_CHECKS_FLOOR} checks pass (ratchet)`, () => {
     assert.ok(run.scenarios.size > 0, `the suite recorded no scenario:\n${explain(run)}`);
     const count = passed(run);
     assert.ok(
