@@ -4,6 +4,13 @@ export const SESSION_CLOSED_METHOD = "notifications/agentbox/session_closed";
 export const SESSION_META_KEY = "agentbox/session";
 /** The _meta key carrying the session's callback token to the hub's own (stdio) servers. */
 export const TOKEN_META_KEY = "agentbox/token";
+/**
+ * The _meta key on a child's question (elicitation/create, sampling/createMessage, roots/list)
+ * naming the inputRequests key a 2026-07-28 caller should see it under, as a 2026 server would
+ * choose it. A hint for the hub, which keys the question by it (and drops it) when it turns the
+ * question into input_required.
+ */
+export const INPUT_KEY_META_KEY = "agentbox/inputKey";
 /** The _meta key of a rate-limited result: milliseconds until the call may be retried. */
 export const RETRY_AFTER_META_KEY = "agentbox/retryAfterMs";
 /** Headers code uses to call the hub's tools as its session (the Python and JS bridges send them). */

@@ -4,20 +4,22 @@
 // scenario passes only if the hub carries its feature across faithfully: content, errors,
 // logging, progress, sampling, elicitation, resources, subscriptions, prompts and completions.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { CallToolResultSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { distRoot } from "../../hub/config/config.js";
-import { fixture, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
-import { node22 } from "../helpers/node22.js";
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { conformanceCli, explain, failures, preflight, PROJECT_ROOT, runConformance } from "../helpers/conformance-cli.js";
+import { fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 
-const ROOT = path.resolve(distRoot(), "..");
-const NODE22 = node22();
-const CLI = path.join(ROOT, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+const CLI = conformanceCli("conformance");
 /** Scenarios known to fail for reasons outside the hub (see test/conformance/README.md); none today. */
-const BASELINE = path.join(ROOT, "conformance-baseline.yml");
+const BASELINE = path.join(PROJECT_ROOT, "conformance-baseline.yml");
 const RUN_TIMEOUT_MS = 150_000;
 
 /** Scenarios that exercise the hub's forwarding in both directions: the suite must still have them. */
@@ -36,74 +38,16 @@ const CROSSING_THE_HUB = [
   "dns-rebinding-protection",
 ];
 
-interface Check {
-  id: string;
-  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | string;
-  errorMessage?: string;
-}
-
-interface SuiteRun {
-  code: number | null;
-  output: string;
-  /** Checks per scenario, read from the results folders the CLI writes. */
-  scenarios: Map<string, Check[]>;
-}
-
-function preflight(): void {
-  if (!fs.existsSync(NODE22)) {
-    throw new Error(`Node 22 not found at ${NODE22}: set AGENTBOX_NODE22 to a Node 22 binary.`);
-  }
-  if (!fs.existsSync(CLI)) throw new Error(`Conformance suite not found at ${CLI}: run npm install (dev dependency @modelcontextprotocol/conformance).`);
-}
-
-/** Run the CLI's server mode; results go to a fresh folder, never into the repository. */
-async function runSuite(url: string, extraArgs: string[]): Promise<SuiteRun> {
-  const outDir = tempDir("agentbox-conformance-");
-  const args = [CLI, "server", "--url", url, "--output-dir", outDir, ...extraArgs];
-  if (fs.existsSync(BASELINE)) args.push("--expected-failures", BASELINE);
-  const child = spawn(NODE22, args, { cwd: outDir, stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  child.stderr.on("data", (chunk) => (output += chunk));
-  const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), RUN_TIMEOUT_MS);
-  const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
-  clearTimeout(timer);
-  try {
-    return { code, output, scenarios: readResults(outDir) };
-  } finally {
-    fs.rmSync(outDir, { recursive: true, force: true });
-  }
-}
-
-// The CLI writes one folder per scenario: server-<scenario>-<ISO timestamp>/checks.json
-function readResults(outDir: string): Map<string, Check[]> {
-  const scenarios = new Map<string, Check[]>();
-  for (const entry of fs.readdirSync(outDir)) {
-    const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry);
-    const file = path.join(outDir, entry, "checks.json");
-    if (!match || !fs.existsSync(file)) continue;
-    scenarios.set(match[1], JSON.parse(fs.readFileSync(file, "utf8")) as Check[]);
-  }
-  return scenarios;
-}
-
-function failures(run: SuiteRun): string[] {
-  return [...run.scenarios].flatMap(([scenario, checks]) =>
-    checks.filter((c) => c.status === "FAILURE").map((c) => `${scenario} / ${c.id}: ${c.errorMessage ?? "failed"}`),
-  );
-}
-
-function explain(run: SuiteRun): string {
-  const failed = failures(run);
-  const summary = run.output.slice(run.output.lastIndexOf("=== SUMMARY ==="));
-  return `exit code ${run.code}\n${failed.join("\n") || "(no failing checks recorded)"}\n${summary || run.output.slice(-3000)}`;
+function runSuite(url: string, extraArgs: string[]) {
+  const baseline = fs.existsSync(BASELINE) ? ["--expected-failures", BASELINE] : [];
+  return runConformance(CLI, url, [...extraArgs, ...baseline], RUN_TIMEOUT_MS);
 }
 
 describe("MCP conformance suite through the hub", () => {
   let hub: TestHub;
 
   before(async () => {
-    preflight();
+    preflight(CLI);
     hub = await startHub({ extraServers: { conformance: { ...fixture("conformance-server"), prefix: "" } } });
   });
   after(() => hub?.stop());
@@ -147,5 +91,26 @@ describe("MCP conformance suite through the hub", () => {
     for (const messages of received) {
       assert.deepEqual(messages, ["test_tool_with_logging started", "test_tool_with_logging working", "test_tool_with_logging finished"]);
     }
+  });
+
+  // The tools the 2026-07-28 scenarios call ask their questions as 2025 requests; a 2025 session
+  // answers them as they come, in order, and the tool finishes with every answer.
+  test("the fixture's input-required tools ask a 2025 session and use its answers", async () => {
+    const client = await hub.connect({ capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, (req) => {
+      asked.push(req.params.message);
+      const field = Object.keys(req.params.mode === "url" ? {} : req.params.requestedSchema.properties)[0];
+      return { action: "accept", content: { [field]: { name: "Ada", color: "green", context: "tests" }[field] ?? "?" } };
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({ role: "assistant", content: { type: "text", text: "Hi there" }, model: "test" }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: "file:///workspace", name: "workspace" }] }));
+    const multiRound = await client.callTool({ name: "test_input_required_result_multi_round", arguments: {} });
+    assert.equal(textOf(multiRound as never), "Ada likes green.");
+    assert.deepEqual(asked, ["Step 1: What is your name?", "Step 2: What is your favorite color?"]);
+    const multiple = await client.callTool({ name: "test_input_required_result_multiple_inputs", arguments: {} });
+    assert.equal(textOf(multiple as never), "name=Ada, greeting=Hi there, roots=file:///workspace");
+    const prompt = await client.getPrompt({ name: "test_input_required_result_prompt", arguments: {} });
+    assert.deepEqual(prompt.messages[0].content, { type: "text", text: "Use this context: tests" });
   });
 });
