@@ -2,10 +2,16 @@
 // the same for every contender, so that what the client costs (the SDK client spends 0.8 ms of
 // CPU per call, bench/README.md) does not crowd the 2 cores the servers are measured on.
 // A session is opened with initialize when the server hands out an id (the hub, the peers); the
-// bare relay hands out none and is called without one. Replies may be JSON or SSE.
+// bare relay hands out none and is called without one. A 2026-07-28 client opens nothing: each
+// request carries the revision's envelope in params._meta and its standard headers. Replies may
+// be JSON or SSE.
 import http from "node:http";
 
 const PROTOCOL_VERSION = "2025-06-18";
+const MODERN_VERSION = "2026-07-28";
+
+/** Which protocol era a session speaks: 2025's initialize and session id, or 2026-07-28's per-request envelope. */
+export type Era = "2025" | "2026";
 
 interface Reply {
   status: number;
@@ -32,6 +38,13 @@ function parseBody(contentType: string, text: string): Record<string, unknown>[]
   return [JSON.parse(text) as Record<string, unknown>];
 }
 
+/** What a 2026-07-28 request carries in params._meta in place of a session's initialize. */
+const MODERN_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+  "io.modelcontextprotocol/clientInfo": { name: "agentbox-bench-raw", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
 export class RawSession {
   private sessionId?: string;
   private protocolVersion = PROTOCOL_VERSION;
@@ -40,13 +53,17 @@ export class RawSession {
   constructor(
     private readonly url: URL,
     private readonly agent: http.Agent,
-  ) {}
+    private readonly era: Era = "2025",
+  ) {
+    if (era === "2026") this.protocolVersion = MODERN_VERSION;
+  }
 
-  private request(method: "POST" | "DELETE", body?: unknown): Promise<Reply> {
+  private request(method: "POST" | "DELETE", body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Reply> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string | number> = {
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": this.protocolVersion,
+      ...extraHeaders,
     };
     if (payload !== undefined) {
       headers["content-type"] = "application/json";
@@ -79,7 +96,10 @@ export class RawSession {
   /** A request and its JSON-RPC result; an HTTP or JSON-RPC error throws. */
   private async rpc(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const id = this.nextId++;
-    const reply = await this.request("POST", { jsonrpc: "2.0", id, method, params });
+    const modern = this.era === "2026";
+    const body = { jsonrpc: "2.0", id, method, params: modern ? { ...params, _meta: MODERN_ENVELOPE } : params };
+    const named: Record<string, string> = typeof params.name === "string" ? { "mcp-name": params.name } : {};
+    const reply = await this.request("POST", body, modern ? { "mcp-method": method, ...named } : {});
     const msg = reply.messages.find((m) => m.id === id);
     if (reply.status !== 200 || !msg) throw new Error(`${method}: HTTP ${reply.status}, ${JSON.stringify(reply.messages).slice(0, 200)}`);
     if (msg.error) throw new Error(`${method}: ${JSON.stringify(msg.error).slice(0, 200)}`);
@@ -87,7 +107,9 @@ export class RawSession {
     return msg.result as Record<string, unknown>;
   }
 
+  /** Open the session (2025); a 2026-07-28 client has none to open. */
   async initialize(): Promise<void> {
+    if (this.era === "2026") return;
     const result = await this.rpc("initialize", {
       protocolVersion: PROTOCOL_VERSION,
       capabilities: {},

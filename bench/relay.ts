@@ -11,7 +11,7 @@ import { errorMessage } from "../servers/lib/log.js";
 import { ECHO_ARGS } from "./echo-setup.js";
 import { inBatches } from "./load.js";
 import { cpuMs, parentMap } from "./proc.js";
-import { RawSession } from "./raw-client.js";
+import { RawSession, type Era } from "./raw-client.js";
 import { writeResult } from "./results.js";
 import { median, round, spread } from "./stats.js";
 import { echoServer, startBareRelay, startHub, startMcpProxy, startSupergateway, tempDir, waitHubReady, type HttpTarget } from "./targets.js";
@@ -32,6 +32,7 @@ export const PEER_OVER_HUB_TARGET = 3;
 interface Contender {
   key: string;
   label: string;
+  era: Era;
   target: HttpTarget;
   tool: string;
   agent: http.Agent;
@@ -49,11 +50,13 @@ interface Round {
   firstError?: string;
 }
 
-const PEERS: [key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string][] = [
-  ["relay", "bare Node relay (parse, re-id, pipe; no sessions)", startBareRelay, "echo"],
-  ["hub", "agentbox", startEchoHub, "echo_echo"],
-  ["supergateway", "supergateway (stateful: a child per session)", startSupergateway, "echo"],
-  ["mcp-proxy", "mcp-proxy (one shared child)", startMcpProxy, "echo"],
+const PEERS: [key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string, era: Era][] = [
+  ["relay", "bare Node relay (parse, re-id, pipe; no sessions)", startBareRelay, "echo", "2025"],
+  ["hub", "agentbox", startEchoHub, "echo_echo", "2025"],
+  // the same hub build, called by 2026-07-28 clients: no session, the envelope on every request
+  ["hub-2026", "agentbox, MCP 2026-07-28 clients", startEchoHub, "echo_echo", "2026"],
+  ["supergateway", "supergateway (stateful: a child per session)", startSupergateway, "echo", "2025"],
+  ["mcp-proxy", "mcp-proxy (one shared child)", startMcpProxy, "echo", "2025"],
 ];
 
 /**
@@ -117,15 +120,16 @@ async function startContender(
   label: string,
   start: (workspace: string) => Promise<HttpTarget>,
   tool: string,
+  era: Era,
   workspace: string,
 ): Promise<Contender> {
   const target = await start(workspace);
   const agent = new http.Agent({ keepAlive: true, maxSockets: SESSIONS });
-  const c: Contender = { key, label, target, tool, agent, sessions: [] };
+  const c: Contender = { key, label, era, target, tool, agent, sessions: [] };
   try {
     const url = new URL(target.url);
     c.sessions = await inBatches(SESSIONS, 8, async () => {
-      const s = new RawSession(url, agent);
+      const s = new RawSession(url, agent, era);
       await s.initialize();
       return s;
     });
@@ -149,10 +153,10 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
   const unavailable: Record<string, string> = {};
   const loadBefore = os.loadavg();
   try {
-    for (const [key, label, start, tool] of PEERS) {
+    for (const [key, label, start, tool, era] of PEERS) {
       if (ONLY && !ONLY.includes(key)) continue;
       try {
-        contenders.push(await startContender(key, label, start, tool, workspace));
+        contenders.push(await startContender(key, label, start, tool, era, workspace));
       } catch (err) {
         unavailable[key] = errorMessage(err).split("\n")[0];
       }
@@ -208,6 +212,9 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
   const cheaperPeer = peers.sort((a, b) => median(per(a).map((x) => x.cpu)) - median(per(b).map((x) => x.cpu)))[0];
   const hubOverRelay = ratio("hub", "relay");
   const cheaperPeerOverHub = cheaperPeer ? ratio(cheaperPeer, "hub") : undefined;
+  // issue 24: what a 2026-07-28 call costs against a 2025 one and against the relay, in the same run
+  const modernOverHub = ratio("hub-2026", "hub");
+  const modernOverRelay = ratio("hub-2026", "relay");
   return {
     contenders: Object.fromEntries(
       contenders.map((c) => {
@@ -231,7 +238,7 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
         ];
       }),
     ),
-    ratios: { hubOverRelay, cheaperPeer, cheaperPeerOverHub },
+    ratios: { hubOverRelay, cheaperPeer, cheaperPeerOverHub, modernOverHub, modernOverRelay },
     target: {
       hubOverRelay: HUB_OVER_RELAY_TARGET,
       metHubOverRelay: hubOverRelay !== undefined && hubOverRelay.median <= HUB_OVER_RELAY_TARGET,

@@ -264,6 +264,13 @@ function relay(r: J | undefined): string {
         [
           ["agentbox ÷ bare relay", ratio(q.hubOverRelay), `≤ ${t.hubOverRelay}×: ${yes(t.metHubOverRelay)}`],
           [`cheaper peer (${q.cheaperPeer ?? "–"}) ÷ agentbox`, ratio(q.cheaperPeerOverHub), `≥ ${t.cheaperPeerOverHub}×: ${yes(t.metCheaperPeerOverHub)}`],
+          // issue 24: the same hub called by 2026-07-28 clients (no session; the envelope on every request)
+          ...(q.modernOverHub
+            ? [
+                ["agentbox, 2026-07-28 clients ÷ agentbox, 2025 sessions", ratio(q.modernOverHub), "measured (issue 24)"],
+                ["agentbox, 2026-07-28 clients ÷ bare relay", ratio(q.modernOverRelay), "measured (issue 24)"],
+              ]
+            : []),
         ],
       ),
     ].join("\n\n") + unavailable(r)
