@@ -52,9 +52,9 @@ interface Round {
 
 const PEERS: [key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string, era: Era][] = [
   ["relay", "bare Node relay (parse, re-id, pipe; no sessions)", startBareRelay, "echo", "2025"],
-  ["hub", "agentbox", startEchoHub, "echo_echo", "2025"],
-  // the same hub build, called by 2026-07-28 clients: no session, the envelope on every request
-  ["hub-2026", "agentbox, MCP 2026-07-28 clients", startEchoHub, "echo_echo", "2026"],
+  ["hub", "agentbox", sharedEchoHub, "echo_echo", "2025"],
+  // the same hub process, called by 2026-07-28 clients: no session, the envelope on every request
+  ["hub-2026", "agentbox, MCP 2026-07-28 clients", sharedEchoHub, "echo_echo", "2026"],
   ["supergateway", "supergateway (stateful: a child per session)", startSupergateway, "echo", "2025"],
   ["mcp-proxy", "mcp-proxy (one shared child)", startMcpProxy, "echo", "2025"],
 ];
@@ -70,6 +70,20 @@ async function startEchoHub(workspace: string): Promise<HttpTarget> {
     throw new Error(`the echo child did not get ready:\n${hub.spawned.output.slice(-10).join("\n")}`);
   }
   return hub;
+}
+
+/**
+ * The hub of the "hub" contender, for the 2026 clients: one hub serves both eras (as in production),
+ * and a second hub started as root would end the first one's tenant processes as leftovers. The
+ * contenders are measured one at a time, so the process tree's CPU is each era's own.
+ */
+let echoHub: Promise<HttpTarget> | undefined;
+function sharedEchoHub(workspace: string): Promise<HttpTarget> {
+  echoHub ??= startEchoHub(workspace).then((hub) => {
+    let stopped: Promise<void> | undefined;
+    return { ...hub, stop: () => (stopped ??= hub.stop()) };
+  });
+  return echoHub;
 }
 
 /** `total` calls shared by the sessions, each calling again as soon as its reply is in. */
