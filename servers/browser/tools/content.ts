@@ -22,6 +22,7 @@ import {
   pageOfText,
   pagingInput,
   textPageOutput,
+  type TextPage,
 } from "../../lib/paging.js";
 
 const { offset: pageStart, nextOffset, totalChars } = textPageOutput;
@@ -96,15 +97,14 @@ const getText = browserTool({
     const el = hasTarget({ ref, selector }) ? await locate(page, { ref, selector }) : page.locator("body");
     const text = await el.innerText();
     const part = pageOfText(text, offset, limit);
-    return reply.data(pagedText(part, toolName("get_text")), {
-      url: page.url(),
-      text: part.text,
-      offset: part.offset,
-      totalChars: part.totalChars,
-      nextOffset: part.nextOffset,
-    });
+    return reply.data(pagedText(part, toolName("get_text")), pageData(page.url(), "text", part));
   },
 });
+
+/** A page of what a tool read off the page, as its structured data: the text under the tool's own key. */
+function pageData(url: string, key: "text" | "markdown", part: TextPage): Record<string, unknown> {
+  return { url, [key]: part.text, offset: part.offset, totalChars: part.totalChars, nextOffset: part.nextOffset };
+}
 
 const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
 turndown.remove(["script", "style", "noscript", "template"]);
@@ -132,13 +132,7 @@ const getMarkdown = browserTool({
     });
     const markdown = turndown.turndown(html).trim();
     const part = pageOfText(markdown, offset, limit);
-    return reply.data(pagedText(part, toolName("get_markdown")), {
-      url: page.url(),
-      markdown: part.text,
-      offset: part.offset,
-      totalChars: part.totalChars,
-      nextOffset: part.nextOffset,
-    });
+    return reply.data(pagedText(part, toolName("get_markdown")), pageData(page.url(), "markdown", part));
   },
 });
 
