@@ -36,10 +36,12 @@ describe("stdio mode", () => {
   test("progress crosses the stdio hub", async () => {
     const seen: number[] = [];
     await client.callTool({ name: "echo_slow", arguments: { steps: 3, delayMs: 10 } }, CallToolResultSchema, { onprogress: (p) => seen.push(p.progress) });
-    // The SDK *client* can drop a progress notification that arrives in the same read as the
-    // result (typescript-sdk#2580), so the last step may be missing on this side of the pipe.
-    assert.deepEqual(seen.slice(0, 2), [1, 2]);
-    assert.ok(seen.length <= 3 && (seen.length < 3 || seen[2] === 3), String(seen));
+    // The SDK *client* drops progress notifications that arrive in the same read as the result
+    // (typescript-sdk#2580): on a loaded machine the last two steps can share the result's read.
+    // What the hub owes is every step, in order, before the result: so what arrives is a
+    // non-empty prefix of 1, 2, 3, never a step out of order or one twice.
+    assert.ok(seen.length >= 1, "no progress crossed the hub");
+    assert.deepEqual(seen, [1, 2, 3].slice(0, seen.length));
   });
 
   test("a child crash is a clean error, then the child is back", async () => {
