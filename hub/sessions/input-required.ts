@@ -14,6 +14,14 @@ import type { ClientSession } from "./registry.js";
 
 /** How long a call waits for its client's retry; the sealed state expires with it. */
 const ANSWER_WAIT_SECONDS = 600;
+/** A child's input-key hint the hub takes as the key: a short plain name (anything else gets the hub's own key). */
+const INPUT_KEY = /^(?!__proto__$)[A-Za-z0-9_.-]{1,64}$/;
+
+/** The client's answer under `key`: an object it sent as its own property (never one inherited, as "__proto__" would be). */
+function responseFor(responses: Record<string, unknown> | undefined, key: string): Result | undefined {
+  const response = responses && Object.hasOwn(responses, key) ? responses[key] : undefined;
+  return response !== null && typeof response === "object" ? (response as Result) : undefined;
+}
 
 interface Ask {
   request: InputRequest;
@@ -33,6 +41,8 @@ export class PendingCall {
   private outcome?: { result: CallToolResult } | { error: unknown };
   private wake?: () => void;
   private asks = 0;
+  /** Answers the first round brought unasked, each used for the question of its key at most once. */
+  private answered?: Record<string, unknown>;
   expiry?: NodeJS.Timeout;
   /** What the call left for after its final reply (hub_end_session ends the context). */
   readonly afterReply: Array<() => void> = [];
@@ -51,8 +61,16 @@ export class PendingCall {
     );
   }
 
-  /** A child's request: held until a round carries it to the client, answered by the round after. */
-  ask(request: ServerRequest, signal: AbortSignal): Promise<Result> {
+  given(responses: Record<string, unknown> | undefined): void {
+    this.answered = responses ? { ...responses } : undefined;
+  }
+
+  /**
+   * A child's request: held until a round carries it to the client, answered by the round after
+   * (or at once by an answer the first round brought under its key). Its key is the child's hint
+   * when that is a plain name no other open question of this call holds, else the hub's own.
+   */
+  ask(request: ServerRequest, signal: AbortSignal, inputKey?: string): Promise<Result> {
     const needed = CAPABILITY_FOR[request.method];
     const declared = (this.round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[
       "io.modelcontextprotocol/clientCapabilities"
@@ -61,8 +79,13 @@ export class PendingCall {
       const why = needed ? `it did not declare the ${needed} capability in its request` : `the revision has no ${request.method} for a server to send`;
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
     }
+    const key = this.keyFor(needed, inputKey);
+    const given = responseFor(this.answered, key);
+    if (given) {
+      delete this.answered?.[key];
+      return Promise.resolve(given);
+    }
     return new Promise<Result>((resolve, reject) => {
-      const key = `${needed}-${++this.asks}`;
       const params = { ...(request.params as Record<string, unknown>) };
       // the 2026 URL-mode shape has no elicitationId: the state carries the correlation
       delete params.elicitationId;
@@ -79,11 +102,20 @@ export class PendingCall {
   /** A retry's answers go to the requests they answer; one left unanswered is asked again. */
   answer(responses: Record<string, unknown> | undefined): void {
     for (const [key, ask] of this.asked) {
-      const response = responses?.[key];
-      if (response !== null && typeof response === "object") ask.resolve(response as Result);
+      const response = responseFor(responses, key);
+      if (response) ask.resolve(response);
       else this.unsent.set(key, ask);
     }
     this.asked.clear();
+  }
+
+  private keyFor(capability: string, hint: string | undefined): string {
+    const taken = (key: string) => this.unsent.has(key) || this.asked.has(key);
+    if (hint !== undefined && INPUT_KEY.test(hint) && !taken(hint)) return hint;
+    let key: string;
+    do key = `${capability}-${++this.asks}`;
+    while (taken(key));
+    return key;
   }
 
   /** Waits for what the client must hear next: the call's result, or its child's questions. */

@@ -69,7 +69,7 @@ function callChannel(call: PendingCall): CallChannel {
       if (wantsLog(call.round, notification))
         await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
     },
-    request: (request, signal) => call.ask(request, signal),
+    request: (request, signal, inputKey) => call.ask(request, signal, inputKey),
     afterReply: (action) => call.afterReply.push(action),
   };
 }
@@ -88,6 +88,8 @@ async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
     call.answer(round.mcpReq.inputResponses);
   } else {
     call = ctx.pending.open(ctx.session, tool, round);
+    // a first call may bring its answers already (the revision's stateless retry): a question they answer is not asked
+    call.given(round.mcpReq.inputResponses);
     const channel = callChannel(call);
     call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, params, channel));
   }
