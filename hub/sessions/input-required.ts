@@ -41,6 +41,8 @@ export class PendingCall {
   private outcome?: { result: CallToolResult } | { error: unknown };
   private wake?: () => void;
   private asks = 0;
+  /** How many times the call was kept for a retry: the state of each round names it, so only the latest state reaches the call. */
+  sealedRound = 0;
   /** Answers the first round brought unasked, each used for the question of its key at most once. */
   private answered?: Record<string, unknown>;
   expiry?: NodeJS.Timeout;
@@ -155,11 +157,17 @@ export class PendingCall {
   }
 }
 
+/** What a requestState names: a waiting call, and the round of it the state was sealed for. */
+export interface SealedState {
+  call: string;
+  round: number;
+}
+
 /** The hub's 2026 calls waiting for their clients' answers, and the seal on the state that names them. */
 export class PendingCalls {
   private readonly calls = new Map<string, PendingCall>();
   // a key per hub process: the calls the states name live in this process only
-  private readonly codec = createRequestStateCodec<{ call: string }>({
+  private readonly codec = createRequestStateCodec<SealedState>({
     key: randomBytes(32),
     ttlSeconds: ANSWER_WAIT_SECONDS,
     // the tenant is the hub's own finding (hub/http/endpoints/modern.ts), not the client's word
@@ -168,7 +176,7 @@ export class PendingCalls {
 
   /** Seals the state a call's next round names it by. */
   seal(call: PendingCall, round: ServerContext): Promise<string> {
-    return this.codec.mint({ call: call.id }, round);
+    return this.codec.mint({ call: call.id, round: call.sealedRound }, round);
   }
 
   /**
@@ -176,7 +184,7 @@ export class PendingCalls {
    * expired one, is refused before any handler runs (the SDK answers -32602 "Invalid or expired
    * requestState", its fixed wording, so nothing of the state is echoed).
    */
-  readonly verify = (state: string, round: ServerContext): Promise<{ call: string }> => this.codec.verify(state, round);
+  readonly verify = (state: string, round: ServerContext): Promise<SealedState> => this.codec.verify(state, round);
 
   open(session: ClientSession, tool: string, round: ServerContext): PendingCall {
     return new PendingCall(session, tool, round);
@@ -184,6 +192,7 @@ export class PendingCalls {
 
   /** Keeps a call for its client's retry, for as long as its state is valid. */
   keep(call: PendingCall): void {
+    call.sealedRound += 1;
     this.calls.set(call.id, call);
     clearTimeout(call.expiry);
     call.expiry = setTimeout(() => {
@@ -194,16 +203,18 @@ export class PendingCalls {
   }
 
   /** The call a verified state names, taken for this round; a finished or another session's call is no call. */
-  resume(id: string, session: ClientSession, tool: string): PendingCall {
-    const call = this.calls.get(id);
-    if (!call || call.session !== session || call.tool !== tool) {
+  resume(state: SealedState, session: ClientSession, tool: string): PendingCall {
+    const call = this.calls.get(state.call);
+    // an earlier round's state was answered already: replaying it would answer the latest questions with old answers
+    if (!call || call.session !== session || call.tool !== tool || call.sealedRound !== state.round) {
       throw protocolError(
         ErrorCode.InvalidParams,
-        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, or belongs to another tool). " +
+        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, belongs to another tool, " +
+          "or the state is an earlier round's: send the latest one). " +
           "Call the tool again without inputResponses and requestState.",
       );
     }
-    this.calls.delete(id);
+    this.calls.delete(call.id);
     clearTimeout(call.expiry);
     return call;
   }

@@ -9,7 +9,7 @@ import { ErrorCode, McpError, type LoggingLevel, type ServerNotification } from 
 import type { Params } from "./forward.js";
 import * as answer from "./handlers.js";
 import { LOG_LEVELS } from "./child-requests.js";
-import type { PendingCall, PendingCalls } from "./input-required.js";
+import type { PendingCall, PendingCalls, SealedState } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
@@ -81,10 +81,10 @@ function callChannel(call: PendingCall): CallChannel {
  */
 async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
   const tool = String(params.name ?? "");
-  const state = round.mcpReq.requestState<{ call: string }>();
+  const state = round.mcpReq.requestState<SealedState>();
   let call: PendingCall;
   if (state) {
-    call = ctx.pending.resume(state.call, ctx.session, tool);
+    call = ctx.pending.resume(state, ctx.session, tool);
     call.answer(round.mcpReq.inputResponses);
   } else {
     call = ctx.pending.open(ctx.session, tool, round);

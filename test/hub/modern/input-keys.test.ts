@@ -73,4 +73,27 @@ describe("the keys of a child's questions to a 2026-07-28 client", () => {
       await client.close();
     }
   });
+
+  test("every round has a fresh requestState, and an earlier round's state reaches the call no more", async () => {
+    const multi = (extra: Record<string, unknown> = {}) => ({
+      ...elicitationCall(extra),
+      params: { ...elicitationCall(extra).params, name: "conformance_test_input_required_result_multi_round" },
+    });
+    const r1 = (await postModern(hub, multi())).json?.result as Asked;
+    assert.deepEqual(Object.keys(r1?.inputRequests ?? {}), ["step1"], JSON.stringify(r1));
+    const r2reply = await postModern(hub, multi({ requestState: r1.requestState, inputResponses: { step1: accept("Dana") } }));
+    const r2 = r2reply.json?.result as Asked;
+    assert.deepEqual(Object.keys(r2?.inputRequests ?? {}), ["step2"], r2reply.text);
+    assert.notEqual(r2.requestState, r1.requestState);
+    // round 1's state, replayed with a forged answer to round 2's question, is refused
+    const replayed = await postModern(
+      hub,
+      multi({ requestState: r1.requestState, inputResponses: { step2: { action: "accept", content: { color: "forged" } } } }),
+    );
+    assert.equal(replayed.json?.error?.code, -32602, replayed.text);
+    assert.match(replayed.json?.error?.message ?? "", /earlier round/);
+    const r3 = await postModern(hub, multi({ requestState: r2.requestState, inputResponses: { step2: { action: "accept", content: { color: "blue" } } } }));
+    assert.match(JSON.stringify(r3.json?.result), /Dana likes blue/, r3.text);
+    assert.doesNotMatch(r3.text, /forged/);
+  });
 });
