@@ -5,7 +5,13 @@
 // The retry names the call by a requestState the hub seals (HMAC, via the SDK's codec), bound to
 // the tenant: another tenant's client, a forged or an expired state reaches no call.
 import { randomBytes, randomUUID } from "node:crypto";
-import { createRequestStateCodec, type InputRequest, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  MissingRequiredClientCapabilityError,
+  type InputRequest,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type CallToolResult, type Result, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../protocol/cancellation.js";
 import { protocolError } from "../protocol/jsonrpc.js";
@@ -27,6 +33,11 @@ interface Ask {
   request: InputRequest;
   resolve(result: Result): void;
   reject(error: Error): void;
+}
+
+/** The client capabilities a 2026 request declared in its envelope. */
+export function declaredCapabilities(round: ServerContext): Record<string, unknown> | undefined {
+  return (round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
 }
 
 export type Round = { result: CallToolResult } | { inputRequests: Record<string, InputRequest> };
@@ -74,12 +85,20 @@ export class PendingCall {
    */
   ask(request: ServerRequest, signal: AbortSignal, inputKey?: string): Promise<Result> {
     const needed = CAPABILITY_FOR[request.method];
-    const declared = (this.round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[
-      "io.modelcontextprotocol/clientCapabilities"
-    ];
-    if (!needed || !declared?.[needed]) {
-      const why = needed ? `it did not declare the ${needed} capability in its request` : `the revision has no ${request.method} for a server to send`;
+    if (!needed) {
+      const why = `the revision has no ${request.method} for a server to send`;
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
+    }
+    if (!declaredCapabilities(this.round)?.[needed]) {
+      // the revision fails the whole call (-32021, HTTP 400) naming what the caller must declare to be asked
+      const missing = new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { [needed]: {} } },
+        `The tool asked its caller ${request.method}, which needs the ${needed} client capability; this request did not declare it ` +
+          `(in _meta["${CLIENT_CAPABILITIES_META_KEY}"]). Declare it and call again.`,
+      );
+      this.settle({ error: missing });
+      this.cancellation.abort(missing.message);
+      return Promise.reject(missing);
     }
     const key = this.keyFor(needed, inputKey);
     const given = responseFor(this.answered, key);
@@ -152,7 +171,8 @@ export class PendingCall {
   }
 
   private settle(outcome: NonNullable<PendingCall["outcome"]>): void {
-    this.outcome = outcome;
+    // the first outcome stands: a call failed for a missing capability stays failed whatever its child answers after
+    this.outcome ??= outcome;
     this.wake?.();
   }
 }

@@ -4,12 +4,12 @@
 // default modern context and the request's own selection. The revision has no server-to-client
 // requests and no session: a child's question during tools/call becomes input_required
 // (./input-required.ts), and log lines reach the client only at the level its request's envelope asks for.
-import { inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type LoggingLevel, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "./forward.js";
 import * as answer from "./handlers.js";
 import { LOG_LEVELS } from "./child-requests.js";
-import type { PendingCall, PendingCalls, SealedState } from "./input-required.js";
+import { declaredCapabilities, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
@@ -91,7 +91,10 @@ async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
     // a first call may bring its answers already (the revision's stateless retry): a question they answer is not asked
     call.given(round.mcpReq.inputResponses);
     const channel = callChannel(call);
-    call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, params, channel));
+    // the child sees what the caller declared, so it can ask only what the caller can answer
+    const declared = declaredCapabilities(round);
+    const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
+    call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, forwarded, channel));
   }
   let kept = false;
   try {
