@@ -13,7 +13,7 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
-import { SESSION_META_KEY } from "../../servers/lib/session-events.js";
+import { INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
@@ -67,9 +67,10 @@ function ownSession(sessions: SessionRegistry, tenant: ServedTenant, id: string)
   return session?.tenant === tenant ? [session] : [];
 }
 
+/** What a client gets of a child's params: without the hub's own keys (the session it named, its input-key hint). */
 function stripSessionMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!params?._meta) return params;
-  const { [SESSION_META_KEY]: _drop, ...meta } = params._meta as Record<string, unknown>;
+  const { [SESSION_META_KEY]: _session, [INPUT_KEY_META_KEY]: _inputKey, ...meta } = params._meta as Record<string, unknown>;
   return { ...params, _meta: meta };
 }
 
@@ -87,7 +88,8 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   // a 2026-07-28 client is asked only through the call that asks (hub/sessions/input-required.ts), which checks its capabilities
   if (origin.session.kind === "modern") {
     if (!origin.call) throw unreachableModernClient(request.method, child.name);
-    return origin.call.channel.request(outgoing, signal);
+    const hint = (request.params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_META_KEY];
+    return origin.call.channel.request(outgoing, signal, typeof hint === "string" ? hint : undefined);
   }
   const needed = CAPABILITY_FOR[request.method];
   if (needed && !origin.session.clientCapabilities[needed]) {

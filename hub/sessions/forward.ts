@@ -33,6 +33,11 @@ export async function forward(
   channel: CallChannel,
   overrides: Params = {},
 ): Promise<Result> {
+  // A 2026 client's prompts/get, resources/read or completion is a call in flight too: a question its
+  // child asks meanwhile must reach this request (which refuses it at once), never a tool call an
+  // earlier request of the tenant's shared context left waiting for its retry (the asker would hang).
+  const tracked = session.kind === "modern" && method !== "tools/call" ? { child: configured, tool: method, channel } : undefined;
+  if (tracked) session.inflight.add(tracked);
   try {
     const child = instanceFor(configured, session);
     const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
@@ -54,5 +59,7 @@ export async function forward(
     // the child's message already carries the SDK's "MCP error N:" prefix; a client adds its own
     if (err instanceof McpError) throw protocolError(err.code, withoutCodePrefix(err.message), err.data);
     throw err;
+  } finally {
+    if (tracked) session.inflight.delete(tracked);
   }
 }

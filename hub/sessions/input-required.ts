@@ -5,7 +5,13 @@
 // The retry names the call by a requestState the hub seals (HMAC, via the SDK's codec), bound to
 // the tenant: another tenant's client, a forged or an expired state reaches no call.
 import { randomBytes, randomUUID } from "node:crypto";
-import { createRequestStateCodec, type InputRequest, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  MissingRequiredClientCapabilityError,
+  type InputRequest,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type CallToolResult, type Result, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../protocol/cancellation.js";
 import { protocolError } from "../protocol/jsonrpc.js";
@@ -14,11 +20,24 @@ import type { ClientSession } from "./registry.js";
 
 /** How long a call waits for its client's retry; the sealed state expires with it. */
 const ANSWER_WAIT_SECONDS = 600;
+/** A child's input-key hint the hub takes as the key: a short plain name (anything else gets the hub's own key). */
+const INPUT_KEY = /^(?!__proto__$)[A-Za-z0-9_.-]{1,64}$/;
+
+/** The client's answer under `key`: an object it sent as its own property (never one inherited, as "__proto__" would be). */
+function responseFor(responses: Record<string, unknown> | undefined, key: string): Result | undefined {
+  const response = responses && Object.hasOwn(responses, key) ? responses[key] : undefined;
+  return response !== null && typeof response === "object" ? (response as Result) : undefined;
+}
 
 interface Ask {
   request: InputRequest;
   resolve(result: Result): void;
   reject(error: Error): void;
+}
+
+/** The client capabilities a 2026 request declared in its envelope. */
+export function declaredCapabilities(round: ServerContext): Record<string, unknown> | undefined {
+  return (round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
 }
 
 export type Round = { result: CallToolResult } | { inputRequests: Record<string, InputRequest> };
@@ -33,6 +52,10 @@ export class PendingCall {
   private outcome?: { result: CallToolResult } | { error: unknown };
   private wake?: () => void;
   private asks = 0;
+  /** How many times the call was kept for a retry: the state of each round names it, so only the latest state reaches the call. */
+  sealedRound = 0;
+  /** Answers the first round brought unasked, each used for the question of its key at most once. */
+  private answered?: Record<string, unknown>;
   expiry?: NodeJS.Timeout;
   /** What the call left for after its final reply (hub_end_session ends the context). */
   readonly afterReply: Array<() => void> = [];
@@ -51,18 +74,39 @@ export class PendingCall {
     );
   }
 
-  /** A child's request: held until a round carries it to the client, answered by the round after. */
-  ask(request: ServerRequest, signal: AbortSignal): Promise<Result> {
+  given(responses: Record<string, unknown> | undefined): void {
+    this.answered = responses ? { ...responses } : undefined;
+  }
+
+  /**
+   * A child's request: held until a round carries it to the client, answered by the round after
+   * (or at once by an answer the first round brought under its key). Its key is the child's hint
+   * when that is a plain name no other open question of this call holds, else the hub's own.
+   */
+  ask(request: ServerRequest, signal: AbortSignal, inputKey?: string): Promise<Result> {
     const needed = CAPABILITY_FOR[request.method];
-    const declared = (this.round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[
-      "io.modelcontextprotocol/clientCapabilities"
-    ];
-    if (!needed || !declared?.[needed]) {
-      const why = needed ? `it did not declare the ${needed} capability in its request` : `the revision has no ${request.method} for a server to send`;
+    if (!needed) {
+      const why = `the revision has no ${request.method} for a server to send`;
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
     }
+    if (!declaredCapabilities(this.round)?.[needed]) {
+      // the revision fails the whole call (-32021, HTTP 400) naming what the caller must declare to be asked
+      const missing = new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { [needed]: {} } },
+        `The tool asked its caller ${request.method}, which needs the ${needed} client capability; this request did not declare it ` +
+          `(in _meta["${CLIENT_CAPABILITIES_META_KEY}"]). Declare it and call again.`,
+      );
+      this.settle({ error: missing });
+      this.cancellation.abort(missing.message);
+      return Promise.reject(missing);
+    }
+    const key = this.keyFor(needed, inputKey);
+    const given = responseFor(this.answered, key);
+    if (given) {
+      delete this.answered?.[key];
+      return Promise.resolve(given);
+    }
     return new Promise<Result>((resolve, reject) => {
-      const key = `${needed}-${++this.asks}`;
       const params = { ...(request.params as Record<string, unknown>) };
       // the 2026 URL-mode shape has no elicitationId: the state carries the correlation
       delete params.elicitationId;
@@ -79,11 +123,20 @@ export class PendingCall {
   /** A retry's answers go to the requests they answer; one left unanswered is asked again. */
   answer(responses: Record<string, unknown> | undefined): void {
     for (const [key, ask] of this.asked) {
-      const response = responses?.[key];
-      if (response !== null && typeof response === "object") ask.resolve(response as Result);
+      const response = responseFor(responses, key);
+      if (response) ask.resolve(response);
       else this.unsent.set(key, ask);
     }
     this.asked.clear();
+  }
+
+  private keyFor(capability: string, hint: string | undefined): string {
+    const taken = (key: string) => this.unsent.has(key) || this.asked.has(key);
+    if (hint !== undefined && INPUT_KEY.test(hint) && !taken(hint)) return hint;
+    let key: string;
+    do key = `${capability}-${++this.asks}`;
+    while (taken(key));
+    return key;
   }
 
   /** Waits for what the client must hear next: the call's result, or its child's questions. */
@@ -118,16 +171,23 @@ export class PendingCall {
   }
 
   private settle(outcome: NonNullable<PendingCall["outcome"]>): void {
-    this.outcome = outcome;
+    // the first outcome stands: a call failed for a missing capability stays failed whatever its child answers after
+    this.outcome ??= outcome;
     this.wake?.();
   }
+}
+
+/** What a requestState names: a waiting call, and the round of it the state was sealed for. */
+export interface SealedState {
+  call: string;
+  round: number;
 }
 
 /** The hub's 2026 calls waiting for their clients' answers, and the seal on the state that names them. */
 export class PendingCalls {
   private readonly calls = new Map<string, PendingCall>();
   // a key per hub process: the calls the states name live in this process only
-  private readonly codec = createRequestStateCodec<{ call: string }>({
+  private readonly codec = createRequestStateCodec<SealedState>({
     key: randomBytes(32),
     ttlSeconds: ANSWER_WAIT_SECONDS,
     // the tenant is the hub's own finding (hub/http/endpoints/modern.ts), not the client's word
@@ -136,7 +196,7 @@ export class PendingCalls {
 
   /** Seals the state a call's next round names it by. */
   seal(call: PendingCall, round: ServerContext): Promise<string> {
-    return this.codec.mint({ call: call.id }, round);
+    return this.codec.mint({ call: call.id, round: call.sealedRound }, round);
   }
 
   /**
@@ -144,7 +204,7 @@ export class PendingCalls {
    * expired one, is refused before any handler runs (the SDK answers -32602 "Invalid or expired
    * requestState", its fixed wording, so nothing of the state is echoed).
    */
-  readonly verify = (state: string, round: ServerContext): Promise<{ call: string }> => this.codec.verify(state, round);
+  readonly verify = (state: string, round: ServerContext): Promise<SealedState> => this.codec.verify(state, round);
 
   open(session: ClientSession, tool: string, round: ServerContext): PendingCall {
     return new PendingCall(session, tool, round);
@@ -152,6 +212,7 @@ export class PendingCalls {
 
   /** Keeps a call for its client's retry, for as long as its state is valid. */
   keep(call: PendingCall): void {
+    call.sealedRound += 1;
     this.calls.set(call.id, call);
     clearTimeout(call.expiry);
     call.expiry = setTimeout(() => {
@@ -162,16 +223,18 @@ export class PendingCalls {
   }
 
   /** The call a verified state names, taken for this round; a finished or another session's call is no call. */
-  resume(id: string, session: ClientSession, tool: string): PendingCall {
-    const call = this.calls.get(id);
-    if (!call || call.session !== session || call.tool !== tool) {
+  resume(state: SealedState, session: ClientSession, tool: string): PendingCall {
+    const call = this.calls.get(state.call);
+    // an earlier round's state was answered already: replaying it would answer the latest questions with old answers
+    if (!call || call.session !== session || call.tool !== tool || call.sealedRound !== state.round) {
       throw protocolError(
         ErrorCode.InvalidParams,
-        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, or belongs to another tool). " +
+        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, belongs to another tool, " +
+          "or the state is an earlier round's: send the latest one). " +
           "Call the tool again without inputResponses and requestState.",
       );
     }
-    this.calls.delete(id);
+    this.calls.delete(call.id);
     clearTimeout(call.expiry);
     return call;
   }

@@ -4,12 +4,12 @@
 // default modern context and the request's own selection. The revision has no server-to-client
 // requests and no session: a child's question during tools/call becomes input_required
 // (./input-required.ts), and log lines reach the client only at the level its request's envelope asks for.
-import { inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type LoggingLevel, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "./forward.js";
 import * as answer from "./handlers.js";
 import { LOG_LEVELS } from "./child-requests.js";
-import type { PendingCall, PendingCalls } from "./input-required.js";
+import { declaredCapabilities, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
@@ -69,7 +69,7 @@ function callChannel(call: PendingCall): CallChannel {
       if (wantsLog(call.round, notification))
         await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
     },
-    request: (request, signal) => call.ask(request, signal),
+    request: (request, signal, inputKey) => call.ask(request, signal, inputKey),
     afterReply: (action) => call.afterReply.push(action),
   };
 }
@@ -81,15 +81,20 @@ function callChannel(call: PendingCall): CallChannel {
  */
 async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
   const tool = String(params.name ?? "");
-  const state = round.mcpReq.requestState<{ call: string }>();
+  const state = round.mcpReq.requestState<SealedState>();
   let call: PendingCall;
   if (state) {
-    call = ctx.pending.resume(state.call, ctx.session, tool);
+    call = ctx.pending.resume(state, ctx.session, tool);
     call.answer(round.mcpReq.inputResponses);
   } else {
     call = ctx.pending.open(ctx.session, tool, round);
+    // a first call may bring its answers already (the revision's stateless retry): a question they answer is not asked
+    call.given(round.mcpReq.inputResponses);
     const channel = callChannel(call);
-    call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, params, channel));
+    // the child sees what the caller declared, so it can ask only what the caller can answer
+    const declared = declaredCapabilities(round);
+    const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
+    call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, forwarded, channel));
   }
   let kept = false;
   try {

@@ -25,8 +25,11 @@ export interface CallChannel {
   readonly signal: Cancellation;
   /** A notification about this call (progress, a log line), delivered with the call's reply. */
   notify(notification: ServerNotification): Promise<void>;
-  /** A request to the client made while the call runs (sampling, elicitation, roots). */
-  request(request: ServerRequest, signal: AbortSignal): Promise<Result>;
+  /**
+   * A request to the client made while the call runs (sampling, elicitation, roots); `inputKey` is
+   * the child's hint for the key a 2026-07-28 client sees it under (hub/sessions/input-required.ts).
+   */
+  request(request: ServerRequest, signal: AbortSignal, inputKey?: string): Promise<Result>;
   /** Run `action` once this call's reply has been written (closing the session sooner would cut the reply off). */
   afterReply(action: () => void): void;
 }

@@ -158,11 +158,12 @@ describe("MCP 2026-07-28 beside the 2025 eras", () => {
     assert.match(JSON.stringify(unasked.json?.result), /wrote 2 stdout/);
   });
 
-  test("a child's sampling request for a client without the capability is refused with the reason, and the hub keeps serving", async () => {
-    const result = await callModern(modern, "conformance_test_sampling", { prompt: "hello" });
-    assert.equal(result.isError, true, textOf(result));
-    assert.match(textOf(result), /2026-07-28 client/);
-    assert.match(textOf(result), /did not declare the sampling capability/);
+  test("a child's sampling request for a client without the capability fails the call with -32021 and the reason, and the hub keeps serving", async () => {
+    await assert.rejects(callModern(modern, "conformance_test_sampling", { prompt: "hello" }), (err: { code?: number; message?: string }) => {
+      assert.equal(err.code, -32021, String(err.message));
+      assert.match(String(err.message), /needs the sampling client capability; this request did not declare it/);
+      return true;
+    });
     assert.match(textOf(await callModern(modern, "file_read", { path: "modern.txt" })), /written by a 2026 client/);
   });
 
