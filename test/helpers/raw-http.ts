@@ -26,6 +26,17 @@ export async function initialize(hub: TestHub, protocolVersion = "2025-11-25", c
   return sessionId;
 }
 
+/** One SSE event's fields: its id, its event name, and its data lines joined. */
+function parseEvent(raw: string): { id?: string; event?: string; data: string } {
+  const field = (name: string) => raw.match(new RegExp(`^${name}: ?(.*)$`, "m"))?.[1];
+  const data = raw
+    .split("\n")
+    .filter((l) => l.startsWith("data:"))
+    .map((l) => l.slice(5).trim())
+    .join("\n");
+  return { id: field("id"), event: field("event"), data };
+}
+
 /** Read SSE events from a response until `until` says stop; returns them as {id, data}. */
 export async function readEvents(res: Response, until: (events: Array<{ id?: string; data: string }>) => boolean) {
   const reader = res.body!.getReader();
@@ -38,14 +49,8 @@ export async function readEvents(res: Response, until: (events: Array<{ id?: str
     buffer += decoder.decode(value, { stream: true });
     let cut: number;
     while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const raw = buffer.slice(0, cut);
+      const { id, data } = parseEvent(buffer.slice(0, cut));
       buffer = buffer.slice(cut + 2);
-      const id = raw.match(/^id: ?(.*)$/m)?.[1];
-      const data = raw
-        .split("\n")
-        .filter((l) => l.startsWith("data:"))
-        .map((l) => l.slice(5).trim())
-        .join("\n");
       if (data) events.push({ id, data });
     }
   }
@@ -64,14 +69,8 @@ export function eventStream(res: Response) {
       for (;;) {
         const cut = buffer.indexOf("\n\n");
         if (cut >= 0) {
-          const raw = buffer.slice(0, cut);
+          const { event, data } = parseEvent(buffer.slice(0, cut));
           buffer = buffer.slice(cut + 2);
-          const event = raw.match(/^event: ?(.*)$/m)?.[1];
-          const data = raw
-            .split("\n")
-            .filter((l) => l.startsWith("data:"))
-            .map((l) => l.slice(5).trim())
-            .join("\n");
           if (data) return { event, data };
           continue;
         }
