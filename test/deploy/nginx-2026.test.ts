@@ -12,7 +12,7 @@ import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/client";
 import { distRoot } from "../../hub/config/config.js";
 import { fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
-import { callModern, connectModern, envelope, postModern, type ModernReply } from "../hub/modern/modern-client.js";
+import { callModern, connectModern, envelope, postModern, samplingAnswer as answer, samplingCall, type ModernReply } from "../hub/modern/modern-client.js";
 
 interface Router {
   origin: string;
@@ -22,14 +22,6 @@ type RunModule = { startRouter(options: { replicas: Array<{ name: string; addres
 
 const NAMES = ["r1", "r2"];
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const withSampling = envelope({ "io.modelcontextprotocol/clientCapabilities": { sampling: {} } });
-const answer = (text: string) => ({ role: "assistant", content: { type: "text", text }, model: "test-model" });
-const samplingCall = (extra: Record<string, unknown> = {}) => ({
-  id: 1,
-  method: "tools/call",
-  params: { name: "conformance_test_sampling", arguments: { prompt: "who are you?" }, _meta: withSampling, ...extra },
-});
-
 /** Where postModern and connectModern send their requests: only the URL of a TestHub is read. */
 const endpoint = (origin: string) => ({ url: `${origin}/mcp` }) as TestHub;
 

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, eventStream, initialize, json, post } from "../helpers/raw-http.js";
-import { envelope, postModern } from "../hub/modern/modern-client.js";
+import { postModern, samplingAnswer, samplingCall } from "../hub/modern/modern-client.js";
 
 const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
 
@@ -150,16 +150,10 @@ describe("drain on SIGTERM", () => {
 describe("a 2026-07-28 retry whose call this process does not hold", () => {
   it("is told its replica restarted and the call was lost, and to call the tool again", async () => {
     const options = { extraServers: { conformance: fixture("conformance-server") }, env: { AGENTBOX_REPLICA: "r3" } };
-    const sampling = envelope({ "io.modelcontextprotocol/clientCapabilities": { sampling: {} } });
-    const call = (extra: Record<string, unknown> = {}) => ({
-      id: 1,
-      method: "tools/call",
-      params: { name: "conformance_test_sampling", arguments: { prompt: "still there?" }, _meta: sampling, ...extra },
-    });
     const before = await startHub(options);
     let result: { requestState: string; inputRequests: Record<string, unknown> };
     try {
-      const first = await postModern(before, call());
+      const first = await postModern(before, samplingCall());
       result = first.json?.result as typeof result;
       assert.ok(result?.requestState, first.text);
     } finally {
@@ -168,8 +162,7 @@ describe("a 2026-07-28 retry whose call this process does not hold", () => {
     const after = await startHub(options);
     try {
       const [inputKey] = Object.keys(result.inputRequests);
-      const answer = { role: "assistant", content: { type: "text", text: "too late" }, model: "m" };
-      const lost = await postModern(after, call({ requestState: result.requestState, inputResponses: { [inputKey]: answer } }));
+      const lost = await postModern(after, samplingCall({ requestState: result.requestState, inputResponses: { [inputKey]: samplingAnswer("too late") } }));
       assert.equal(lost.json?.error?.code, -32602, lost.text);
       assert.match(lost.json!.error!.message, /held by replica 'r3' before it restarted, and was lost with the restart\. Call the tool again/);
     } finally {
