@@ -72,10 +72,13 @@ export function drainingRefusal(hub: HubServices): Response {
  * call, a list, a listen stream) can be served by any replica, so it gets the refusal the router
  * retries elsewhere.
  */
-export function startsSomethingNew(req: Request, body: unknown): boolean {
+export function startsSomethingNew(hub: HubServices, req: Request, body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   const retries = messages.every((m) => typeof (m as { params?: { requestState?: unknown } } | null)?.params?.requestState === "string");
-  return !retries && !req.headers.has("mcp-param-context");
+  // handles read `<replica>.…` like session ids: one naming another replica holds nothing here
+  const handle = req.headers.get("mcp-param-context");
+  const namesContextHere = handle !== null && (!hub.config.replica || handle.startsWith(`${hub.config.replica}.`));
+  return !retries && !namesContextHere;
 }
 
 /**

@@ -175,6 +175,11 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
     const refused = await postModern(hub, { id: 3, method: "tools/list", params: { _meta: envelope() } }, auth(key));
     assert.equal(refused.res.status, 503, refused.text);
     assert.match(refused.json?.error?.message ?? "", new RegExp(`Replica '${victim}' is draining`));
+    // a handle is no pass: only one of this replica's own contexts is still served here
+    const listOf = (handle: string) => postModern(hub, { id: 4, method: "tools/list", params: { _meta: envelope() } }, { ...auth(key), "Mcp-Param-Context": handle });
+    assert.equal((await listOf(`${NAMES[0]}.${randomUUID()}`)).res.status, 503);
+    const own = await listOf(`${victim}.${randomUUID()}`);
+    assert.equal(own.res.status, 200, own.text);
     // through the router the same key's new request is served by the other replica
     assert.equal(await replicaFor(router.origin, key), NAMES[0]);
 

@@ -53,7 +53,7 @@ export class ModernEndpoint {
   }
 
   async handle(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {
-    if (this.hub.draining && startsSomethingNew(req, parsed.body)) return drainingRefusal(this.hub);
+    if (this.hub.draining && startsSomethingNew(this.hub, req, parsed.body)) return drainingRefusal(this.hub);
     const session = this.hub.modernSession(caller.tenant);
     session.touch();
     const id = (parsed.body as { id?: string | number } | null)?.id;
