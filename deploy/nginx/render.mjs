@@ -9,8 +9,8 @@
 //   node deploy/nginx/render.mjs --listen 8080 --statefulset agentbox \
 //     --pods agentbox.agentbox.svc.cluster.local --ready agentbox-ready.agentbox.svc.cluster.local \
 //     --port 8080 --resolver kube-dns.kube-system.svc.cluster.local
-//   Session requests go to `<pod>.<--pods>` (a headless Service that also publishes pods that are
-//   not ready, so a draining pod's sessions still reach it); the rest to the pods behind `--ready`
+//   Requests naming a session or a context handle go to `<pod>.<--pods>` (a headless Service that also
+//   publishes pods that are not ready, so a draining pod's sessions still reach it); the rest to the pods behind `--ready`
 //   (re-resolved as pods come and go: nginx >= 1.27.3 for `server ... resolve`).
 //
 // Other flags: --prefix <dir> puts pid, logs and temp files there (default /tmp/agentbox-nginx),

@@ -11,7 +11,7 @@ import { mountPlayground } from "../playground/route.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
 import { ModernEndpoint } from "./endpoints/modern.js";
-import { drainingRefusal } from "./replica.js";
+import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 
@@ -39,27 +39,25 @@ function guard(hub: HubServices, proxies: TrustedProxies): MiddlewareHandler<Hub
   const maxBytes = hub.config.maxBodyBytes;
   const tooLarge = () => jsonRpcError(413, -32600, `Request body too large: the limit is ${maxBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`);
   const streamingLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  const replies = repliesOf(hub);
   return (c, next) => {
     if (c.req.method === "OPTIONS") return next();
     const declaredTooLarge = Number(c.req.header("content-length") ?? 0) > maxBytes;
     const refused = authenticate(hub, proxies, c) ?? (declaredTooLarge ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
     if (refused) return Promise.resolve(refused);
-    return c.req.header("transfer-encoding") !== undefined ? streamingLimit(c, next) : next();
+    // a drain waits for the replies being made (./replica.ts)
+    return replies.track(c.req.header("transfer-encoding") !== undefined ? streamingLimit(c, next) : next());
   };
 }
 
 /**
- * While draining, a request that would start a session (initialize, a sessionless plain JSON call,
- * a legacy SSE stream) gets 503 so the router retries it elsewhere; requests of sessions already
- * here, and code in a child calling tools for one of them, go on as usual.
+ * While draining, a legacy SSE stream (which would start a session) gets 503 so the router retries
+ * it elsewhere. A sessionless POST /mcp is judged once its body is read (./endpoints/mcp.ts): a
+ * 2026-07-28 retry answering input_required must still reach its call here. Requests of sessions
+ * already here, and code in a child calling tools for one of them, go on as usual.
  */
 function drainingRefusalOf(hub: HubServices, c: HubContext): Response | undefined {
-  if (!hub.draining) return undefined;
-  const { method, path } = c.req;
-  const opensSession =
-    (method === "POST" && (path === "/mcp" || path === "/v1/mcp") && !c.req.header("mcp-session-id") && !callerOf(c).session) ||
-    (method === "GET" && path === "/sse");
-  return opensSession ? drainingRefusal(hub) : undefined;
+  return hub.draining && c.req.method === "GET" && c.req.path === "/sse" ? drainingRefusal(hub) : undefined;
 }
 
 export function createApp(hub: HubServices): Hono<HubEnv> {

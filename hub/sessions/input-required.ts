@@ -181,11 +181,27 @@ export class PendingCall {
 export interface SealedState {
   call: string;
   round: number;
+  /** Set instead for a state another hub process sealed: why no call here can take it, and what to do. */
+  heldElsewhere?: string;
 }
+
+/**
+ * The sealed state behind the name of the process that holds its call (`<replica>:<process>:`), so
+ * a retry that reaches another replica (the router's pool changed) or a restarted one is told so
+ * in words, where the seal alone could only say "invalid". The name is the client's to forge: it
+ * only chooses which refusal the client reads.
+ */
+const HOLDER = /^([a-z0-9-]{0,63}):([0-9a-f]{16}):(.+)$/s;
+const START_AGAIN = "Call the tool again without inputResponses and requestState.";
 
 /** The hub's 2026 calls waiting for their clients' answers, and the seal on the state that names them. */
 export class PendingCalls {
   private readonly calls = new Map<string, PendingCall>();
+  private readonly process = randomBytes(8).toString("hex");
+
+  /** @param replica AGENTBOX_REPLICA: which replica a state names as its call's holder. */
+  constructor(private readonly replica?: string) {}
+
   // a key per hub process: the calls the states name live in this process only
   private readonly codec = createRequestStateCodec<SealedState>({
     key: randomBytes(32),
@@ -195,8 +211,8 @@ export class PendingCalls {
   });
 
   /** Seals the state a call's next round names it by. */
-  seal(call: PendingCall, round: ServerContext): Promise<string> {
-    return this.codec.mint({ call: call.id, round: call.sealedRound }, round);
+  async seal(call: PendingCall, round: ServerContext): Promise<string> {
+    return `${this.replica ?? ""}:${this.process}:${await this.codec.mint({ call: call.id, round: call.sealedRound }, round)}`;
   }
 
   /**
@@ -204,7 +220,25 @@ export class PendingCalls {
    * expired one, is refused before any handler runs (the SDK answers -32602 "Invalid or expired
    * requestState", its fixed wording, so nothing of the state is echoed).
    */
-  readonly verify = (state: string, round: ServerContext): Promise<SealedState> => this.codec.verify(state, round);
+  readonly verify = async (state: string, round: ServerContext): Promise<SealedState> => {
+    const [, replica, process, sealed] = HOLDER.exec(state) ?? [];
+    if (sealed === undefined) throw new Error("malformed");
+    if (replica === (this.replica ?? "") && process === this.process) return this.codec.verify(sealed, round);
+    // only a tools/call is a retry of a call: for any other method the state is the SDK's to refuse
+    if (round.mcpReq.method !== "tools/call") throw new Error("sealed by another hub process");
+    return { call: "", round: -1, heldElsewhere: this.heldElsewhere(replica) };
+  };
+
+  private heldElsewhere(replica: string): string {
+    const here = this.replica ? `replica '${this.replica}'` : "this agentbox";
+    if (replica !== (this.replica ?? ""))
+      return (
+        `This call was held by ${replica ? `replica '${replica}'` : "another agentbox"}, but its retry reached ${here}: a call waiting for input lives only in the replica ` +
+        `that started it (the router moved this client, because that replica is gone or draining or the replicas changed), so this answer ` +
+        `cannot reach it, and the call there is lost to you. ${START_AGAIN}`
+      );
+    return `This call was held by ${here} before it restarted, and was lost with the restart. ${START_AGAIN}`;
+  }
 
   open(session: ClientSession, tool: string, round: ServerContext): PendingCall {
     return new PendingCall(session, tool, round);
@@ -224,6 +258,7 @@ export class PendingCalls {
 
   /** The call a verified state names, taken for this round; a finished or another session's call is no call. */
   resume(state: SealedState, session: ClientSession, tool: string): PendingCall {
+    if (state.heldElsewhere) throw protocolError(ErrorCode.InvalidParams, state.heldElsewhere);
     const call = this.calls.get(state.call);
     // an earlier round's state was answered already: replaying it would answer the latest questions with old answers
     if (!call || call.session !== session || call.tool !== tool || call.sealedRound !== state.round) {

@@ -159,6 +159,11 @@ describe("deploy/kubernetes manifests", () => {
       prefix: "/tmp",
       errorLog: "stderr",
     });
-    assert.equal(find("ConfigMap", "agentbox-router")!.data["nginx.conf"], expected, "regenerate router-configmap.yaml with the command in its header");
+    const shipped = find("ConfigMap", "agentbox-router")!.data["nginx.conf"];
+    assert.equal(shipped, expected, "regenerate router-configmap.yaml with the command in its header");
+    // 2026-07-28: a context handle pins its request to the handle's pod as a session id does
+    assert.match(shipped, /map \$http_mcp_param_context \$agentbox_context \{/);
+    assert.match(shipped, /map \$agentbox_pin \$agentbox_target \{/);
+    assert.match(shipped, /"~\^agentbox-\[0-9\]\+\$" "\$agentbox_replica\.agentbox\.agentbox\.svc\.cluster\.local:8080";/);
   });
 });

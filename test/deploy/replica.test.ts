@@ -1,5 +1,6 @@
 // AGENTBOX_REPLICA names the replica in every session id the hub mints and in what it reports;
-// SIGTERM drains: not ready at once, no new sessions, calls in flight finish, then the hub exits.
+// SIGTERM drains: not ready at once, no new sessions, calls in flight finish, then the hub exits;
+// a 2026 retry whose call was lost with a restart is told so.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -7,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, eventStream, initialize, json, post } from "../helpers/raw-http.js";
+import { postModern, samplingAnswer, samplingCall } from "../hub/modern/modern-client.js";
 
 const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
 
@@ -141,6 +143,30 @@ describe("drain on SIGTERM", () => {
       assert.ok(hub.logs.some((l) => l.includes('"drained"') && l.includes('"callsCut":1')), hub.logs.slice(-5).join("\n"));
     } finally {
       await hub.stop();
+    }
+  });
+});
+
+describe("a 2026-07-28 retry whose call this process does not hold", () => {
+  it("is told its replica restarted and the call was lost, and to call the tool again", async () => {
+    const options = { extraServers: { conformance: fixture("conformance-server") }, env: { AGENTBOX_REPLICA: "r3" } };
+    const before = await startHub(options);
+    let result: { requestState: string; inputRequests: Record<string, unknown> };
+    try {
+      const first = await postModern(before, samplingCall());
+      result = first.json?.result as typeof result;
+      assert.ok(result?.requestState, first.text);
+    } finally {
+      await before.stop();
+    }
+    const after = await startHub(options);
+    try {
+      const [inputKey] = Object.keys(result.inputRequests);
+      const lost = await postModern(after, samplingCall({ requestState: result.requestState, inputResponses: { [inputKey]: samplingAnswer("too late") } }));
+      assert.equal(lost.json?.error?.code, -32602, lost.text);
+      assert.match(lost.json!.error!.message, /held by replica 'r3' before it restarted, and was lost with the restart\. Call the tool again/);
+    } finally {
+      await after.stop();
     }
   });
 });

@@ -4,6 +4,7 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
+import { drainingRefusal } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
 import { isModernRequest, mayBeModern, type ModernEndpoint } from "./modern.js";
@@ -23,6 +24,8 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
     if (mayBeModern(req, parsed.body) && (await isModernRequest(req, parsed.body))) return modern.handle(req, parsed, caller);
+    // both below open a session: a draining replica sends the client on (2026 requests are judged by ./modern.ts)
+    if (hub.draining) return drainingRefusal(hub);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
     const session = await hub.implicitSession(caller.tenant, caller.clientKey);
     return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session);

@@ -12,6 +12,7 @@ import { createModernServer, type ModernCtx } from "../../sessions/modern-server
 import { PendingCalls } from "../../sessions/input-required.js";
 import type { TenantChange } from "../../sessions/changes.js";
 import type { ServedTenant } from "../../tenants/served-tenant.js";
+import { drainingRefusal, startsSomethingNew } from "../replica.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
 
@@ -44,13 +45,15 @@ const CONTEXT_KEY = "agentbox/context";
 export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
-  private readonly pending = new PendingCalls();
+  private readonly pending: PendingCalls;
 
   constructor(private readonly hub: HubServices) {
+    this.pending = new PendingCalls(hub.config.replica);
     hub.changes.onEnd(() => this.close());
   }
 
   async handle(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {
+    if (this.hub.draining && startsSomethingNew(this.hub, req, parsed.body)) return drainingRefusal(this.hub);
     const session = this.hub.modernSession(caller.tenant);
     session.touch();
     const id = (parsed.body as { id?: string | number } | null)?.id;

@@ -5,19 +5,11 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
-import { callModern, connectModern, envelope, postModern, type ModernReply } from "./modern-client.js";
+import { callModern, connectModern, envelope, postModern, samplingAnswer as answer, samplingCall, type ModernReply } from "./modern-client.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const withSampling = envelope({ "io.modelcontextprotocol/clientCapabilities": { sampling: {} } });
-const answer = (text: string) => ({ role: "assistant", content: { type: "text", text }, model: "test-model" });
-
-const samplingCall = (extra: Record<string, unknown> = {}) => ({
-  id: 1,
-  method: "tools/call",
-  params: { name: "conformance_test_sampling", arguments: { prompt: "who are you?" }, _meta: withSampling, ...extra },
-});
 
 /** The first round of a sampling call: input_required with the child's request and the sealed state. */
 async function firstRound(hub: TestHub, key: string): Promise<{ requestState: string; inputKey: string }> {

@@ -34,6 +34,19 @@ export const envelope = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
+/** The envelope of a request whose client can be asked sampling. */
+export const withSampling = envelope({ "io.modelcontextprotocol/clientCapabilities": { sampling: {} } });
+
+/** A client's answer to sampling/createMessage. */
+export const samplingAnswer = (text: string) => ({ role: "assistant", content: { type: "text", text }, model: "test-model" });
+
+/** A tools/call whose child (the conformance fixture) asks its client sampling/createMessage: `extra` adds to its params (requestState, inputResponses). */
+export const samplingCall = (extra: Record<string, unknown> = {}) => ({
+  id: 1,
+  method: "tools/call",
+  params: { name: "conformance_test_sampling", arguments: { prompt: "who are you?" }, _meta: withSampling, ...extra },
+});
+
 /** A raw 2026-07-28 POST: the body as given, the standard headers it should carry unless `headers` says otherwise ("" leaves one out). */
 export interface ModernReply {
   res: Response;
