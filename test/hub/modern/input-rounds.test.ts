@@ -57,7 +57,10 @@ describe("a 2026-07-28 request's rounds of questions", () => {
 
   before(async () => {
     hub = await startHub({
-      extraServers: { asking: fixture("asking-server") },
+      extraServers: {
+        asking: fixture("asking-server"),
+        mute: { ...fixture("asking-server"), env: { ASKING_IGNORES_PINGS: "1" } },
+      },
       config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
     });
   });
@@ -78,6 +81,31 @@ describe("a 2026-07-28 request's rounds of questions", () => {
       const done = await send(hub, KEY_A, askThree(padding), { requestState: first.requestState, inputResponses: answersFor(ALL_THREE) });
       assert.match(JSON.stringify(done.json?.result), /name=Ada, greeting=Good morning, roots=file:\/\/\/ada/, done.text);
     }
+  });
+
+  test("a child that never answers a ping still has its questions asked, and its call completes", async () => {
+    const muteThree: Request = { method: "tools/call", params: { name: "mute_ask_three", arguments: {} } };
+    // bounded: without a bound on the wait for the child's ping, this round would never be answered
+    let timer: NodeJS.Timeout | undefined;
+    const unanswered = new Promise<"unanswered">((resolve) => (timer = setTimeout(() => resolve("unanswered"), 15_000)));
+    const reply = await Promise.race([send(hub, KEY_A, muteThree), unanswered]).finally(() => clearTimeout(timer));
+    assert.notEqual(reply, "unanswered", "the round waited on a ping the child never answers");
+    const first = inputRequired(reply as ModernReply);
+    assert.ok(Object.keys(first.inputRequests).length > 0);
+    let state = first.requestState;
+    let asked = Object.keys(first.inputRequests);
+    // whatever the round carried is answered; anything it did not carry comes in the next
+    for (let round = 0; round < 3; round++) {
+      const next = await send(hub, KEY_A, muteThree, { requestState: state, inputResponses: answersFor(asked) });
+      const result = next.json?.result as Partial<InputRequired> | undefined;
+      if (result?.resultType !== "input_required") {
+        assert.match(JSON.stringify(result), /name=Ada, greeting=Good morning, roots=file:\/\/\/ada/, next.text);
+        return;
+      }
+      ({ requestState: state } = result as InputRequired);
+      asked = Object.keys(result.inputRequests ?? {});
+    }
+    assert.fail("the call did not complete within three retries");
   });
 
   test("a retry answering two of three questions gets the third asked again; answering it completes the call", async () => {
@@ -102,6 +130,8 @@ describe("a 2026-07-28 request's rounds of questions", () => {
       });
       const prompt = await client.getPrompt({ name: "asking_asks_first" });
       assert.match(JSON.stringify(prompt.messages), /Use this context: the lab notes/);
+      // two servers offer resources here: the hub knows which owns the URI once they are listed
+      assert.ok((await client.listResources()).resources.some((r) => r.uri === GREETING_URI));
       const resource = await client.readResource({ uri: GREETING_URI });
       assert.match(JSON.stringify(resource.contents), /Hello, Ada!/);
       assert.deepEqual(asked, ["What context should the prompt use?", "Whom should the greeting greet?"]);
