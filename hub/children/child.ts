@@ -31,6 +31,7 @@ import { ReplyTooLargeError, StdioChildTransport } from "./stdio-transport.js";
 import { killTree } from "../../servers/lib/proctree.js";
 import { Coalescer, FloodGate } from "./flood-gate.js";
 import { CallQueue } from "./queue.js";
+import { CallCancellation } from "../protocol/cancellation.js";
 
 export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
 
@@ -57,6 +58,8 @@ const MAX_BACKOFF_MS = 30_000;
 const STABLE_AFTER_MS = 30_000;
 // a child announcing list changes in a loop makes the hub list its offers at most this often
 const LIST_REFRESH_INTERVAL_MS = 1000;
+// how long caughtUp waits for a ping's answer; only a child that does not answer pings (every MCP server must) ever waits it out
+const CAUGHT_UP_WAIT_MS = 2000;
 
 export class Child {
   state: ChildState;
@@ -300,6 +303,28 @@ export class Child {
       if (!this.calls || this.state !== "ready") throw this.unavailable();
       return this.calls.request(method, params, options);
     }, options.signal);
+  }
+
+  /**
+   * Settles once everything the child wrote before it read a ping sent now has reached the hub and
+   * been handled: a spawned child's output is one ordered stream, so the ping's answer comes after
+   * whatever it wrote before, however many reads of its output that took (over HTTP, where each
+   * reply has its own stream, this is the best there is). A 2026 round waits on this to carry
+   * every question a child asked in one go (hub/sessions/input-required.ts), not just the first to arrive.
+   */
+  async caughtUp(): Promise<void> {
+    const calls = this.calls;
+    if (calls) {
+      const gaveUp = new CallCancellation();
+      const bound = setTimeout(() => gaveUp.abort(new Error(`The '${this.name}' server did not answer a ping.`)), CAUGHT_UP_WAIT_MS);
+      // an error answer is an answer too: it came after the same output
+      await calls
+        .request("ping", undefined, { signal: gaveUp })
+        .catch(() => undefined)
+        .finally(() => clearTimeout(bound));
+    }
+    // the messages read before the answer are handled in microtasks queued before it was: all done by the next turn of the loop
+    await new Promise((resolve) => setImmediate(resolve));
   }
 
   async notify(method: string, params: Record<string, unknown>): Promise<void> {

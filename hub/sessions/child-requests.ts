@@ -89,7 +89,7 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   if (origin.session.kind === "modern") {
     if (!origin.call) throw unreachableModernClient(request.method, child.name);
     const hint = (request.params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_META_KEY];
-    return origin.call.channel.request(outgoing, signal, typeof hint === "string" ? hint : undefined);
+    return origin.call.channel.request(outgoing, signal, typeof hint === "string" ? hint : undefined, child);
   }
   const needed = CAPABILITY_FOR[request.method];
   if (needed && !origin.session.clientCapabilities[needed]) {

@@ -1,9 +1,10 @@
-// A child's question (sampling, elicitation, roots) during a 2026-07-28 tools/call. That revision
-// has no server-to-client requests: the hub answers the call with input_required carrying the
-// child's request, keeps the call running, and the client's retry brings the answer, which goes
-// to the child's waiting request; then the hub waits for the call's result or its next question.
-// The retry names the call by a requestState the hub seals (HMAC, via the SDK's codec), bound to
-// the tenant: another tenant's client, a forged or an expired state reaches no call.
+// A child's question (sampling, elicitation, roots) during a 2026-07-28 tools/call, prompts/get or
+// resources/read (the requests that revision lets a server answer with input_required). It has no
+// server-to-client requests: the hub answers the request with input_required carrying the child's
+// questions, keeps the request running, and the client's retry brings the answers, which go to the
+// child's waiting requests; then the hub waits for the result or the next questions. The retry
+// names the request by a requestState the hub seals (HMAC, via the SDK's codec), bound to the
+// tenant and the method: another tenant's client, another method, a forged or an expired state reaches nothing.
 import { randomBytes, randomUUID } from "node:crypto";
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -12,7 +13,8 @@ import {
   type InputRequest,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { ErrorCode, McpError, type CallToolResult, type Result, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type Result, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Child } from "../children/child.js";
 import { CallCancellation } from "../protocol/cancellation.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import { CAPABILITY_FOR } from "./child-requests.js";
@@ -40,16 +42,18 @@ export function declaredCapabilities(round: ServerContext): Record<string, unkno
   return (round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
 }
 
-export type Round = { result: CallToolResult } | { inputRequests: Record<string, InputRequest> };
+export type Round = { result: Result } | { inputRequests: Record<string, InputRequest> };
 
-/** One tools/call in flight across its client's rounds. */
+/** One request (tools/call, prompts/get, resources/read) in flight across its client's rounds. */
 export class PendingCall {
   readonly id = randomUUID();
   /** The call's own cancellation: it outlives the HTTP request of each round. */
   readonly cancellation = new CallCancellation();
   private readonly unsent = new Map<string, Ask>();
   private readonly asked = new Map<string, Ask>();
-  private outcome?: { result: CallToolResult } | { error: unknown };
+  /** The children whose questions wait in `unsent` since the last round went out. */
+  private readonly askers = new Set<Child>();
+  private outcome?: { result: Result } | { error: unknown };
   private wake?: () => void;
   private asks = 0;
   /** How many times the call was kept for a retry: the state of each round names it, so only the latest state reaches the call. */
@@ -62,12 +66,13 @@ export class PendingCall {
 
   constructor(
     readonly session: ClientSession,
-    readonly tool: string,
+    /** What the request names: its method and its tool, prompt or resource; a retry must name the same. */
+    readonly target: string,
     /** The request of the round now carrying the call: its notifications and its client's capabilities. */
     public round: ServerContext,
   ) {}
 
-  start(run: () => Promise<CallToolResult>): void {
+  start(run: () => Promise<Result>): void {
     run().then(
       (result) => this.settle({ result }),
       (error: unknown) => this.settle({ error }),
@@ -83,7 +88,7 @@ export class PendingCall {
    * (or at once by an answer the first round brought under its key). Its key is the child's hint
    * when that is a plain name no other open question of this call holds, else the hub's own.
    */
-  ask(request: ServerRequest, signal: AbortSignal, inputKey?: string): Promise<Result> {
+  ask(request: ServerRequest, signal: AbortSignal, inputKey?: string, asker?: Child): Promise<Result> {
     const needed = CAPABILITY_FOR[request.method];
     if (!needed) {
       const why = `the revision has no ${request.method} for a server to send`;
@@ -111,6 +116,7 @@ export class PendingCall {
       // the 2026 URL-mode shape has no elicitationId: the state carries the correlation
       delete params.elicitationId;
       this.unsent.set(key, { request: { method: request.method, params } as InputRequest, resolve, reject });
+      if (asker) this.askers.add(asker);
       signal.addEventListener("abort", () => {
         this.unsent.delete(key);
         this.asked.delete(key);
@@ -144,16 +150,27 @@ export class PendingCall {
     this.round = round;
     const cancel = () => this.cancellation.abort("the client cancelled the call");
     round.mcpReq.signal.addEventListener("abort", cancel);
+    let caughtUp = false;
     try {
       for (;;) {
         if (this.outcome) {
           if ("error" in this.outcome) throw this.outcome.error;
           return this.outcome;
         }
+        if (this.unsent.size && this.askers.size && !caughtUp) {
+          // questions a child asks in one go (Promise.all) arrive one by one, in as many reads of its output as they
+          // took: once it has caught up with a ping sent now, all of them are here, and this round carries them together
+          const askers = [...this.askers];
+          this.askers.clear();
+          await Promise.all(askers.map((child) => child.caughtUp()));
+          caughtUp = true;
+          continue;
+        }
         if (this.unsent.size) {
           const inputRequests = Object.fromEntries([...this.unsent].map(([key, ask]) => [key, ask.request]));
           for (const [key, ask] of this.unsent) this.asked.set(key, ask);
           this.unsent.clear();
+          this.askers.clear();
           return { inputRequests };
         }
         await new Promise<void>((resolve) => (this.wake = resolve));
@@ -192,7 +209,9 @@ export interface SealedState {
  * only chooses which refusal the client reads.
  */
 const HOLDER = /^([a-z0-9-]{0,63}):([0-9a-f]{16}):(.+)$/s;
-const START_AGAIN = "Call the tool again without inputResponses and requestState.";
+const START_AGAIN = "Send the request again without inputResponses and requestState.";
+/** The requests a server may answer with input_required (hub/sessions/modern-server.ts): a retry of any of them names a waiting request. */
+const RETRIED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
 
 /** The hub's 2026 calls waiting for their clients' answers, and the seal on the state that names them. */
 export class PendingCalls {
@@ -224,8 +243,8 @@ export class PendingCalls {
     const [, replica, process, sealed] = HOLDER.exec(state) ?? [];
     if (sealed === undefined) throw new Error("malformed");
     if (replica === (this.replica ?? "") && process === this.process) return this.codec.verify(sealed, round);
-    // only a tools/call is a retry of a call: for any other method the state is the SDK's to refuse
-    if (round.mcpReq.method !== "tools/call") throw new Error("sealed by another hub process");
+    // only those requests are retries of a waiting one: for any other method the state is the SDK's to refuse
+    if (!RETRIED_METHODS.has(round.mcpReq.method)) throw new Error("sealed by another hub process");
     return { call: "", round: -1, heldElsewhere: this.heldElsewhere(replica) };
   };
 
@@ -233,15 +252,15 @@ export class PendingCalls {
     const here = this.replica ? `replica '${this.replica}'` : "this agentbox";
     if (replica !== (this.replica ?? ""))
       return (
-        `This call was held by ${replica ? `replica '${replica}'` : "another agentbox"}, but its retry reached ${here}: a call waiting for input lives only in the replica ` +
+        `This request was held by ${replica ? `replica '${replica}'` : "another agentbox"}, but its retry reached ${here}: a call waiting for input lives only in the replica ` +
         `that started it (the router moved this client, because that replica is gone or draining or the replicas changed), so this answer ` +
-        `cannot reach it, and the call there is lost to you. ${START_AGAIN}`
+        `cannot reach it, and the request there is lost to you. ${START_AGAIN}`
       );
-    return `This call was held by ${here} before it restarted, and was lost with the restart. ${START_AGAIN}`;
+    return `This request was held by ${here} before it restarted, and was lost with the restart. ${START_AGAIN}`;
   }
 
-  open(session: ClientSession, tool: string, round: ServerContext): PendingCall {
-    return new PendingCall(session, tool, round);
+  open(session: ClientSession, target: string, round: ServerContext): PendingCall {
+    return new PendingCall(session, target, round);
   }
 
   /** Keeps a call for its client's retry, for as long as its state is valid. */
@@ -256,17 +275,17 @@ export class PendingCalls {
     call.expiry.unref();
   }
 
-  /** The call a verified state names, taken for this round; a finished or another session's call is no call. */
-  resume(state: SealedState, session: ClientSession, tool: string): PendingCall {
+  /** The call a verified state names, taken for this round; a finished, another session's or another target's call is no call. */
+  resume(state: SealedState, session: ClientSession, target: string): PendingCall {
     if (state.heldElsewhere) throw protocolError(ErrorCode.InvalidParams, state.heldElsewhere);
     const call = this.calls.get(state.call);
     // an earlier round's state was answered already: replaying it would answer the latest questions with old answers
-    if (!call || call.session !== session || call.tool !== tool || call.sealedRound !== state.round) {
+    if (!call || call.session !== session || call.target !== target || call.sealedRound !== state.round) {
       throw protocolError(
         ErrorCode.InvalidParams,
-        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, belongs to another tool, " +
-          "or the state is an earlier round's: send the latest one). " +
-          "Call the tool again without inputResponses and requestState.",
+        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, belongs to another " +
+          "tool, prompt or resource, or the state is an earlier round's: send the latest one). " +
+          "Send the request again without inputResponses and requestState.",
       );
     }
     this.calls.delete(call.id);

@@ -2,10 +2,10 @@
 // request (hub/http/endpoints/modern.ts serves it through the SDK's createMcpHandler), whose
 // handlers are the 2025 session server's (./handlers.js, ./tool-calls.ts) over the tenant's
 // default modern context and the request's own selection. The revision has no server-to-client
-// requests and no session: a child's question during tools/call becomes input_required
-// (./input-required.ts), and log lines reach the client only at the level its request's envelope asks for.
+// requests and no session: a child's question during tools/call, prompts/get or resources/read becomes
+// input_required (./input-required.ts), and log lines reach the client only at the level its request's envelope asks for.
 import { CLIENT_CAPABILITIES_META_KEY, inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
-import { ErrorCode, McpError, type LoggingLevel, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type LoggingLevel, type Result, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "./forward.js";
 import * as answer from "./handlers.js";
 import { LOG_LEVELS } from "./child-requests.js";
@@ -43,7 +43,7 @@ function unrelayedQuestion(method: string, during: string): McpError {
   return new McpError(
     ErrorCode.InvalidRequest,
     `A server sent ${method} during ${during} from a 2026-07-28 client; the hub relays a server's questions to such clients (as input_required) ` +
-      "during tools/call only, so nobody was asked.",
+      "during tools/call, prompts/get and resources/read only (the requests that revision lets ask), so nobody was asked.",
   );
 }
 
@@ -54,7 +54,7 @@ function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChann
     notify: async (notification) => {
       if (wantsLog(ctx, notification)) await ctx.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]);
     },
-    // the revision lets prompts/get and resources/read ask too; the hub relays questions for tools/call only
+    // the revision lets only tools/call, prompts/get and resources/read answer input_required (see inRounds)
     request: (request) => Promise.reject(unrelayedQuestion(request.method, ctx.mcpReq.method)),
     afterReply: (action) => afterReply.push(action),
   };
@@ -69,32 +69,40 @@ function callChannel(call: PendingCall): CallChannel {
       if (wantsLog(call.round, notification))
         await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
     },
-    request: (request, signal, inputKey) => call.ask(request, signal, inputKey),
+    request: (request, signal, inputKey, asker) => call.ask(request, signal, inputKey, asker),
     afterReply: (action) => call.afterReply.push(action),
   };
 }
 
 /**
- * tools/call, in as many rounds as its child asks questions: the first starts the call, each retry
- * (named by its sealed requestState) answers them, and every round ends with the result or the
- * next questions.
+ * A request that may ask its client (tools/call, prompts/get, resources/read), in as many rounds as
+ * its child asks questions: the first starts it, each retry (named by its sealed requestState, which
+ * names this method and this tool, prompt or resource) answers them, and every round ends with the
+ * result or the next questions.
  */
-async function callTool(ctx: ModernCtx, params: Params, round: ServerContext) {
-  const tool = String(params.name ?? "");
+async function inRounds(
+  ctx: ModernCtx,
+  request: { method: string; params: unknown },
+  round: ServerContext,
+  name: unknown,
+  run: (params: Params, channel: CallChannel) => Promise<Result>,
+) {
+  const params = request.params as Params;
+  const target = `${request.method} ${String(name)}`;
   const state = round.mcpReq.requestState<SealedState>();
   let call: PendingCall;
   if (state) {
-    call = ctx.pending.resume(state, ctx.session, tool);
+    call = ctx.pending.resume(state, ctx.session, target);
     call.answer(round.mcpReq.inputResponses);
   } else {
-    call = ctx.pending.open(ctx.session, tool, round);
+    call = ctx.pending.open(ctx.session, target, round);
     // a first call may bring its answers already (the revision's stateless retry): a question they answer is not asked
     call.given(round.mcpReq.inputResponses);
     const channel = callChannel(call);
     // the child sees what the caller declared, so it can ask only what the caller can answer
     const declared = declaredCapabilities(round);
     const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
-    call.start(() => ctx.hub.toolCalls.call(ctx.session, ctx.view, forwarded, channel));
+    call.start(() => run(forwarded, channel));
   }
   let kept = false;
   try {
@@ -135,12 +143,15 @@ export function createModernServer(ctx: ModernCtx): Server {
   // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against
   type Any = never;
   server.setRequestHandler("tools/list", () => answer.listTools(ctx) as Any);
-  server.setRequestHandler("tools/call", (req, c) => callTool(ctx, req.params as Params, c) as Any);
+  server.setRequestHandler(
+    "tools/call",
+    (req, c) => inRounds(ctx, req, c, req.params.name, (p, ch) => hub.toolCalls.call(ctx.session, ctx.view, p, ch)) as Any,
+  );
   server.setRequestHandler("prompts/list", () => answer.listPrompts(ctx) as Any);
-  server.setRequestHandler("prompts/get", (req, c) => withChannel(c, (ch) => answer.getPrompt(ctx, req.params as Any, ch)) as Any);
+  server.setRequestHandler("prompts/get", (req, c) => inRounds(ctx, req, c, req.params.name, (p, ch) => answer.getPrompt(ctx, p as Any, ch)) as Any);
   server.setRequestHandler("resources/list", () => answer.listAllResources(ctx) as Any);
   server.setRequestHandler("resources/templates/list", () => answer.listResourceTemplates(ctx) as Any);
-  server.setRequestHandler("resources/read", (req, c) => withChannel(c, (ch) => answer.readResource(ctx, req.params as Any, ch)) as Any);
+  server.setRequestHandler("resources/read", (req, c) => inRounds(ctx, req, c, req.params.uri, (p, ch) => answer.readResource(ctx, p as Any, ch)) as Any);
   server.setRequestHandler("completion/complete", (req, c) => withChannel(c, (ch) => answer.complete(ctx, req.params as Any, ch)) as Any);
   return server;
 }

@@ -27,9 +27,10 @@ export interface CallChannel {
   notify(notification: ServerNotification): Promise<void>;
   /**
    * A request to the client made while the call runs (sampling, elicitation, roots); `inputKey` is
-   * the child's hint for the key a 2026-07-28 client sees it under (hub/sessions/input-required.ts).
+   * the child's hint for the key a 2026-07-28 client sees it under, `asker` the child that asks
+   * (a 2026 round carries all it asks in one go: hub/sessions/input-required.ts).
    */
-  request(request: ServerRequest, signal: AbortSignal, inputKey?: string): Promise<Result>;
+  request(request: ServerRequest, signal: AbortSignal, inputKey?: string, asker?: Child): Promise<Result>;
   /** Run `action` once this call's reply has been written (closing the session sooner would cut the reply off). */
   afterReply(action: () => void): void;
 }

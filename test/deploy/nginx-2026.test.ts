@@ -122,7 +122,7 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
     const lost = await retry(hubs.get(other)!, "direct", round, "to the wrong replica");
     assert.equal(lost.json?.error?.code, -32602, lost.text);
     assert.match(lost.json!.error!.message, new RegExp(`held by replica '${holder}', but its retry reached replica '${other}'`));
-    assert.match(lost.json!.error!.message, /Call the tool again without inputResponses and requestState/);
+    assert.match(lost.json!.error!.message, /Send the request again without inputResponses and requestState/);
     assert.doesNotMatch(lost.text, /LLM response/);
     // the call is still the holder's: its own replica takes the answer
     const own = await retry(hubs.get(holder)!, "direct", round, "at home");

@@ -164,7 +164,7 @@ describe("a 2026-07-28 retry whose call this process does not hold", () => {
       const [inputKey] = Object.keys(result.inputRequests);
       const lost = await postModern(after, samplingCall({ requestState: result.requestState, inputResponses: { [inputKey]: samplingAnswer("too late") } }));
       assert.equal(lost.json?.error?.code, -32602, lost.text);
-      assert.match(lost.json!.error!.message, /held by replica 'r3' before it restarted, and was lost with the restart\. Call the tool again/);
+      assert.match(lost.json!.error!.message, /held by replica 'r3' before it restarted, and was lost with the restart\. Send the request again/);
     } finally {
       await after.stop();
     }

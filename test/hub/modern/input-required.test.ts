@@ -74,23 +74,27 @@ describe("a child's questions to a 2026-07-28 client", () => {
     assert.match(replayed.json?.error?.message ?? "", /names no call waiting/);
   });
 
-  test("a prompt's question while another call waits for its retry is refused at once, never handed to that call", async () => {
+  test("a prompt's question while another call waits for its retry is the prompt's own input_required, never handed to that call", async () => {
     // alice's sampling call now waits (up to the state's lifetime) for a retry that does not come yet
     const waiting = await firstRound(hub, KEY_A);
     const withElicitation = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } });
-    const prompt = postModern(
-      hub,
-      { id: 2, method: "prompts/get", params: { name: "conformance_test_input_required_result_prompt", _meta: withElicitation } },
-      auth(KEY_A),
-    );
+    const promptGet = (extra: Record<string, unknown> = {}) =>
+      postModern(
+        hub,
+        { id: 2, method: "prompts/get", params: { name: "conformance_test_input_required_result_prompt", _meta: withElicitation, ...extra } },
+        auth(KEY_A),
+      );
     // bounded: the hang this guards against lasted until the child's own request timeout
     let timer: NodeJS.Timeout | undefined;
     const unanswered = new Promise<"unanswered">((resolve) => (timer = setTimeout(() => resolve("unanswered"), 8000)));
-    const reply = await Promise.race([prompt, unanswered]).finally(() => clearTimeout(timer));
+    const reply = await Promise.race([promptGet(), unanswered]).finally(() => clearTimeout(timer));
     assert.notEqual(reply, "unanswered", "prompts/get went unanswered: its child's question went to the waiting tools/call");
     const { json, text } = reply as ModernReply;
-    assert.ok(json?.error, text);
-    assert.match(json.error.message, /elicitation\/create during prompts\/get/, text);
+    const asked = json?.result as { resultType: string; requestState: string; inputRequests: Record<string, { method: string }> };
+    assert.equal(asked?.resultType, "input_required", text);
+    assert.deepEqual(Object.keys(asked.inputRequests), ["user_context"]);
+    const prompt = await promptGet({ requestState: asked.requestState, inputResponses: { user_context: { action: "accept", content: { context: "notes" } } } });
+    assert.match(JSON.stringify(prompt.json?.result), /Use this context: notes/, prompt.text);
     // the waiting call was not asked the prompt's question: its retry still gets its own answer
     const own = await retry(hub, KEY_A, waiting.requestState, waiting.inputKey, "still mine");
     assert.match(JSON.stringify(own.json?.result), /LLM response: still mine/, own.text);
