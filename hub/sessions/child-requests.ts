@@ -17,7 +17,7 @@ import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../serve
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
-import { tenantPrincipal, type ClientSession, type InflightCall, type SessionRegistry } from "./registry.js";
+import { tenantPrincipal, type ClientSession, type InflightCall, type SessionKind, type SessionRegistry } from "./registry.js";
 
 /** The client capability each request a child may send needs. */
 export const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
@@ -40,8 +40,8 @@ interface Origin {
  * child names (our servers echo the hub's _meta["agentbox/call"]), looked for among the calls to
  * that child of the session it names (or of the session a per-session instance serves, whatever it
  * names); else, for a child that names no call, the only call in flight to it there (the session's
- * own, or the tenant's). Anything else would be a guess, and a guess can hand one client's question
- * to another: a string saying why nobody is asked.
+ * own, or the tenant's), or one of them when they are all one client's. Anything else would be a
+ * guess, and a guess can hand one client's question to another: a string saying why nobody is asked.
  */
 function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child, params: Record<string, unknown> | undefined): Origin | string {
   const meta = params?._meta as Record<string, unknown> | undefined;
@@ -63,9 +63,15 @@ function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child,
     // named, the session is known (a 2025 client is asked outside any call; a 2026 one cannot be)
     return named ? { session: named } : `it names no session in _meta["${SESSION_META_KEY}"] and no call is in flight to it`;
   }
+  const [{ session: first }] = candidates;
+  // all one 2025 client's calls: whichever carries the question, it reaches the client whose call asked
+  if (ONE_CLIENT.has(first.kind) && candidates.every((c) => c.session === first)) return candidates[candidates.length - 1];
   const shared = candidates.some((c) => c.session.kind === "modern") ? "context" : owner ? "instance" : "process";
   return `${candidates.length} calls to it are in flight and it does not name the one asking (in _meta["${CALL_META_KEY}"]): ${REMEDY[shared]}`;
 }
+
+/** Sessions that are one client's (a 2026 context is shared by its tenant's clients, an implicit one by a client address's). */
+const ONE_CLIENT: ReadonlySet<SessionKind> = new Set(["streamable", "sse", "stdio"]);
 
 /** What to do about a question naming no call while several calls to its server are in flight, by what those calls share. */
 const REMEDY = {

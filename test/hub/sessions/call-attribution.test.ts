@@ -66,6 +66,12 @@ describe("a child's questions during concurrent 2025 calls", () => {
       );
   });
 
+  test("two calls of one session to a child naming no call, asking at once, are both asked of that session's client", async () => {
+    const one = await asker(hub, KEY_A, "one", () => one.asked.length === 2);
+    const results = await atOnce([one.client, one.client], "asking_ask_unmarked", ["first unmarked", "second unmarked"]);
+    assert.deepEqual(results.map(textOf), ["model said: one answers: first unmarked", "model said: one answers: second unmarked"]);
+  });
+
   test("two clients of a tenant, asking at once, are each asked their own question only", async () => {
     const both = () => a.asked.length > 0 && b.asked.length > 0;
     const a: Asker = await asker(hub, KEY_A, "A", both);
