@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/client";
 import { fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { callModern, connectModern } from "./modern-client.js";
+import { callModern, connectModern, envelope, postModern } from "./modern-client.js";
 
 const KEY_A = `alice-${randomUUID()}`;
 const KEY_B = `bob-${randomUUID()}`;
@@ -94,5 +94,26 @@ describe("concurrent questions of 2026-07-28 calls", () => {
       askers.flatMap((x) => x.asked),
       [],
     );
+  });
+
+  test("two clients of one tenant logging at once each hear their own call's log line only", { timeout: 60_000 }, async () => {
+    const gate = `gate-${randomUUID()}`;
+    const logging = (line: string) =>
+      postModern(
+        hub,
+        {
+          id: 1,
+          method: "tools/call",
+          params: { name: "asking_log", arguments: { prompt: line, gate, parties: 2 }, _meta: envelope({ "io.modelcontextprotocol/logLevel": "info" }) },
+        },
+        auth(KEY_A),
+      );
+    const [a, b] = await Promise.all([logging("line of A"), logging("line of B")]);
+    assert.match(JSON.stringify(a.json?.result), /logged/, a.text);
+    assert.match(JSON.stringify(b.json?.result), /logged/, b.text);
+    assert.match(a.text, /line of A/);
+    assert.doesNotMatch(a.text, /line of B/);
+    assert.match(b.text, /line of B/);
+    assert.doesNotMatch(b.text, /line of A/);
   });
 });
