@@ -13,11 +13,11 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
-import { INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
+import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
-import { tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
+import { tenantPrincipal, type ClientSession, type InflightCall, type SessionKind, type SessionRegistry } from "./registry.js";
 
 /** The client capability each request a child may send needs. */
 export const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"> = {
@@ -29,59 +29,85 @@ export const CAPABILITY_FOR: Record<string, "sampling" | "elicitation" | "roots"
 /** The log levels, least severe first. */
 export const LOG_LEVELS: LoggingLevel[] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
 
-/**
- * The session a child's request or notification belongs to, and the call it came from: the
- * session a per-session instance serves (whatever it names), else the session the child names (our
- * servers always do), else the only call in flight to that child.
- * Anything else would be a guess, and a guess can hand one client's question to another.
- */
-function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child, params: Record<string, unknown> | undefined) {
-  const owner = tenant.instances.ownerOf(child);
-  if (owner) {
-    // its calls are registered under the configured server (hub/sessions/tool-calls.ts)
-    const [session] = ownSession(sessions, tenant, owner.session);
-    if (!session) return undefined;
-    const calls = [...session.inflight].filter((c) => c.child === owner.prototype);
-    return { session, call: calls[calls.length - 1] };
-  }
-  const meta = params?._meta as Record<string, unknown> | undefined;
-  const named = sessions.get(typeof meta?.[SESSION_META_KEY] === "string" ? (meta[SESSION_META_KEY] as string) : undefined);
-  if (named && named.tenant === tenant) {
-    const calls = [...named.inflight].filter((c) => c.child === child);
-    return { session: named, call: calls[calls.length - 1] };
-  }
-  const calls = [...sessionsOf(sessions, tenant)].flatMap((session) =>
-    [...session.inflight].filter((c) => c.child === child).map((call) => ({ session, call })),
-  );
-  return calls.length === 1 ? calls[0] : undefined;
+/** Where a child's request or log line goes: a session, and the call in it when it came from one. */
+interface Origin {
+  session: ClientSession;
+  call?: InflightCall;
 }
+
+/**
+ * The session a child's request or notification belongs to, and the call it came from: the call the
+ * child names (our servers echo the hub's _meta["agentbox/call"]), looked for among the calls to
+ * that child of the session it names (or of the session a per-session instance serves, whatever it
+ * names); else, for a child that names no call, the only call in flight to it there (the session's
+ * own, or the tenant's), or one of them when they are all one client's. Anything else would be a
+ * guess, and a guess can hand one client's question to another: a string saying why nobody is asked.
+ */
+function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child, params: Record<string, unknown> | undefined): Origin | string {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  const owner = tenant.instances.ownerOf(child);
+  // its calls are registered under the configured server (hub/sessions/tool-calls.ts)
+  const served = owner?.prototype ?? child;
+  const [named] = ownSession(sessions, tenant, owner ? owner.session : stringAt(meta, SESSION_META_KEY));
+  const marker = stringAt(meta, CALL_META_KEY);
+  if (marker !== undefined) {
+    // a call of another session or tenant, or one that ended, is no call of this child's: nobody is asked
+    const call = named && [...named.inflight].find((c) => c.id === marker && c.child === served);
+    return call ? { session: named, call } : `it names a call (_meta["${CALL_META_KEY}"]) that is not in flight to it in the session it names`;
+  }
+  if (owner && !named) return "its client session has closed";
+  const scope = named ? [named] : [...sessionsOf(sessions, tenant)];
+  const candidates = scope.flatMap((session) => [...session.inflight].filter((c) => c.child === served).map((call) => ({ session, call })));
+  if (candidates.length === 1) return candidates[0];
+  if (candidates.length === 0) {
+    // named, the session is known (a 2025 client is asked outside any call; a 2026 one cannot be)
+    return named ? { session: named } : `it names no session in _meta["${SESSION_META_KEY}"] and no call is in flight to it`;
+  }
+  const [{ session: first }] = candidates;
+  // all one 2025 client's calls: whichever carries the question, it reaches the client whose call asked
+  if (ONE_CLIENT.has(first.kind) && candidates.every((c) => c.session === first)) return candidates[candidates.length - 1];
+  const shared = candidates.some((c) => c.session.kind === "modern") ? "context" : owner ? "instance" : "process";
+  return `${candidates.length} calls to it are in flight and it does not name the one asking (in _meta["${CALL_META_KEY}"]): ${REMEDY[shared]}`;
+}
+
+/** Sessions that are one client's (a 2026 context is shared by its tenant's clients, an implicit one by a client address's). */
+const ONE_CLIENT: ReadonlySet<SessionKind> = new Set(["streamable", "sse", "stdio"]);
+
+/** What to do about a question naming no call while several calls to its server are in flight, by what those calls share. */
+const REMEDY = {
+  instance: "make one call at a time to it",
+  context: "2026-07-28 clients of a tenant share one context, so give each client a context of its own, or make one call at a time to this server",
+  process:
+    'configure the server with "instances": "session" (a process per client session, whose questions are that session\'s) or make one call at a time to it',
+};
+
+const stringAt = (meta: Record<string, unknown> | undefined, key: string): string | undefined => (typeof meta?.[key] === "string" ? meta[key] : undefined);
 
 /** The sessions a child of this tenant may reach: its tenant's, never another's (and however many those have, none of theirs is looked at). */
 function sessionsOf(sessions: SessionRegistry, tenant: ServedTenant): ReadonlySet<ClientSession> {
   return sessions.of(tenantPrincipal(tenant));
 }
 
-/** A per-session instance's session, while it is open: an instance reaches nobody else. */
-function ownSession(sessions: SessionRegistry, tenant: ServedTenant, id: string): ClientSession[] {
+/** A session of this tenant, while it is open: a child reaches no other tenant's (and an instance nobody but its own). */
+function ownSession(sessions: SessionRegistry, tenant: ServedTenant, id: string | undefined): ClientSession[] {
   const session = sessions.get(id);
   return session?.tenant === tenant ? [session] : [];
 }
 
-/** What a client gets of a child's params: without the hub's own keys (the session it named, its input-key hint). */
+/** What a client gets of a child's params: without the hub's own keys (the session and call it named, its input-key hint). */
 function stripSessionMeta(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!params?._meta) return params;
-  const { [SESSION_META_KEY]: _session, [INPUT_KEY_META_KEY]: _inputKey, ...meta } = params._meta as Record<string, unknown>;
+  const { [SESSION_META_KEY]: _session, [CALL_META_KEY]: _call, [INPUT_KEY_META_KEY]: _inputKey, ...meta } = params._meta as Record<string, unknown>;
   return { ...params, _meta: meta };
 }
 
 export async function childRequest(sessions: SessionRegistry, tenant: ServedTenant, child: Child, request: Request, signal: AbortSignal): Promise<Result> {
   const origin = originOf(sessions, tenant, child, request.params);
-  if (!origin) {
+  if (typeof origin === "string") {
     throw new McpError(
       ErrorCode.InvalidRequest,
-      `The hub cannot tell which client session ${request.method} from the '${child.name}' server belongs to ` +
-        `(it names none in _meta["${SESSION_META_KEY}"] and ` +
-        "not exactly one call is in flight to it), so it asks nobody rather than the wrong client.",
+      `The hub cannot tell which client session ${request.method} from the '${child.name}' server belongs to (${origin}), ` +
+        "so it asks nobody rather than the wrong client.",
     );
   }
   const outgoing = { method: request.method, params: stripSessionMeta(request.params) } as ServerRequest;
@@ -149,10 +175,10 @@ export function childNotification(
   if (notification.method !== "notifications/message") return;
   const origin = originOf(sessions, tenant, child, notification.params);
   const level = notification.params?.level as LoggingLevel;
-  if (!origin) {
+  if (typeof origin === "string") {
     // the child's words, bounded, as data: never the entry's own fields
     const data = JSON.stringify(notification.params?.data ?? null).slice(0, 2000);
-    log.info("child log message with no session to deliver it to", { child: child.name, logLevel: String(level).slice(0, 20), data });
+    log.info("child log message with no session to deliver it to", { child: child.name, why: origin, logLevel: String(level).slice(0, 20), data });
     return;
   }
   const threshold = origin.session.logLevel;

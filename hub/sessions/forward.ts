@@ -3,17 +3,25 @@
 // the result, cancellation carried across, and the child's failures as protocol errors. A server
 // configured `instances: "session"` is reached through the session's own instance of it.
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
-import { SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
+import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
-import type { CallChannel, ClientSession } from "./registry.js";
+import { inflightCall, type CallChannel, type ClientSession, type InflightCall } from "./registry.js";
 
 export type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
 
-/** `params` as the child is sent them: the client's progress token replaced by the child's own, the session named. */
-function forChild(params: Params, overrides: Params, child: Child, session: ClientSession): { params: Params; progressToken: unknown } {
-  const { progressToken, ...meta } = params._meta ?? {};
-  const named = { ...meta, [SESSION_META_KEY]: session.id, ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}) };
+/**
+ * `params` as the child is sent them: the client's progress token replaced by the child's own, the
+ * session and the call named (never a call the client named: only the hub names calls).
+ */
+function forChild(params: Params, overrides: Params, child: Child, session: ClientSession, call?: InflightCall): { params: Params; progressToken: unknown } {
+  const { progressToken, [CALL_META_KEY]: _claimed, ...meta } = params._meta ?? {};
+  const named = {
+    ...meta,
+    [SESSION_META_KEY]: session.id,
+    ...(call ? { [CALL_META_KEY]: call.id } : {}),
+    ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}),
+  };
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
 }
 
@@ -24,7 +32,10 @@ function instanceFor(child: Child, session: ClientSession): Child {
   return session.tenant.instances.route(child, session.id);
 }
 
-/** @param overrides what the child is sent instead of the client's values (a tool's or prompt's own, unprefixed name) */
+/**
+ * @param overrides what the child is sent instead of the client's values (a tool's or prompt's own, unprefixed name)
+ * @param call the call in flight this request is (a tools/call, ./tool-calls.ts), named to the child
+ */
 export async function forward(
   configured: Child,
   method: string,
@@ -32,15 +43,16 @@ export async function forward(
   session: ClientSession,
   channel: CallChannel,
   overrides: Params = {},
+  call?: InflightCall,
 ): Promise<Result> {
   // A 2026 client's prompts/get, resources/read or completion is a call in flight too: a question its
   // child asks meanwhile must reach this request (which refuses it at once), never a tool call an
   // earlier request of the tenant's shared context left waiting for its retry (the asker would hang).
-  const tracked = session.kind === "modern" && method !== "tools/call" ? { child: configured, tool: method, channel } : undefined;
+  const tracked = !call && session.kind === "modern" ? inflightCall(configured, method, channel) : undefined;
   if (tracked) session.inflight.add(tracked);
   try {
     const child = instanceFor(configured, session);
-    const { params: forwarded, progressToken } = forChild(params, overrides, child, session);
+    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, call ?? tracked);
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
     if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal });

@@ -5,7 +5,7 @@
 // free the session's browser contexts, terminals and interpreters.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
 import type { Child } from "../children/child.js";
@@ -36,9 +36,19 @@ export interface CallChannel {
 }
 
 export interface InflightCall {
+  /**
+   * The hub's name for the call, sent to its child in _meta["agentbox/call"]: what the child sends
+   * during the call echoes it, so it reaches this call's client (hub/sessions/child-requests.ts).
+   */
+  readonly id: string;
   child: Child;
   tool: string;
   channel: CallChannel;
+}
+
+/** A call about to be forwarded; its id random, so no child can name a call it was not sent. */
+export function inflightCall(child: Child, tool: string, channel: CallChannel): InflightCall {
+  return { id: randomUUID(), child, tool, channel };
 }
 
 /** A session's calls in flight, which tells a waiter when one ends (a draining hub waits on that). */

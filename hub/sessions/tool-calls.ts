@@ -12,7 +12,7 @@ import type { LimitVerdict, RateLimits } from "./rate-limits.js";
 import type { HubMetrics } from "../observability/metrics.js";
 import { QueueFullError } from "../children/queue.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
-import type { CallChannel, ClientSession, InflightCall } from "./registry.js";
+import { inflightCall, type CallChannel, type ClientSession } from "./registry.js";
 
 /** A call of one of the hub's own tools: who calls, and the call's way back to its client. */
 export interface HubToolCall {
@@ -72,10 +72,10 @@ export class ToolCalls {
     }
 
     const started = performance.now();
-    const call: InflightCall = { child: owner.child, tool: name, channel };
+    const call = inflightCall(owner.child, name, channel);
     session.inflight.add(call);
     try {
-      const result = (await forward(owner.child, "tools/call", params, session, channel, { name: owner.original })) as CallToolResult;
+      const result = (await forward(owner.child, "tools/call", params, session, channel, { name: owner.original }, call)) as CallToolResult;
       metrics.countCall(session.tenant.name, name, result.isError ? "tool_error" : "ok");
       return result;
     } catch (err) {

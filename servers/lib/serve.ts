@@ -6,7 +6,15 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ListToolsRequestSchema, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
-import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
+import {
+  attributionOf,
+  describeSession,
+  DESCRIBE_SESSION_METHOD,
+  emitSessionClosed,
+  SESSION_CLOSED_METHOD,
+  SESSION_META_KEY,
+  TOKEN_META_KEY,
+} from "./session-events.js";
 import { configureToolNames, resolveText, type Text } from "./names.js";
 import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
@@ -82,12 +90,13 @@ type WithMeta = { params?: { _meta?: Record<string, unknown> } & Record<string, 
 
 /**
  * A tool's questions to the client (sampling, elicitation, roots) and its log lines name the session
- * of the call they belong to, so the hub hands them to that client and no other.
+ * and the call they belong to, so the hub hands them to that call's client and no other.
  */
 function namingSession(extra: Extra, session: string): Extra {
+  const attribution = { [SESSION_META_KEY]: session, ...attributionOf(extra._meta) };
   const named = <M extends WithMeta>(message: M): M => ({
     ...message,
-    params: { ...message.params, _meta: { ...message.params?._meta, [SESSION_META_KEY]: session } },
+    params: { ...message.params, _meta: { ...message.params?._meta, ...attribution } },
   });
   return {
     ...extra,

@@ -2,6 +2,12 @@
 export const SESSION_CLOSED_METHOD = "notifications/agentbox/session_closed";
 /** The _meta key carrying the client session id on every call the hub forwards. */
 export const SESSION_META_KEY = "agentbox/session";
+/**
+ * The _meta key naming the hub's call a request belongs to, on every call the hub forwards. A child
+ * echoes it (with the session) on each question and log line it sends during that call, so the hub
+ * hands them to that call's client and no other (several clients' calls can be in flight at once).
+ */
+export const CALL_META_KEY = "agentbox/call";
 /** The _meta key carrying the session's callback token to the hub's own (stdio) servers. */
 export const TOKEN_META_KEY = "agentbox/token";
 /**
@@ -13,6 +19,15 @@ export const TOKEN_META_KEY = "agentbox/token";
 export const INPUT_KEY_META_KEY = "agentbox/inputKey";
 /** The _meta key of a rate-limited result: milliseconds until the call may be retried. */
 export const RETRY_AFTER_META_KEY = "agentbox/retryAfterMs";
+/** What a child echoes of a call's _meta on the requests and log lines it sends during that call: the session and the call the hub named. */
+export function attributionOf(meta: Record<string, unknown> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of [SESSION_META_KEY, CALL_META_KEY]) {
+    const value = meta?.[key];
+    if (typeof value === "string") out[key] = value;
+  }
+  return out;
+}
 /** Headers code uses to call the hub's tools as its session (the Python and JS bridges send them). */
 export const SESSION_TOKEN_HEADER = "x-agentbox-session-token";
 /** The environment variable carrying that token into an interpreter. */
