@@ -6,7 +6,15 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { ListToolsRequestSchema, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
-import { describeSession, DESCRIBE_SESSION_METHOD, emitSessionClosed, SESSION_CLOSED_METHOD, SESSION_META_KEY, TOKEN_META_KEY } from "./session-events.js";
+import {
+  describeSession,
+  DESCRIBE_SESSION_METHOD,
+  emitSessionClosed,
+  SESSION_CLOSED_METHOD,
+  SESSION_META_KEY,
+  SESSION_STATE_CAPABILITY,
+  TOKEN_META_KEY,
+} from "./session-events.js";
 import { configureToolNames, resolveText, type Text } from "./names.js";
 import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
@@ -16,6 +24,8 @@ export interface ServerSpec {
   version?: string;
   instructions?: Text;
   tools: Tool[];
+  /** The server keeps state per client session (terminals, interpreters, pages): declared as SESSION_STATE_CAPABILITY. */
+  sessionState?: boolean;
   /** Register resources, prompts or anything else on the SDK server. */
   setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
   /** Free what the server holds (browsers, ptys, interpreters) before the process exits. */
@@ -115,7 +125,10 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
   );
   const server = new McpServer(
     { name: `agentbox-${spec.name}`, version: spec.version ?? "0.1.0" },
-    { instructions: resolveText(spec.instructions), capabilities: { logging: {} } },
+    {
+      instructions: resolveText(spec.instructions),
+      capabilities: { logging: {}, ...(spec.sessionState ? { experimental: { [SESSION_STATE_CAPABILITY]: {} } } : {}) },
+    },
   );
   registerTools(server, spec.tools, workspace, log);
   await spec.setup?.(server, { workspace, log });
