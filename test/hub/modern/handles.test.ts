@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/client";
 import type { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 import { callModern, connectModern } from "./modern-client.js";
@@ -43,7 +43,7 @@ describe("context handles", () => {
   before(async () => {
     hub = await startHub({
       servers: ["terminal", "code"],
-      extraServers: { tagger: { ...fixture("param-header-server"), instances: "session" } },
+      extraServers: { tagger: { ...fixture("param-header-server"), instances: "session" }, echo: { ...fixture("echo-server"), instances: "session" } },
       config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
     });
     alice = await connectModern(hub, { headers: auth(KEY_A) });
@@ -122,6 +122,23 @@ describe("context handles", () => {
       assert.equal(textOf(await call(legacy, "code_execute", python("x", second))), "'second'");
     } finally {
       await legacy.close();
+    }
+  });
+
+  test("a child's question during a call in a context goes to the client that made the call, in either era", async () => {
+    const legacy: LegacyClient = await hub.connect({ headers: auth(KEY_A), capabilities: { sampling: {} } });
+    const modern = await connectModern(hub, { headers: auth(KEY_A), capabilities: { sampling: {} } });
+    try {
+      legacy.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: "the 2025 client" }, model: "m" }));
+      modern.setRequestHandler(
+        "sampling/createMessage",
+        async () => ({ role: "assistant", content: { type: "text", text: "the 2026 client" }, model: "m" }) as never,
+      );
+      await modern.listTools();
+      assert.equal(textOf(await call(legacy, "echo_sample", { prompt: "who?", context: first })), "model said: the 2025 client");
+      assert.equal(textOf(await callModern(modern, "echo_sample", { prompt: "who?", context: first })), "model said: the 2026 client");
+    } finally {
+      await Promise.allSettled([legacy.close(), modern.close()]);
     }
   });
 
