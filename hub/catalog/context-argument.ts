@@ -12,13 +12,11 @@ export const CONTEXT_ARGUMENT = "context";
 /** The header is Mcp-Param-Context (deploy/nginx routes on it). */
 export const CONTEXT_HEADER = "Context";
 
-const CONTEXT_PROPERTY = {
-  type: "string",
-  description:
-    "Optional: a context handle from hub_new_context, to run this call in that context (its own terminals, interpreters and browser pages). " +
-    "Leave it out to use your default context.",
-  "x-mcp-header": CONTEXT_HEADER,
-} as const;
+/**
+ * No description: some forty tools carry it on every turn of a model (~2 KB as it is), and
+ * hub_new_context's description says once what to pass here.
+ */
+const CONTEXT_PROPERTY = { type: "string", "x-mcp-header": CONTEXT_HEADER } as const;
 
 /** Whether a server keeps state per client session, so its tools take a `context`. */
 export function keepsSessionState(child: Child): boolean {
