@@ -50,6 +50,9 @@ export function namesContext(params: Params): boolean {
   return typeof args === "object" && args !== null && !Array.isArray(args) && Object.hasOwn(args, CONTEXT_ARGUMENT);
 }
 
+/** Far above any handle this hub mints (a replica name is at most 63 characters). */
+const MAX_HANDLE_LENGTH = 512;
+
 const NEW_ONE = `Call ${NEW_CONTEXT_TOOL} for a new handle, or leave \`${CONTEXT_ARGUMENT}\` out to use your default context.`;
 
 export class Contexts {
@@ -86,7 +89,8 @@ export class Contexts {
   private find(tenant: ServedTenant, handle: unknown): ClientSession | string {
     if (typeof handle !== "string")
       return `\`${CONTEXT_ARGUMENT}\` must be a context handle (the string ${NEW_CONTEXT_TOOL} returned), not ${describe(handle)}.`;
-    const macAt = handle.lastIndexOf(".");
+    // a handle is ~120 characters; a megabyte of one is not worth a MAC
+    const macAt = handle.length > MAX_HANDLE_LENGTH ? -1 : handle.lastIndexOf(".");
     const expiryAt = handle.lastIndexOf(".", macAt - 1);
     const id = handle.slice(0, Math.max(0, expiryAt));
     const expiry = parseInt(handle.slice(expiryAt + 1, macAt), 36);

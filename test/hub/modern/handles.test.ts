@@ -159,6 +159,7 @@ describe("context handles", () => {
       ["a later expiry", `${uuid}.${(parseInt(expiry, 36) + 3_600_000).toString(36)}.${first.split(".")[2]}`, NOT_OURS],
       ["the bare session id", uuid, NOT_OURS],
       ["a number", 42, /must be a context handle/],
+      ["a huge one", `${".x".repeat(1000)}${first}`, NOT_OURS],
     ];
     for (const [what, handle, refusal] of attempts) {
       const reply = await alice.callTool({ name: "code_execute", arguments: python("x = 'pwned'; x", handle as string) });
@@ -201,7 +202,7 @@ describe("context handles under limits", () => {
   before(async () => {
     [hub, other] = await Promise.all([
       startHub({ servers: [], env: { AGENTBOX_MAX_SESSIONS: "2", AGENTBOX_CONTEXT_TTL_MS: "4000" } }),
-      startHub({ servers: [] }),
+      startHub({ servers: [], env: { AGENTBOX_REPLICA: "other" } }),
     ]);
     client = await connectModern(hub);
     await client.listTools();
@@ -214,7 +215,11 @@ describe("context handles under limits", () => {
   test("a handle from another hub (or an earlier run of this one) names nothing here", async () => {
     const elsewhere = await connectModern(other);
     try {
-      const foreign = await mint(elsewhere);
+      const minted = (await callModern(elsewhere, "hub_new_context")).structuredContent as { context: string; replica?: string };
+      const foreign = minted.context;
+      // a named replica's handles begin with its name, as its session ids do, so a router finds it
+      assert.match(foreign, /^other\.[0-9a-f-]{36}\./);
+      assert.equal(minted.replica, "other");
       const result = await callModern(client, "hub_sessions", { context: foreign });
       assert.equal(result.isError, true);
       assert.match(textOf(result), NOT_OURS);
