@@ -93,7 +93,8 @@ export class Contexts {
     const macAt = handle.length > MAX_HANDLE_LENGTH ? -1 : handle.lastIndexOf(".");
     const expiryAt = handle.lastIndexOf(".", macAt - 1);
     const id = handle.slice(0, Math.max(0, expiryAt));
-    const expiry = parseInt(handle.slice(expiryAt + 1, macAt), 36);
+    const written = handle.slice(expiryAt + 1, macAt);
+    const expiry = /^[0-9a-z]{1,11}$/.test(written) ? parseInt(written, 36) : NaN;
     if (expiryAt <= 0 || !Number.isSafeInteger(expiry) || !this.macMatches(handle.slice(macAt + 1), tenant, id, expiry)) {
       return (
         `The context handle is not one this hub gave you: it was altered, belongs to another API key or replica, or was minted before the hub ` +
