@@ -3,8 +3,11 @@
 // reports it, and test/hub/catalog/catalog-budget.test.ts, which keeps it within the budget.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 
-/** The full catalog a model sees must stay within this (issue 15). */
-export const CATALOG_BUDGET_BYTES = 40_000;
+/**
+ * The full catalog a model sees must stay within this (issue 15: 40 000), plus what the `context`
+ * argument of each stateful tool costs since issue 24 (~2.4 KB over 43 tools, hub/catalog/context-argument.ts).
+ */
+export const CATALOG_BUDGET_BYTES = 43_000;
 
 export interface SizeEntry {
   tools: number;

@@ -20,7 +20,8 @@ import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
 import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
 import { TenantChanges } from "./sessions/changes.js";
-import { newSessionId } from "./http/replica.js";
+import { drainingRefusal, newSessionId } from "./http/replica.js";
+import { Contexts } from "./sessions/contexts.js";
 import type { SessionServices } from "./sessions/services.js";
 import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
 import type { HubServices } from "./http/services.js";
@@ -42,6 +43,8 @@ export class Hub implements HubServices {
   /** The bytes all sessions' resumable streams may keep (hub/http/event-store.ts). */
   readonly eventBudget: EventBudget;
   readonly toolCalls: ToolCalls;
+  /** More contexts per client, named by handle (hub/sessions/contexts.ts). */
+  readonly contexts: Contexts;
   /** The hub's own tools (hub_*), served beside the children's. */
   readonly hubTools?: HubTools;
   readonly version = VERSION;
@@ -107,7 +110,15 @@ export class Hub implements HubServices {
       config.sweepMs,
     );
     this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
-    this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, hubTools: this.hubTools });
+    this.contexts = new Contexts({
+      sessions: this.sessions,
+      ttlMs: config.contextTtlMs,
+      idleMs: config.sessionIdleMs,
+      newId: () => newSessionId(config.replica),
+      // a draining replica takes no new sessions, contexts included: the router sends the next request elsewhere
+      open: async (...args) => (this.draining ? drainingRefusal(this) : this.openSession(...args)),
+    });
+    this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, hubTools: this.hubTools, contexts: this.contexts });
   }
 
   private launchFor(tenant: Tenant, prefix: string, secrets: string[]): ChildLaunch {
@@ -121,6 +132,10 @@ export class Hub implements HubServices {
       maxMessageBytes: this.config.maxMessageBytes,
       output: this.config.childOutput,
     };
+  }
+
+  get replica(): string | undefined {
+    return this.config.replica;
   }
 
   /** The tenant of a request without an API key (the hub then has exactly one, keyless). */

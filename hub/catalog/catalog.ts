@@ -7,12 +7,17 @@ import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { Child } from "../children/child.js";
 import { joinToolName } from "../../servers/lib/names.js";
 import { ToolSearch } from "./tool-search.js";
+import { keepsSessionState, withContextArgument } from "./context-argument.js";
 
 const VALID_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export interface Owner {
   child: Child;
   original: string;
+  /** The tool as listed (./context-argument.ts may have added its `context`). */
+  listed?: Tool;
+  /** Whether the hub added the `context` argument, which it then takes off before the child sees the call. */
+  takesContext?: boolean;
 }
 
 export function publishedName(prefix: string, name: string): string {
@@ -49,6 +54,7 @@ export class Catalog {
       // a child's lists are emptied whenever it cannot serve them (crashed, failed to start)
       if (!child.enabled) continue;
       const keep = this.filters.get(child)!;
+      const stateful = keepsSessionState(child);
       for (const tool of child.tools) {
         const name = publishedName(child.prefix, tool.name);
         if (!keep(tool.name, name)) continue;
@@ -64,8 +70,11 @@ export class Catalog {
           collisions.push(collisionMessage("Tool", name, clash, { child, original: tool.name }));
           continue;
         }
-        tools.set(name, { child, original: tool.name });
-        toolList.push({ ...tool, name, description: tool.description || `${tool.name} (from the ${child.name} server)` });
+        const published = { ...tool, name, description: tool.description || `${tool.name} (from the ${child.name} server)` };
+        const withContext = stateful ? withContextArgument(published) : undefined;
+        const listed = withContext ?? published;
+        tools.set(name, { child, original: tool.name, listed, takesContext: withContext !== undefined });
+        toolList.push(listed);
       }
       for (const prompt of child.prompts) {
         const name = publishedName(child.prefix, prompt.name);

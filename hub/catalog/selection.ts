@@ -22,7 +22,7 @@ export const HUB = "hub";
 
 /** What a view reads from the hub, resolved at each use: the catalog changes as servers come and go. */
 export interface ViewContext {
-  catalog: Pick<Catalog, "tools" | "suggestTools"> & { tool(name: string): { child: { name: string } } | undefined; search: ToolSearch };
+  catalog: Pick<Catalog, "tools" | "suggestTools"> & { tool(name: string): { child: { name: string }; listed?: Tool } | undefined; search: ToolSearch };
   hubTools: () => Tool[];
   serverNames: () => string[];
 }
@@ -83,6 +83,11 @@ export class SessionView {
   }
 
   /** Every tool of the hub and its servers, whatever the selection (hub_find_tools aside). */
+  /** A tool as listed, by name, whatever the selection: the hub's own or a server's. */
+  listed(tool: string): Tool | undefined {
+    return this.ctx.catalog.tool(tool)?.listed ?? this.ctx.hubTools().find((t) => t.name === tool);
+  }
+
   private allTools(): Tool[] {
     return [...this.ctx.hubTools(), ...this.ctx.catalog.tools];
   }

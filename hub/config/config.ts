@@ -63,6 +63,8 @@ export interface HubConfig {
   /** The operator's key for the hub-wide figures on /metrics (AGENTBOX_METRICS_KEY); see hub/http/metrics-gate.ts. */
   metricsKey?: string;
   sessionIdleMs: number;
+  /** How long a context minted by hub_new_context lives at most (AGENTBOX_CONTEXT_TTL_MS). */
+  contextTtlMs: number;
   /** Per-session instances one server may run at once in a tenant (AGENTBOX_SESSION_INSTANCES; servers with instances "session"). */
   sessionInstances: number;
   maxBodyBytes: number;
@@ -175,6 +177,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       file.allowedHosts ??
       [],
     sessionIdleMs: positiveInt(env.AGENTBOX_SESSION_IDLE_MS, "AGENTBOX_SESSION_IDLE_MS") ?? file.sessionIdleMs ?? 30 * 60_000,
+    contextTtlMs: contextTtl(env.AGENTBOX_CONTEXT_TTL_MS),
     // each is a process: a client churning through sessions must not fork one per session without bound
     sessionInstances: positiveInt(env.AGENTBOX_SESSION_INSTANCES, "AGENTBOX_SESSION_INSTANCES") ?? file.sessionInstances ?? 32,
     maxBodyBytes: positiveInt(env.AGENTBOX_MAX_BODY_BYTES, "AGENTBOX_MAX_BODY_BYTES") ?? file.maxBodyBytes ?? 16 * 1024 * 1024,
@@ -221,4 +224,14 @@ function defaultWorkspace(): string {
 function defaultConfigPath(): string | undefined {
   const imagePath = "/etc/agentbox/agentbox.json";
   return fs.existsSync(imagePath) ? imagePath : undefined;
+}
+
+/** The longest delay a timer holds (~24.8 days): a context's expiry is one. */
+const MAX_CONTEXT_TTL_MS = 2 ** 31 - 1;
+
+/** A context's longest life (hub/sessions/contexts.ts): a day unless AGENTBOX_CONTEXT_TTL_MS says otherwise. */
+function contextTtl(value: string | undefined): number {
+  const ms = positiveInt(value, "AGENTBOX_CONTEXT_TTL_MS") ?? 24 * 3_600_000;
+  if (ms > MAX_CONTEXT_TTL_MS) throw new ConfigError(`AGENTBOX_CONTEXT_TTL_MS may be at most ${MAX_CONTEXT_TTL_MS} (~24 days), got ${ms}`);
+  return ms;
 }

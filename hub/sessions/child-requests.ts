@@ -111,14 +111,16 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
     );
   }
   const outgoing = { method: request.method, params: stripSessionMeta(request.params) } as ServerRequest;
+  // a call run in another context (hub/sessions/contexts.ts) asks the client that made it
+  const asker = origin.call?.caller ?? origin.session;
   // a 2026-07-28 client is asked only through the call that asks (hub/sessions/input-required.ts), which checks its capabilities
-  if (origin.session.kind === "modern") {
+  if (asker.kind === "modern") {
     if (!origin.call) throw unreachableModernClient(request.method, child.name);
     const hint = (request.params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_META_KEY];
     return origin.call.channel.request(outgoing, signal, typeof hint === "string" ? hint : undefined, child);
   }
   const needed = CAPABILITY_FOR[request.method];
-  if (needed && !origin.session.clientCapabilities[needed]) {
+  if (needed && !asker.clientCapabilities[needed]) {
     throw new McpError(
       ErrorCode.InvalidRequest,
       `The client of this session does not support ${needed} (it did not declare the capability at initialize), so ${request.method} cannot be ` +
@@ -181,7 +183,7 @@ export function childNotification(
     log.info("child log message with no session to deliver it to", { child: child.name, why: origin, logLevel: String(level).slice(0, 20), data });
     return;
   }
-  const threshold = origin.session.logLevel;
+  const threshold = (origin.call?.caller ?? origin.session).logLevel;
   if (threshold && LOG_LEVELS.indexOf(level) < LOG_LEVELS.indexOf(threshold)) return;
   const out = { method: notification.method, params: stripSessionMeta(notification.params) } as ServerNotification;
   const send = origin.call ? origin.call.channel.notify(out) : Promise.all([...origin.session.servers].map((s) => s.notification(out)));

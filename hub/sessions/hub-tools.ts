@@ -12,6 +12,7 @@ import { hubStatusShape } from "./hub-status.js";
 import type { SessionServices } from "./services.js";
 import { SESSION_KINDS } from "./registry.js";
 import type { HubToolCall, HubTools } from "./tool-calls.js";
+import { hubNewContext, offerContext } from "./context-tool.js";
 
 /** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
 interface HubToolContext extends HubToolCall {
@@ -211,12 +212,12 @@ const hubEndSession = defineTool({
   },
 });
 
-const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession];
+const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession, hubNewContext];
 
 /** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */
 export function hubTools(hub: SessionServices): HubTools {
   const byName = new Map(TOOLS.map((t) => [t.name, t]));
-  const listed = TOOLS.map(listedTool);
+  const listed = TOOLS.map(listedTool).map(offerContext);
   return {
     list: () => listed,
     call: (name, args, call) => byName.get(name)?.call(args, { ...call, hub }),

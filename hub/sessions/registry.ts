@@ -15,9 +15,10 @@ import type { SessionView } from "../catalog/selection.js";
 /**
  * "modern" is a tenant's one default context for 2026-07-28 clients (hub/http/endpoints/modern.ts):
  * that revision has no sessions, so what a client's calls leave (terminals, interpreters, pages)
- * lives here for as long as the hub runs.
+ * lives here for as long as the hub runs. "context" is one more context a client minted a handle for
+ * (hub/sessions/contexts.ts), which any client of its tenant may name in a call's `context` argument.
  */
-export const SESSION_KINDS = ["streamable", "sse", "implicit", "stdio", "modern"] as const;
+export const SESSION_KINDS = ["streamable", "sse", "implicit", "stdio", "modern", "context"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
 
 /** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
@@ -44,11 +45,13 @@ export interface InflightCall {
   child: Child;
   tool: string;
   channel: CallChannel;
+  /** The session whose client made the call, when it runs in another context (a `context` argument): the one a child's question goes to. */
+  caller?: ClientSession;
 }
 
 /** A call about to be forwarded; its id random, so no child can name a call it was not sent. */
-export function inflightCall(child: Child, tool: string, channel: CallChannel): InflightCall {
-  return { id: randomUUID(), child, tool, channel };
+export function inflightCall(child: Child, tool: string, channel: CallChannel, caller?: ClientSession): InflightCall {
+  return { id: randomUUID(), child, tool, channel, ...(caller ? { caller } : {}) };
 }
 
 /** A session's calls in flight, which tells a waiter when one ends (a draining hub waits on that). */

@@ -9,6 +9,7 @@ import type { HubStatus } from "./hub-status.js";
 import type { RateLimits } from "./rate-limits.js";
 import type { ClientSession, SessionRegistry } from "./registry.js";
 import type { ToolCalls } from "./tool-calls.js";
+import type { Contexts } from "./contexts.js";
 
 export interface SessionServices {
   readonly version: string;
@@ -18,6 +19,10 @@ export interface SessionServices {
   readonly toolCalls: ToolCalls;
   readonly sessions: SessionRegistry;
   readonly tenants: readonly ServedTenant[];
+  /** Contexts named by handle (./contexts.ts). */
+  readonly contexts: Contexts;
+  /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
+  readonly replica?: string;
   /** The hub's report; one tenant's view when asked for a tenant. */
   status(tenant?: ServedTenant): HubStatus;
   /** A session opened without admission checks (the one stdio session). */

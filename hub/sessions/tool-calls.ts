@@ -12,7 +12,9 @@ import type { LimitVerdict, RateLimits } from "./rate-limits.js";
 import type { HubMetrics } from "../observability/metrics.js";
 import { QueueFullError } from "../children/queue.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
+import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import { inflightCall, type CallChannel, type ClientSession } from "./registry.js";
+import { HUB_CONTEXT_TOOLS, namesContext, type ContextCall, type Contexts } from "./contexts.js";
 
 /** A call of one of the hub's own tools: who calls, and the call's way back to its client. */
 export interface HubToolCall {
@@ -33,6 +35,8 @@ export interface ToolCallDeps {
   metrics: HubMetrics;
   log: Logger;
   hubTools?: HubTools;
+  /** Contexts named by handle (./contexts.ts); without them a `context` argument goes to the tool as it came. */
+  contexts?: Contexts;
 }
 
 const FIRST_START_WAIT_MS = 30_000;
@@ -40,14 +44,19 @@ const FIRST_START_WAIT_MS = 30_000;
 export class ToolCalls {
   constructor(private readonly deps: ToolCallDeps) {}
 
-  async call(session: ClientSession, view: SessionView, params: Params, channel: CallChannel): Promise<CallToolResult> {
-    const name = String(params.name ?? "");
-    const args = (params.arguments ?? {}) as Record<string, unknown>;
+  async call(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {
+    const name = String(given.name ?? "");
     const { log, hubTools } = this.deps;
     // selection hook (hub/catalog/selection.ts): outside the session's selection
     const refused = view.refuseCall(name);
     if (refused) return refused;
-    if (view.serverOf(name) === HUB) {
+    const hubTool = view.serverOf(name) === HUB;
+    // a `context` argument runs the call as another context of the caller's tenant (./contexts.ts); a call without one takes no extra turn
+    const resolved = this.deps.contexts && namesContext(given) ? await this.inContext(this.deps.contexts, caller, given, name, hubTool) : undefined;
+    if (resolved && "refused" in resolved) return resolved.refused;
+    const { session, params } = resolved ?? { session: caller, params: given };
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    if (hubTool) {
       // the hub's own tools are rate-limited like any other: hub_metrics reads the whole process table
       const limited = this.rateLimited(session, name);
       return (
@@ -72,7 +81,7 @@ export class ToolCalls {
     }
 
     const started = performance.now();
-    const call = inflightCall(owner.child, name, channel);
+    const call = inflightCall(owner.child, name, channel, session === caller ? undefined : caller);
     session.inflight.add(call);
     try {
       const result = (await forward(owner.child, "tools/call", params, session, channel, { name: owner.original }, call)) as CallToolResult;
@@ -89,6 +98,23 @@ export class ToolCalls {
       session.touch();
       metrics.toolLatency.observe({ tool: name }, (performance.now() - started) / 1000);
     }
+  }
+
+  /** The call in the context its arguments name; whether a child's tool takes one is known once its server is listed, as for any call. */
+  private async inContext(
+    contexts: Contexts,
+    caller: ClientSession,
+    given: Params,
+    name: string,
+    hubTool: boolean,
+  ): Promise<ContextCall | { refused: CallToolResult }> {
+    const { catalog, children } = caller.tenant;
+    const owner = hubTool ? undefined : (catalog.tool(name) ?? ((await firstStarts(children)) ? catalog.tool(name) : undefined));
+    // an unknown tool is refused as unknown further on; a tool with a `context` argument of its own gets it as it came
+    if (!hubTool && (!owner || (!owner.takesContext && owner.listed?.inputSchema.properties?.[CONTEXT_ARGUMENT] !== undefined))) {
+      return { session: caller, params: given };
+    }
+    return contexts.resolve(caller, given, name, hubTool ? HUB_CONTEXT_TOOLS.has(name) : owner?.takesContext === true);
   }
 
   /**

@@ -9,6 +9,7 @@ import { toolName } from "../lib/names.js";
 
 await serve({
   name: "browser",
+  sessionState: true,
   instructions: () =>
     `A headless Chromium. ${toolName("navigate")} to a page, read it with ${toolName("snapshot")} (elements carry [ref=eN]), act with ` +
     `${toolName("click")}/${toolName("type")}/${toolName("fill")}/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.`,

@@ -13,6 +13,7 @@ import {
   emitSessionClosed,
   SESSION_CLOSED_METHOD,
   SESSION_META_KEY,
+  SESSION_STATE_CAPABILITY,
   TOKEN_META_KEY,
 } from "./session-events.js";
 import { configureToolNames, resolveText, type Text } from "./names.js";
@@ -24,6 +25,8 @@ export interface ServerSpec {
   version?: string;
   instructions?: Text;
   tools: Tool[];
+  /** The server keeps state per client session (terminals, interpreters, pages): declared as SESSION_STATE_CAPABILITY. */
+  sessionState?: boolean;
   /** Register resources, prompts or anything else on the SDK server. */
   setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
   /** Free what the server holds (browsers, ptys, interpreters) before the process exits. */
@@ -124,7 +127,10 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
   );
   const server = new McpServer(
     { name: `agentbox-${spec.name}`, version: spec.version ?? "0.1.0" },
-    { instructions: resolveText(spec.instructions), capabilities: { logging: {} } },
+    {
+      instructions: resolveText(spec.instructions),
+      capabilities: { logging: {}, ...(spec.sessionState ? { experimental: { [SESSION_STATE_CAPABILITY]: {} } } : {}) },
+    },
   );
   registerTools(server, spec.tools, workspace, log);
   await spec.setup?.(server, { workspace, log });

@@ -35,6 +35,13 @@ export const SESSION_TOKEN_ENV = "AGENTBOX_SESSION_TOKEN";
 /** The environment variable naming the header to send it in (the Python bridge reads the name from here). */
 export const SESSION_TOKEN_HEADER_ENV = "AGENTBOX_SESSION_TOKEN_HEADER";
 
+/**
+ * The capability (under `experimental`) a server declares when it keeps state per client session
+ * (terminals, interpreters, browser pages): the hub then offers its tools a `context` argument, so
+ * one client can hold several such states (hub/catalog/context-argument.ts).
+ */
+export const SESSION_STATE_CAPABILITY = "agentbox/sessionState";
+
 /** The hub asks every child what it holds for a session (hub_sessions) with this request. */
 export const DESCRIBE_SESSION_METHOD = "agentbox/describe_session";
 

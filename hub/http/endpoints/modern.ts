@@ -7,6 +7,7 @@ import { createMcpHandler, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpH
 import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
 import type { Caller } from "../security.js";
+import { paramHeaderMismatch } from "../param-headers.js";
 import { urlSelects, viewForUrl } from "../../catalog/selection.js";
 import { createModernServer, type ModernCtx } from "../../sessions/modern-server.js";
 import { PendingCalls } from "../../sessions/input-required.js";
@@ -60,6 +61,9 @@ export class ModernEndpoint {
     // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= apply to this request alone
     const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
     if (view instanceof Response) return view;
+    // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (../param-headers.ts)
+    const mismatch = paramHeaderMismatch(req, parsed.body, view);
+    if (mismatch) return mismatch;
     const context: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     const authInfo = { token: "", clientId: caller.tenant.name, scopes: [], extra: { [CONTEXT_KEY]: context } };
     return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo });

@@ -134,6 +134,7 @@ const SWEEP: Record<string, Entry> = {
   hub_metrics: { ok: {}, error: { verbose: true } },
   hub_sessions: { ok: {}, error: { verbose: true } },
   hub_end_session: { ok: {}, error: { verbose: true }, ownSession: true },
+  hub_new_context: { ok: {}, error: { verbose: true } },
 };
 
 /** Every tool the hub lists, all pages of it (listTools also primes the client's output validators). */
