@@ -146,6 +146,27 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
     assert.equal(both.body.error?.code, -32001);
   });
 
+  it("takes a v2 client whose key hashes to one replica to the context it minted on the other, by the handle", async () => {
+    const [[minter, mintKey], [elsewhere, otherKey]] = [...keyOn];
+    const a = await connectModern(endpoint(router.origin), { headers: auth(mintKey) });
+    const b = await connectModern(endpoint(router.origin), { headers: auth(otherKey) });
+    try {
+      const minted = await callModern(a, "hub_new_context");
+      assert.equal(minted.isError, undefined, textOf(minted));
+      const { context } = minted.structuredContent as { context: string };
+      assert.ok(context.startsWith(`${minter}.`), context);
+      const kept = await callModern(a, "code_execute", { language: "python", code: `in_context = "minted on ${minter}"`, context });
+      assert.equal(kept.isError, undefined, textOf(kept));
+      // b's own requests go to the other replica; naming the handle, its client sends Mcp-Param-Context and reaches the context
+      assert.equal((await callModern(b, "hub_status")).structuredContent?.replica, elsewhere);
+      assert.match(textOf(await callModern(b, "code_execute", { language: "python", code: "print(in_context)", context })), new RegExp(`minted on ${minter}`));
+      const withoutIt = await callModern(b, "code_execute", { language: "python", code: "print(in_context)" });
+      assert.doesNotMatch(textOf(withoutIt), /minted on/);
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+    }
+  });
+
   it("answers a handle naming no replica, or forged to reach elsewhere, with 404 context not found and what to do", async () => {
     for (const handle of [`r9.${randomUUID()}`, "agentbox_any.x", "127.0.0.1:22.x", "R1.x", "-r1.x", "../r1.x", "no-dot-at-all"]) {
       const refused = await rootWith(router.origin, { "Mcp-Param-Context": handle });
