@@ -46,7 +46,10 @@ describe("concurrent questions of 2026-07-28 calls", () => {
   const clients: Client[] = [];
 
   before(async () => {
-    hub = await startHub({ extraServers: { asking: fixture("gated-asking-server") }, config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } } });
+    hub = await startHub({
+      extraServers: { asking: fixture("gated-asking-server") },
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+    });
   });
   after(async () => {
     await Promise.allSettled(clients.map((c) => c.close()));

@@ -47,7 +47,10 @@ describe("a child's questions during concurrent 2025 calls", () => {
   let hub: TestHub;
 
   before(async () => {
-    hub = await startHub({ extraServers: { asking: fixture("gated-asking-server") }, config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } } });
+    hub = await startHub({
+      extraServers: { asking: fixture("gated-asking-server") },
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+    });
   });
   after(() => hub?.stop());
 
