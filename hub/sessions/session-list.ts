@@ -1,0 +1,76 @@
+// What hub_sessions tells a client about its tenant's sessions and 2026 contexts: each one's
+// transport, protocol era and version, and the client it serves, for the caller's own tenant only.
+// Ids are never shown for any but the caller's own session: an Mcp-Session-Id is all another client
+// of the same tenant would need to drive that session, so the others are named by a digest.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { itemPageOutput } from "../../servers/lib/paging.js";
+import { MODERN_PROTOCOL_VERSION, SESSION_KINDS, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
+
+/** The SDK's names for the two families of revisions (getProtocolEra() on a v2 client). */
+export const ERAS = ["modern", "legacy"] as const;
+
+/** A client's own words about itself are shown, bounded: a name is not a place for a novel. */
+const CLIENT_NAME_CHARS = 80;
+
+export const eraFields = {
+  era: z.enum(ERAS).describe("modern: MCP 2026-07-28 (no session; a context of the tenant); legacy: the 2025 revisions"),
+  protocolVersion: z
+    .string()
+    .nullable()
+    .describe("2026-07-28 for a context, what a 2025 session's initialize settled on, null for plain JSON requests (no handshake)"),
+};
+
+export const sessionEntry = z.object({
+  label: z.string().describe("A digest of its id (the id itself is a credential)"),
+  current: z.boolean().describe("The session or context this call came in"),
+  transport: z.enum(SESSION_KINDS),
+  ...eraFields,
+  client: z.string().optional().describe("The name and version the client gave at initialize"),
+  ageSeconds: z.number(),
+  idleSeconds: z.number(),
+  callsInFlight: z.number(),
+});
+
+export const sessionListOutput = {
+  tenantSessions: z.array(sessionEntry).describe("Your tenant's open sessions and contexts, yours among them; never another tenant's"),
+  ...itemPageOutput,
+};
+
+export type SessionEntry = z.infer<typeof sessionEntry>;
+
+export function eraOf(session: ClientSession): { era: (typeof ERAS)[number]; protocolVersion: string | null } {
+  if (session.kind === "modern") return { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION };
+  return { era: "legacy", protocolVersion: session.negotiatedVersion ?? null };
+}
+
+export const sessionLabel = (id: string) => createHash("sha256").update(id).digest("hex").slice(0, 8);
+
+const seconds = (ms: number) => Math.round(ms / 1000);
+
+export function describeSession(session: ClientSession, caller: ClientSession): SessionEntry {
+  const info = session.clientInfo;
+  const client = info ? `${String(info.name)} ${String(info.version)}`.slice(0, CLIENT_NAME_CHARS) : undefined;
+  return {
+    label: sessionLabel(session.id),
+    current: session === caller,
+    transport: session.kind,
+    ...eraOf(session),
+    ...(client ? { client } : {}),
+    ageSeconds: seconds(Date.now() - session.createdAt),
+    idleSeconds: seconds(Date.now() - session.lastActivity),
+    callsInFlight: session.inflight.size,
+  };
+}
+
+/** The caller's tenant's sessions, oldest first (a stable order, so paging does not skip or repeat one). */
+export function tenantSessions(sessions: SessionRegistry, caller: ClientSession): ClientSession[] {
+  return [...sessions.of(tenantPrincipal(caller.tenant))].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+}
+
+/** One line of the text a model reads. */
+export function sessionLine(entry: SessionEntry): string {
+  const version = entry.protocolVersion ?? "plain JSON, no handshake";
+  const who = entry.client ? ` · ${entry.client}` : "";
+  return `${entry.current ? "*" : " "} ${entry.label}  ${entry.transport.padEnd(10)} ${entry.era} ${version}${who} · ${entry.ageSeconds} s old, ${entry.callsInFlight} calls running`;
+}
