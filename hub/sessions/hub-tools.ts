@@ -163,7 +163,7 @@ const hubSessions = defineTool({
   name: "hub_sessions",
   title: "Your session",
   description:
-    "Your own client session: its age, idle time, protocol era and what each server holds for it; and your tenant's open sessions and 2026 contexts with their eras.",
+    "Your client session: its age, idle time, protocol era and what each server holds for it; and your tenant's sessions and 2026 contexts with their eras.",
   input: pagingInput({ unit: "session", defaultLimit: 50, maxLimit: 500 }),
   output: {
     id: z.string(),
@@ -203,7 +203,7 @@ const hubSessions = defineTool({
       era: own.era,
       protocolVersion: own.protocolVersion,
       ageSeconds: own.ageSeconds,
-      idleSeconds: own.idleSeconds,
+      idleSeconds: Math.round((Date.now() - session.lastActivity) / 1000),
       callsInFlight: own.callsInFlight,
       held,
       tenantSessions: page.items.map((s) => describeSession(s, session)),
@@ -211,7 +211,11 @@ const hubSessions = defineTool({
       nextOffset: page.nextOffset,
       total: page.total,
     };
-    const head = `session ${data.id} (${data.transport}, ${data.era} ${data.protocolVersion ?? "plain JSON"}), ${data.ageSeconds} s old`;
+    const what =
+      data.era === "modern"
+        ? `2026 context ${data.id} (MCP ${data.protocolVersion})`
+        : `session ${data.id} (${data.transport}, MCP ${data.protocolVersion ?? "none: plain JSON"})`;
+    const head = `${what}, ${data.ageSeconds} s old`;
     const list = [`your tenant's sessions (* this one):`, ...data.tenantSessions.map(sessionLine), pageFooter(page, "sessions", "hub_sessions")];
     return reply.data(`${head}\n${JSON.stringify(held, null, 2)}\n${list.filter(Boolean).join("\n")}`, data);
   },

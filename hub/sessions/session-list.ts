@@ -13,27 +13,25 @@ export const ERAS = ["modern", "legacy"] as const;
 /** A client's own words about itself are shown, bounded: a name is not a place for a novel. */
 const CLIENT_NAME_CHARS = 80;
 
+/** The caller's own era, described once (its tenant's entries repeat the fields bare: the bytes of tools/list are every client's cost). */
 export const eraFields = {
-  era: z.enum(ERAS).describe("modern: MCP 2026-07-28 (no session; a context of the tenant); legacy: the 2025 revisions"),
-  protocolVersion: z
-    .string()
-    .nullable()
-    .describe("2026-07-28 for a context, what a 2025 session's initialize settled on, null for plain JSON requests (no handshake)"),
+  era: z.enum(ERAS).describe("modern: MCP 2026-07-28, no session; legacy: 2025"),
+  protocolVersion: z.string().nullable().describe("What initialize settled on; 2026-07-28 for a context; null for plain JSON"),
 };
 
 export const sessionEntry = z.object({
-  label: z.string().describe("A digest of its id (the id itself is a credential)"),
-  current: z.boolean().describe("The session or context this call came in"),
+  label: z.string().describe("A digest of its id"),
+  current: z.boolean().describe("The caller's"),
   transport: z.enum(SESSION_KINDS),
-  ...eraFields,
-  client: z.string().optional().describe("The name and version the client gave at initialize"),
+  era: z.enum(ERAS),
+  protocolVersion: z.string().nullable(),
+  client: z.string().optional().describe("Its name and version, as it gave them"),
   ageSeconds: z.number(),
-  idleSeconds: z.number(),
   callsInFlight: z.number(),
 });
 
 export const sessionListOutput = {
-  tenantSessions: z.array(sessionEntry).describe("Your tenant's open sessions and contexts, yours among them; never another tenant's"),
+  tenantSessions: z.array(sessionEntry).describe("Your tenant's sessions and contexts (never another tenant's)"),
   ...itemPageOutput,
 };
 
@@ -58,7 +56,6 @@ export function describeSession(session: ClientSession, caller: ClientSession): 
     ...eraOf(session),
     ...(client ? { client } : {}),
     ageSeconds: seconds(Date.now() - session.createdAt),
-    idleSeconds: seconds(Date.now() - session.lastActivity),
     callsInFlight: session.inflight.size,
   };
 }
