@@ -117,6 +117,22 @@ describe("the playground's protocol eras", () => {
       fromLegacy.filter((e) => e.current).map((e) => e.transport),
       ["streamable"],
     );
+    // a hostile client of alice's names itself in markup: her panel shows the words, nothing runs
+    await fetch(`${hub.origin}/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${KEY_A}` },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: '<img src=x onerror="window.__pwned=1">', version: "1" } },
+      }),
+    }).then((res) => res.text());
+    await clientEntries(alice2026);
+    const hostile = alice2026.locator(".client-who", { hasText: '<img src=x onerror="window.__pwned=1"> 1' });
+    assert.equal(await hostile.count(), 1);
+    assert.equal(await alice2026.locator(".clients-panel img").count(), 0);
+    assert.equal(await alice2026.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
     const bob = [...(await clientEntries(bob2026)), ...(await clientEntries(bob2025))];
     assert.equal(new Set(bob.map((e) => e.label)).size, 2, "bob sees his own two");
     for (const entry of bob) assert.ok(!alice.some((a) => a.label === entry.label), `bob's panel shows none of alice's (${entry.label})`);

@@ -34,7 +34,7 @@ interface Sessions {
 const JSON_HEADERS = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
 
 /** A raw 2025 session that asks for an older revision than the SDK client would, so the version reported is the handshake's. */
-async function initializeRaw(hub: TestHub, key: string, version: string): Promise<string> {
+async function initializeRaw(hub: TestHub, key: string, version: string, name = "raw-old-client"): Promise<string> {
   const res = await fetch(hub.url, {
     method: "POST",
     headers: { ...JSON_HEADERS, ...auth(key) },
@@ -42,7 +42,7 @@ async function initializeRaw(hub: TestHub, key: string, version: string): Promis
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw-old-client", version: "0.9" } },
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name, version: "0.9" } },
     }),
   });
   assert.equal(res.status, 200, await res.clone().text());
@@ -147,5 +147,14 @@ describe("hub_sessions: each client's era, its tenant's sessions only", () => {
     const past = await call(alice2025, "hub_sessions", { offset: 50 });
     assert.equal(past.isError, true);
     assert.match(textOf(past), /offset 50 is past the end/);
+  });
+
+  test("a client's name is its own words: shown bounded, to its tenant only", async () => {
+    const name = `<img src=x onerror="alert(1)">${"A".repeat(5000)}`;
+    await initializeRaw(hub, KEY_A, "2025-11-25", name);
+    const data = (await call(alice2025, "hub_sessions", { limit: 500 })).structuredContent as unknown as Sessions;
+    const shown = data.tenantSessions.find((s) => s.client?.startsWith("<img"));
+    assert.ok(shown, JSON.stringify(data.tenantSessions));
+    assert.equal(shown.client!.length, 80, "cut to 80 characters");
   });
 });
