@@ -1,4 +1,4 @@
-// The live log of this page's MCP session: every request, response and notification crossing the
+// The live log of this page's MCP connection: every request, response and notification crossing the
 // wire, newest at the bottom, each foldable to its full JSON.
 import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import type { Direction } from "./connection.js";
@@ -28,7 +28,7 @@ export class LogPanel {
     this.element = h(
       "aside",
       { class: "log-panel", id: "log" },
-      h("div", { class: "panel-head" }, h("h2", null, "Session log"), this.counter, h("span", { class: "spacer" }), clear),
+      h("div", { class: "panel-head" }, h("h2", null, "Message log"), this.counter, h("span", { class: "spacer" }), clear),
       h("div", { class: "log-tools" }, this.filter),
       this.list,
     );

@@ -21,7 +21,7 @@ export function welcome(status: HubStatus | undefined): HTMLElement {
       "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. " +
         "Long calls show their progress and can be cancelled.",
     ),
-    h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the session log shows every message of its session."),
+    h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the log shows every message of its connection."),
     new URLSearchParams(selectionQuery()).get("catalog") === "search"
       ? h(
           "p",
