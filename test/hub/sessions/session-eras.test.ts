@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { callModern, connectModern } from "../modern/modern-client.js";
 
@@ -156,5 +157,25 @@ describe("hub_sessions: each client's era, its tenant's sessions only", () => {
     const shown = data.tenantSessions.find((s) => s.client?.startsWith("<img"));
     assert.ok(shown, JSON.stringify(data.tenantSessions));
     assert.equal(shown.client!.length, 80, "cut to 80 characters");
+  });
+});
+
+describe("hub_sessions over the legacy HTTP+SSE transport", () => {
+  let hub: TestHub;
+  before(async () => {
+    hub = await startHub({ extraServers: { echo: fixture("echo-server") } });
+  });
+  after(() => hub?.stop());
+
+  test("an SSE session reports the version its initialize settled on", async () => {
+    const client = new Client({ name: "sse-client", version: "2.0.0" });
+    await client.connect(new SSEClientTransport(new URL("/sse", hub.origin)));
+    const data = (await call(client, "hub_sessions")).structuredContent as unknown as Sessions;
+    assert.deepEqual([data.transport, data.era, data.protocolVersion], ["sse", "legacy", "2025-11-25"]);
+    assert.deepEqual(
+      data.tenantSessions.map((s) => [s.transport, s.client, s.current]),
+      [["sse", "sse-client 2.0.0", true]],
+    );
+    await client.close();
   });
 });
