@@ -1,5 +1,5 @@
 // Bundles the playground for the browser (`npm run build:playground`, after tsc): the page's
-// TypeScript with the MCP SDK client, marked and DOMPurify in one file, so the hub serves
+// TypeScript with the MCP SDK v2 client, marked and DOMPurify in one file, so the hub serves
 // everything itself and nothing is fetched from a CDN at run time.
 import fs from "node:fs";
 import path from "node:path";
@@ -26,7 +26,8 @@ await build({
   sourcemap: false,
   legalComments: "none",
   logLevel: "warning",
-  // the SDK's optional Node paths (stdio, node:crypto fallbacks) are never reached in a browser
+  // platform "browser" picks the SDK's browser shims (its JSON Schema validator without eval), and a
+  // Node-only import anywhere fails the build instead of reaching the page
   define: { "process.env.NODE_ENV": '"production"' },
 });
 for (const file of ["index.html", "favicon.svg"]) fs.copyFileSync(path.join(source, "web", file), path.join(STATIC_DIR, file));

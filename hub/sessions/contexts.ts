@@ -14,7 +14,7 @@ import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { Params } from "./forward.js";
-import type { ClientSession, SessionKind, SessionRegistry } from "./registry.js";
+import { MODERN_PROTOCOL_VERSION, type ClientSession, type SessionKind, type SessionRegistry } from "./registry.js";
 
 export const NEW_CONTEXT_TOOL = "hub_new_context";
 /** The hub's own tools that take a `context`: they describe or end that context instead of the caller's. */
@@ -64,6 +64,7 @@ export class Contexts {
   async mint(caller: ClientSession): Promise<MintedContext | string> {
     const opened = await this.deps.open(this.deps.newId(), "context", caller.tenant, caller.clientKey, caller.view);
     if (opened instanceof Response) return refusalText(opened);
+    opened.negotiatedVersion = caller.kind === "modern" ? MODERN_PROTOCOL_VERSION : caller.negotiatedVersion;
     const expiry = Date.now() + this.deps.ttlMs;
     // what it holds is freed when it expires, whether or not anyone calls with it again
     setTimeout(() => void this.deps.sessions.close(opened.id), this.deps.ttlMs).unref();

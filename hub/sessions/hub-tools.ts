@@ -7,10 +7,12 @@ import os from "node:os";
 import { z } from "zod";
 import { listProcessesAsync, treeUsage } from "../../servers/lib/proctree.js";
 import { DESCRIBE_SESSION_METHOD } from "../../servers/lib/session-events.js";
+import { assertOffsetInRange, pageFooter, pageOfItems, pagingInput } from "../../servers/lib/paging.js";
 import { defineTool, listedTool, reply, type Tool } from "../../servers/lib/tool.js";
 import { hubStatusShape } from "./hub-status.js";
 import type { SessionServices } from "./services.js";
 import { SESSION_KINDS } from "./registry.js";
+import { describeSession, eraFields, sessionLine, sessionListOutput, tenantSessions } from "./session-list.js";
 import type { HubToolCall, HubTools } from "./tool-calls.js";
 import { hubNewContext, offerContext } from "./context-tool.js";
 
@@ -161,18 +163,21 @@ const hubMetrics = defineTool({
 const hubSessions = defineTool({
   name: "hub_sessions",
   title: "Your session",
-  description: "Your own client session: its age and idle time, and what each server holds for it, as the server reports it.",
-  input: {},
+  description:
+    "Your client session: its age, idle time, protocol era and what each server holds for it; and your tenant's sessions and 2026 contexts with their eras.",
+  input: pagingInput({ unit: "session", defaultLimit: 50, maxLimit: 500 }),
   output: {
     id: z.string(),
     transport: z.enum(SESSION_KINDS),
+    ...eraFields,
     ageSeconds: z.number(),
     idleSeconds: z.number(),
     callsInFlight: z.number(),
     held: z.record(z.string(), z.unknown()).describe("What each server holds for this session, by server name"),
+    ...sessionListOutput,
   },
   annotations: readOnly,
-  async run(_args, { session }: HubToolContext) {
+  async run({ offset, limit }, { hub, session }: HubToolContext) {
     const held: Record<string, unknown> = {};
     await Promise.all(
       session.tenant.children
@@ -186,15 +191,34 @@ const hubSessions = defineTool({
           }
         }),
     );
+    const page = pageOfItems(tenantSessions(hub.sessions, session), offset, limit);
+    try {
+      assertOffsetInRange(page, "sessions");
+    } catch (err) {
+      return reply.error((err as Error).message);
+    }
+    const own = describeSession(session, session);
     const data = {
       id: session.id,
-      transport: session.kind,
-      ageSeconds: Math.round((Date.now() - session.createdAt) / 1000),
+      transport: own.transport,
+      era: own.era,
+      protocolVersion: own.protocolVersion,
+      ageSeconds: own.ageSeconds,
       idleSeconds: Math.round((Date.now() - session.lastActivity) / 1000),
-      callsInFlight: session.inflight.size,
+      callsInFlight: own.callsInFlight,
       held,
+      tenantSessions: page.items.map((s) => describeSession(s, session)),
+      offset: page.offset,
+      nextOffset: page.nextOffset,
+      total: page.total,
     };
-    return reply.data(`session ${data.id} (${data.transport}), ${data.ageSeconds} s old\n${JSON.stringify(held, null, 2)}`, data);
+    const what =
+      data.era === "modern"
+        ? `2026 context ${data.id} (MCP ${data.protocolVersion})`
+        : `session ${data.id} (${data.transport}, MCP ${data.protocolVersion ?? "none: plain JSON"})`;
+    const head = `${what}, ${data.ageSeconds} s old`;
+    const list = [`your tenant's sessions (* this one):`, ...data.tenantSessions.map(sessionLine), pageFooter(page, "sessions", "hub_sessions")];
+    return reply.data(`${head}\n${JSON.stringify(held, null, 2)}\n${list.filter(Boolean).join("\n")}`, data);
   },
 });
 

@@ -4,7 +4,15 @@
 // (hub/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
 // free the session's browser contexts, terminals and interpreters.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ClientCapabilities, LoggingLevel, RequestId, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  RequestId,
+  Result,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
@@ -20,6 +28,9 @@ import type { SessionView } from "../catalog/selection.js";
  */
 export const SESSION_KINDS = ["streamable", "sse", "implicit", "stdio", "modern", "context"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
+
+/** The revision a "modern" context's clients speak (the hub serves it with the SDK v2's createMcpHandler). */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 
 /** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
 export interface CallChannel {
@@ -79,6 +90,10 @@ export class ClientSession {
   logLevel?: LoggingLevel;
   /** What the client declared at initialize; none for plain JSON clients. */
   clientCapabilities: ClientCapabilities = {};
+  /** The revision its initialize reply settled on (hub/sessions/server.ts); none without a handshake (plain JSON, a 2026 context). */
+  negotiatedVersion?: string;
+  /** Who the client said it is at initialize (its own words: shown, never trusted). */
+  clientInfo?: Implementation;
   /** SDK servers connected for this session: one for stateful transports, one per request for implicit sessions. */
   readonly servers = new Set<Server>();
   /** The children this session has been named to (hub/sessions/forward.ts): only they can hold anything of it, so only they are told it ended. */

@@ -10,6 +10,8 @@ import {
   CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  isInitializeRequest,
+  isJSONRPCRequest,
   isJSONRPCErrorResponse,
   isJSONRPCResultResponse,
   ListPromptsRequestSchema,
@@ -88,17 +90,32 @@ function checkedHandler(server: Server) {
 export async function connectSessionServer(hub: SessionServices, session: ClientSession, transport: Transport, view = session.view): Promise<Server> {
   const afterReply: Ctx["afterReply"] = new Map();
   const server = createSessionServer({ hub, session, view, afterReply });
+  let initializeId: RequestId | undefined;
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
     await send(message, options);
     const id = isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    if (id !== undefined && id === initializeId && isJSONRPCResultResponse(message)) recordHandshake(session, server, message.result);
     const actions = id === undefined ? undefined : afterReply.get(id);
     if (!actions) return;
     afterReply.delete(id!);
     for (const action of actions) action();
   };
   await server.connect(transport);
+  // the SDK keeps the version its initialize reply settles on to itself: read it off that reply
+  const receive = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message) && isInitializeRequest(message)) initializeId = message.id;
+    receive?.(message, extra);
+  };
   return server;
+}
+
+/** What hub_sessions tells of a session's client: the revision its handshake settled on, and the name it gave. */
+function recordHandshake(session: ClientSession, server: Server, result: Result): void {
+  const version = (result as { protocolVersion?: unknown }).protocolVersion;
+  if (typeof version === "string") session.negotiatedVersion = version;
+  session.clientInfo = server.getClientVersion();
 }
 
 function createSessionServer(ctx: Ctx): Server {

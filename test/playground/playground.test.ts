@@ -61,7 +61,8 @@ describe("playground page", () => {
     const js = await fetch(`${hub.origin}/playground/app.js`);
     assert.equal(js.status, 200);
     assert.match(js.headers.get("content-type") ?? "", /javascript/);
-    assert.ok((await js.text()).includes("StreamableHTTP"), "the MCP SDK client is bundled into the page's script");
+    const script = await js.text();
+    assert.ok(script.includes("StreamableHTTP") && script.includes("server/discover"), "the MCP SDK v2 client is bundled into the page's script");
     const missing = await fetch(`${hub.origin}/playground/..%2Fhub.js`);
     assert.equal(missing.status, 404);
     assert.match((await missing.json()).error, /No playground asset/);
@@ -227,20 +228,24 @@ describe("playground page", () => {
 
   test("logs the session's requests, responses and notifications", async () => {
     const labels = await page.locator(".log-entry .log-label").allTextContents();
-    assert.ok(labels.includes("initialize #0"), labels.join("\n"));
+    // 2026-07-28 (the page's default): the probe instead of initialize, and a listen stream for list changes
+    assert.ok(labels.includes("server/discover #server-discover-probe-1"), labels.join("\n"));
+    assert.ok(labels.includes("subscriptions/listen #listen:0"), labels.join("\n"));
     assert.ok(labels.some((l) => /^tools\/list #\d+ result/.test(l)));
     assert.ok(labels.some((l) => /^tools\/call demo_slow #\d+$/.test(l)));
     assert.ok(labels.some((l) => /^notifications\/progress \d+\/200 step \d+ of 200$/.test(l)));
-    assert.ok(labels.some((l) => /^notifications\/cancelled #\d+$/.test(l)));
+    // a 2026 cancellation is the request's stream closing, which the log notes
+    const cancelNote = page.locator(".log-note", { hasText: /^closed the stream of request #\d+: its cancellation in 2026-07-28$/ });
+    assert.equal(await cancelNote.count(), 1);
     assert.ok(labels.some((l) => /^tools\/call #\d+ result/.test(l)) || labels.some((l) => /^tools\/call demo_order #\d+/.test(l)));
     // an entry folds open to its full JSON
     const entry = page.locator(".log-entry", { hasText: "tools/call demo_order" }).first();
     await entry.locator("summary").click();
     assert.match((await entry.locator(".json-tree").textContent()) ?? "", /"Ada"/);
     // the filter narrows the log
-    await page.fill(".log-filter", "notifications/cancelled");
+    await page.fill(".log-filter", "notifications/progress");
     const shown = await page.locator(".log-list > li:not([hidden])").allTextContents();
-    assert.ok(shown.length >= 1 && shown.every((t) => t.includes("notifications/cancelled")), shown.join("\n"));
+    assert.ok(shown.length >= 1 && shown.every((t) => t.includes("notifications/progress")), shown.join("\n"));
     assert.ok(shown.length < labels.length);
     await page.fill(".log-filter", "");
     assert.deepEqual(
@@ -249,10 +254,15 @@ describe("playground page", () => {
     );
   });
 
-  test("ends its session on the hub when the tab closes", async () => {
+  test("ends its session on the hub when the tab closes (2025: a 2026 connection has none)", async () => {
     const sessions = async () => ((await (await fetch(`${hub.origin}/`)).json()) as { sessions: number }).sessions;
+    const legacy = await page.context().newPage();
+    await legacy.goto(`${hub.origin}/playground?protocol=legacy`);
+    await legacy.locator('.pill[data-state="connected"]').waitFor({ timeout: 30_000 });
     const before = await sessions();
     await page.close({ runBeforeUnload: true });
+    assert.equal(await sessions(), before, "the 2026 page held no session of its own");
+    await legacy.close({ runBeforeUnload: true });
     let now = before;
     for (let i = 0; i < 50 && now === before; i++) {
       await new Promise((r) => setTimeout(r, 100));

@@ -2,7 +2,7 @@
 // (?servers= ?tools= ?catalog=search). The choice lives in the page's own query string, so
 // applying it reloads the page into a new session, and a link to the page keeps the choice.
 // Shows what the resulting tools/list costs a model: its size in bytes and about as many tokens.
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/client";
 import { formatBytes, h, replace } from "./dom.js";
 
 const PARAMS = ["servers", "tools", "catalog"] as const;
@@ -136,7 +136,11 @@ export class CatalogPicker {
   }
 
   private navigate(query: string): void {
-    // keep the chosen tool (the hash); a new page is a new session with the new catalog
-    location.assign(`${location.pathname}${query.replace(/%2C/gi, ",")}${location.hash}`);
+    // keep the chosen tool (the hash) and protocol; a new page is a new session with the new catalog
+    const params = new URLSearchParams(query);
+    const protocol = new URLSearchParams(location.search).get("protocol");
+    if (protocol) params.set("protocol", protocol);
+    const search = params.toString();
+    location.assign(`${location.pathname}${search ? `?${search.replace(/%2C/gi, ",")}` : ""}${location.hash}`);
   }
 }

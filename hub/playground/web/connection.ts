@@ -1,10 +1,19 @@
 // The page's link to the hub: the API key (kept in sessionStorage, so it lives as long as the tab),
 // the status JSON at GET /, and a real MCP client on /mcp whose every message is shown in the log.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+// The client is the SDK v2's: in "auto" mode it finds the hub speaks 2026-07-28 and uses it (no
+// session: every request carries its envelope); in "legacy" mode it runs the 2025 initialize
+// handshake and gets a session, as 2025 clients do.
+import {
+  Client,
+  LOG_LEVEL_META_KEY,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+  type JSONRPCMessage,
+  type MessageExtraInfo,
+  type Transport,
+  type TransportSendOptions,
+} from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 
 const KEY_STORAGE = "agentbox.apiKey";
 
@@ -62,9 +71,25 @@ async function errorText(res: Response): Promise<string> {
 }
 
 export type Direction = "out" | "in";
-export type Tap = (direction: Direction, message: JSONRPCMessage) => void;
 
-/** Passes everything through to the real transport and shows each message to `tap` first. */
+/** What the connection tells the page: each message on the wire, a note of its own, a transport error, a changed tool list. */
+export interface ConnectionEvents {
+  tap(direction: Direction, message: JSONRPCMessage): void;
+  note(text: string): void;
+  onError(error: Error): void;
+  onToolsChanged(): void;
+}
+
+/** The SDK's version negotiation modes the page offers: "auto" finds 2026-07-28 on this hub, "legacy" is the 2025 handshake. */
+export const MODES = ["auto", "legacy"] as const;
+export type Mode = (typeof MODES)[number];
+
+/** The page's mode, from its URL (?protocol=legacy); auto unless it says otherwise. */
+export function modeOf(search: string = location.search): Mode {
+  return new URLSearchParams(search).get("protocol") === "legacy" ? "legacy" : "auto";
+}
+
+/** Passes everything through to the real transport and shows each message to the page first. */
 class TappedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -72,11 +97,16 @@ class TappedTransport implements Transport {
 
   constructor(
     readonly inner: StreamableHTTPClientTransport,
-    private readonly tap: Tap,
+    private readonly events: ConnectionEvents,
   ) {}
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
+  }
+
+  /** 2026-07-28 cancels a request by closing its stream, which the client does only on a transport that says it can. */
+  get hasPerRequestStream(): boolean | undefined {
+    return this.inner.hasPerRequestStream;
   }
 
   setProtocolVersion(version: string): void {
@@ -85,7 +115,7 @@ class TappedTransport implements Transport {
 
   async start(): Promise<void> {
     this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
-      this.tap("in", message);
+      this.events.tap("in", message);
       this.onmessage?.(message, extra);
     };
     this.inner.onerror = (error) => this.onerror?.(error);
@@ -94,7 +124,12 @@ class TappedTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    this.tap("out", message);
+    this.events.tap("out", message);
+    // a 2026 cancellation sends nothing: the log says the request's stream was closed instead
+    const id = (message as { id?: string | number }).id;
+    options?.requestSignal?.addEventListener("abort", () => this.events.note(`closed the stream of request #${String(id)}: its cancellation in 2026-07-28`), {
+      once: true,
+    });
     await this.inner.send(message, options);
   }
 
@@ -105,25 +140,47 @@ class TappedTransport implements Transport {
 
 export interface Connection {
   client: Client;
+  /** A 2025 session's id; a 2026-07-28 connection has none. */
   sessionId?: string;
+  era: "modern" | "legacy";
+  protocolVersion: string;
+  /**
+   * What a call's _meta carries so the tools' log lines reach the page: in 2026-07-28 a request
+   * hears log lines only at the level its own envelope asks for (none when it names none); a 2025
+   * session that never set a level hears them all.
+   */
+  callMeta: Record<string, unknown> | undefined;
   close(): Promise<void>;
 }
 
-/** @param query the session's tool selection, "?servers=…&tools=…&catalog=search" or "" */
-export async function connect(tap: Tap, onError: (error: Error) => void, query = ""): Promise<Connection> {
+/**
+ * @param query the connection's tool selection, "?servers=…&tools=…&catalog=search" or ""
+ * @param mode "auto" (2026-07-28 on this hub) or "legacy" (the 2025 handshake)
+ */
+export async function connect(events: ConnectionEvents, query = "", mode: Mode = "auto"): Promise<Connection> {
   const endpoint = hubUrl(`mcp${query}`);
   const inner = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: authHeaders() } });
-  const transport = new TappedTransport(inner, tap);
+  const transport = new TappedTransport(inner, events);
   // the CfWorker validator needs no eval, which the page's Content-Security-Policy forbids
-  const client = new Client({ name: "agentbox-playground", version: "1.0.0" }, { capabilities: {}, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() });
-  client.onerror = onError;
+  const client = new Client(
+    { name: "agentbox-playground", version: "1.0.0" },
+    {
+      capabilities: {},
+      jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+      versionNegotiation: { mode },
+      // 2025: the hub's unsolicited list_changed; 2026: a subscriptions/listen stream the client opens for it
+      listChanged: { tools: { autoRefresh: false, onChanged: () => events.onToolsChanged() } },
+    },
+  );
+  client.onerror = (error) => events.onError(error);
   try {
     await client.connect(transport);
   } catch (err) {
-    if ((err as { code?: number }).code === 401) throw new Unauthorized((err as Error).message);
+    if (err instanceof SdkHttpError && err.status === 401) throw new Unauthorized(err.message);
     throw err;
   }
   const sessionId = inner.sessionId;
+  const era = client.getProtocolEra() ?? "legacy";
   // a closing tab frees its session (terminals, browser tabs) at once instead of at the idle timeout
   const onHide = () => {
     if (!sessionId) return;
@@ -133,9 +190,12 @@ export async function connect(tap: Tap, onError: (error: Error) => void, query =
   return {
     client,
     sessionId,
+    era,
+    protocolVersion: client.getNegotiatedProtocolVersion() ?? "unknown",
+    callMeta: era === "modern" ? { [LOG_LEVEL_META_KEY]: "debug" } : undefined,
     async close() {
       window.removeEventListener("pagehide", onHide);
-      await inner.terminateSession().catch(() => undefined);
+      if (sessionId) await inner.terminateSession().catch(() => undefined);
       await client.close();
     },
   };

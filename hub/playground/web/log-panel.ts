@@ -1,6 +1,6 @@
-// The live log of this page's MCP session: every request, response and notification crossing the
+// The live log of this page's MCP connection: every request, response and notification crossing the
 // wire, newest at the bottom, each foldable to its full JSON.
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import type { Direction } from "./connection.js";
 import { formatDuration, h, replace } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
@@ -28,7 +28,7 @@ export class LogPanel {
     this.element = h(
       "aside",
       { class: "log-panel", id: "log" },
-      h("div", { class: "panel-head" }, h("h2", null, "Session log"), this.counter, h("span", { class: "spacer" }), clear),
+      h("div", { class: "panel-head" }, h("h2", null, "Message log"), this.counter, h("span", { class: "spacer" }), clear),
       h("div", { class: "log-tools" }, this.filter),
       this.list,
     );
@@ -87,7 +87,9 @@ export class LogPanel {
           ? ` ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}${p.message ? ` ${p.message}` : ""}`
           : m.method === "notifications/cancelled"
             ? ` #${p.requestId}`
-            : "";
+            : m.method === "notifications/message"
+              ? ` ${String(p.level)}: ${JSON.stringify(p.data ?? null).slice(0, 120)}`
+              : "";
       return { kind: "notification", label: `${m.method}${extra}` };
     }
     const origin = this.pending.get(key);

@@ -1,13 +1,15 @@
 // The playground page: servers and their tools on the left, the chosen tool in the middle, the
 // session's live log on the right. Connects to the hub's own /mcp like any other MCP client.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Client, Tool } from "@modelcontextprotocol/client";
 import { config as zodConfig } from "zod";
-import { CatalogPicker, selectionQuery, selectionWords } from "./catalog-picker.js";
-import { apiKey, connect, fetchStatus, Unauthorized, type Connection, type HubStatus, type ServerStatus } from "./connection.js";
-import { formatDuration, h, replace } from "./dom.js";
+import { CatalogPicker, selectionQuery } from "./catalog-picker.js";
+import { ClientsPanel } from "./clients-panel.js";
+import { apiKey, connect, fetchStatus, modeOf, Unauthorized, type Connection, type HubStatus, type ServerStatus } from "./connection.js";
+import { h, replace } from "./dom.js";
 import { askForKey } from "./key-dialog.js";
+import { welcome } from "./welcome.js";
 import { LogPanel } from "./log-panel.js";
+import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
 
 const STATUS_EVERY_MS = 5000;
@@ -21,11 +23,17 @@ const main = h("main", { class: "main" });
 const hubInfo = h("div", { class: "hub-info" });
 const pill = h("span", { class: "pill", "data-state": "connecting" }, "connecting…");
 const picker = new CatalogPicker();
+const clients = new ClientsPanel(() => connection);
+const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
 
 let connection: Connection | undefined;
 let status: HubStatus | undefined;
 let tools: Tool[] = [];
+/** The hub's tools/list as last fetched. */
+let listed: Tool[] = [];
+/** Tools hub_find_tools found on a 2026 connection (see keepFound). */
+const found = new Map<string, Tool>();
 let selected: string | undefined;
 const panels = new Map<string, ToolPanel>();
 
@@ -53,13 +61,15 @@ function layout(): void {
       ),
       hubInfo,
       h("span", { class: "spacer" }),
+      protocol,
+      protocolChoice(),
       forget,
       pill,
     ),
     h(
       "div",
       { class: "layout" },
-      h("div", { class: "sidebar-wrap" }, picker.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
+      h("div", { class: "sidebar-wrap" }, picker.element, clients.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
       main,
       log.element,
     ),
@@ -87,7 +97,6 @@ function renderHubInfo(): void {
     h("span", null, `v${status.version}`),
     h("span", null, `${status.servers.length} server${status.servers.length === 1 ? "" : "s"}`),
     h("span", null, `${tools.length} tools`),
-    connection?.sessionId ? h("span", { title: connection.sessionId }, `session ${connection.sessionId.slice(0, 8)}`) : null,
   );
 }
 
@@ -146,82 +155,23 @@ function renderSidebar(): void {
   renderHubInfo();
 }
 
-/** The page's title, true to the session's selection (a page opened with ?servers=file tries file's tools). */
-function welcomeHeading(): string {
-  const { what, search } = selectionWords();
-  return search ? `Find and try ${what}` : `Try ${what}`;
-}
-
-function welcome(): HTMLElement {
-  const servers = status?.servers ?? [];
-  return h(
-    "div",
-    { class: "welcome" },
-    h("h1", null, welcomeHeading()),
-    h(
-      "p",
-      null,
-      "Pick a tool on the left: its input schema becomes a form. Run it and the result appears as text, rendered Markdown, foldable JSON or pictures. " +
-        "Long calls show their progress and can be cancelled.",
-    ),
-    h("p", { class: "muted" }, "This page is an ordinary MCP client of the hub's /mcp endpoint; the session log shows every message of its session."),
-    new URLSearchParams(selectionQuery()).get("catalog") === "search"
-      ? h(
-          "p",
-          { class: "search-hint" },
-          "Search mode: the catalog starts with the hub's own tools. Run hub_find_tools with a task in a few words; " +
-            "the tools it finds join the list on the left.",
-        )
-      : null,
-    servers.length
-      ? h(
-          "div",
-          { class: "overview-wrap" },
-          h(
-            "table",
-            { class: "overview" },
-            h(
-              "thead",
-              null,
-              h(
-                "tr",
-                null,
-                ["Server", "Prefix", "State", "Process", "Restarts", "Tools"].map((t) => h("th", { class: `col-${t.toLowerCase()}` }, t)),
-              ),
-            ),
-            h(
-              "tbody",
-              null,
-              servers.map((s) =>
-                h(
-                  "tr",
-                  null,
-                  h("td", null, h("strong", null, s.name)),
-                  h("td", { class: "col-prefix" }, h("code", null, s.prefix ? `${s.prefix}_*` : "(none)")),
-                  h("td", null, h("span", { class: `state state-${s.state}` }, s.state)),
-                  h("td", { class: "num" }, s.pid ? `pid ${s.pid}` : s.transport === "http" ? "remote" : "—"),
-                  h("td", { class: "num col-restarts" }, String(s.restarts)),
-                  h("td", { class: "num" }, String(s.tools)),
-                ),
-              ),
-            ),
-          ),
-        )
-      : null,
-    status ? h("p", { class: "muted" }, `Hub ${status.name} ${status.version}, up ${formatDuration(status.uptimeSeconds * 1000)}.`) : null,
-  );
-}
-
 function select(name: string | undefined): void {
   selected = name;
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
-    replace(main, welcome());
+    replace(main, welcome(status));
   } else {
     let panel = panels.get(tool.name);
     if (!panel || panel.tool !== tool) {
       // a call may start its server (lazy start) or crash it: the sidebar shows that with the outcome
-      panel = new ToolPanel(tool, () => connection!.client, refreshStatus);
+      panel = new ToolPanel(
+        tool,
+        () => connection!,
+        async (result) => {
+          keepFound(tool, result);
+          await refreshStatus();
+        },
+      );
       panels.set(tool.name, panel);
     }
     replace(main, panel.element);
@@ -231,21 +181,39 @@ function select(name: string | undefined): void {
 }
 
 async function listTools(client: Client): Promise<void> {
-  const all: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    all.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  picker.showSize(all);
-  // keep panels (and their inputs) of tools whose definition did not change
+  // the SDK walks every page of the list
+  listed = (await client.listTools()).tools;
+  picker.showSize(listed);
+  showTools();
+}
+
+/** The hub's list and what the page keeps found beside it, keeping the panels (and their inputs) of tools whose definition did not change. */
+function showTools(): void {
+  const all = [...listed, ...[...found.values()].filter((f) => !listed.some((t) => t.name === f.name))];
   for (const tool of all) {
     const old = tools.find((t) => t.name === tool.name);
     if (old && JSON.stringify(old) === JSON.stringify(tool)) all[all.indexOf(tool)] = old;
   }
   tools = all.sort((a, b) => a.name.localeCompare(b.name));
   select(tools.some((t) => t.name === selected) ? selected : undefined);
+}
+
+/**
+ * A 2026-07-28 connection has no session whose list hub_find_tools could grow (the hub says the
+ * tools are "callable by name now"): the page keeps what it found, so they can be tried here too.
+ */
+function keepFound(tool: Tool, result: CallToolResult | undefined): void {
+  if (tool.name !== "hub_find_tools" || connection?.era !== "modern" || !result || result.isError) return;
+  const matches = (result.structuredContent as { matches?: Array<{ name: string; description: string; inputSchema: Tool["inputSchema"] }> } | undefined)
+    ?.matches;
+  for (const m of matches ?? []) found.set(m.name, { name: m.name, description: m.description, inputSchema: m.inputSchema });
+  if (matches?.length) showTools();
+}
+
+/** Fetch the catalog again (the hub said it changed, or the page connected). */
+function relist(): Promise<void> {
+  if (!connection) return Promise.resolve();
+  return listTools(connection.client).catch((err: Error) => log.note(`tools/list failed: ${err.message}`, "error"));
 }
 
 /** Poll the hub's status so restarts and crashes show up; re-list tools when a server changed. */
@@ -269,9 +237,14 @@ async function start(): Promise<void> {
       status = await fetchStatus();
       picker.setServers(status.servers.map((s) => s.name));
       connection = await connect(
-        (direction, message) => log.add(direction, message),
-        (error) => log.note(`transport: ${error.message}`, "error"),
+        {
+          tap: (direction, message) => log.add(direction, message),
+          note: (text) => log.note(text),
+          onError: (error) => log.note(`transport: ${error.message}`, "error"),
+          onToolsChanged: () => void relist(),
+        },
         selectionQuery(),
+        modeOf(),
       );
       break;
     } catch (err) {
@@ -297,18 +270,20 @@ async function start(): Promise<void> {
       document.getElementById("forget-key")?.removeAttribute("hidden");
     }
   }
-  log.note(`Connected, session ${connection.sessionId ?? "(stateless)"}`);
-  const client = connection.client;
-  const relist = () => listTools(client).catch((err: Error) => log.note(`tools/list failed: ${err.message}`, "error"));
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void relist());
+  const { sessionId, protocolVersion, era } = connection;
+  log.note(
+    `Connected with MCP ${protocolVersion} (${era === "modern" ? "no session: every request carries its envelope" : `session ${sessionId ?? "(none)"}`})`,
+  );
+  replace(protocol, protocolBadge(connection));
   await relist();
   // "connected" once the catalog is on screen, so what the pill promises is there
   setPill("connected", "connected");
+  void clients.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);
   setInterval(() => void refreshStatus(), STATUS_EVERY_MS);
 }
 
 layout();
-replace(main, welcome());
+replace(main, welcome(status));
 void start();

@@ -2,7 +2,7 @@
 // are untrusted), JSON pretty and foldable, images as pictures, errors marked.
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/client";
 import { formatBytes, h, replace, type Child } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 

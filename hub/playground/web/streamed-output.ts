@@ -2,7 +2,7 @@
 // output (terminal_exec) sends each new piece as a message without a total, a tool that counts
 // (a crawl, "step 3 of 200") sends a status line with one. All of it is kept, not only the last
 // message, and stays on screen when the call is cancelled or fails.
-import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { Progress } from "@modelcontextprotocol/client";
 import { h } from "./dom.js";
 
 /** The page keeps at most this much of one call's output; a longer stream keeps its end. */

@@ -1,8 +1,8 @@
 // One tool: its description and annotations, its arguments as a form, Run and Cancel, live
 // progress, and the result. A panel keeps its inputs and result while the user looks elsewhere.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { CallToolResultSchema, type CallToolResult, type Progress, type Tool } from "@modelcontextprotocol/sdk/types.js";
-import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
+import { SdkHttpError, type CallToolResult, type Progress, type Tool } from "@modelcontextprotocol/client";
+import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import type { Connection } from "./connection.js";
 import { formatDuration, h, replace } from "./dom.js";
 import { renderResult, type OutputCheck } from "./result-view.js";
 import { buildForm, type JsonSchema } from "./schema-form.js";
@@ -32,8 +32,8 @@ export class ToolPanel {
   /** @param onCallEnd runs before a call's outcome is shown, so what the call changed (a server it started) shows with it */
   constructor(
     readonly tool: Tool,
-    private readonly client: () => Client,
-    private readonly onCallEnd: () => Promise<void> = async () => undefined,
+    private readonly connection: () => Connection,
+    private readonly onCallEnd: (result?: CallToolResult) => Promise<void> = async () => undefined,
   ) {
     this.form = buildForm(tool.inputSchema as JsonSchema);
     const annotations = ANNOTATIONS.filter(([key]) => tool.annotations?.[key] === true).map(([key, label, title]) =>
@@ -75,8 +75,8 @@ export class ToolPanel {
   }
 
   /** onCallEnd, but never holding back the outcome for long (the hub may be slow to answer GET /). */
-  private async afterCall(): Promise<void> {
-    await Promise.race([this.onCallEnd().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, AFTER_CALL_WAIT_MS))]);
+  private async afterCall(result?: CallToolResult): Promise<void> {
+    await Promise.race([this.onCallEnd(result).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, AFTER_CALL_WAIT_MS))]);
   }
 
   private setStatus(state: string, ...children: (Node | string)[]): void {
@@ -111,14 +111,15 @@ export class ToolPanel {
       output.add(p);
     };
     try {
-      const result = (await this.client().request({ method: "tools/call", params: { name: this.tool.name, arguments: args.value } }, CallToolResultSchema, {
-        signal: abort.signal,
-        onprogress,
-        timeout: CALL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-      })) as CallToolResult;
+      const { client, callMeta } = this.connection();
+      // request(), not callTool(): a result that does not match the tool's output schema is shown (and marked), not thrown away
+      const params = { name: this.tool.name, arguments: args.value, ...(callMeta ? { _meta: callMeta } : {}) };
+      const result = (await client.request(
+        { method: "tools/call", params },
+        { signal: abort.signal, onprogress, timeout: CALL_TIMEOUT_MS, resetTimeoutOnProgress: true },
+      )) as CallToolResult;
       const took = formatDuration(performance.now() - started);
-      await this.afterCall();
+      await this.afterCall(result);
       this.setStatus(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
       this.showResult(
         result.isError ? "error" : "ok",
@@ -139,7 +140,7 @@ export class ToolPanel {
       } else {
         const message = err instanceof Error ? err.message : String(err);
         // 404 on /mcp: the hub restarted or let the session idle out; only a new session helps
-        const gone = (err as { code?: number }).code === 404;
+        const gone = err instanceof SdkHttpError && err.status === 404 && this.connection().sessionId !== undefined;
         this.setStatus("failed", `Request failed · ${took}`);
         this.showResult(
           "failed",

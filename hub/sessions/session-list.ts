@@ -1,0 +1,74 @@
+// What hub_sessions tells a client about its tenant's sessions and 2026 contexts: each one's
+// transport, protocol era and version, and the client it serves, for the caller's own tenant only.
+// Ids are never shown for any but the caller's own session: an Mcp-Session-Id is all another client
+// of the same tenant would need to drive that session, so the others are named by a digest.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { itemPageOutput } from "../../servers/lib/paging.js";
+import { MODERN_PROTOCOL_VERSION, SESSION_KINDS, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
+
+/** The SDK's names for the two families of revisions (getProtocolEra() on a v2 client). */
+export const ERAS = ["modern", "legacy"] as const;
+
+/** A client's own words about itself are shown, bounded: a name is not a place for a novel. */
+const CLIENT_NAME_CHARS = 80;
+
+/** The caller's own era, described once (its tenant's entries repeat the fields bare: the bytes of tools/list are every client's cost). */
+export const eraFields = {
+  era: z.enum(ERAS).describe("modern: MCP 2026-07-28, no session; legacy: 2025"),
+  protocolVersion: z.string().nullable().describe("What initialize settled on; 2026-07-28 for a context; null for plain JSON"),
+};
+
+export const sessionEntry = z.object({
+  label: z.string().describe("A digest of its id"),
+  current: z.boolean().describe("The caller's"),
+  transport: z.enum(SESSION_KINDS),
+  era: z.enum(ERAS),
+  protocolVersion: z.string().nullable(),
+  client: z.string().optional().describe("Its name and version, as it gave them"),
+  ageSeconds: z.number(),
+  callsInFlight: z.number(),
+});
+
+export const sessionListOutput = {
+  tenantSessions: z.array(sessionEntry).describe("Your tenant's sessions and contexts (never another tenant's)"),
+  ...itemPageOutput,
+};
+
+export type SessionEntry = z.infer<typeof sessionEntry>;
+
+export function eraOf(session: ClientSession): { era: (typeof ERAS)[number]; protocolVersion: string | null } {
+  // a minted context speaks the era of the client that minted it (hub/sessions/contexts.ts)
+  if (session.kind === "modern" || session.negotiatedVersion === MODERN_PROTOCOL_VERSION) return { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION };
+  return { era: "legacy", protocolVersion: session.negotiatedVersion ?? null };
+}
+
+export const sessionLabel = (id: string) => createHash("sha256").update(id).digest("hex").slice(0, 8);
+
+const seconds = (ms: number) => Math.round(ms / 1000);
+
+export function describeSession(session: ClientSession, caller: ClientSession): SessionEntry {
+  const info = session.clientInfo;
+  const client = info ? `${String(info.name)} ${String(info.version)}`.slice(0, CLIENT_NAME_CHARS) : undefined;
+  return {
+    label: sessionLabel(session.id),
+    current: session === caller,
+    transport: session.kind,
+    ...eraOf(session),
+    ...(client ? { client } : {}),
+    ageSeconds: seconds(Date.now() - session.createdAt),
+    callsInFlight: session.inflight.size,
+  };
+}
+
+/** The caller's tenant's sessions, oldest first (a stable order, so paging does not skip or repeat one). */
+export function tenantSessions(sessions: SessionRegistry, caller: ClientSession): ClientSession[] {
+  return [...sessions.of(tenantPrincipal(caller.tenant))].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+}
+
+/** One line of the text a model reads. */
+export function sessionLine(entry: SessionEntry): string {
+  const version = entry.protocolVersion ?? "plain JSON, no handshake";
+  const who = entry.client ? ` · ${entry.client}` : "";
+  return `${entry.current ? "*" : " "} ${entry.label}  ${entry.transport.padEnd(10)} ${entry.era} ${version}${who} · ${entry.ageSeconds} s old, ${entry.callsInFlight} calls running`;
+}
