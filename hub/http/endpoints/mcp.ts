@@ -6,7 +6,7 @@ import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
-import { isModernRequest, mayBeModern, type ModernEndpoint } from "./modern.js";
+import { mayBeModern, modernRoute, type ModernEndpoint } from "./modern.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
@@ -22,7 +22,8 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     if (req.method !== "POST") return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
-    if (mayBeModern(req, parsed.body) && (await isModernRequest(req, parsed.body))) return modern.handle(req, parsed, caller);
+    const route = mayBeModern(req, parsed.body) ? modernRoute(req, parsed.body) : undefined;
+    if (route) return modern.handle(req, parsed, caller, route);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
     const session = await hub.implicitSession(caller.tenant, caller.clientKey);
     return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session);
