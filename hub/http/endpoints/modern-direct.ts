@@ -36,7 +36,7 @@ const isRequestId = (id: unknown) => typeof id === "string" || Number.isSafeInte
 /** HTTP optional whitespace around a header value, as the SDK strips it. */
 const stripOws = (value: string) => value.replace(/^[ \t]+|[ \t]+$/g, "");
 
-export interface PlainToolCall {
+interface PlainToolCall {
   jsonrpc: "2.0";
   id: string | number;
   method: "tools/call";
@@ -50,7 +50,7 @@ export interface PlainToolCall {
  * shape and nothing of a retry (requestState, inputResponses). Conservative: a request the SDK
  * would also serve may be left to it; never the other way round.
  */
-export function isPlainToolCall(req: Request, body: unknown, route: ModernRoute): body is PlainToolCall {
+function isPlainToolCall(req: Request, body: unknown, route: ModernRoute): body is PlainToolCall {
   if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== REVISION) return false;
   if (!isPlainObject(body) || body.method !== "tools/call" || !onlyKeys(body, REQUEST_KEYS) || !isRequestId(body.id)) return false;
   const params = body.params;
@@ -93,12 +93,7 @@ type First = "ended" | "handover";
  * (which serves the same request through the SDK, joining this call) the moment it needs more
  * than a plain result.
  */
-export async function answerPlainToolCall(
-  ctx: ModernCtx,
-  body: PlainToolCall,
-  req: Request,
-  viaSdk: (adopted: AdoptedCall) => Promise<Response>,
-): Promise<Response> {
+async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Request, viaSdk: (adopted: AdoptedCall) => Promise<Response>): Promise<Response> {
   let first!: (what: First) => void;
   const happened = new Promise<First>((resolve) => (first = resolve));
   // notifications before the SDK's round joins wait here, in order, for it
