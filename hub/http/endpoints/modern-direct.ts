@@ -123,11 +123,11 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
     () => first("ended"),
   );
   const what = await happened;
-  req.signal.removeEventListener("abort", cancel);
   if (what === "ended") {
     const next = await call.next(round).catch(() => undefined);
     const result = next && "result" in next ? next.result : undefined;
     if (plainResult(result)) {
+      req.signal.removeEventListener("abort", cancel);
       for (const action of call.afterReply) queueMicrotask(action);
       ctx.hub.metrics.modernToolCalls.inc({ answered_by: "direct" });
       const meta = { ...result._meta, [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) };
@@ -136,14 +136,23 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
     }
   }
   ctx.hub.metrics.modernToolCalls.inc({ answered_by: "sdk" });
-  return viaSdk({
+  const response = await viaSdk({
     call,
     join(sdkRound) {
       if (joined) return;
       joined = sdkRound;
+      // from here the SDK's request signal cancels the call (PendingCall.next listens to it)
+      req.signal.removeEventListener("abort", cancel);
       call.round = sdkRound;
       for (const notification of held.splice(0))
         void sdkRound.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
     },
   });
+  // the SDK answered without running tools/call (the client had hung up): the request's signal still cancels a call that
+  // runs on, and what the call leaves for after its reply is done once it ends
+  if (!joined) {
+    const afterReply = () => call.afterReply.forEach((action) => queueMicrotask(action));
+    running.then(afterReply, afterReply);
+  }
+  return response;
 }
