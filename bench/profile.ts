@@ -1,11 +1,15 @@
-// node dist/bench/profile.js [calls] [sessions]: drive the echo tool through a hub started with
+// node dist/bench/profile.js [calls] [sessions] [client]: drive the echo tool through a hub started with
 // --cpu-prof, then print where the hub spent its CPU (self time by function and by package).
+// client: "sdk" (the SDK client, default), or the relay benchmark's raw client speaking "2025" or
+// "2026" (MCP 2026-07-28, the envelope on every request), whose own cost stays out of the hub's way.
 // This is how the causes in bench/README.md were found; it is not part of `npm run bench`.
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { ECHO_ARGS } from "./echo-setup.js";
 import { closedLoop } from "./load.js";
 import { cpuMs } from "./proc.js";
+import { RawSession } from "./raw-client.js";
 import { connectHttp, echoServer, startHub, tempDir } from "./targets.js";
 import { sleep } from "./stats.js";
 
@@ -52,13 +56,29 @@ export function selfTimes(profile: Profile): { byFunction: [string, number][]; b
   return { byFunction: top(fn), byOwner: top(pkg), totalMs: total };
 }
 
+async function rawSessions(url: string, count: number, era: "2025" | "2026"): Promise<RawSession[]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: count });
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const s = new RawSession(new URL(url), agent, era);
+      await s.initialize();
+      return s;
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   const calls = Number(process.argv[2] ?? 3000);
   const sessions = Number(process.argv[3] ?? 8);
   const dir = tempDir("agentbox-bench-prof-");
+  const client = process.argv[4] ?? "sdk";
   const hub = await startHub({ servers: { echo: echoServer() }, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
-  const conns = await Promise.all(Array.from({ length: sessions }, () => connectHttp(hub.url)));
-  const callers = conns.map((c) => async () => void (await c.client.callTool({ name: "echo_echo", arguments: ECHO_ARGS })));
+  const conns = client === "sdk" ? await Promise.all(Array.from({ length: sessions }, () => connectHttp(hub.url))) : [];
+  const raw = client === "sdk" ? [] : await rawSessions(hub.url, sessions, client === "2026" ? "2026" : "2025");
+  const callers = [
+    ...conns.map((c) => async () => void (await c.client.callTool({ name: "echo_echo", arguments: ECHO_ARGS }))),
+    ...raw.map((s) => () => s.callTool("echo_echo", ECHO_ARGS)),
+  ];
   let done = 0;
   const cpu0 = cpuMs(hub.pid);
   while (done < calls) {
@@ -69,7 +89,7 @@ async function main(): Promise<void> {
   // CPU the kernel accounted to the hub: the profile's non-idle time also counts the time the hub
   // was runnable but off the CPU (preempted inside a syscall), which /proc does not
   const hubCpu = cpuMs(hub.pid) - cpu0;
-  await Promise.all(conns.map((c) => c.close()));
+  await Promise.all([...conns.map((c) => c.close()), ...raw.map((s) => s.close())]);
   await hub.stop();
   await sleep(200);
   const file = fs.readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));

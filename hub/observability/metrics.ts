@@ -36,6 +36,12 @@ export class HubMetrics {
     labelNames: ["server"],
     registers: [this.registry],
   });
+  readonly modernToolCalls = new Counter({
+    name: "agentbox_modern_tool_calls_total",
+    help: "2026-07-28 tools/call requests by who answered them: the hub's direct path, or the SDK (anything but a plain call and its plain result)",
+    labelNames: ["answered_by"],
+    registers: [this.registry],
+  });
   readonly sessionsOpened = new Counter({
     name: "agentbox_sessions_opened_total",
     help: "Client sessions opened, by transport",

@@ -15,7 +15,18 @@ import type { CallChannel } from "./registry.js";
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
 export interface ModernCtx extends answer.HandlerCtx {
   pending: PendingCalls;
+  /** A tools/call the hub's direct path (hub/http/endpoints/modern-direct.ts) started and hands to the SDK to answer. */
+  adopted?: AdoptedCall;
 }
+
+/** A call in flight that this request's tools/call answers, instead of starting one: it joins this round before waiting. */
+export interface AdoptedCall {
+  call: PendingCall;
+  join(round: ServerContext): void;
+}
+
+/** Who answers, in every result's _meta (the SDK stamps it): the same for the SDK's servers and the direct path. */
+export const serverInfoOf = (hub: ModernCtx["hub"]) => ({ name: "agentbox", version: hub.version, title: "agentbox" });
 
 /**
  * Every list and read answers one tenant, through one request's selection, from a catalog that
@@ -75,10 +86,46 @@ function callChannel(call: PendingCall): CallChannel {
 }
 
 /**
+/**
+ * A new request that may ask its client, started: its first round may bring its answers already (the
+ * revision's stateless retry), and its child sees what the caller declared, so it can ask only what
+ * the caller can answer. `target` is its method and name (what its sealed state is bound to);
+ * `onQuestion` hears each question the child asks; `running` settles with the child's answer (the
+ * call's outcome is settled by then).
+ */
+function startRequest(
+  ctx: ModernCtx,
+  target: string,
+  params: Params,
+  round: ServerContext,
+  run: (params: Params, channel: CallChannel) => Promise<Result>,
+  onQuestion?: () => void,
+): { call: PendingCall; running: Promise<Result> } {
+  const call = ctx.pending.open(ctx.session, target, round);
+  call.given(round.mcpReq.inputResponses);
+  const channel = callChannel(call);
+  const declared = declaredCapabilities(round);
+  const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
+  const heard: CallChannel = onQuestion ? { ...channel, request: (...asked) => (onQuestion(), channel.request(...asked)) } : channel;
+  const running = run(forwarded, heard);
+  call.start(() => running);
+  return { call, running };
+}
+
+const TOOLS_CALL = "tools/call";
+
+/** A new tools/call, started (hub/http/endpoints/modern-direct.ts answers a plain one without an SDK server). */
+export function startCall(ctx: ModernCtx, params: Params, round: ServerContext, onQuestion?: () => void): { call: PendingCall; running: Promise<unknown> } {
+  const run = (p: Params, channel: CallChannel) => ctx.hub.toolCalls.call(ctx.session, ctx.view, p, channel);
+  return startRequest(ctx, `${TOOLS_CALL} ${String(params.name ?? "")}`, params, round, run, onQuestion);
+}
+
+/**
  * A request that may ask its client (tools/call, prompts/get, resources/read), in as many rounds as
- * its child asks questions: the first starts it, each retry (named by its sealed requestState, which
- * names this method and this tool, prompt or resource) answers them, and every round ends with the
- * result or the next questions.
+ * its child asks questions: the first starts it (or joins the call the direct path started and
+ * handed over), each retry (named by its sealed requestState, which names this method and this
+ * tool, prompt or resource) answers them, and every round ends with the result or the next questions.
+ */
  */
 async function inRounds(
   ctx: ModernCtx,
@@ -91,18 +138,14 @@ async function inRounds(
   const target = `${request.method} ${String(name)}`;
   const state = round.mcpReq.requestState<SealedState>();
   let call: PendingCall;
-  if (state) {
+  if (ctx.adopted && request.method === TOOLS_CALL) {
+    call = ctx.adopted.call;
+    ctx.adopted.join(round);
+  } else if (state) {
     call = ctx.pending.resume(state, ctx.session, target);
     call.answer(round.mcpReq.inputResponses);
   } else {
-    call = ctx.pending.open(ctx.session, target, round);
-    // a first call may bring its answers already (the revision's stateless retry): a question they answer is not asked
-    call.given(round.mcpReq.inputResponses);
-    const channel = callChannel(call);
-    // the child sees what the caller declared, so it can ask only what the caller can answer
-    const declared = declaredCapabilities(round);
-    const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
-    call.start(() => run(forwarded, channel));
+    call = startRequest(ctx, target, params, round, run).call;
   }
   let kept = false;
   try {
@@ -130,16 +173,13 @@ async function withChannel<T>(ctx: ServerContext, handler: (channel: CallChannel
 /** The v2 server for one 2026-07-28 request of a tenant's modern context, seen through the request's view. */
 export function createModernServer(ctx: ModernCtx): Server {
   const { hub } = ctx;
-  const server = new Server(
-    { name: "agentbox", version: hub.version, title: "agentbox" },
-    {
-      capabilities: { ...answer.HUB_CAPABILITIES },
-      instructions: answer.hubInstructions(ctx),
-      cacheHints: CACHE_HINTS,
-      // a forged, expired or another tenant's state is refused before any handler runs
-      requestState: { verify: ctx.pending.verify },
-    },
-  );
+  const server = new Server(serverInfoOf(hub), {
+    capabilities: { ...answer.HUB_CAPABILITIES },
+    instructions: answer.hubInstructions(ctx),
+    cacheHints: CACHE_HINTS,
+    // a forged, expired or another tenant's state is refused before any handler runs
+    requestState: { verify: ctx.pending.verify },
+  });
   // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against
   type Any = never;
   server.setRequestHandler("tools/list", () => answer.listTools(ctx) as Any);

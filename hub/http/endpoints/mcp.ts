@@ -7,7 +7,7 @@ import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { drainingRefusal } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
-import { isModernRequest, mayBeModern, type ModernEndpoint } from "./modern.js";
+import { mayBeModern, modernRoute, type ModernEndpoint } from "./modern.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
@@ -23,7 +23,8 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     if (req.method !== "POST") return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
-    if (mayBeModern(req, parsed.body) && (await isModernRequest(req, parsed.body))) return modern.handle(req, parsed, caller);
+    const route = mayBeModern(req, parsed.body) ? modernRoute(req, parsed.body) : undefined;
+    if (route) return modern.handle(req, parsed, caller, route);
     // both below open a session: a draining replica sends the client on (2026 requests are judged by ./modern.ts)
     if (hub.draining) return drainingRefusal(hub);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);

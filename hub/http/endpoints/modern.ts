@@ -2,14 +2,16 @@
 // protocol version, client info and capabilities in params._meta. Each tenant has one SDK
 // createMcpHandler (its listen streams hear that tenant's changes only), built on its first such
 // request; its factory builds a server per request over the tenant's default modern context
-// (hub/sessions/modern-server.ts). Which requests come here is decided by ./mcp.ts (mayBeModern, isModernRequest).
-import { createMcpHandler, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
+// (hub/sessions/modern-server.ts). Which requests come here is decided by ./mcp.ts (mayBeModern, modernRoute);
+// a plain tools/call takes the direct path (./modern-direct.ts), which hands anything unusual back to the SDK.
+import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
 import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
 import type { Caller } from "../security.js";
 import { paramHeaderMismatch } from "../param-headers.js";
 import { urlSelects, viewForUrl } from "../../catalog/selection.js";
-import { createModernServer, type ModernCtx } from "../../sessions/modern-server.js";
+import { createModernServer, type AdoptedCall, type ModernCtx } from "../../sessions/modern-server.js";
+import { answerModern, type ModernRoute } from "./modern-direct.js";
 import { PendingCalls } from "../../sessions/input-required.js";
 import type { TenantChange } from "../../sessions/changes.js";
 import type { ServedTenant } from "../../tenants/served-tenant.js";
@@ -28,16 +30,27 @@ const claims = (message: unknown) => {
 /**
  * Whether a sessionless POST might be the modern path's: its body claims the envelope, or its
  * version header names no 2025 revision. Synchronous and a property lookup or two, so 2025
- * traffic pays nothing more; only a yes asks the SDK (isModernRequest).
+ * traffic pays nothing more; only a yes asks the SDK (modernRoute).
  */
 export function mayBeModern(req: Request, body: unknown): boolean {
   const header = req.headers.get("mcp-protocol-version");
   return (Array.isArray(body) ? body.some(claims) : claims(body)) || (header !== null && !LEGACY_VERSIONS.has(header));
 }
 
-/** The SDK's own routing (isLegacyRequest on the body already parsed): a malformed claim is the modern path's to refuse, never taken for 2025 traffic. */
-export async function isModernRequest(req: Request, body: unknown): Promise<boolean> {
-  return !(await isLegacyRequest(req, body));
+/**
+ * The SDK's own routing, on the body already parsed: its classifier with the request's standard
+ * headers, exactly what isLegacyRequest runs, kept for the direct path so the body is classified
+ * once. Undefined for 2025 traffic; a malformed claim is the modern path's to refuse.
+ */
+export function modernRoute(req: Request, body: unknown): ModernRoute | undefined {
+  const route = classifyInboundRequest({
+    httpMethod: req.method.toUpperCase(),
+    protocolVersionHeader: req.headers.get("mcp-protocol-version") ?? undefined,
+    mcpMethodHeader: req.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: req.headers.get("mcp-name") ?? undefined,
+    body,
+  });
+  return route.kind === "legacy" ? undefined : route;
 }
 
 /** Where the factory finds the request's context: the SDK passes authInfo through untouched. */
@@ -53,7 +66,7 @@ export class ModernEndpoint {
     hub.changes.onEnd(() => this.close());
   }
 
-  async handle(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {
+  async handle(req: Request, parsed: Parsed, caller: Caller, route: ModernRoute): Promise<Response> {
     if (this.hub.draining && startsSomethingNew(this.hub, req, parsed.body)) return drainingRefusal(this.hub);
     const session = this.hub.modernSession(caller.tenant);
     session.touch();
@@ -65,8 +78,11 @@ export class ModernEndpoint {
     const mismatch = paramHeaderMismatch(req, parsed.body, view);
     if (mismatch) return mismatch;
     const context: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
-    const authInfo = { token: "", clientId: caller.tenant.name, scopes: [], extra: { [CONTEXT_KEY]: context } };
-    return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo });
+    const viaSdk = (adopted?: AdoptedCall) => {
+      const extra = { [CONTEXT_KEY]: adopted ? { ...context, adopted } : context };
+      return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo: { token: "", clientId: caller.tenant.name, scopes: [], extra } });
+    };
+    return answerModern(context, req, parsed.body, route, viaSdk);
   }
 
   /** Ends every listen stream (the hub is stopping). */
