@@ -126,7 +126,6 @@ export function startCall(ctx: ModernCtx, params: Params, round: ServerContext, 
  * handed over), each retry (named by its sealed requestState, which names this method and this
  * tool, prompt or resource) answers them, and every round ends with the result or the next questions.
  */
- */
 async function inRounds(
   ctx: ModernCtx,
   request: { method: string; params: unknown },
