@@ -18,6 +18,7 @@ function child(name: string, tools: string[], config: Partial<ServerConfig> = {}
     tools: tools.map((t) => tool(t)),
     prompts: [],
     resourceTemplates: [],
+    capabilities: {},
   } as unknown as Child;
 }
 
@@ -49,7 +50,11 @@ describe("published names", () => {
       catalog.tools.map((t) => t.name),
       ["file_read", "file_get_page"],
     );
-    assert.deepEqual(catalog.tool("file_get_page"), { child: file, original: "get.page" });
+    const owner = catalog.tool("file_get_page");
+    assert.deepEqual(
+      { child: owner?.child, original: owner?.original, takesContext: owner?.takesContext },
+      { child: file, original: "get.page", takesContext: false },
+    );
     assert.equal(catalog.tool("read"), undefined);
     assert.equal(catalog.tools[0].description, "read (from the file server)");
     assert.deepEqual(catalog.collisions, []);
