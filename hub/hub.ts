@@ -71,7 +71,7 @@ export class Hub implements HubServices {
     this.metrics.describeReplica(config.replica, () => this.draining);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),
-      onRequest: (child, request, extra) => childRequest(this.sessions, this.tenantOf(child), child, request, extra.signal),
+      onRequest: (child, request, signal) => childRequest(this.sessions, this.tenantOf(child), child, request, signal),
       onNotification: (child, notification) => childNotification(this.sessions, this.changes, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
     };

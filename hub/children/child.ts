@@ -2,7 +2,6 @@
 // exits fails its calls in flight at once, drops out of the catalog, and comes back after an
 // exponential backoff; the hub is told each time so it can send list_changed to its clients.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -13,7 +12,6 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
   type ClientNotification,
-  type ClientRequest,
   type Notification,
   type Prompt,
   type Request,
@@ -32,6 +30,7 @@ import { killTree } from "../../servers/lib/proctree.js";
 import { Coalescer, FloodGate } from "./flood-gate.js";
 import { CallQueue } from "./queue.js";
 import { CallCancellation } from "../protocol/cancellation.js";
+import { ModernLink } from "./modern-link.js";
 
 export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
 
@@ -42,7 +41,7 @@ export interface ChildHooks {
   /** Tools, prompts or resources of this child appeared, changed or went away. */
   onListChanged(child: Child, what: "tools" | "prompts" | "resources"): void;
   /** A request from the child to the client (sampling, elicitation, roots). */
-  onRequest(child: Child, request: Request, extra: RequestHandlerExtra<ClientRequest, ClientNotification>): Promise<Result>;
+  onRequest(child: Child, request: Request, signal: AbortSignal): Promise<Result>;
   /** A notification the hub forwards to clients (logging, resources/updated). */
   onNotification(child: Child, notification: Notification): void;
   onRestart(child: Child): void;
@@ -75,6 +74,8 @@ export class Child {
   instructions?: string;
   readonly prefix: string;
   private client?: Client;
+  /** The connection to a child speaking 2026-07-28 (`protocol` in its config), instead of `client` and `calls`. */
+  private modern?: ModernLink;
   /** The hub's own requests to the current process (./child-calls.ts). */
   private calls?: ChildCalls;
   private readonly queue: CallQueue;
@@ -149,6 +150,7 @@ export class Child {
     if (!this.enabled || this.stopping) return;
     const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
     this.state = this.restarts > 0 ? "restarting" : "starting";
+    if (this.config.protocol) return this.connectModern(listedBefore);
     const connection = (this.connection = childTransport(this.config, this.launch, this.prefix, this.log));
     const { transport } = connection;
     const client = new Client(
@@ -175,14 +177,9 @@ export class Child {
       await this.refreshLists(client);
     } catch (err) {
       // what the process said on its way out (a missing module, a bad argument) says more than "closed"
-      this.lastError = await startFailure(err, connection, this.config, this.launch);
-      this.log.error("child failed to start", { error: this.lastError });
       await client.close().catch(() => undefined);
       this.forgetProcess(connection);
-      // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
-      this.state = this.stopping ? "stopped" : "failed";
-      this.scheduleRestart();
-      return;
+      return this.failedToStart(await startFailure(err, connection, this.config, this.launch));
     }
     if (this.stopping) {
       // stopped while it started (a session's instance whose session closed): stop() found no process to end
@@ -200,6 +197,18 @@ export class Child {
       busy: () => this.queue.stats.running > 0,
       kill: (why) => this.kill(why),
     });
+    this.becameReady(listedBefore);
+  }
+
+  private failedToStart(error: string): void {
+    this.lastError = error;
+    this.log.error("child failed to start", { error });
+    // what was listed stays listed, so a call says the server is failing rather than "Unknown tool"
+    this.state = this.stopping ? "stopped" : "failed";
+    this.scheduleRestart();
+  }
+
+  private becameReady(listedBefore: string | undefined): void {
     this.lastError = undefined;
     this.startedAt = Date.now();
     this.state = "ready";
@@ -211,9 +220,38 @@ export class Child {
     if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
   }
 
+  /** A 2026-07-28 child over HTTP (./modern-link.ts): no process to watch, the same states, lists and calls. */
+  private async connectModern(listedBefore: string | undefined): Promise<void> {
+    const limits = { timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS };
+    let link: ModernLink | undefined;
+    try {
+      link = await ModernLink.connect(this.name, this.config, limits, {
+        ask: (request, signal) => this.hooks.onRequest(this, request, signal),
+        listChanged: (what) => this.listRefresh?.request(what),
+      });
+      ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = await link.listOffers());
+      this.capabilities = link.capabilities;
+      this.instructions = link.instructions;
+    } catch (err) {
+      await link?.close();
+      return this.failedToStart(errorMessage(err));
+    }
+    if (this.stopping) return void (await link.close());
+    const current = (this.modern = link);
+    this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, async (changed) => {
+      if (this.modern !== current) return;
+      await current
+        .listOffers()
+        .then((offers) => ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = offers))
+        .catch((err) => this.log.warn("list refresh failed", { error: errorMessage(err) }));
+      for (const what of changed) this.hooks.onListChanged(this, what);
+    });
+    this.becameReady(listedBefore);
+  }
+
   private wireClient(client: Client): void {
     for (const schema of [CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema]) {
-      client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra));
+      client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra.signal));
     }
     // a burst of list_changed costs one refresh now and one after the interval, never a loop
     const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed)));
@@ -300,6 +338,7 @@ export class Child {
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
     if (this.state === "idle" || this.starting) await this.ensureStarted();
     return this.queue.run(async () => {
+      if (this.modern && this.state === "ready") return this.modern.request(method, params, options);
       if (!this.calls || this.state !== "ready") throw this.unavailable();
       return this.calls.request(method, params, options);
     }, options.signal);
@@ -351,5 +390,6 @@ export class Child {
     // SIGTERM lets the child free what it holds; then everything left in its tree is killed
     if (pid) await killTree(pid, { graceMs: 3000 });
     await client?.close().catch(() => undefined);
+    await this.modern?.close();
   }
 }

@@ -1,0 +1,173 @@
+// A child configured `"protocol": "2026-07-28"` (or "auto"): reached over Streamable HTTP with the
+// SDK v2 client, which speaks that revision (server/discover, the per-request envelope,
+// subscriptions/listen) where the 2025 Client can only send initialize. Such a child asks its
+// questions (sampling, elicitation, roots) by answering a call with input_required; the hub drives
+// those rounds itself rather than letting the client fulfil them, because each question must reach
+// the client whose call it is: it goes out named like a 2025 child's request naming that call
+// (hub/sessions/child-requests.ts), and the child's requestState stays here, with the call, until
+// the retry carries the answers back. The caller never sees the child's state, only its own round.
+import { Client, isInputRequiredResult, StreamableHTTPClientTransport, type InputRequest } from "@modelcontextprotocol/client";
+import type { Prompt, Request, ResourceTemplate, Result, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
+import type { ServerConfig } from "../config/config.js";
+import type { CallOptions } from "./calls.js";
+
+/** What the hub does with what a 2026 child says unasked or asks. */
+export interface ModernLinkEvents {
+  /** A question for the client whose call (named in its _meta) asked it: routed like a 2025 child's request. */
+  ask(request: Request, signal: AbortSignal): Promise<Result>;
+  listChanged(what: "tools" | "prompts" | "resources"): void;
+}
+
+export interface ModernLimits {
+  timeoutMs: number;
+  maxTotalMs: number;
+}
+
+/** Rounds of questions one call may take before the hub gives up on it (the SDK client's own default cap). */
+const MAX_ROUNDS = 10;
+/** The requests the revision lets a server answer with input_required. */
+const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+type ListKind = "tools" | "prompts" | "resources";
+
+/** The reserved envelope prefix: what a 2026 caller's request carries about that caller. */
+const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
+
+/**
+ * `params` without a 2026 caller's envelope: the child's client is the hub, which says who it is and what
+ * it can be asked (anything: it asks the caller, and refuses there, in its own words, what the caller cannot answer).
+ */
+function withoutEnvelope(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const meta = params?._meta as Record<string, unknown> | undefined;
+  if (!meta) return params;
+  return { ...params, _meta: Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(ENVELOPE_PREFIX))) };
+}
+
+export class ModernLink {
+  private constructor(
+    private readonly client: Client,
+    private readonly name: string,
+    private readonly limits: ModernLimits,
+    private readonly events: ModernLinkEvents,
+  ) {}
+
+  static async connect(name: string, config: ServerConfig, limits: ModernLimits, events: ModernLinkEvents): Promise<ModernLink> {
+    const onChanged = (what: ListKind) => ({ autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged(what) });
+    const client = new Client(
+      { name: "agentbox-hub", version: "0.1.0" },
+      {
+        versionNegotiation: { mode: config.protocol === "auto" ? "auto" : { pin: "2026-07-28" } },
+        capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
+        // the hub answers input_required itself (below): the client must hand it back, not fulfil it
+        inputRequired: { autoFulfill: false },
+        listChanged: { tools: onChanged("tools"), prompts: onChanged("prompts"), resources: onChanged("resources") },
+      },
+    );
+    const link = new ModernLink(client, name, limits, events);
+    // "auto" may land on the 2025 era: there the child asks with requests of its own, routed by the _meta it names
+    for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"] as const) {
+      client.setRequestHandler(method, ((request: Request, ctx: { mcpReq: { signal: AbortSignal } }) => events.ask(request, ctx.mcpReq.signal)) as never);
+    }
+    await client.connect(new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } }));
+    return link;
+  }
+
+  get capabilities(): ServerCapabilities {
+    return (this.client.getServerCapabilities() ?? {}) as ServerCapabilities;
+  }
+
+  get instructions(): string | undefined {
+    return this.client.getInstructions();
+  }
+
+  /** What the child offers, every page of it (the client walks the pages, capped). */
+  async listOffers(): Promise<{ tools: Tool[]; prompts: Prompt[]; resourceTemplates: ResourceTemplate[] }> {
+    const caps = this.capabilities;
+    // the hub keeps its own copy and refreshes it on list_changed: the client's cache would only serve it stale
+    const fresh = { cacheMode: "refresh" } as const;
+    return {
+      tools: caps.tools ? ((await this.client.listTools(undefined, fresh)).tools as Tool[]) : [],
+      prompts: caps.prompts ? ((await this.client.listPrompts(undefined, fresh)).prompts as Prompt[]) : [],
+      resourceTemplates: caps.resources ? ((await this.client.listResourceTemplates(undefined, fresh)).resourceTemplates as ResourceTemplate[]) : [],
+    };
+  }
+
+  /**
+   * Sends a request and returns the child's final result. Each input_required round's questions go,
+   * all at once, to the client whose call this is (named by the session and call in `params._meta`,
+   * which the hub put there: hub/sessions/forward.ts); their answers and the child's requestState go
+   * back in the retry. A question nobody can be asked fails the whole call with the reason.
+   */
+  async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
+    const aborter = new AbortController();
+    const onAbort = () => aborter.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    const wire = {
+      signal: aborter.signal,
+      timeout: this.limits.timeoutMs,
+      maxTotalTimeout: this.limits.maxTotalMs,
+      resetTimeoutOnProgress: true,
+      allowInputRequired: MULTI_ROUND.has(method),
+      ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+    };
+    try {
+      const own = withoutEnvelope(params);
+      let sent = own;
+      for (let round = 0; ; round++) {
+        const result = (await this.client.request({ method, params: sent } as never, wire as never)) as Result;
+        if (!isInputRequiredResult(result)) return result;
+        if (round >= MAX_ROUNDS) {
+          throw new McpError(ErrorCode.InternalError, `The '${this.name}' server still asked for input after ${MAX_ROUNDS} rounds; the call was given up.`);
+        }
+        const inputResponses = await this.answers(result.inputRequests ?? {}, params, aborter.signal);
+        sent = {
+          ...own,
+          ...(Object.keys(inputResponses).length ? { inputResponses } : {}),
+          ...(result.requestState !== undefined ? { requestState: result.requestState } : {}),
+        };
+      }
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** One round's questions, asked at once (so a 2026 caller gets them in one round of its own); the first to fail ends the round. */
+  private async answers(
+    inputRequests: Record<string, InputRequest>,
+    call: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<Record<string, Result>> {
+    const callMeta = (call?._meta ?? {}) as Record<string, unknown>;
+    // the hub's names for the call, over whatever the child put there: a child cannot send its question to another call
+    const named = Object.fromEntries([SESSION_META_KEY, CALL_META_KEY].filter((k) => typeof callMeta[k] === "string").map((k) => [k, callMeta[k]]));
+    const round = new AbortController();
+    const onAbort = () => round.abort(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const answered = await Promise.all(
+        Object.entries(inputRequests).map(async ([key, question]) => {
+          const asked = question as { method: string; params?: Record<string, unknown> };
+          const ownMeta = (asked.params?._meta ?? {}) as Record<string, unknown>;
+          // the child's key is the caller's key too, where it is free (hub/sessions/input-required.ts)
+          const request = { method: asked.method, params: { ...asked.params, _meta: { ...ownMeta, ...named, [INPUT_KEY_META_KEY]: key } } };
+          try {
+            return [key, await this.events.ask(request, round.signal)] as const;
+          } catch (err) {
+            round.abort(err);
+            throw err;
+          }
+        }),
+      );
+      return Object.fromEntries(answered);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close().catch(() => undefined);
+  }
+}

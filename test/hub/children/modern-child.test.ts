@@ -1,0 +1,146 @@
+// A child that speaks only MCP 2026-07-28 (`"protocol": "2026-07-28"` in its config): the hub
+// reaches it with the SDK v2 client, lists and calls it like any other, hears its list changes, and
+// carries its input_required questions to the client whose call it is: a 2026 caller as an
+// input_required of the hub's own, a 2025 caller as an ordinary elicitation request. The child's
+// requestState stays with the hub; a caller without the capability gets a clear error; two
+// callers at once each get their own question.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Client as ModernClient } from "@modelcontextprotocol/client";
+import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { serverConfigSchema } from "../../../hub/config/schema.js";
+import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
+import { until } from "../../helpers/wait.js";
+import { startModernChild, type ModernChild } from "../../fixtures/modern-child-server.js";
+import { callModern, connectModern } from "../modern/modern-client.js";
+
+type Elicit = { params: { message: string } };
+const greetingOf = (request: Elicit) => request.params.message.split(":")[0];
+
+describe("a child speaking only 2026-07-28", () => {
+  let child: ModernChild;
+  let hub: TestHub;
+  const closing: Array<{ close(): Promise<void> }> = [];
+
+  before(async () => {
+    child = await startModernChild();
+    hub = await startHub({ extraServers: { modern: { url: child.url, protocol: "2026-07-28" } } });
+  });
+  after(async () => {
+    await Promise.allSettled(closing.map((c) => c.close()));
+    await hub?.stop();
+    await child?.close();
+  });
+
+  test("is listed and called like any other child, and its list changes reach the hub", { timeout: 60_000 }, async () => {
+    const client = await hub.connect();
+    closing.push(client);
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("modern_add") && names.includes("modern_ask_name"), names.join(", "));
+    assert.equal(textOf(await call(client, "modern_add", { a: 2, b: 3 })), "5");
+    // the hub names the session and the call to it, as to any child
+    assert.equal(typeof child.metas.at(-1)?.["agentbox/session"], "string", JSON.stringify(child.metas.at(-1)));
+    child.addTool();
+    await until("the new tool to be listed", async () => (await client.listTools()).tools.some((t) => t.name === "modern_extra"));
+  });
+
+  test("a 2025 client is asked the child's question as an elicitation request, and the child's state is held by the hub", { timeout: 60_000 }, async () => {
+    const client = await hub.connect({ capabilities: { elicitation: {} } });
+    closing.push(client);
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { name: "Ada" } };
+    });
+    const text = textOf(await call(client, "modern_ask_name", { greeting: "hello" }));
+    assert.deepEqual(asked, ["hello: who are you?"]);
+    assert.match(text, /^hello, Ada \(state child-state-/);
+    const state = /state (child-state-[^)]+)/.exec(text)![1];
+    assert.equal(child.states.get(state), true, "the child got its own state back on the retry");
+  });
+
+  test("a 2026 client is asked it as an input_required of the hub's, never seeing the child's state", { timeout: 60_000 }, async () => {
+    const client = await connectModern(hub, { capabilities: { elicitation: { form: {} } } });
+    closing.push(client);
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", (async (request: Elicit) => {
+      asked.push(request.params.message);
+      return { action: "accept", content: { name: "Grace" } };
+    }) as never);
+    const result = await callModern(client, "modern_ask_name", { greeting: "hi" });
+    assert.deepEqual(asked, ["hi: who are you?"]);
+    assert.match(textOf(result), /^hi, Grace \(state child-state-/);
+  });
+
+  test("the child's state never reaches a 2026 client: its round carries the hub's sealed state", { timeout: 60_000 }, async () => {
+    const client = await connectModern(hub, { capabilities: { elicitation: { form: {} } } });
+    closing.push(client);
+    const round = (await client.request(
+      { method: "tools/call", params: { name: "modern_ask_name", arguments: { greeting: "yo" } } } as never,
+      {
+        allowInputRequired: true,
+      } as never,
+    )) as { resultType?: string; requestState?: string; inputRequests?: Record<string, unknown> };
+    assert.equal(round.resultType, "input_required");
+    assert.ok(round.inputRequests && Object.keys(round.inputRequests).length === 1, JSON.stringify(round));
+    assert.ok(round.requestState && !round.requestState.includes("child-state-"), "the hub's own state, not the child's");
+  });
+
+  test("a caller that cannot be asked gets an error that says what is missing", { timeout: 60_000 }, async () => {
+    const legacy = await hub.connect();
+    closing.push(legacy);
+    const result = (await legacy.callTool({ name: "modern_ask_name", arguments: { greeting: "hey" } }).catch((err: Error) => err)) as CallToolResult | Error;
+    const said = result instanceof Error ? result.message : textOf(result);
+    assert.match(said, /does not support elicitation/);
+
+    const modern = await connectModern(hub);
+    closing.push(modern);
+    const failure = await callModern(modern, "modern_ask_name", { greeting: "hey" }).then(
+      (r) => textOf(r),
+      (err: Error) => err.message,
+    );
+    assert.match(failure, /needs the elicitation client capability/);
+  });
+
+  test("two clients calling at once each answer their own question", { timeout: 60_000 }, async () => {
+    const asked = new Map<string, string>();
+    const both = () => asked.size === 2;
+    const modern = async (who: string) => {
+      const client = await connectModern(hub, { capabilities: { elicitation: { form: {} } } });
+      closing.push(client);
+      client.setRequestHandler("elicitation/create", (async (request: Elicit) => {
+        asked.set(who, greetingOf(request));
+        await until("both questions to be out", both);
+        return { action: "accept", content: { name: who } };
+      }) as never);
+      return callModern(client, "modern_ask_name", { greeting: `greeting-${who}` });
+    };
+    const legacy = async (who: string) => {
+      const client = await hub.connect({ capabilities: { elicitation: {} } });
+      closing.push(client);
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.set(who, greetingOf(request as Elicit));
+        await until("both questions to be out", both);
+        return { action: "accept", content: { name: who } };
+      });
+      return call(client, "modern_ask_name", { greeting: `greeting-${who}` });
+    };
+    for (const pair of [() => [modern("m1"), modern("m2")], () => [legacy("l1"), legacy("l2")]]) {
+      const [a, b] = await Promise.all(pair());
+      const whoAsked = [...asked.keys()];
+      assert.deepEqual([...asked.entries()].sort(), whoAsked.map((who) => [who, `greeting-${who}`]).sort());
+      assert.deepEqual([textOf(a), textOf(b)].map((t) => t.split(" (")[0]).sort(), whoAsked.map((who) => `greeting-${who}, ${who}`).sort());
+      asked.clear();
+    }
+  });
+});
+
+describe("the protocol option", () => {
+  test("names an era of its own and needs a url", () => {
+    assert.ok(serverConfigSchema.safeParse({ url: "http://127.0.0.1:1/mcp", protocol: "auto" }).success);
+    const bad = serverConfigSchema.safeParse({ url: "http://127.0.0.1:1/mcp", protocol: "2025-06-18" });
+    assert.match(String(bad.error?.issues[0].message), /protocol is "2026-07-28" or "auto"/);
+    const stdio = serverConfigSchema.safeParse({ command: "node", protocol: "2026-07-28" });
+    assert.match(String(stdio.error?.issues[0].message), /give its url/);
+  });
+});
