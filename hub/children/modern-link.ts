@@ -141,7 +141,6 @@ export class ModernLink {
     signal: AbortSignal,
   ): Promise<Record<string, Result>> {
     const callMeta = (call?._meta ?? {}) as Record<string, unknown>;
-    // the hub's names for the call, over whatever the child put there: a child cannot send its question to another call
     const named = Object.fromEntries([SESSION_META_KEY, CALL_META_KEY].filter((k) => typeof callMeta[k] === "string").map((k) => [k, callMeta[k]]));
     const round = new AbortController();
     const onAbort = () => round.abort(signal.reason);
@@ -150,7 +149,8 @@ export class ModernLink {
       const answered = await Promise.all(
         Object.entries(inputRequests).map(async ([key, question]) => {
           const asked = question as { method: string; params?: Record<string, unknown> };
-          const ownMeta = (asked.params?._meta ?? {}) as Record<string, unknown>;
+          // whatever call the child names is not its to name: the question belongs to the call it answered
+          const { [SESSION_META_KEY]: _session, [CALL_META_KEY]: _call, ...ownMeta } = (asked.params?._meta ?? {}) as Record<string, unknown>;
           // the child's key is the caller's key too, where it is free (hub/sessions/input-required.ts)
           const request = { method: asked.method, params: { ...asked.params, _meta: { ...ownMeta, ...named, [INPUT_KEY_META_KEY]: key } } };
           try {

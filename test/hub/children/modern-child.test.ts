@@ -6,7 +6,6 @@
 // callers at once each get their own question.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Client as ModernClient } from "@modelcontextprotocol/client";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { serverConfigSchema } from "../../../hub/config/schema.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
@@ -24,7 +23,7 @@ describe("a child speaking only 2026-07-28", () => {
 
   before(async () => {
     child = await startModernChild();
-    hub = await startHub({ extraServers: { modern: { url: child.url, protocol: "2026-07-28" } } });
+    hub = await startHub({ extraServers: { modern: { url: child.url, protocol: "2026-07-28" }, auto: { url: child.url, protocol: "auto" } } });
   });
   after(async () => {
     await Promise.allSettled(closing.map((c) => c.close()));
@@ -100,6 +99,55 @@ describe("a child speaking only 2026-07-28", () => {
       (err: Error) => err.message,
     );
     assert.match(failure, /needs the elicitation client capability/);
+  });
+
+  test('"auto" finds the 2026-07-28 era the child offers', { timeout: 60_000 }, async () => {
+    const client = await hub.connect();
+    closing.push(client);
+    assert.equal(textOf(await call(client, "auto_add", { a: 40, b: 2 })), "42");
+  });
+
+  test("a prompt that asks reaches its 2025 and its 2026 caller", { timeout: 60_000 }, async () => {
+    const legacy = await hub.connect({ capabilities: { elicitation: {} } });
+    closing.push(legacy);
+    legacy.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { name: "Ada" } }));
+    const text = (r: { messages: Array<{ content: unknown }> }) => (r.messages[0].content as { text: string }).text;
+    assert.equal(text(await legacy.getPrompt({ name: "modern_greet", arguments: { greeting: "hello" } })), "hello, Ada");
+    const modern = await connectModern(hub, { capabilities: { elicitation: { form: {} } } });
+    closing.push(modern);
+    modern.setRequestHandler("elicitation/create", (async () => ({ action: "accept", content: { name: "Grace" } })) as never);
+    assert.equal(text(await modern.getPrompt({ name: "modern_greet", arguments: { greeting: "hi" } })), "hi, Grace");
+  });
+
+  test("a child naming another session's call in its question asks only the caller whose call it answers", { timeout: 60_000 }, async () => {
+    let forgedDone = false;
+    const victim = await hub.connect({ capabilities: { elicitation: {} } });
+    closing.push(victim);
+    const victimAsked: string[] = [];
+    victim.setRequestHandler(ElicitRequestSchema, async (request) => {
+      victimAsked.push(request.params.message);
+      // a regression asks the victim the forged question: answered at once, so the test fails rather than hangs
+      if (!request.params.message.startsWith("forged")) await until("the forged call to end", () => forgedDone);
+      return { action: "accept", content: { name: "victim" } };
+    });
+    const before = child.metas.length;
+    const victimCall = call(victim, "modern_ask_name", { greeting: "mine" });
+    await until("the victim's question to be out", () => victimAsked.length > 0);
+    const named = child.metas.slice(before)[0] as Record<string, string>;
+
+    const attacker = await hub.connect({ capabilities: { elicitation: {} } });
+    closing.push(attacker);
+    const attackerAsked: string[] = [];
+    attacker.setRequestHandler(ElicitRequestSchema, async (request) => {
+      attackerAsked.push(request.params.message);
+      return { action: "accept", content: { name: "attacker" } };
+    });
+    const forged = await call(attacker, "modern_ask_forged", { session: named["agentbox/session"], call: named["agentbox/call"] });
+    forgedDone = true;
+    assert.equal(textOf(forged), "answered by attacker");
+    assert.deepEqual(attackerAsked, ["forged: who are you?"]);
+    assert.match(textOf(await victimCall), /^mine, victim/);
+    assert.deepEqual(victimAsked, ["mine: who are you?"]);
   });
 
   test("two clients calling at once each answer their own question", { timeout: 60_000 }, async () => {
