@@ -6,6 +6,7 @@
 // the client whose call it is: it goes out named like a 2025 child's request naming that call
 // (hub/sessions/child-requests.ts), and the child's requestState stays here, with the call, until
 // the retry carries the answers back. The caller never sees the child's state, only its own round.
+import { setTimeout as delay } from "node:timers/promises";
 import { Client, isInputRequiredResult, StreamableHTTPClientTransport, type InputRequest } from "@modelcontextprotocol/client";
 import type { Prompt, Request, ResourceTemplate, Result, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -27,6 +28,8 @@ export interface ModernLimits {
 
 /** Rounds of questions one call may take before the hub gives up on it (the SDK client's own default cap). */
 const MAX_ROUNDS = 10;
+/** How long a retry that answers nothing (the server returned only a requestState) waits. */
+const STATE_ONLY_PACING_MS = 250;
 /** The requests the revision lets a server answer with input_required. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
 
@@ -122,7 +125,10 @@ export class ModernLink {
         if (round >= MAX_ROUNDS) {
           throw new McpError(ErrorCode.InternalError, `The '${this.name}' server still asked for input after ${MAX_ROUNDS} rounds; the call was given up.`);
         }
-        const inputResponses = await this.answers(result.inputRequests ?? {}, params, aborter.signal);
+        const questions = result.inputRequests ?? {};
+        // a round with nothing to ask is the server shedding load: its retry waits a moment, as the SDK's own client does
+        if (!Object.keys(questions).length) await delay(STATE_ONLY_PACING_MS, undefined, { signal: aborter.signal });
+        const inputResponses = await this.answers(questions, params, aborter.signal);
         sent = {
           ...own,
           ...(Object.keys(inputResponses).length ? { inputResponses } : {}),

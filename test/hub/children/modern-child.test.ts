@@ -150,6 +150,17 @@ describe("a child speaking only 2026-07-28", () => {
     assert.deepEqual(victimAsked, ["mine: who are you?"]);
   });
 
+  test("a child that asks for input round after round is given up on with the reason, and the hub keeps serving", { timeout: 60_000 }, async () => {
+    const client = await hub.connect();
+    closing.push(client);
+    const said = await client.callTool({ name: "modern_endless", arguments: {} }).then(
+      (r) => textOf(r as CallToolResult),
+      (err: Error) => err.message,
+    );
+    assert.match(said, /still asked for input after 10 rounds/);
+    assert.equal(textOf(await call(client, "modern_add", { a: 1, b: 1 })), "2");
+  });
+
   test("two clients calling at once each answer their own question", { timeout: 60_000 }, async () => {
     const asked = new Map<string, string>();
     const both = () => asked.size === 2;
