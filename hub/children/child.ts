@@ -229,7 +229,7 @@ export class Child {
         ask: (request, signal) => this.hooks.onRequest(this, request, signal),
         listChanged: (what) => this.listRefresh?.request(what),
       });
-      ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = await link.listOffers());
+      await this.refreshLists(link);
       this.capabilities = link.capabilities;
       this.instructions = link.instructions;
     } catch (err) {
@@ -238,14 +238,7 @@ export class Child {
     }
     if (this.stopping) return void (await link.close());
     const current = (this.modern = link);
-    this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, async (changed) => {
-      if (this.modern !== current) return;
-      await current
-        .listOffers()
-        .then((offers) => ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = offers))
-        .catch((err) => this.log.warn("list refresh failed", { error: errorMessage(err) }));
-      for (const what of changed) this.hooks.onListChanged(this, what);
-    });
+    this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(current, changed));
     this.becameReady(listedBefore);
   }
 
@@ -268,15 +261,17 @@ export class Child {
     };
   }
 
-  private async refreshChanged(client: Client, changed: Array<"tools" | "prompts" | "resources">): Promise<void> {
+  private async refreshChanged(client: Client | ModernLink, changed: Array<"tools" | "prompts" | "resources">): Promise<void> {
     // a process already replaced has nothing to list
-    if (this.client && this.client !== client) return;
+    const current = this.client ?? this.modern;
+    if (current && current !== client) return;
     await this.refreshLists(client).catch((err) => this.log.warn("list refresh failed", { error: errorMessage(err) }));
     for (const what of changed) this.hooks.onListChanged(this, what);
   }
 
-  private async refreshLists(client: Client): Promise<void> {
-    ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = await listOffers(client));
+  private async refreshLists(client: Client | ModernLink): Promise<void> {
+    const offers = client instanceof ModernLink ? await client.listOffers() : await listOffers(client);
+    ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = offers);
   }
 
   private onClosed(client: Client): void {
