@@ -87,6 +87,10 @@ export interface HubConfig {
   sessionLimits: SessionLimits;
   /** How often processes of a tenant's uid that belong to no server and no live session are killed. */
   sweepMs: number;
+  /** How many tasks (tool calls run as tasks, hub/tasks/) one tenant may hold at once (AGENTBOX_TASKS_PER_TENANT). */
+  tasksPerTenant: number;
+  /** How long a task's result is kept after it ends, for tasks/get (AGENTBOX_TASK_TTL_SECONDS). */
+  taskTtlSeconds: number;
 }
 
 export interface CliOverrides {
@@ -194,6 +198,9 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     replica: parseReplica(env.AGENTBOX_REPLICA),
     // below Kubernetes' default 30 s grace period, so the children still get a clean stop
     drainMs: positiveInt(env.AGENTBOX_DRAIN_MS, "AGENTBOX_DRAIN_MS") ?? 25_000,
+    // each task holds a call, perhaps a child's process: a client starting task after task must meet a bound
+    tasksPerTenant: positiveInt(env.AGENTBOX_TASKS_PER_TENANT, "AGENTBOX_TASKS_PER_TENANT") ?? 64,
+    taskTtlSeconds: positiveInt(env.AGENTBOX_TASK_TTL_SECONDS, "AGENTBOX_TASK_TTL_SECONDS") ?? 3600,
     // a child's output is untrusted: what it may cost the hub's log and clients per second
     childOutput: {
       linesPerSecond: positiveInt(env.AGENTBOX_CHILD_LOG_LINES_PER_SECOND, "AGENTBOX_CHILD_LOG_LINES_PER_SECOND") ?? 200,

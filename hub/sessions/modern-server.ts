@@ -12,6 +12,9 @@ import { LOG_LEVELS } from "./child-requests.js";
 import { declaredCapabilities, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
 
+/** The tasks extension's name (SEP-2663), as server/discover advertises it. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
 export interface ModernCtx extends answer.HandlerCtx {
   pending: PendingCalls;
@@ -173,7 +176,8 @@ async function withChannel<T>(ctx: ServerContext, handler: (channel: CallChannel
 export function createModernServer(ctx: ModernCtx): Server {
   const { hub } = ctx;
   const server = new Server(serverInfoOf(hub), {
-    capabilities: { ...answer.HUB_CAPABILITIES },
+    // the tasks extension is the hub's own (hub/tasks/), answered before this server sees the request
+    capabilities: { ...answer.HUB_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
     instructions: answer.hubInstructions(ctx),
     cacheHints: CACHE_HINTS,
     // a forged, expired or another tenant's state is refused before any handler runs

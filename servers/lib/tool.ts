@@ -57,6 +57,12 @@ export interface ToolInfo {
   description: Text;
   output?: ZodRawShape;
   annotations: ToolHints;
+  /**
+   * Whether a call may run as a task (the MCP tasks extension; listed as execution.taskSupport):
+   * "optional" for a tool whose calls can run long (the hub answers a client that declared the
+   * extension with a task and holds the call); omitted, it never does.
+   */
+  taskSupport?: "optional" | "required";
 }
 
 /**
@@ -110,6 +116,7 @@ export function listedTool(tool: ToolInfo & { input: ZodRawShape }): ListedTool 
     inputSchema: publishedSchema(tool.input, "input"),
     ...(tool.output && { outputSchema: publishedSchema(tool.output, "output") }),
     annotations: tool.annotations,
+    ...(tool.taskSupport && { execution: { taskSupport: tool.taskSupport } }),
   };
 }
 

@@ -131,6 +131,18 @@ describe(`MCP conformance suite at --requirements ${REVISION} through the hub`, 
     assert.deepEqual(newGaps, [], `checks the reference server passes that fail through the hub:\n${newGaps.join("\n")}\n\n${explain(run)}`);
   });
 
+  test("the tasks extension's scenarios (tasks-*): their checks through the hub", (t) => {
+    const tasks = [...run.scenarios].filter(([scenario]) => scenario.startsWith("tasks-"));
+    const checks = tasks.flatMap(([, list]) => list);
+    const failing = tasks.flatMap(([scenario, list]) =>
+      list.filter((c) => c.status === "FAILURE").map((c) => `${scenario} / ${c.id}: ${c.errorMessage ?? ""}`),
+    );
+    t.diagnostic(
+      `tasks-* checks passed: ${checks.filter((c) => c.status === "SUCCESS").length} of ${checks.length}; failing: ${failing.join(" | ") || "none"}`,
+    );
+    assert.ok(tasks.length > 0, `the suite ran no tasks-* scenario:\n${explain(run)}`);
+  });
+
   test("every scenario that passed before still passes", (t) => {
     const newlyPassing = [...run.scenarios.keys()].filter((scenario) => scenarioPasses(run, scenario) && !PASSING_SCENARIOS.includes(scenario));
     t.diagnostic(`passing, not yet in PASSING_SCENARIOS: ${newlyPassing.join(", ") || "none"}`);

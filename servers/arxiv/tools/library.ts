@@ -19,6 +19,8 @@ const storedShape = {
 
 const download = defineTool({
   name: "download",
+  // a call may run long: a client of the tasks extension gets a task it can poll, not a request held open
+  taskSupport: "optional",
   title: "Download an arXiv paper",
   description: () =>
     `Download a paper's PDF into the workspace (papers/<id>.pdf) and convert it to Markdown (papers/<id>.md); read it with ${toolName("read")}. ` +

@@ -82,6 +82,8 @@ const reload = historyTool("reload", "Reload the current tab.");
 
 const waitFor = browserTool({
   name: "wait_for",
+  // a call may run long: a client of the tasks extension gets a task it can poll, not a request held open
+  taskSupport: "optional",
   title: "Wait for",
   description: "Wait until text appears or disappears, a selector reaches a state, or some seconds pass; then return the snapshot.",
   input: {

@@ -48,6 +48,8 @@ export function formatOutcome(outcome: ExecOutcome): string {
 
 const execute = defineTool({
   name: "execute",
+  // a call may run long: a client of the tasks extension gets a task it can poll, not a request held open
+  taskSupport: "optional",
   title: "Run code",
   description:
     "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +

@@ -20,6 +20,8 @@ const FETCH_TIMEOUT_MS = envInt("MARKITDOWN_TIMEOUT_MS", 30_000);
 
 const convert = defineTool({
   name: "convert",
+  // a call may run long: a client of the tasks extension gets a task it can poll, not a request held open
+  taskSupport: "optional",
   title: "Convert a document to Markdown",
   description:
     "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS, Jupyter, ZIP of these…) from `source` or base64 `content` " +

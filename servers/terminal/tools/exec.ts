@@ -14,6 +14,8 @@ const MAX_TIMEOUT_MS = 60 * 60_000;
 
 const exec = defineTool({
   name: "exec",
+  // a call may run long: a client of the tasks extension gets a task it can poll, not a request held open
+  taskSupport: "optional",
   title: "Run a command",
   description: () =>
     "Run one command line with bash -c; returns exit code, stdout, stderr and duration. The process tree is killed " +

@@ -1,0 +1,110 @@
+// The 2026-07-28 requests of the tasks extension, answered before the SDK sees them (it answers
+// tasks/* on a 2026 connection with -32601): tasks/get, tasks/update, tasks/cancel, and a
+// tools/call that becomes a task. The extension is declared per request, in the envelope's client
+// capabilities; a request that did not declare it gets -32021 naming it, for tasks/* and for a
+// tool that runs only as a task, and runs as it always did otherwise.
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { jsonRpcError } from "../protocol/jsonrpc.js";
+import { HUB } from "../catalog/selection.js";
+import type { Params } from "../sessions/forward.js";
+import { serverInfoOf, startCall, type ModernCtx } from "../sessions/modern-server.js";
+import { TASKS_EXTENSION, type TaskStore } from "./store.js";
+
+type TaskSupport = "forbidden" | "optional" | "required";
+const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
+
+/** SEP-2243's HeaderMismatch: a standard header that disagrees with the body. */
+const HEADER_MISMATCH = -32020;
+
+interface JsonRpcRequest {
+  id: string | number;
+  method: string;
+  params: Params & { _meta?: Record<string, unknown> };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function asRequest(body: unknown): JsonRpcRequest | undefined {
+  if (!isObject(body) || typeof body.method !== "string" || !(typeof body.id === "string" || typeof body.id === "number")) return undefined;
+  return { id: body.id, method: body.method, params: isObject(body.params) ? (body.params as JsonRpcRequest["params"]) : {} };
+}
+
+/** Whether the request's envelope declares the tasks extension among its client capabilities. */
+function declaresTasks(request: JsonRpcRequest): boolean {
+  const capabilities = request.params._meta?.[CLIENT_CAPABILITIES_META_KEY];
+  return isObject(capabilities) && isObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined;
+}
+
+/** How a tool may run as a task: as its server declares in its listing (`execution.taskSupport`); undefined for a tool this path leaves alone. */
+function taskSupportOf(ctx: ModernCtx, name: string): TaskSupport | undefined {
+  // a tool outside the request's selection, an unknown one, and the hub's own are answered the usual way (refused, or at once)
+  if (ctx.view.refuseCall(name) || ctx.view.serverOf(name) === HUB) return undefined;
+  const support = (ctx.session.tenant.catalog.tool(name)?.listed as { execution?: { taskSupport?: unknown } } | undefined)?.execution?.taskSupport;
+  return support === "optional" || support === "required" ? support : undefined;
+}
+
+const reply = (ctx: ModernCtx, id: JsonRpcRequest["id"], result: Record<string, unknown>) =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", id, result: { ...result, _meta: { [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) } } }), {
+    status: 200,
+    headers: { "content-type": "application/json" },
+  });
+
+/** -32021: in-band, yet HTTP 400, as the revision answers a missing capability. */
+function missingExtension(id: JsonRpcRequest["id"], what: string): Response {
+  const message =
+    `${what} needs the ${TASKS_EXTENSION} extension, which this request did not declare: ` +
+    `add it to _meta["${CLIENT_CAPABILITIES_META_KEY}"].extensions and send the request again.`;
+  return jsonRpcError(400, ProtocolErrorCode.MissingRequiredClientCapability, message, {
+    id,
+    data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  });
+}
+
+/**
+ * The answer to a 2026 request that is the tasks extension's, or undefined for any other (the
+ * usual path serves it). `tenant` is the hub's finding of who asks, never the client's word.
+ */
+export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, req: Request, body: unknown): Response | undefined {
+  const request = asRequest(body);
+  if (!request) return undefined;
+  if (TASK_METHODS.has(request.method)) {
+    if (!declaresTasks(request)) return missingExtension(request.id, request.method);
+    // the tasks extension routes tasks/* by their task (Mcp-Name: <taskId>); a router and the hub must not disagree on which
+    const named = req.headers.get("mcp-name")?.replace(/^[ \t]+|[ \t]+$/g, "");
+    if (named !== undefined && named !== request.params.taskId)
+      return jsonRpcError(
+        400,
+        HEADER_MISMATCH,
+        `The Mcp-Name header (${JSON.stringify(named)}) is not the request's params.taskId: send the task's id in both.`,
+        {
+          id: request.id,
+        },
+      );
+    try {
+      return reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) });
+    } catch (error) {
+      const { code, message } = error as { code?: number; message: string };
+      return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
+    }
+  }
+  if (request.method !== "tools/call" || typeof request.params.name !== "string") return undefined;
+  const support = taskSupportOf(ctx, request.params.name);
+  if (!support) return undefined;
+  if (!declaresTasks(request)) return support === "required" ? missingExtension(request.id, `The tool ${request.params.name}`) : undefined;
+  try {
+    const task = tasks.create(tenant, (round) => startCall(ctx, request.params, round).call, request.params._meta);
+    return reply(ctx, request.id, { resultType: "task", ...task.info() });
+  } catch (error) {
+    const { code, message } = error as { code?: number; message: string };
+    return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
+  }
+}
+
+function taskMethod(tasks: TaskStore, tenant: string, request: JsonRpcRequest): Record<string, unknown> {
+  const task = tasks.get(tenant, request.params.taskId);
+  if (request.method === "tasks/get") return task.detailed();
+  if (request.method === "tasks/cancel") task.cancel();
+  else task.update(isObject(request.params.inputResponses) ? request.params.inputResponses : {});
+  return {};
+}
