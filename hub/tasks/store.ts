@@ -142,13 +142,19 @@ export class TaskStore {
 
   /** A new task for `call` (not yet started: `start` runs it once the task exists, so a tasks/get right after the answer finds it). */
   create(tenant: string, open: (round: ServerContext) => PendingCall, meta: Record<string, unknown> | undefined): Task {
-    const held = [...this.tasks.values()].filter((task) => task.tenant === tenant).length;
-    if (held >= this.limits.perTenant)
-      throw protocolError(
-        ErrorCode.InvalidRequest,
-        `This tenant holds ${held} tasks, the most it may (AGENTBOX_TASKS_PER_TENANT): cancel one with tasks/cancel, or wait for one to end ` +
-          `and its result to expire (${Math.round(this.limits.ttlMs / 1000)} s after it ends), then call again.`,
-      );
+    const held = this.of(tenant);
+    if (held.length >= this.limits.perTenant) {
+      // a finished task's result makes room before a running one is refused: the oldest ended goes first
+      const oldestEnded = held.filter((task) => task.terminal).sort((a, b) => a.lastUpdatedAt.localeCompare(b.lastUpdatedAt))[0];
+      if (!oldestEnded)
+        throw protocolError(
+          ErrorCode.InvalidRequest,
+          `This tenant has ${held.length} tasks running, the most it may (AGENTBOX_TASKS_PER_TENANT): cancel one with tasks/cancel, ` +
+            "or wait for one to end, then call again.",
+        );
+      clearTimeout(oldestEnded.expiry);
+      this.tasks.delete(oldestEnded.id);
+    }
     const call = open(taskRound("", meta, new AbortController().signal));
     const task = new Task(tenant, this.limits.ttlMs, call, meta);
     this.tasks.set(task.id, task);

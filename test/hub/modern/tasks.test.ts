@@ -130,19 +130,21 @@ describe("2026-07-28 tool calls run as tasks", () => {
     assert.equal(get.json?.error?.code, -32021, get.text);
   });
 
-  test("a tenant holds at most AGENTBOX_TASKS_PER_TENANT tasks; the next is refused with what to do, and other tenants are unaffected", async () => {
-    const held: string[] = [];
-    let refused: ModernReply | undefined;
-    // earlier tests' tasks still count until their results expire
-    for (let i = 0; i < 5 && !refused; i++) {
-      const reply = await call(hub, KEY_A, "slow_compute", { seconds: 30 });
-      if (reply.json?.error) refused = reply;
-      else held.push(created(reply));
-    }
-    assert.ok(refused, "a fifth task was accepted");
-    assert.match(refused.json?.error?.message ?? "", /AGENTBOX_TASKS_PER_TENANT.*tasks\/cancel/s);
-    const bobs = await call(hub, KEY_B, "slow_compute", { seconds: 0 });
-    created(bobs);
-    for (const taskId of held) await taskRequest(hub, KEY_A, "tasks/cancel", taskId);
+  test("a tenant holds at most AGENTBOX_TASKS_PER_TENANT tasks: ended ones make room, oldest first; then the next is refused with what to do", async () => {
+    const quick = created(await call(hub, KEY_A, "slow_compute", { seconds: 0 }));
+    await until_(hub, KEY_A, quick, ["completed"]);
+    const running: string[] = [];
+    // the cap is 4: four running tasks push out every ended one (the earlier tests' and `quick`)
+    for (let i = 0; i < 4; i++) running.push(created(await call(hub, KEY_A, "slow_compute", { seconds: 30 })));
+    const gone = await taskRequest(hub, KEY_A, "tasks/get", quick);
+    assert.equal(gone.json?.error?.code, -32602, gone.text);
+    const refused = await call(hub, KEY_A, "slow_compute", { seconds: 30 });
+    assert.equal(refused.json?.error?.code, -32600, refused.text);
+    assert.match(refused.json.error.message, /4 tasks running.*AGENTBOX_TASKS_PER_TENANT.*tasks\/cancel/s);
+    for (const taskId of running) assert.equal((await taskOf(hub, KEY_A, taskId)).status, "working");
+    // another tenant's cap is its own
+    created(await call(hub, KEY_B, "slow_compute", { seconds: 0 }));
+    for (const taskId of running) await taskRequest(hub, KEY_A, "tasks/cancel", taskId);
+    created(await call(hub, KEY_A, "slow_compute", { seconds: 0 }));
   });
 });
