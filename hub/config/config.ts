@@ -91,6 +91,8 @@ export interface HubConfig {
   tasksPerTenant: number;
   /** How long a task's result is kept after it ends, for tasks/get (AGENTBOX_TASK_TTL_SECONDS). */
   taskTtlSeconds: number;
+  /** How many MiB of ended tasks' results one tenant's tasks keep at most; the oldest go first (AGENTBOX_TASK_RESULTS_MIB). */
+  taskResultsMiB: number;
 }
 
 export interface CliOverrides {
@@ -201,6 +203,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     // each task holds a call, perhaps a child's process: a client starting task after task must meet a bound
     tasksPerTenant: positiveInt(env.AGENTBOX_TASKS_PER_TENANT, "AGENTBOX_TASKS_PER_TENANT") ?? 64,
     taskTtlSeconds: positiveInt(env.AGENTBOX_TASK_TTL_SECONDS, "AGENTBOX_TASK_TTL_SECONDS") ?? 3600,
+    taskResultsMiB: positiveInt(env.AGENTBOX_TASK_RESULTS_MIB, "AGENTBOX_TASK_RESULTS_MIB") ?? 32,
     // a child's output is untrusted: what it may cost the hub's log and clients per second
     childOutput: {
       linesPerSecond: positiveInt(env.AGENTBOX_CHILD_LOG_LINES_PER_SECOND, "AGENTBOX_CHILD_LOG_LINES_PER_SECOND") ?? 200,

@@ -22,6 +22,8 @@ export interface TaskLimits {
   perTenant: number;
   /** How long a task's outcome is kept after it ends. */
   ttlMs: number;
+  /** How many bytes of ended tasks' outcomes one tenant keeps at most: a tenant cannot fill the hub's memory with results nobody fetches. */
+  resultBytes: number;
 }
 
 /** What a round of a task's call carries: no HTTP request, so nothing cancels it but tasks/cancel, and its notifications have nowhere to go. */
@@ -50,6 +52,8 @@ export class Task {
   error?: { code: number; message: string; data?: unknown };
   inputRequests?: Record<string, InputRequest>;
   expiry?: NodeJS.Timeout;
+  /** The size of its kept outcome, once it ended (TaskStore.keepFor). */
+  keptBytes = 0;
   private answered?: () => void;
   /** Never aborted by a client going away: only tasks/cancel (through the call's cancellation) ends the call early. */
   private readonly rounds = new AbortController();
@@ -152,8 +156,7 @@ export class TaskStore {
           `This tenant has ${held.length} tasks running, the most it may (AGENTBOX_TASKS_PER_TENANT): cancel one with tasks/cancel, ` +
             "or wait for one to end, then call again.",
         );
-      clearTimeout(oldestEnded.expiry);
-      this.tasks.delete(oldestEnded.id);
+      this.drop(oldestEnded);
     }
     const call = open(taskRound("", meta, new AbortController().signal));
     const task = new Task(tenant, this.limits.ttlMs, call, meta);
@@ -163,8 +166,25 @@ export class TaskStore {
   }
 
   private keepFor(task: Task): void {
+    if (!this.tasks.has(task.id)) return; // dropped (the hub stopped, or it made room) before it ended
+    task.keptBytes = Buffer.byteLength(JSON.stringify(task.result ?? task.error ?? null));
+    // the tenant's kept outcomes stay within their byte budget: the oldest ended go first, this one stays
+    const older = this.of(task.tenant)
+      .filter((t) => t.terminal && t !== task)
+      .sort((a, b) => a.lastUpdatedAt.localeCompare(b.lastUpdatedAt));
+    let kept = older.reduce((sum, t) => sum + t.keptBytes, task.keptBytes);
+    for (const old of older) {
+      if (kept <= this.limits.resultBytes) break;
+      kept -= old.keptBytes;
+      this.drop(old);
+    }
     task.expiry = setTimeout(() => this.tasks.delete(task.id), task.ttlMs);
     task.expiry.unref();
+  }
+
+  private drop(task: Task): void {
+    clearTimeout(task.expiry);
+    this.tasks.delete(task.id);
   }
 
   /** The tenant's task of this id; another tenant's, an expired or a made-up id is an unknown task (-32602). */

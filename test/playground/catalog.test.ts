@@ -4,6 +4,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { startHub, type TestHub } from "../helpers/hub.js";
+import { connectModern } from "../hub/modern/modern-client.js";
 import { launch, openPage } from "./browser.js";
 
 async function connected(page: Page, url: string): Promise<void> {
@@ -35,7 +36,10 @@ describe("playground catalog picker", () => {
   test("shows the full catalog's size, then connects with the servers a person picks", async () => {
     await connected(page, `${hub.origin}/playground`);
     const full = await bytesShown(page);
-    const fullList = await (await hub.connect()).listTools();
+    // the page speaks 2026-07-28 (auto mode): the size is that of the list such a client reads
+    const client = await connectModern(hub, { mode: "auto" });
+    const fullList = await client.listTools();
+    await client.close();
     assert.equal(full, Buffer.byteLength(JSON.stringify({ tools: fullList.tools })), "the size is that of tools/list");
     assert.match((await page.locator(".catalog-size").textContent()) ?? "", new RegExp(`${fullList.tools.length} tools · [\\d.]+ KB · ~[\\d,]+ tokens`));
 

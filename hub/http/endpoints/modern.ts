@@ -67,7 +67,11 @@ export class ModernEndpoint {
 
   constructor(private readonly hub: HubServices) {
     this.pending = new PendingCalls(hub.config.replica);
-    this.tasks = new TaskStore({ perTenant: hub.config.tasksPerTenant, ttlMs: hub.config.taskTtlSeconds * 1000 });
+    this.tasks = new TaskStore({
+      perTenant: hub.config.tasksPerTenant,
+      ttlMs: hub.config.taskTtlSeconds * 1000,
+      resultBytes: hub.config.taskResultsMiB * 1024 * 1024,
+    });
     hub.changes.onEnd(() => this.close());
   }
 

@@ -148,3 +148,32 @@ describe("2026-07-28 tool calls run as tasks", () => {
     created(await call(hub, KEY_A, "slow_compute", { seconds: 0 }));
   });
 });
+
+describe("the results a tenant's ended tasks keep", () => {
+  let hub: TestHub;
+
+  before(async () => {
+    hub = await startHub({
+      servers: ["terminal"],
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      env: { AGENTBOX_TASK_RESULTS_MIB: "1" },
+    });
+  });
+  after(() => hub?.stop());
+
+  test("stay within AGENTBOX_TASK_RESULTS_MIB: results nobody fetched make room, the oldest first, another tenant's untouched", async () => {
+    // ~600 KB of output each: two of them are more than the tenant's 1 MiB
+    const big = (n: number) => `head -c 600000 /dev/zero | tr '\\0' ${n}; echo`;
+    const bobs = created(await call(hub, KEY_B, "terminal_exec", { command: big(7) }));
+    const first = created(await call(hub, KEY_A, "terminal_exec", { command: big(1) }));
+    assert.equal((await until_(hub, KEY_A, first, ["completed", "failed"])).status, "completed");
+    const second = created(await call(hub, KEY_A, "terminal_exec", { command: big(2) }));
+    const kept = await until_(hub, KEY_A, second, ["completed", "failed"]);
+    assert.equal(kept.status, "completed");
+    assert.match(textOf(kept.result), /2222222222/);
+    const dropped = await taskRequest(hub, KEY_A, "tasks/get", first);
+    assert.equal(dropped.json?.error?.code, -32602, dropped.text);
+    assert.match(dropped.json.error.message, /Unknown task/);
+    assert.match(textOf((await until_(hub, KEY_B, bobs, ["completed", "failed"])).result), /7777777777/);
+  });
+});
