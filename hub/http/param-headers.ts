@@ -12,7 +12,7 @@
 // - a refusal is -32020 (HeaderMismatch), HTTP 400, naming the header and what the body says.
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { SessionView } from "../catalog/selection.js";
-import { jsonRpcError } from "../protocol/jsonrpc.js";
+import { isPlainObject, jsonRpcError } from "../protocol/jsonrpc.js";
 
 export const HEADER_MISMATCH = -32020;
 const PREFIX = "Mcp-Param-";
@@ -79,8 +79,6 @@ function decoded(value: string): string | undefined {
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /** What is wrong with one declared header, or undefined when it agrees with the body. */
 function disagreement(declaration: Declaration, args: unknown, headers: Headers): string | undefined {
   const header = `${PREFIX}${declaration.header}`;
@@ -103,7 +101,7 @@ function disagreement(declaration: Declaration, args: unknown, headers: Headers)
  * tool the hub does not know, which the call itself refuses).
  */
 export function paramHeaderMismatch(req: Request, body: unknown, view: SessionView): Response | undefined {
-  if (!isObject(body) || body.method !== "tools/call" || !isObject(body.params) || typeof body.params.name !== "string") return undefined;
+  if (!isPlainObject(body) || body.method !== "tools/call" || !isPlainObject(body.params) || typeof body.params.name !== "string") return undefined;
   const tool = view.listed(body.params.name);
   if (!tool) return undefined;
   for (const declaration of declarations(tool)) {

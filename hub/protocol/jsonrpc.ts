@@ -1,5 +1,8 @@
 // HTTP responses carrying a JSON-RPC error, for faults found before a request reaches an SDK server.
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
+/** A JSON object (not null, not an array): what params, _meta and arguments must be. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 export function jsonRpcError(
   status: number,
   code: number,

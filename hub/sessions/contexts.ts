@@ -13,6 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import { isPlainObject } from "../protocol/jsonrpc.js";
 import type { Params } from "./forward.js";
 import { MODERN_PROTOCOL_VERSION, type ClientSession, type SessionKind, type SessionRegistry } from "./registry.js";
 
@@ -47,7 +48,7 @@ export interface ContextCall {
 /** Whether a call's arguments carry a `context`. */
 export function namesContext(params: Params): boolean {
   const args = params.arguments;
-  return typeof args === "object" && args !== null && !Array.isArray(args) && Object.hasOwn(args, CONTEXT_ARGUMENT);
+  return isPlainObject(args) && Object.hasOwn(args, CONTEXT_ARGUMENT);
 }
 
 /** Far above any handle this hub mints (a replica name is at most 63 characters). */

@@ -5,7 +5,7 @@
 // tool that runs only as a task, and runs as it always did otherwise.
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { jsonRpcError } from "../protocol/jsonrpc.js";
+import { isPlainObject, jsonRpcError } from "../protocol/jsonrpc.js";
 import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
 import { serverInfoOf, startCall, type ModernCtx } from "../sessions/modern-server.js";
@@ -23,17 +23,15 @@ interface JsonRpcRequest {
   params: Params & { _meta?: Record<string, unknown> };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
-
 function asRequest(body: unknown): JsonRpcRequest | undefined {
-  if (!isObject(body) || typeof body.method !== "string" || !(typeof body.id === "string" || typeof body.id === "number")) return undefined;
-  return { id: body.id, method: body.method, params: isObject(body.params) ? (body.params as JsonRpcRequest["params"]) : {} };
+  if (!isPlainObject(body) || typeof body.method !== "string" || !(typeof body.id === "string" || typeof body.id === "number")) return undefined;
+  return { id: body.id, method: body.method, params: isPlainObject(body.params) ? (body.params as JsonRpcRequest["params"]) : {} };
 }
 
 /** Whether the request's envelope declares the tasks extension among its client capabilities. */
 function declaresTasks(request: JsonRpcRequest): boolean {
   const capabilities = request.params._meta?.[CLIENT_CAPABILITIES_META_KEY];
-  return isObject(capabilities) && isObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined;
+  return isPlainObject(capabilities) && isPlainObject(capabilities.extensions) && capabilities.extensions[TASKS_EXTENSION] !== undefined;
 }
 
 /** How a tool may run as a task: as its server declares in its listing (`execution.taskSupport`); undefined for a tool this path leaves alone. */
@@ -105,6 +103,6 @@ function taskMethod(tasks: TaskStore, tenant: string, request: JsonRpcRequest): 
   const task = tasks.get(tenant, request.params.taskId);
   if (request.method === "tasks/get") return task.detailed();
   if (request.method === "tasks/cancel") task.cancel();
-  else task.update(isObject(request.params.inputResponses) ? request.params.inputResponses : {});
+  else task.update(isPlainObject(request.params.inputResponses) ? request.params.inputResponses : {});
   return {};
 }

@@ -17,6 +17,7 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../../protocol/cancellation.js";
+import { isPlainObject } from "../../protocol/jsonrpc.js";
 import type { Params } from "../../sessions/forward.js";
 import type { HubServices } from "../services.js";
 import type { SessionView } from "../../catalog/selection.js";
@@ -29,8 +30,6 @@ export interface DirectToolCall {
   method: "tools/call";
   params: unknown;
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A single, well-formed tools/call from a client this path can serve completely. */
 export function isDirectToolCall(body: unknown, headers: Headers, session: ClientSession): body is DirectToolCall {

@@ -16,6 +16,7 @@ import {
   type ServerContext,
   type ServerNotification,
 } from "@modelcontextprotocol/server";
+import { isPlainObject } from "../../protocol/jsonrpc.js";
 import type { Params } from "../../sessions/forward.js";
 import { serverInfoOf, startCall, type AdoptedCall, type ModernCtx } from "../../sessions/modern-server.js";
 
@@ -26,7 +27,6 @@ const BASE64_SENTINEL = "=?base64?";
 
 export type ModernRoute = ReturnType<typeof classifyInboundRequest>;
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const onlyKeys = (value: Record<string, unknown>, allowed: ReadonlySet<string>) => Object.keys(value).every((key) => allowed.has(key));
 const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
 const PARAMS_KEYS = new Set(["name", "arguments", "_meta"]);
