@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter, once, setMaxListeners } from "node:events";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
+import type { TaskStore } from "../tasks/store.js";
 
 /** A new session id: `<replica>.<uuid>` when the hub has a replica name, a bare uuid otherwise. */
 export function newSessionId(replica: string | undefined): string {
@@ -64,43 +65,90 @@ export function drainingRefusal(hub: HubServices): Response {
   );
 }
 
+/** The tasks extension's requests about a task that already exists: they start nothing. */
+const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
+
+/** Whether an id minted as `<replica>.…` (a context handle, a task id) names this replica: one naming another holds nothing here. */
+const namesThisReplica = (hub: HubServices, id: unknown): boolean => typeof id === "string" && (!hub.config.replica || id.startsWith(`${hub.config.replica}.`));
+
 /**
  * Whether a 2026-07-28 request is one a draining replica refuses: one that starts something. A
- * retry answering input_required (its requestState) reaches a call only this process holds, and a
- * request naming a context handle (Mcp-Param-Context) a context that lives here: both are served
+ * retry answering input_required (its requestState) reaches a call only this process holds, a
+ * request naming a context handle (Mcp-Param-Context) a context that lives here, and tasks/get,
+ * tasks/update or tasks/cancel of one of this replica's tasks a task that runs here: all are served
  * until the drain ends, as the requests of 2025 sessions already here are. Anything else (a new
- * call, a list, a listen stream) can be served by any replica, so it gets the refusal the router
- * retries elsewhere.
+ * call, one that would become a task included, a list, a listen stream) can be served by any
+ * replica, so it gets the refusal the router retries elsewhere.
  */
 export function startsSomethingNew(hub: HubServices, req: Request, body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  const retries = messages.every((m) => typeof (m as { params?: { requestState?: unknown } } | null)?.params?.requestState === "string");
-  // handles read `<replica>.…` like session ids: one naming another replica holds nothing here
+  const messages = (Array.isArray(body) ? body : [body]) as Array<{ method?: unknown; params?: { requestState?: unknown; taskId?: unknown } } | null>;
+  const retries = messages.every((m) => typeof m?.params?.requestState === "string");
+  const ownTasks = messages.every((m) => TASK_METHODS.has(String(m?.method)) && namesThisReplica(hub, m?.params?.taskId));
   const handle = req.headers.get("mcp-param-context");
-  const namesContextHere = handle !== null && (!hub.config.replica || handle.startsWith(`${hub.config.replica}.`));
-  return !retries && !namesContextHere;
+  return !retries && !ownTasks && !(handle !== null && namesThisReplica(hub, handle));
+}
+
+const drainedTasks = new WeakMap<HubServices, TaskStore>();
+
+/** The hub's tasks, which its drain waits for and, at the deadline, reports failed (hub/http/endpoints/modern.ts holds them). */
+export function drainWaitsFor(hub: HubServices, tasks: TaskStore): void {
+  drainedTasks.set(hub, tasks);
 }
 
 /**
- * Stop taking new sessions and wait, at most `ms`, for the calls in flight to finish and their
- * replies to be made. Resolves with the number of calls still running when the wait ended (0 when
- * all finished).
+ * The last part of a drain, kept for clients to read why their tasks failed: a task still running
+ * at the deadline is reported failed, and its client's next tasks/get (pinned to this replica by
+ * the task id) must still find this process answering, not a refused connection.
+ */
+const reportWindow = (ms: number) => Math.min(2_000, Math.floor(ms / 5));
+
+function shutDown(hub: HubServices): string {
+  const name = hub.config.replica ? `Replica '${hub.config.replica}'` : "This agentbox";
+  return (
+    `${name} shut down (it was drained: a rolling update, a scale-down or a stop) before this task ended; its call was cancelled ` +
+    `and its work is lost. Start the call again (the same tools/call)${hub.config.replica ? ": the router sends it to a live replica" : ""}.`
+  );
+}
+
+/**
+ * Stop taking new sessions and work, and wait, at most `ms`, for the calls in flight and the
+ * running tasks to finish and the replies to be made. Tasks still running near the end are failed,
+ * saying the replica shut down (their calls cancelled), and the rest of the drain keeps answering
+ * their polls. Resolves with the number of calls still running when the wait ended (0 when all
+ * finished).
  */
 export async function drain(hub: HubServices, ms: number): Promise<number> {
   hub.draining = true;
+  const tasks = drainedTasks.get(hub);
+  const window = tasks ? reportWindow(ms) : 0;
+  await untilIdle(hub, tasks, ms - window);
+  const cut = tasks?.running() ?? [];
+  if (cut.length === 0) {
+    await untilIdle(hub, undefined, window);
+    return callsInFlight(hub);
+  }
+  for (const task of cut) task.fail(shutDown(hub));
+  hub.log.info("tasks failed at the drain deadline", { tasks: cut.length });
+  await new Promise((resolve) => setTimeout(resolve, window));
+  return callsInFlight(hub);
+}
+
+/** Waits, at most `ms`, until no call is in flight, no reply is being made and no task runs. */
+async function untilIdle(hub: HubServices, tasks: TaskStore | undefined, ms: number): Promise<void> {
   const deadline = new AbortController();
   setMaxListeners(0, deadline.signal); // one wait per busy session
   const timer = setTimeout(() => deadline.abort(), ms);
   const making = repliesOf(hub);
+  const running = () => tasks?.running().length ?? 0;
   try {
     // sessions already here may start calls while draining: count again each time one ends
-    while ((callsInFlight(hub) > 0 || making.size > 0) && !deadline.signal.aborted) {
+    while ((callsInFlight(hub) > 0 || making.size > 0 || running() > 0) && !deadline.signal.aborted) {
       const busy = hub.sessions.all().filter((s) => s.inflight.size > 0);
-      await Promise.race([making.nextEnd(deadline.signal), ...busy.map((s) => s.inflight.nextEnd(deadline.signal))]);
+      const ends = [making.nextEnd(deadline.signal), ...busy.map((s) => s.inflight.nextEnd(deadline.signal))];
+      await Promise.race(tasks ? [...ends, tasks.nextEnd(deadline.signal)] : ends);
     }
   } finally {
     clearTimeout(timer);
     deadline.abort(); // releases the waits on the sessions whose calls did not end
   }
-  return callsInFlight(hub);
 }

@@ -6,11 +6,12 @@
 // selection, rate limits, contexts and cancellation (the child's whole process tree) apply once.
 // The SDK v2 answers tasks/* on a 2026 connection with -32601, so hub/http/endpoints/modern.ts
 // hands those methods here before the SDK sees them.
-import { randomUUID } from "node:crypto";
+import { EventEmitter, once } from "node:events";
 import type { InputRequest, ServerContext } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import type { PendingCall } from "../sessions/input-required.js";
+import { TaskIds } from "./task-ids.js";
 
 export { TASKS_EXTENSION } from "../sessions/modern-server.js";
 
@@ -44,7 +45,6 @@ function errorObject(error: unknown): { code: number; message: string; data?: un
 }
 
 export class Task {
-  readonly id = randomUUID();
   readonly createdAt = now();
   lastUpdatedAt = this.createdAt;
   status: TaskStatus = "working";
@@ -59,6 +59,7 @@ export class Task {
   private readonly rounds = new AbortController();
 
   constructor(
+    readonly id: string,
     readonly tenant: string,
     readonly ttlMs: number,
     private readonly call: PendingCall,
@@ -122,6 +123,16 @@ export class Task {
     this.answered?.();
   }
 
+  /** The replica is shutting down with the task still running: it ends failed, saying why, and its call is cancelled. */
+  fail(message: string): void {
+    if (this.terminal) return;
+    this.inputRequests = undefined;
+    this.error = { code: -32000, message };
+    this.set("failed");
+    this.call.abandon(message);
+    this.answered?.();
+  }
+
   /** The task as tasks/get shows it: its outcome inlined once it has one. */
   detailed(): Record<string, unknown> {
     return {
@@ -141,8 +152,16 @@ export class Task {
 /** One hub's tasks, across its tenants. */
 export class TaskStore {
   private readonly tasks = new Map<string, Task>();
+  private readonly ids: TaskIds;
+  private readonly ends = new EventEmitter();
 
-  constructor(private readonly limits: TaskLimits) {}
+  /** @param replica AGENTBOX_REPLICA: task ids name it, so a router sends tasks/* to the replica holding the task. */
+  constructor(
+    private readonly limits: TaskLimits,
+    replica?: string,
+  ) {
+    this.ids = new TaskIds(replica);
+  }
 
   /** A new task for `call` (not yet started: `start` runs it once the task exists, so a tasks/get right after the answer finds it). */
   create(tenant: string, open: (round: ServerContext) => PendingCall, meta: Record<string, unknown> | undefined): Task {
@@ -159,9 +178,12 @@ export class TaskStore {
       this.drop(oldestEnded);
     }
     const call = open(taskRound("", meta, new AbortController().signal));
-    const task = new Task(tenant, this.limits.ttlMs, call, meta);
+    const task = new Task(this.ids.mint(), tenant, this.limits.ttlMs, call, meta);
     this.tasks.set(task.id, task);
-    void task.follow().then(() => this.keepFor(task));
+    void task.follow().then(() => {
+      this.keepFor(task);
+      this.ends.emit("end");
+    });
     return task;
   }
 
@@ -193,7 +215,8 @@ export class TaskStore {
     if (!task || task.tenant !== tenant)
       throw protocolError(
         ErrorCode.InvalidParams,
-        `Unknown task: no task ${JSON.stringify(taskId)} here (it never existed, belongs to someone else, or its result expired ttlMs after it ended).`,
+        this.ids.lostHolder(taskId) ??
+          `Unknown task: no task ${JSON.stringify(taskId)} here (it never existed, belongs to someone else, or its result expired ttlMs after it ended).`,
       );
     return task;
   }
@@ -201,6 +224,16 @@ export class TaskStore {
   /** Every task of a tenant (hub_sessions shows them). */
   of(tenant: string): Task[] {
     return [...this.tasks.values()].filter((task) => task.tenant === tenant);
+  }
+
+  /** Tasks whose call has not ended yet (a draining replica waits for them: hub/http/replica.ts drain). */
+  running(): Task[] {
+    return [...this.tasks.values()].filter((task) => !task.terminal);
+  }
+
+  /** Resolves when the next task's call ends, or when `signal` aborts. */
+  async nextEnd(signal: AbortSignal): Promise<void> {
+    await once(this.ends, "end", { signal }).catch(() => undefined);
   }
 
   /** The hub is stopping: every task still running is cancelled. */

@@ -164,6 +164,8 @@ describe("deploy/kubernetes manifests", () => {
     // 2026-07-28: a context handle pins its request to the handle's pod as a session id does
     assert.match(shipped, /map \$http_mcp_param_context \$agentbox_context \{/);
     assert.match(shipped, /map \$agentbox_pin \$agentbox_target \{/);
+    // and a task id (Mcp-Name of tasks/get|update|cancel) to the task's pod
+    assert.match(shipped, /map "\$http_mcp_method \$http_mcp_name" \$agentbox_task \{/);
     assert.match(shipped, /"~\^agentbox-\[0-9\]\+\$" "\$agentbox_replica\.agentbox\.agentbox\.svc\.cluster\.local:8080";/);
   });
 });

@@ -6,31 +6,13 @@
 // still serves the calls it holds.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import path from "node:path";
-import { after, before, describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
+import { describe, it } from "node:test";
 import type { Client } from "@modelcontextprotocol/client";
-import { distRoot } from "../../hub/config/config.js";
 import { fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { callModern, connectModern, envelope, postModern, samplingAnswer as answer, samplingCall, type ModernReply } from "../hub/modern/modern-client.js";
-
-interface Router {
-  origin: string;
-  stop(): Promise<void>;
-}
-type RunModule = { startRouter(options: { replicas: Array<{ name: string; address: string }> }): Promise<Router> };
+import { auth, endpoint, replicaFor, replicasBehindNginx, rootWith } from "./router.js";
 
 const NAMES = ["r1", "r2"];
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-/** Where postModern and connectModern send their requests: only the URL of a TestHub is read. */
-const endpoint = (origin: string) => ({ url: `${origin}/mcp` }) as TestHub;
-
-/** The replica a 2026 request with this key reaches (hub_status says which). */
-async function replicaFor(origin: string, key: string): Promise<string> {
-  const status = await postModern(endpoint(origin), { id: 9, method: "tools/call", params: { name: "hub_status", arguments: {}, _meta: envelope() } }, auth(key));
-  assert.equal(status.res.status, 200, status.text);
-  return String((status.json?.result?.structuredContent as { replica?: string })?.replica);
-}
 
 /** The first round of a sampling call: input_required with the child's request and the sealed state. */
 async function firstRound(target: TestHub, key: string): Promise<{ requestState: string; inputKey: string }> {
@@ -43,46 +25,19 @@ async function firstRound(target: TestHub, key: string): Promise<{ requestState:
 const retry = (target: TestHub, key: string, round: { requestState: string; inputKey: string }, text: string): Promise<ModernReply> =>
   postModern(target, samplingCall({ requestState: round.requestState, inputResponses: { [round.inputKey]: answer(text) } }), auth(key));
 
-/** GET / through the router with these headers: which replica answered, or the router's own refusal. */
-async function rootWith(origin: string, headers: Record<string, string>): Promise<{ status: number; body: { replica?: string; error?: { code: number; message: string } } }> {
-  const res = await fetch(`${origin}/`, { headers });
-  return { status: res.status, body: (await res.json()) as { replica?: string; error?: { code: number; message: string } } };
-}
-
 describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)", () => {
-  const hubs = new Map<string, TestHub>();
-  let router: Router;
-  /** A key the router sends to each replica, found by asking. */
-  const keyOn = new Map<string, string>();
-
-  before(async () => {
-    const started = await Promise.all(
-      NAMES.map((name) =>
-        startHub({
-          servers: ["terminal", "code"],
-          extraServers: { conformance: fixture("conformance-server") },
-          env: { AGENTBOX_REPLICA: name, AGENTBOX_DRAIN_MS: "60000" },
-        }),
-      ),
-    );
-    started.forEach((hub, i) => hubs.set(NAMES[i], hub));
-    const run = (await import(pathToFileURL(path.join(distRoot(), "..", "deploy", "nginx", "run.mjs")).href)) as RunModule;
-    router = await run.startRouter({ replicas: started.map((hub, i) => ({ name: NAMES[i], address: new URL(hub.origin).host })) });
-    for (let i = 0; keyOn.size < NAMES.length; i++) {
-      assert.ok(i < 100, `100 keys did not reach both replicas: ${JSON.stringify([...keyOn])}`);
-      const key = `agent-${i}`;
-      const replica = await replicaFor(router.origin, key);
-      if (!keyOn.has(replica)) keyOn.set(replica, key);
-    }
-  });
-  after(async () => {
-    await router?.stop();
-    await Promise.allSettled([...hubs.values()].map((h) => h.stop()));
-  });
+  const replicas = replicasBehindNginx(NAMES, (name) =>
+    startHub({
+      servers: ["terminal", "code"],
+      extraServers: { conformance: fixture("conformance-server") },
+      env: { AGENTBOX_REPLICA: name, AGENTBOX_DRAIN_MS: "60000" },
+    }),
+  );
+  const { hubs } = replicas;
 
   it("keeps a pinned v2 client's terminal and interpreter on one replica across calls", async () => {
-    for (const [replica, key] of keyOn) {
-      const client: Client = await connectModern(endpoint(router.origin), { headers: auth(key) });
+    for (const [replica, key] of replicas.keyOn) {
+      const client: Client = await connectModern(endpoint(replicas.router.origin), { headers: auth(key) });
       try {
         const kept = await callModern(client, "code_execute", { language: "python", code: `kept = "${replica}-${key}"` });
         assert.equal(kept.isError, undefined, textOf(kept));
@@ -103,16 +58,16 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
   });
 
   it("completes an input_required round trip through the router, for the v2 client and for raw retries", async () => {
-    const [replica, key] = [...keyOn][0];
-    const client = await connectModern(endpoint(router.origin), { headers: auth(key), capabilities: { sampling: {} } });
+    const [replica, key] = [...replicas.keyOn][0];
+    const client = await connectModern(endpoint(replicas.router.origin), { headers: auth(key), capabilities: { sampling: {} } });
     try {
       client.setRequestHandler("sampling/createMessage", async () => answer(`a model behind ${replica}`) as never);
       for (let i = 0; i < 3; i++) assert.match(textOf(await callModern(client, "conformance_test_sampling", { prompt: "hi" })), new RegExp(`LLM response: a model behind ${replica}`));
     } finally {
       await client.close();
     }
-    const round = await firstRound(endpoint(router.origin), key);
-    const done = await retry(endpoint(router.origin), key, round, "through nginx");
+    const round = await firstRound(endpoint(replicas.router.origin), key);
+    const done = await retry(endpoint(replicas.router.origin), key, round, "through nginx");
     assert.match(JSON.stringify(done.json?.result), /LLM response: through nginx/, done.text);
   });
 
@@ -130,26 +85,26 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
   });
 
   it("sends a request naming a context handle (Mcp-Param-Context) to the handle's replica, whatever the key's hash", async () => {
-    for (const [keyReplica, key] of keyOn) {
+    for (const [keyReplica, key] of replicas.keyOn) {
       for (const named of NAMES) {
-        const reached = await rootWith(router.origin, { ...auth(key), "Mcp-Param-Context": `${named}.${randomUUID()}` });
+        const reached = await rootWith(replicas.router.origin, { ...auth(key), "Mcp-Param-Context": `${named}.${randomUUID()}` });
         assert.equal(reached.status, 200, JSON.stringify(reached.body));
         assert.equal(reached.body.replica, named, `key of ${keyReplica}, handle of ${named}`);
       }
       // a Base64-encoded value (SEP-2243) is not decoded by the router: the pool serves it, by the key
       const encoded = `=?base64?${Buffer.from(`${NAMES.find((n) => n !== keyReplica)}.${randomUUID()}`).toString("base64")}?=`;
-      assert.equal((await rootWith(router.origin, { ...auth(key), "Mcp-Param-Context": encoded })).body.replica, keyReplica);
+      assert.equal((await rootWith(replicas.router.origin, { ...auth(key), "Mcp-Param-Context": encoded })).body.replica, keyReplica);
     }
     // a session id still comes first
-    const both = await rootWith(router.origin, { "Mcp-Session-Id": `r9.${randomUUID()}`, "Mcp-Param-Context": `r1.${randomUUID()}` });
+    const both = await rootWith(replicas.router.origin, { "Mcp-Session-Id": `r9.${randomUUID()}`, "Mcp-Param-Context": `r1.${randomUUID()}` });
     assert.equal(both.status, 404);
     assert.equal(both.body.error?.code, -32001);
   });
 
   it("takes a v2 client whose key hashes to one replica to the context it minted on the other, by the handle", async () => {
-    const [[minter, mintKey], [elsewhere, otherKey]] = [...keyOn];
-    const a = await connectModern(endpoint(router.origin), { headers: auth(mintKey) });
-    const b = await connectModern(endpoint(router.origin), { headers: auth(otherKey) });
+    const [[minter, mintKey], [elsewhere, otherKey]] = [...replicas.keyOn];
+    const a = await connectModern(endpoint(replicas.router.origin), { headers: auth(mintKey) });
+    const b = await connectModern(endpoint(replicas.router.origin), { headers: auth(otherKey) });
     try {
       const minted = await callModern(a, "hub_new_context");
       assert.equal(minted.isError, undefined, textOf(minted));
@@ -169,7 +124,7 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
 
   it("answers a handle naming no replica, or forged to reach elsewhere, with 404 context not found and what to do", async () => {
     for (const handle of [`r9.${randomUUID()}`, "agentbox_any.x", "127.0.0.1:22.x", "R1.x", "-r1.x", "../r1.x", "no-dot-at-all"]) {
-      const refused = await rootWith(router.origin, { "Mcp-Param-Context": handle });
+      const refused = await rootWith(replicas.router.origin, { "Mcp-Param-Context": handle });
       assert.equal(refused.status, 404, handle);
       assert.equal(refused.body.error?.code, -32602, handle);
       assert.match(refused.body.error?.message ?? "", /Context not found: .*Mint a new context/, handle);
@@ -178,10 +133,10 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
 
   it("a draining replica sends new 2026 requests on, still takes the answers its waiting call needs, and ends its listen stream cleanly", async () => {
     const victim = NAMES[1];
-    const key = keyOn.get(victim)!;
+    const key = replicas.keyOn.get(victim)!;
     const hub = hubs.get(victim)!;
     // a call waiting for its client's answer, and a listen stream, both on the replica about to drain
-    const round = await firstRound(endpoint(router.origin), key);
+    const round = await firstRound(endpoint(replicas.router.origin), key);
     const listener = await connectModern(hub, { headers: auth(key) });
     const subscription = await listener.listen({ toolsListChanged: true });
     const exited = new Promise<number | null>((r) => hub.process.once("exit", (code) => r(code)));
@@ -202,7 +157,7 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
     const own = await listOf(`${victim}.${randomUUID()}`);
     assert.equal(own.res.status, 200, own.text);
     // through the router the same key's new request is served by the other replica
-    assert.equal(await replicaFor(router.origin, key), NAMES[0]);
+    assert.equal(await replicaFor(replicas.router.origin, key), NAMES[0]);
 
     // the waiting call's answer, delivered to its replica, still completes it; then the drain ends
     const done = await retry(hub, key, round, "while draining");

@@ -2,21 +2,12 @@
 // replica that minted them, losing a replica breaks only its own sessions (404, "session not
 // found"), new sessions land on live replicas, and a sessionless client keeps its state.
 import assert from "node:assert/strict";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { distRoot } from "../../hub/config/config.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
-
-interface Router {
-  origin: string;
-  errorLog(): string;
-  stop(): Promise<void>;
-}
-type RunModule = { startRouter(options: { replicas: Array<{ name: string; address: string }> }): Promise<Router> };
+import { routeTo, type Router } from "./router.js";
 
 const NAMES = ["r1", "r2", "r3"];
 
@@ -50,8 +41,7 @@ describe("three replicas behind nginx (deploy/nginx)", () => {
   before(async () => {
     const started = await Promise.all(NAMES.map((name) => startHub({ servers: ["file"], env: { AGENTBOX_REPLICA: name } })));
     started.forEach((hub, i) => hubs.set(NAMES[i], hub));
-    const run = (await import(pathToFileURL(path.join(distRoot(), "..", "deploy", "nginx", "run.mjs")).href)) as RunModule;
-    router = await run.startRouter({ replicas: started.map((hub, i) => ({ name: NAMES[i], address: new URL(hub.origin).host })) });
+    router = await routeTo(hubs);
   });
   after(async () => {
     await Promise.allSettled(sessions.map((s) => s.client.close()));
