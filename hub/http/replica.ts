@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter, once, setMaxListeners } from "node:events";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
-import type { TaskStore } from "../tasks/store.js";
+import type { Task, TaskStore } from "../tasks/store.js";
 
 /** A new session id: `<replica>.<uuid>` when the hub has a replica name, a bare uuid otherwise. */
 export function newSessionId(replica: string | undefined): string {
@@ -111,41 +111,64 @@ function shutDown(hub: HubServices): string {
 }
 
 /**
- * Stop taking new sessions and work, and wait, at most `ms`, for the calls in flight and the
- * running tasks to finish and the replies to be made. Tasks still running near the end are failed,
- * saying the replica shut down (their calls cancelled), and the rest of the drain keeps answering
- * their polls. Resolves with the number of calls still running when the wait ended (0 when all
- * finished).
+ * The task outcomes a draining replica owes its clients: every task that runs at some point of the
+ * drain, until a tasks/get has shown how it ended (or its own client cancelled it). The process
+ * exiting right after a task completed would lose a result the client was about to poll for.
+ */
+class OwedOutcomes {
+  private readonly owed = new Set<Task>();
+
+  constructor(private readonly tasks: TaskStore) {
+    this.count();
+  }
+
+  /** Call it at every turn of the wait: the tasks running now are added before they can end unseen. */
+  count(): number {
+    for (const task of this.tasks.running()) this.owed.add(task);
+    for (const task of this.owed) if (task.outcomeRead || task.status === "cancelled") this.owed.delete(task);
+    return this.owed.size;
+  }
+
+  /** Resolves when a task's call ends (a poll that reads an outcome is a reply, which the replies in flight report). */
+  nextEnd(signal: AbortSignal): Promise<void> {
+    return this.tasks.nextEnd(signal);
+  }
+}
+
+/**
+ * Stop taking new sessions and work, and wait, at most `ms`, for the calls in flight and the tasks
+ * to finish, their outcomes to be read and the replies to be made. Tasks still running near the
+ * end are failed, saying the replica shut down (their calls cancelled), and the rest of the drain
+ * waits for their polls to read that. Resolves with the number of calls still running when the
+ * wait ended (0 when all finished).
  */
 export async function drain(hub: HubServices, ms: number): Promise<number> {
   hub.draining = true;
   const tasks = drainedTasks.get(hub);
+  const owed = tasks && new OwedOutcomes(tasks);
   const window = tasks ? reportWindow(ms) : 0;
-  await untilIdle(hub, tasks, ms - window);
+  await untilIdle(hub, owed, ms - window);
   const cut = tasks?.running() ?? [];
-  if (cut.length === 0) {
-    await untilIdle(hub, undefined, window);
-    return callsInFlight(hub);
-  }
   for (const task of cut) task.fail(shutDown(hub));
-  hub.log.info("tasks failed at the drain deadline", { tasks: cut.length });
-  await new Promise((resolve) => setTimeout(resolve, window));
+  if (cut.length) hub.log.info("tasks failed at the drain deadline", { tasks: cut.length });
+  await untilIdle(hub, owed, window);
   return callsInFlight(hub);
 }
 
-/** Waits, at most `ms`, until no call is in flight, no reply is being made and no task runs. */
-async function untilIdle(hub: HubServices, tasks: TaskStore | undefined, ms: number): Promise<void> {
+/** Waits, at most `ms`, until no call is in flight, no reply is being made and no task's outcome is owed. */
+async function untilIdle(hub: HubServices, owed: OwedOutcomes | undefined, ms: number): Promise<void> {
   const deadline = new AbortController();
   setMaxListeners(0, deadline.signal); // one wait per busy session
   const timer = setTimeout(() => deadline.abort(), ms);
   const making = repliesOf(hub);
-  const running = () => tasks?.running().length ?? 0;
   try {
     // sessions already here may start calls while draining: count again each time one ends
-    while ((callsInFlight(hub) > 0 || making.size > 0 || running() > 0) && !deadline.signal.aborted) {
+    for (;;) {
+      const owing = owed?.count() ?? 0; // first, so it sees every turn
+      if ((owing === 0 && callsInFlight(hub) === 0 && making.size === 0) || deadline.signal.aborted) break;
       const busy = hub.sessions.all().filter((s) => s.inflight.size > 0);
       const ends = [making.nextEnd(deadline.signal), ...busy.map((s) => s.inflight.nextEnd(deadline.signal))];
-      await Promise.race(tasks ? [...ends, tasks.nextEnd(deadline.signal)] : ends);
+      await Promise.race(owed ? [...ends, owed.nextEnd(deadline.signal)] : ends);
     }
   } finally {
     clearTimeout(timer);

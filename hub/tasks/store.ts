@@ -54,6 +54,8 @@ export class Task {
   expiry?: NodeJS.Timeout;
   /** The size of its kept outcome, once it ended (TaskStore.keepFor). */
   keptBytes = 0;
+  /** Whether a tasks/get has shown how it ended: a draining replica stays up until it has (hub/http/replica.ts). */
+  outcomeRead = false;
   private answered?: () => void;
   /** Never aborted by a client going away: only tasks/cancel (through the call's cancellation) ends the call early. */
   private readonly rounds = new AbortController();
@@ -133,8 +135,9 @@ export class Task {
     this.answered?.();
   }
 
-  /** The task as tasks/get shows it: its outcome inlined once it has one. */
+  /** The task as tasks/get shows it (and only tasks/get asks): its outcome inlined once it has one. */
   detailed(): Record<string, unknown> {
+    if (this.terminal) this.outcomeRead = true;
     return {
       ...this.info(),
       ...(this.status === "completed" ? { result: this.result } : {}),

@@ -10,42 +10,13 @@ import { randomInt, randomUUID } from "node:crypto";
 import { describe, it } from "node:test";
 import { startHub, type TestHub } from "../helpers/hub.js";
 import { until } from "../helpers/wait.js";
-import { envelope, postModern, type ModernReply } from "../hub/modern/modern-client.js";
 import { auth, endpoint, replicasBehindNginx, rootWith } from "./router.js";
+import { callAsTask, created, taskRequest, textOf, untilStatus } from "./task-requests.js";
 
 const NAMES = ["r1", "r2"];
-/** Tasks still running this long into the drain are failed (the drain's last fifth is kept for polls to read why). */
+/** Tasks still running 8 s into the drain are failed (its last fifth is kept for polls to read why). */
 const DRAIN_MS = 10_000;
-const TASKS = "io.modelcontextprotocol/tasks";
-const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { extensions: { [TASKS]: {} } } });
-
-let nextId = 1;
-const exec = (target: TestHub, key: string, command: string) =>
-  postModern(target, { id: nextId++, method: "tools/call", params: { name: "terminal_exec", arguments: { command }, _meta: withTasks } }, auth(key));
-/** tasks/get|update|cancel as the extension sends them: Mcp-Method and Mcp-Name (the task id) beside the body. */
-const taskRequest = (target: TestHub, key: string, method: string, taskId: string) =>
-  postModern(target, { id: nextId++, method, params: { taskId, _meta: withTasks } }, { ...auth(key), "Mcp-Name": taskId });
-
-function created(reply: ModernReply): string {
-  assert.equal(reply.json?.result?.resultType, "task", `${reply.res.status} ${reply.text}`);
-  return String(reply.json?.result?.taskId);
-}
-
-const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> } | undefined)?.content ?? []).map((c) => c.text ?? "").join("");
-
-/** Polls through `target` until the task is in one of `statuses`. */
-const untilStatus = (target: TestHub, key: string, taskId: string, statuses: string[], ms = 30_000) =>
-  until(
-    `task ${taskId} to be ${statuses.join(" or ")}`,
-    async () => {
-      const reply = await taskRequest(target, key, "tasks/get", taskId);
-      const task = reply.json?.result;
-      assert.ok(task, `${reply.res.status} ${reply.text}`);
-      return statuses.includes(String(task.status)) && task;
-    },
-    ms,
-    100,
-  );
+const exec = (target: TestHub, key: string, command: string) => callAsTask(target, key, "terminal_exec", { command });
 
 /** Whether a process whose command line holds `marker` runs (whoever runs it). */
 function running(marker: string): boolean {
@@ -129,11 +100,7 @@ describe("tasks over two replicas behind nginx (deploy/nginx)", () => {
     const moved = created(await exec(endpoint(replicas.router.origin), key, "echo moved"));
     assert.ok(moved.startsWith(`${survivor}.`), moved);
     // a new call dressed as a poll of one of its tasks (the headers say tasks/get, the body is a tools/call) is no pass either
-    const disguised = await postModern(
-      hub,
-      { id: nextId++, method: "tools/call", params: { name: "terminal_exec", arguments: { command: "echo sneaked" }, _meta: withTasks } },
-      { ...auth(key), "Mcp-Method": "tasks/get", "Mcp-Name": long },
-    );
+    const disguised = await callAsTask(hub, key, "terminal_exec", { command: "echo sneaked" }, { "Mcp-Method": "tasks/get", "Mcp-Name": long });
     assert.ok([400, 503].includes(disguised.res.status), `${disguised.res.status} ${disguised.text}`);
     assert.doesNotMatch(disguised.text, /"resultType":"task"/);
     // a task of another replica is no pass through its drain

@@ -9,6 +9,8 @@ import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, eventStream, initialize, json, post } from "../helpers/raw-http.js";
 import { postModern, samplingAnswer, samplingCall } from "../hub/modern/modern-client.js";
+import { until } from "../helpers/wait.js";
+import { callAsTask, created, taskRequest, textOf as taskText, untilStatus } from "./task-requests.js";
 
 const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
 
@@ -167,6 +169,61 @@ describe("a 2026-07-28 retry whose call this process does not hold", () => {
       assert.match(lost.json!.error!.message, /held by replica 'r3' before it restarted, and was lost with the restart\. Send the request again/);
     } finally {
       await after.stop();
+    }
+  });
+});
+
+describe("tasks (the tasks extension) across a drain and a restart", () => {
+  const conformance = { conformance: { ...fixture("conformance-server"), prefix: "" } };
+
+  it("a draining replica takes tasks/update for its task waiting on input, refuses a new task, and exits once the task completes", async () => {
+    const hub = await startHub({ extraServers: conformance, env: { AGENTBOX_REPLICA: "r1", AGENTBOX_DRAIN_MS: "60000" } });
+    try {
+      const taskId = created(await callAsTask(hub, undefined, "confirm_delete", { filename: "kept.txt" }));
+      assert.match(taskId, /^r1\.[0-9a-f]{16}\.[0-9a-f-]{36}$/);
+      const waiting = await untilStatus(hub, undefined, taskId, ["input_required", "completed", "failed", "cancelled"]);
+      assert.equal(waiting.status, "input_required", JSON.stringify(waiting));
+      const exited = new Promise<number | null>((r) => hub.process.once("exit", (code) => r(code)));
+      hub.process.kill("SIGTERM");
+      await until("the hub to drain", async () => (await fetch(`${hub.origin}/readyz`)).status === 503);
+
+      const refused = await callAsTask(hub, undefined, "slow_compute", { seconds: 0 });
+      assert.equal(refused.res.status, 503, refused.text);
+      // polls and the answer to its question are served: the task is this replica's
+      assert.equal((await untilStatus(hub, undefined, taskId, ["input_required"])).status, "input_required");
+      const [key] = Object.keys(waiting.inputRequests as Record<string, unknown>);
+      const ack = await taskRequest(hub, undefined, "tasks/update", taskId, { inputResponses: { [key]: { action: "accept", content: { confirm: true } } } });
+      assert.equal(ack.json?.result?.resultType, "complete", `${ack.res.status} ${ack.text}`);
+      const done = await untilStatus(hub, undefined, taskId, ["completed", "failed", "cancelled"]);
+      assert.equal(done.status, "completed", JSON.stringify(done));
+      assert.equal(taskText(done.result), "Deleted kept.txt");
+      // the drain (60 s) ends with the task, not at its bound
+      assert.equal(await exited, 0);
+      assert.ok(hub.logs.some((l) => l.includes('"drained"') && !l.includes("callsCut")), hub.logs.slice(-5).join("\n"));
+    } finally {
+      await hub.stop();
+    }
+  });
+
+  it("without AGENTBOX_REPLICA, a task id from before a restart is told the hub restarted and to start the call again", async () => {
+    const first = await startHub({ extraServers: conformance });
+    let taskId: string;
+    try {
+      taskId = created(await callAsTask(first, undefined, "slow_compute", { seconds: 30 }));
+      assert.match(taskId, /^[0-9a-f]{16}\.[0-9a-f-]{36}$/);
+    } finally {
+      await first.stop();
+    }
+    const second = await startHub({ extraServers: conformance });
+    try {
+      const lost = await taskRequest(second, undefined, "tasks/get", taskId);
+      assert.equal(lost.json?.error?.code, -32602, lost.text);
+      assert.match(lost.json!.error!.message, /held by this agentbox before it restarted, and was lost with the restart\. Its work is lost: start the call again/);
+      // an id of this very process that it never minted is still just unknown
+      const unknown = await taskRequest(second, undefined, "tasks/get", "not-a-task");
+      assert.match(unknown.json?.error?.message ?? "", /^Unknown task/);
+    } finally {
+      await second.stop();
     }
   });
 });
