@@ -106,10 +106,11 @@ export class LegacyTasks implements SessionServerExtension {
   install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void {
     server.registerCapabilities({ tasks: TASKS_CAPABILITY });
     const tenant = session.tenant.name;
-    server.setRequestHandler(CallToolRequestSchema, (req, extra) =>
+    const on = checkedHandler(server);
+    // checked here too: a malformed call (a ttl that is no number) is InvalidParams naming the field, never an internal error
+    on(CallToolRequestSchema, (req, extra) =>
       req.params.task === undefined ? this.plain(session, view, req, extra, plainCall) : this.create(session, view, req),
     );
-    const on = checkedHandler(server);
     on(GetTaskRequestSchema, (req) => wireTask(this.store.get(tenant, req.params.taskId)));
     on(GetTaskPayloadRequestSchema, (req, extra) => this.questions.result(this.store.get(tenant, req.params.taskId), session, extra));
     on(ListTasksRequestSchema, (req) => this.list(tenant, req.params?.cursor));
