@@ -22,7 +22,7 @@ describe("2025-11-25 tasks for 2025-era sessions", () => {
 
   before(async () => {
     hub = await startHub({
-      servers: ["terminal"],
+      servers: ["terminal", "code"],
       extraServers: { conformance: { ...fixture("conformance-server"), prefix: "" } },
       config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
     });
@@ -77,6 +77,20 @@ describe("2025-11-25 tasks for 2025-era sessions", () => {
     await Promise.all([bob.close(), second.close()]);
   });
 
+  test("a task runs in the tenant's lasting context: the interpreter of a code_execute task is not ended with the session that started it", async () => {
+    const first = await connectAs(hub, KEY_A);
+    const marker = `kept-${randomInt(1e9)}`;
+    const code = `await new Promise((resolve) => setTimeout(resolve, 3000)); console.log("${marker}")`;
+    const task = await startTask(first, "code_execute", { language: "javascript", code });
+    // the session's end reaches the code server, which ends that session's interpreters
+    await endSession(first);
+    const second = await connectAs(hub, KEY_A);
+    const result = await second.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    assert.equal(result.structuredContent?.status, "ok", JSON.stringify(result));
+    assert.match(textOf(result), new RegExp(marker));
+    await second.close();
+  });
+
   test("tasks/cancel ends a running terminal_exec task with every process it started; a second cancel is refused", async () => {
     const client = await connectAs(hub, KEY_A);
     const mark = `${3000 + randomInt(1000)}.${randomInt(1e6)}`;
@@ -115,12 +129,15 @@ describe("2025-11-25 tasks for 2025-era sessions", () => {
     const client = await connectAs(hub, KEY_A);
     client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
     await client.listTools();
-    const results: string[] = [];
+    const seen: string[] = [];
     for await (const message of client.experimental.tasks.callToolStream({ name: "confirm_delete", arguments: { filename: "keep.txt" } })) {
-      if (message.type === "result") results.push(textOf(message.result));
       if (message.type === "error") assert.fail(message.error.message);
+      seen.push(message.type === "result" ? textOf(message.result) : message.type === "taskStatus" ? message.task.status : message.type);
     }
-    assert.deepEqual(results, ["Kept keep.txt"]);
+    // a task (not a plain call): created, seen waiting for the answer, then its result
+    assert.equal(seen[0], "taskCreated", seen.join());
+    assert.ok(seen.includes("input_required"), seen.join());
+    assert.equal(seen.at(-1), "Kept keep.txt");
     await client.close();
   });
 
