@@ -7,7 +7,13 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { CallToolResultSchema, ElicitRequestSchema, RELATED_TASK_META_KEY, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ElicitRequestSchema,
+  RELATED_TASK_META_KEY,
+  TaskStatusNotificationSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { processesWith } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
@@ -34,6 +40,8 @@ describe("2025-11-25 tasks for 2025-era sessions", () => {
     assert.deepEqual(client.getServerCapabilities()?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
     const { tools } = await client.listTools();
     assert.equal(tools.find((t) => t.name === "terminal_exec")?.execution?.taskSupport, "optional");
+    const told: string[] = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => void told.push(notification.params.status));
     const marker = `streamed-${randomInt(1e9)}`;
     const kinds: string[] = [];
     let result: CallToolResult | undefined;
@@ -47,6 +55,8 @@ describe("2025-11-25 tasks for 2025-era sessions", () => {
     assert.ok(kinds.includes("taskStatus"), kinds.join());
     assert.match(textOf(result), new RegExp(marker));
     assert.ok(result?._meta?.[RELATED_TASK_META_KEY], "tasks/result names its task");
+    // the session that started it is told of its status on its own (notifications/tasks/status)
+    await until("the task's end to be told", () => told.includes("completed"));
     await client.close();
   });
 
