@@ -20,10 +20,12 @@ import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
 import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
 import { TenantChanges } from "./sessions/changes.js";
-import { drainingRefusal, newSessionId } from "./http/replica.js";
+import { drainWaitsFor, drainingRefusal, newSessionId } from "./http/replica.js";
 import { Contexts } from "./sessions/contexts.js";
 import type { SessionServices } from "./sessions/services.js";
 import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
+import { TaskStore } from "./tasks/store.js";
+import { LegacyTasks } from "./tasks/legacy.js";
 import type { HubServices } from "./http/services.js";
 import type { HubStatus } from "./sessions/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
@@ -43,6 +45,10 @@ export class Hub implements HubServices {
   /** The bytes all sessions' resumable streams may keep (hub/http/event-store.ts). */
   readonly eventBudget: EventBudget;
   readonly toolCalls: ToolCalls;
+  /** Tool calls run as tasks, across every tenant, each its own tenant's, whichever era started them (hub/tasks/). */
+  readonly tasks: TaskStore;
+  /** The 2025-11-25 tasks on 2025-era sessions' servers (hub/tasks/legacy.ts), over the same store. */
+  readonly sessionTasks: LegacyTasks;
   /** More contexts per client, named by handle (hub/sessions/contexts.ts). */
   readonly contexts: Contexts;
   /** The hub's own tools (hub_*), served beside the children's. */
@@ -119,6 +125,12 @@ export class Hub implements HubServices {
       open: async (...args) => (this.draining ? drainingRefusal(this) : this.openSession(...args)),
     });
     this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, hubTools: this.hubTools, contexts: this.contexts });
+    this.tasks = new TaskStore(
+      { perTenant: config.tasksPerTenant, ttlMs: config.taskTtlSeconds * 1000, resultBytes: config.taskResultsMiB * 1024 * 1024 },
+      config.replica,
+    );
+    drainWaitsFor(this, this.tasks);
+    this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 
   private launchFor(tenant: Tenant, prefix: string, secrets: string[]): ChildLaunch {
@@ -285,6 +297,7 @@ export class Hub implements HubServices {
     // the children end below, which frees everything of every session at once
     this.stopping = true;
     await this.changes.end();
+    this.tasks.close();
     await this.sweeper.stop();
     this.diskBudgets.stop();
     await this.sessions.closeAll();

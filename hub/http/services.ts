@@ -6,12 +6,15 @@ import type { ClientSession } from "../sessions/registry.js";
 import type { SessionServices } from "../sessions/services.js";
 import type { TenantChanges } from "../sessions/changes.js";
 import type { Isolation } from "../tenants/isolation.js";
+import type { TaskStore } from "../tasks/store.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { EventBudget } from "./event-store.js";
 
 export interface HubServices extends SessionServices {
   readonly config: HubConfig;
   readonly isolation: Isolation;
+  /** Tool calls run as tasks, whichever era's client started them (hub/tasks/store.ts). */
+  readonly tasks: TaskStore;
   /** The bytes all sessions' resumable streams may keep (./event-store.ts). */
   readonly eventBudget: EventBudget;
   /** Set on SIGTERM (./replica.ts drain): not ready, no new sessions, calls in flight finish. */

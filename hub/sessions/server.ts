@@ -31,7 +31,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import * as z from "zod/v4";
 import type { Params } from "./forward.js";
-import type { SessionServices } from "./services.js";
+import type { SessionServices, SessionToolCall } from "./services.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
@@ -68,7 +68,7 @@ async function setLevel({ session }: Ctx, req: SetLevelRequest) {
  * malformed request is InvalidParams naming the wrong field, instead of the SDK's zod dump as an
  * internal error. (tools/call keeps the SDK's own check: the SDK Server wraps that handler itself.)
  */
-function checkedHandler(server: Server) {
+export function checkedHandler(server: Server) {
   return <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>>(schema: S, handler: (req: z.infer<S>, extra: Extra) => Promise<Result> | Result) => {
     const method = schema.shape.method.value;
     const anyParams = schema.extend({ params: z.unknown().optional() });
@@ -129,7 +129,8 @@ function createSessionServer(ctx: Ctx): Server {
   );
   const on = checkedHandler(server);
   on(ListToolsRequestSchema, () => answer.listTools(ctx));
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(ctx, extra)));
+  const plainCall: SessionToolCall = (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(ctx, extra));
+  server.setRequestHandler(CallToolRequestSchema, plainCall);
   on(ListPromptsRequestSchema, () => answer.listPrompts(ctx));
   on(GetPromptRequestSchema, (req, extra) => answer.getPrompt(ctx, req.params, channelOf(ctx, extra)));
   on(ListResourcesRequestSchema, () => answer.listAllResources(ctx));
@@ -139,6 +140,8 @@ function createSessionServer(ctx: Ctx): Server {
   on(UnsubscribeRequestSchema, (req, extra) => answer.unsubscribe(ctx, req.params, channelOf(ctx, extra)));
   on(CompleteRequestSchema, (req, extra) => answer.complete(ctx, req.params, channelOf(ctx, extra)));
   on(SetLevelRequestSchema, (req) => setLevel(ctx, req));
+  // tools/call with params.task and tasks/* (2025-11-25), registered over the plain tools/call it falls back to
+  hub.sessionTasks?.install(server, session, view, plainCall);
   server.oninitialized = () => {
     session.clientCapabilities = server.getClientCapabilities() ?? {};
   };

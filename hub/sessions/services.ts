@@ -1,6 +1,9 @@
 // What the sessions room uses of the hub as a whole. hub/hub.ts, the composition root, provides it;
 // the per-session server, the hub's own tools and the stdio front take it instead of importing
 // the root, so nothing below the top imports back up.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolRequest, CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../servers/lib/log.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { HubMetrics } from "../observability/metrics.js";
@@ -21,10 +24,20 @@ export interface SessionServices {
   readonly tenants: readonly ServedTenant[];
   /** Contexts named by handle (./contexts.ts). */
   readonly contexts: Contexts;
+  /** What a room above adds to every 2025-era session's server (the 2025-11-25 tasks, hub/tasks/legacy.ts). */
+  readonly sessionTasks?: SessionServerExtension;
   /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
   readonly replica?: string;
   /** The hub's report; one tenant's view when asked for a tenant. */
   status(tenant?: ServedTenant): HubStatus;
   /** A session opened without admission checks (the one stdio session). */
   newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view?: SessionView): ClientSession;
+}
+
+/** A plain tools/call of a session's server, as ./server.ts answers it. */
+export type SessionToolCall = (request: CallToolRequest, extra: RequestHandlerExtra<ServerRequest, ServerNotification>) => Promise<CallToolResult>;
+
+/** Installed on a 2025-era session's server before it connects: its capabilities and handlers, around the session's plain tools/call. */
+export interface SessionServerExtension {
+  install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void;
 }

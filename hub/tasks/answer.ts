@@ -35,7 +35,7 @@ function declaresTasks(request: JsonRpcRequest): boolean {
 }
 
 /** How a tool may run as a task: as its server declares in its listing (`execution.taskSupport`); undefined for a tool this path leaves alone. */
-function taskSupportOf(ctx: ModernCtx, name: string): TaskSupport | undefined {
+export function taskSupportOf(ctx: Pick<ModernCtx, "view" | "session">, name: string): TaskSupport | undefined {
   // a tool outside the request's selection, an unknown one, and the hub's own are answered the usual way (refused, or at once)
   if (ctx.view.refuseCall(name) || ctx.view.serverOf(name) === HUB) return undefined;
   const support = (ctx.session.tenant.catalog.tool(name)?.listed as { execution?: { taskSupport?: unknown } } | undefined)?.execution?.taskSupport;

@@ -57,6 +57,8 @@ export class Task {
   /** Whether a tasks/get has shown how it ended: a draining replica stays up until it has (hub/http/replica.ts). */
   outcomeRead = false;
   private answered?: () => void;
+  /** Who hears each change of status (the 2025-11-25 front, ./legacy.ts: tasks/result waits on it, notifications/tasks/status tell it). */
+  private readonly watchers = new Set<() => void>();
   /** Never aborted by a client going away: only tasks/cancel (through the call's cancellation) ends the call early. */
   private readonly rounds = new AbortController();
 
@@ -79,6 +81,13 @@ export class Task {
   private set(status: TaskStatus): void {
     this.status = status;
     this.lastUpdatedAt = now();
+    for (const watcher of [...this.watchers]) watcher();
+  }
+
+  /** Calls `watcher` on each change of status until the returned function is called. */
+  watch(watcher: () => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Follows the call round by round until it ends: each question puts the task in input_required until tasks/update answers it. */

@@ -38,9 +38,11 @@ export function isDirectToolCall(body: unknown, headers: Headers, session: Clien
   if (session.directCalls.has(body.id as RequestId)) return false; // a duplicate id in flight: the SDK's to answer
   const meta = (body.params as { _meta?: unknown } | undefined)?._meta;
   if (isPlainObject(meta) && "progressToken" in meta) return false;
+  // a call as a task (2025-11-25 params.task), and any call of a client that does tasks (a required-task tool refuses a plain call), are hub/tasks/legacy.ts's
+  if (isPlainObject(body.params) && "task" in body.params) return false;
   // a call may ask the client something only on its own response stream, which only the SDK keeps
   const caps = session.clientCapabilities;
-  if (caps.sampling || caps.elicitation || caps.roots) return false;
+  if (caps.sampling || caps.elicitation || caps.roots || caps.tasks) return false;
   // no Accept at all is a plain JSON client, answered with JSON on every path
   const accept = headers.get("accept");
   if (accept !== null && !accept.includes("application/json") && !accept.includes("*/*")) return false;

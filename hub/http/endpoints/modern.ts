@@ -15,8 +15,7 @@ import { answerModern, type ModernRoute } from "./modern-direct.js";
 import { PendingCalls } from "../../sessions/input-required.js";
 import type { TenantChange } from "../../sessions/changes.js";
 import type { ServedTenant } from "../../tenants/served-tenant.js";
-import { drainWaitsFor, drainingRefusal, startsSomethingNew } from "../replica.js";
-import { TaskStore } from "../../tasks/store.js";
+import { drainingRefusal, startsSomethingNew } from "../replica.js";
 import { answerTasks } from "../../tasks/answer.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
@@ -62,20 +61,8 @@ export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
-  /** Tool calls running as tasks (the tasks extension), across every tenant, each its own tenant's. */
-  private readonly tasks: TaskStore;
-
   constructor(private readonly hub: HubServices) {
     this.pending = new PendingCalls(hub.config.replica);
-    this.tasks = new TaskStore(
-      {
-        perTenant: hub.config.tasksPerTenant,
-        ttlMs: hub.config.taskTtlSeconds * 1000,
-        resultBytes: hub.config.taskResultsMiB * 1024 * 1024,
-      },
-      hub.config.replica,
-    );
-    drainWaitsFor(hub, this.tasks);
     hub.changes.onEnd(() => this.close());
   }
 
@@ -93,7 +80,7 @@ export class ModernEndpoint {
     const context: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     // the tasks extension's requests, which the SDK does not serve on this revision
     const tasked =
-      route.kind === "modern" && route.messageKind === "request" ? answerTasks(context, this.tasks, caller.tenant.name, req, parsed.body) : undefined;
+      route.kind === "modern" && route.messageKind === "request" ? answerTasks(context, this.hub.tasks, caller.tenant.name, req, parsed.body) : undefined;
     if (tasked) return tasked;
     const viaSdk = (adopted?: AdoptedCall) => {
       const extra = { [CONTEXT_KEY]: adopted ? { ...context, adopted } : context };
@@ -104,7 +91,6 @@ export class ModernEndpoint {
 
   /** Ends every listen stream (the hub is stopping). */
   private async close(): Promise<void> {
-    this.tasks.close();
     await Promise.allSettled([...this.handlers.values()].map((h) => h.close()));
     this.handlers.clear();
   }

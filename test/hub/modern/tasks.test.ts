@@ -4,9 +4,9 @@
 // with its whole process tree; a child's question during a task is answered with tasks/update.
 import assert from "node:assert/strict";
 import { randomBytes, randomInt } from "node:crypto";
-import fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
+import { processesWith } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
 import { envelope, postModern, type ModernReply } from "./modern-client.js";
 
@@ -44,20 +44,6 @@ const until_ = (hub: TestHub, key: string, taskId: string, statuses: string[], m
     ms,
     100,
   );
-
-/** Processes whose command line holds `marker`, as the kernel lists them (whoever runs them). */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
 
 const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("");
 
