@@ -6,23 +6,11 @@
 // becomes a task on its first round. A child's progress while a task runs is the task's
 // statusMessage (notifications/progress is not sent on tasks), capped, whatever the child sends.
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, postModern, type ModernReply } from "./modern-client.js";
-
-const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
-const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const TASKS = "io.modelcontextprotocol/tasks";
-const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS]: {} } } });
-
-let nextId = 1;
-const call = (hub: TestHub, key: string, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}, meta = withTasks) =>
-  postModern(hub, { id: nextId++, method: "tools/call", params: { name, arguments: args, _meta: meta, ...extra } }, auth(key));
-const taskRequest = (hub: TestHub, key: string, method: string, taskId: string) =>
-  postModern(hub, { id: nextId++, method, params: { taskId, _meta: withTasks } }, { ...auth(key), "Mcp-Name": taskId });
+import type { ModernReply } from "./modern-client.js";
+import { call, KEY_A, KEY_B, taskRequest, TENANTS, withTasks } from "./task-client.js";
 
 async function taskOf(hub: TestHub, key: string, taskId: string): Promise<Record<string, unknown>> {
   const reply = await taskRequest(hub, key, "tasks/get", taskId);
@@ -42,7 +30,7 @@ describe("2026-07-28 calls that become tasks: the rounds before, the progress du
   before(async () => {
     hub = await startHub({
       extraServers: { rounds: { ...fixture("task-rounds-server"), prefix: "" } },
-      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      config: { tenants: TENANTS },
     });
   });
   after(() => hub?.stop());
@@ -56,10 +44,13 @@ describe("2026-07-28 calls that become tasks: the rounds before, the progress du
     const answers = { inputResponses: { [key]: { action: "accept", content: { name: "Alice" } } }, requestState: first.requestState };
 
     // bob's client replays alice's state with its own answer: refused, and no task of bob's holds alice's call
-    const bobs = await call(hub, KEY_B, "ask_then_work", {}, { ...answers, inputResponses: { [key]: { action: "accept", content: { name: "Mallory" } } } });
+    const bobs = await call(hub, KEY_B, "ask_then_work", {}, withTasks, {
+      ...answers,
+      inputResponses: { [key]: { action: "accept", content: { name: "Mallory" } } },
+    });
     assert.equal(bobs.json?.error?.code, -32602, bobs.text);
 
-    const second = resultOf(await call(hub, KEY_A, "ask_then_work", {}, answers));
+    const second = resultOf(await call(hub, KEY_A, "ask_then_work", {}, withTasks, answers));
     assert.equal(second.resultType, "task", JSON.stringify(second));
     assert.ok(!("requestState" in second) && !("inputRequests" in second), JSON.stringify(second));
     const taskId = String(second.taskId);
@@ -71,7 +62,7 @@ describe("2026-07-28 calls that become tasks: the rounds before, the progress du
     assert.equal(textOf(done.result), "Worked for Alice");
 
     // the state of the round that became the task names nothing any more: a replay starts no second task
-    const replay = await call(hub, KEY_A, "ask_then_work", {}, answers);
+    const replay = await call(hub, KEY_A, "ask_then_work", {}, withTasks, answers);
     assert.equal(replay.json?.error?.code, -32602, replay.text);
     // and bob cannot see alice's task
     assert.equal((await taskRequest(hub, KEY_B, "tasks/get", taskId)).json?.error?.code, -32602);
@@ -80,7 +71,7 @@ describe("2026-07-28 calls that become tasks: the rounds before, the progress du
   test("a task-only tool that asks nothing becomes a task on its first round, and shows its progress as the task's statusMessage", async () => {
     // progress reported before the call is a task goes with the request's round (as a plain call's): this tool reports well after
     const meta = { ...withTasks, progressToken: "p-1" };
-    const first = resultOf(await call(hub, KEY_A, "work_quietly", { delayMs: 3000, messages: ["compiling", "linking"], holdMs: 60_000 }, {}, meta));
+    const first = resultOf(await call(hub, KEY_A, "work_quietly", { delayMs: 3000, messages: ["compiling", "linking"], holdMs: 60_000 }, meta));
     assert.equal(first.resultType, "task", JSON.stringify(first));
     const taskId = String(first.taskId);
     const working = await until("the latest progress to show", async () => {
