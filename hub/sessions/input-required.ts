@@ -37,11 +37,7 @@ interface Ask {
   reject(error: Error): void;
 }
 
-/**
- * What a call needs of the request now carrying it: its envelope (the caller's capabilities and log
- * level), its cancellation, its way to notify, the answers it brought. A 2026 request's
- * ServerContext is one; a task's own round (hub/tasks/store.ts), which no request carries, is another.
- */
+/** What a call needs of the request carrying it (envelope, cancellation, notify, answers): a 2026 request's ServerContext, or a task's own round (hub/tasks/). */
 export interface CallRound {
   mcpReq: Pick<ServerContext["mcpReq"], "envelope" | "signal" | "notify" | "inputResponses">;
 }
@@ -155,10 +151,7 @@ export class PendingCall {
     return key;
   }
 
-  /**
-   * Waits for what the client must hear next: the call's result, or its child's questions; or, once
-   * `deadline` settles first, that the call runs on (`running`: a round that hands the call to a task).
-   */
+  /** Waits for what the client must hear next: the call's result, its child's questions, or (`deadline` first) that it runs on. */
   async next(round: CallRound, deadline?: Promise<void>): Promise<Round> {
     this.round = round;
     const cancel = () => this.cancellation.abort("the client cancelled the call");

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import type { ModernReply } from "./modern-client.js";
+import { envelope, type ModernReply } from "./modern-client.js";
 import { call, KEY_A, KEY_B, taskRequest, TENANTS, withTasks } from "./task-client.js";
 
 async function taskOf(hub: TestHub, key: string, taskId: string): Promise<Record<string, unknown>> {
@@ -22,16 +22,16 @@ const resultOf = (reply: ModernReply) => {
   assert.ok(reply.json?.result, reply.text);
   return reply.json.result;
 };
+/** A hub of alice's and bob's whose child is the rounds fixture, its tools unprefixed. */
+const roundsHub = (env: Record<string, string> = {}) =>
+  startHub({ extraServers: { rounds: { ...fixture("task-rounds-server"), prefix: "" } }, config: { tenants: TENANTS }, env });
 const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("");
 
 describe("2026-07-28 calls that become tasks: the rounds before, the progress during", () => {
   let hub: TestHub;
 
   before(async () => {
-    hub = await startHub({
-      extraServers: { rounds: { ...fixture("task-rounds-server"), prefix: "" } },
-      config: { tenants: TENANTS },
-    });
+    hub = await roundsHub();
   });
   after(() => hub?.stop());
 
@@ -99,5 +99,34 @@ describe("2026-07-28 calls that become tasks: the rounds before, the progress du
     const numbered = String(resultOf(await call(hub, KEY_A, "report_progress", { messages: ["", ""], holdMs: 60_000 })).taskId);
     await until("the numbers to show", async () => (await taskOf(hub, KEY_A, numbered)).statusMessage === "2 of 2");
     await taskRequest(hub, KEY_A, "tasks/cancel", numbered);
+  });
+});
+
+describe("2026-07-28 task-only calls at a tenant's task cap", () => {
+  let hub: TestHub;
+
+  before(async () => {
+    hub = await roundsHub({ AGENTBOX_TASKS_PER_TENANT: "1" });
+  });
+  after(() => hub?.stop());
+
+  test("a tenant whose tasks all run gets an error on the round that would make one, its call is ended, and its state names nothing after", async () => {
+    const running = String(resultOf(await call(hub, KEY_A, "report_progress", { holdMs: 60_000 })).taskId);
+    const first = resultOf(await call(hub, KEY_A, "ask_then_work", { holdMs: 60_000 }));
+    assert.equal(first.resultType, "input_required", JSON.stringify(first));
+    const [key] = Object.keys(first.inputRequests as Record<string, unknown>);
+    const answers = { inputResponses: { [key]: { action: "accept", content: { name: "Alice" } } }, requestState: first.requestState };
+    const refused = await call(hub, KEY_A, "ask_then_work", { holdMs: 60_000 }, withTasks, answers);
+    assert.equal(refused.json?.error?.code, -32600, refused.text);
+    assert.match(refused.json.error.message, /AGENTBOX_TASKS_PER_TENANT/);
+    // the refused call was ended, not left running unheard (its child was told to stop), and its state reaches nothing
+    const plain = envelope();
+    await until("the refused call's work to be cancelled", async () => textOf(resultOf(await call(hub, KEY_A, "cancelled_work", {}, plain))) === "1");
+    const again = await call(hub, KEY_A, "ask_then_work", { holdMs: 60_000 }, withTasks, answers);
+    assert.equal(again.json?.error?.code, -32602, again.text);
+    // the running task is untouched, and bob (a tenant of his own) is not held back by alice's cap
+    assert.equal((await taskOf(hub, KEY_A, running)).status, "working");
+    assert.equal(resultOf(await call(hub, KEY_B, "ask_then_work", {})).resultType, "input_required");
+    await taskRequest(hub, KEY_A, "tasks/cancel", running);
   });
 });
