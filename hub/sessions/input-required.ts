@@ -37,12 +37,18 @@ interface Ask {
   reject(error: Error): void;
 }
 
+/** What a call needs of the request carrying it (envelope, cancellation, notify, answers): a 2026 request's ServerContext, or a task's own round (hub/tasks/). */
+export interface CallRound {
+  mcpReq: Pick<ServerContext["mcpReq"], "envelope" | "signal" | "notify" | "inputResponses">;
+}
+
 /** The client capabilities a 2026 request declared in its envelope. */
-export function declaredCapabilities(round: ServerContext): Record<string, unknown> | undefined {
+export function declaredCapabilities(round: CallRound): Record<string, unknown> | undefined {
   return (round.mcpReq.envelope as Record<string, Record<string, unknown> | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
 }
 
-export type Round = { result: Result } | { inputRequests: Record<string, InputRequest> };
+/** What a round ends with: the call's result, its child's questions, or (for a round given a deadline) neither yet: the call runs on. */
+export type Round = { result: Result } | { inputRequests: Record<string, InputRequest> } | { running: true };
 
 /** One request (tools/call, prompts/get, resources/read) in flight across its client's rounds. */
 export class PendingCall {
@@ -69,7 +75,7 @@ export class PendingCall {
     /** What the request names: its method and its tool, prompt or resource; a retry must name the same. */
     readonly target: string,
     /** The request of the round now carrying the call: its notifications and its client's capabilities. */
-    public round: ServerContext,
+    public round: CallRound,
   ) {}
 
   start(run: () => Promise<Result>): void {
@@ -145,12 +151,17 @@ export class PendingCall {
     return key;
   }
 
-  /** Waits for what the client must hear next: the call's result, or its child's questions. */
-  async next(round: ServerContext): Promise<Round> {
+  /** Waits for what the client must hear next: the call's result, its child's questions, or (`deadline` first) that it runs on. */
+  async next(round: CallRound, deadline?: Promise<void>): Promise<Round> {
     this.round = round;
     const cancel = () => this.cancellation.abort("the client cancelled the call");
     round.mcpReq.signal.addEventListener("abort", cancel);
     let caughtUp = false;
+    let due = false;
+    void deadline?.then(() => {
+      due = true;
+      this.wake?.();
+    });
     try {
       for (;;) {
         if (this.outcome) {
@@ -173,6 +184,7 @@ export class PendingCall {
           this.askers.clear();
           return { inputRequests };
         }
+        if (due) return { running: true };
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
     } finally {
@@ -259,7 +271,7 @@ export class PendingCalls {
     return `This request was held by ${here} before it restarted, and was lost with the restart. ${START_AGAIN}`;
   }
 
-  open(session: ClientSession, target: string, round: ServerContext): PendingCall {
+  open(session: ClientSession, target: string, round: CallRound): PendingCall {
     return new PendingCall(session, target, round);
   }
 

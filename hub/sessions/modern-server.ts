@@ -9,17 +9,31 @@ import { ErrorCode, McpError, type LoggingLevel, type Result, type ServerNotific
 import type { Params } from "./forward.js";
 import * as answer from "./handlers.js";
 import { LOG_LEVELS } from "./child-requests.js";
-import { declaredCapabilities, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
+import { declaredCapabilities, type CallRound, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
-
-/** The tasks extension's name (SEP-2663), as server/discover advertises it. */
-export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+import { TASKS_EXTENSION } from "../protocol/extensions.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
 export interface ModernCtx extends answer.HandlerCtx {
   pending: PendingCalls;
   /** A tools/call the hub's direct path (hub/http/endpoints/modern-direct.ts) started and hands to the SDK to answer. */
   adopted?: AdoptedCall;
+  /** Set for a tools/call that ends its rounds in a task (hub/tasks/answer.ts): a tool that runs only as a task, a caller that declared the extension. */
+  asTask?: TaskEscalation;
+}
+
+/**
+ * How a call's input_required rounds end in a task (the tasks extension's MRTR-then-task
+ * composition): each round waits until the call asks (another round, answered by a retry) or the
+ * deadline passes or the call ends; then the tasks room takes the call in flight and the round
+ * answers with the task it made (CreateTaskResult), so what the tool asks at once is settled on
+ * the request itself and what it asks while it works goes to the task (tasks/update).
+ */
+export interface TaskEscalation {
+  /** Settles when a round has waited long enough for the call's questions. */
+  deadline(): Promise<void>;
+  /** The call, made a task from here on: the round's answer. Throws (the call abandoned) when no task can be made. */
+  adopt(call: PendingCall): Result;
 }
 
 /** A call in flight that this request's tools/call answers, instead of starting one: it joins this round before waiting. */
@@ -47,7 +61,7 @@ const CACHE_HINTS = {
 };
 
 /** Whether a child's log line reaches a 2026 client: only when its request named a level, and at or above it. */
-function wantsLog(ctx: ServerContext, notification: ServerNotification): boolean {
+function wantsLog(ctx: CallRound, notification: ServerNotification): boolean {
   if (notification.method !== "notifications/message") return true;
   const threshold = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
   return threshold !== undefined && LOG_LEVELS.indexOf(notification.params.level) >= LOG_LEVELS.indexOf(threshold);
@@ -89,7 +103,6 @@ function callChannel(call: PendingCall): CallChannel {
 }
 
 /**
-/**
  * A new request that may ask its client, started: its first round may bring its answers already (the
  * revision's stateless retry), and its child sees what the caller declared, so it can ask only what
  * the caller can answer. `target` is its method and name (what its sealed state is bound to);
@@ -100,7 +113,7 @@ function startRequest(
   ctx: ModernCtx,
   target: string,
   params: Params,
-  round: ServerContext,
+  round: CallRound,
   run: (params: Params, channel: CallChannel) => Promise<Result>,
   onQuestion?: () => void,
 ): { call: PendingCall; running: Promise<Result> } {
@@ -118,7 +131,7 @@ function startRequest(
 const TOOLS_CALL = "tools/call";
 
 /** A new tools/call, started (hub/http/endpoints/modern-direct.ts answers a plain one without an SDK server). */
-export function startCall(ctx: ModernCtx, params: Params, round: ServerContext, onQuestion?: () => void): { call: PendingCall; running: Promise<unknown> } {
+export function startCall(ctx: ModernCtx, params: Params, round: CallRound, onQuestion?: () => void): { call: PendingCall; running: Promise<unknown> } {
   const run = (p: Params, channel: CallChannel) => ctx.hub.toolCalls.call(ctx.session, ctx.view, p, channel);
   return startRequest(ctx, `${TOOLS_CALL} ${String(params.name ?? "")}`, params, round, run, onQuestion);
 }
@@ -149,13 +162,24 @@ async function inRounds(
   } else {
     call = startRequest(ctx, target, params, round, run).call;
   }
+  // only a tools/call becomes a task (the extension's one task-augmented method)
+  const escalation = request.method === TOOLS_CALL ? ctx.asTask : undefined;
   let kept = false;
   try {
-    const next = await call.next(round);
+    const next = await call.next(round, escalation?.deadline());
+    if ("inputRequests" in next) {
+      ctx.pending.keep(call);
+      kept = true;
+      return inputRequired({ inputRequests: next.inputRequests, requestState: await ctx.pending.seal(call, round) });
+    }
+    if (escalation) {
+      const created = escalation.adopt(call);
+      // the task holds the call from here: what it leaves for after its reply is the task's to run when it ends
+      kept = true;
+      return created;
+    }
     if ("result" in next) return next.result;
-    ctx.pending.keep(call);
-    kept = true;
-    return inputRequired({ inputRequests: next.inputRequests, requestState: await ctx.pending.seal(call, round) });
+    throw new Error("a round without a deadline ended with the call still running");
   } finally {
     if (!kept) for (const action of call.afterReply) queueMicrotask(action);
   }

@@ -3,19 +3,42 @@
 // tools/call that becomes a task. The extension is declared per request, in the envelope's client
 // capabilities; a request that did not declare it gets -32021 naming it, for tasks/* and for a
 // tool that runs only as a task, and runs as it always did otherwise.
+//
+// When a call becomes a task: a tool that may run as a task ("optional") is the hub's choice to
+// detach, so it becomes one at once and whatever it asks goes to the task (input_required,
+// tasks/update). A tool that runs only as a task ("required") is called the way a plain call is
+// first, and becomes a task on the round where it asks nothing more: the extension says a server
+// that combines input_required rounds with task creation SHOULD settle them on the request before
+// it answers with the task, so what such a tool asks at once is asked on the request itself.
+import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainObject, jsonRpcError } from "../protocol/jsonrpc.js";
 import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
-import { serverInfoOf, startCall, type ModernCtx } from "../sessions/modern-server.js";
-import { TASKS_EXTENSION, type TaskStore } from "./store.js";
+import { serverInfoOf, startCall, type ModernCtx, type TaskEscalation } from "../sessions/modern-server.js";
+import { TASKS_EXTENSION } from "../protocol/extensions.js";
+import type { TaskStore } from "./store.js";
 
 type TaskSupport = "forbidden" | "optional" | "required";
 const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
 
 /** SEP-2243's HeaderMismatch: a standard header that disagrees with the body. */
 const HEADER_MISMATCH = -32020;
+
+/**
+ * How long a round of a tool that runs only as a task waits for the tool to ask something (or
+ * end) before the call becomes a task: a question asked at once is the request's own round, one
+ * asked later, while the tool works, is the task's.
+ */
+const ASK_WINDOW_MS = 1000;
+
+/**
+ * The progress token a call run as a task is started with: the child reports progress only when
+ * asked to, and the task keeps the latest as its statusMessage. It never leaves the hub (the
+ * child gets a token of its own, and notifications/progress is not sent on tasks).
+ */
+const TASK_PROGRESS_TOKEN = "agentbox/task";
 
 interface JsonRpcRequest {
   id: string | number;
@@ -61,9 +84,11 @@ function missingExtension(id: JsonRpcRequest["id"], what: string): Response {
 
 /**
  * The answer to a 2026 request that is the tasks extension's, or undefined for any other (the
- * usual path serves it). `tenant` is the hub's finding of who asks, never the client's word.
+ * usual path serves it), or, for a tools/call whose rounds end in a task, how they end (the SDK's
+ * path serves its rounds: ../sessions/modern-server.ts). `tenant` is the hub's finding of who
+ * asks, never the client's word.
  */
-export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, req: Request, body: unknown): Response | undefined {
+export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, req: Request, body: unknown): Response | TaskEscalation | undefined {
   const request = asRequest(body);
   if (!request) return undefined;
   if (TASK_METHODS.has(request.method)) {
@@ -90,13 +115,34 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
   const support = taskSupportOf(ctx, request.params.name);
   if (!support) return undefined;
   if (!declaresTasks(request)) return support === "required" ? missingExtension(request.id, `The tool ${request.params.name}`) : undefined;
+  const meta = request.params._meta;
+  if (support === "required") return escalation(tasks, tenant, meta);
+  // a retry (its answers, its state) belongs to a call that started plain, before its caller declared the extension: it ends as it began
+  if (request.params.requestState !== undefined || request.params.inputResponses !== undefined) return undefined;
   try {
-    const task = tasks.create(tenant, (round) => startCall(ctx, request.params, round).call, request.params._meta);
+    const params = { ...request.params, _meta: { ...meta, progressToken: TASK_PROGRESS_TOKEN } };
+    const task = tasks.create(tenant, (round) => startCall(ctx, params, round).call, meta);
     return reply(ctx, request.id, { resultType: "task", ...task.info() });
   } catch (error) {
     const { code, message } = error as { code?: number; message: string };
     return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
   }
+}
+
+/** How the rounds of a call of a tool that runs only as a task end: in a task of the tenant's, once the tool asks nothing more. */
+function escalation(tasks: TaskStore, tenant: string, meta: Record<string, unknown> | undefined): TaskEscalation {
+  return {
+    deadline: () => sleep(ASK_WINDOW_MS, undefined, { ref: false }),
+    adopt(call) {
+      try {
+        return { resultType: "task", ...tasks.create(tenant, () => call, meta).info() };
+      } catch (error) {
+        // no task holds the call: nobody could ever hear how it ends
+        call.abandon(error instanceof Error ? error.message : String(error));
+        throw error;
+      }
+    },
+  };
 }
 
 function taskMethod(tasks: TaskStore, tenant: string, request: JsonRpcRequest): Record<string, unknown> {

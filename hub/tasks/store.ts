@@ -7,13 +7,11 @@
 // The SDK v2 answers tasks/* on a 2026 connection with -32601, so hub/http/endpoints/modern.ts
 // hands those methods here before the SDK sees them.
 import { EventEmitter, once } from "node:events";
-import type { InputRequest, ServerContext } from "@modelcontextprotocol/server";
+import type { InputRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "../protocol/jsonrpc.js";
-import type { PendingCall } from "../sessions/input-required.js";
+import type { CallRound, PendingCall } from "../sessions/input-required.js";
 import { TaskIds } from "./task-ids.js";
-
-export { TASKS_EXTENSION } from "../sessions/modern-server.js";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
@@ -27,11 +25,21 @@ export interface TaskLimits {
   resultBytes: number;
 }
 
-/** What a round of a task's call carries: no HTTP request, so nothing cancels it but tasks/cancel, and its notifications have nowhere to go. */
-function taskRound(id: string, meta: Record<string, unknown> | undefined, signal: AbortSignal): ServerContext {
-  return {
-    mcpReq: { id, method: "tools/call", _meta: meta, envelope: meta, signal, requestState: () => undefined, notify: () => Promise.resolve() },
-  } as unknown as ServerContext;
+/** How much of a child's progress message a task keeps as its statusMessage: a child's word, shown to every poll. */
+const STATUS_MESSAGE_CHARS = 500;
+
+/**
+ * A child's progress as the task's statusMessage ("progress descriptions for working", the
+ * extension's Task shape): notifications/progress is not supported on tasks, so the latest one
+ * is what a poll shows of how the work goes. Its message when it sent one, else its numbers.
+ */
+function progressMessage(params: Record<string, unknown>): string | undefined {
+  if (typeof params.message === "string" && params.message.trim()) {
+    const message = params.message.trim();
+    return message.length > STATUS_MESSAGE_CHARS ? `${message.slice(0, STATUS_MESSAGE_CHARS - 1)}…` : message;
+  }
+  if (typeof params.progress !== "number" || !Number.isFinite(params.progress)) return undefined;
+  return typeof params.total === "number" && Number.isFinite(params.total) ? `${params.progress} of ${params.total}` : `${params.progress}`;
 }
 
 const now = () => new Date().toISOString();
@@ -51,6 +59,8 @@ export class Task {
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
   inputRequests?: Record<string, InputRequest>;
+  /** What the task is doing, for whoever polls: the child's latest progress while it works, why it waits, failed or was cancelled. */
+  statusMessage?: string;
   expiry?: NodeJS.Timeout;
   /** The size of its kept outcome, once it ended (TaskStore.keepFor). */
   keptBytes = 0;
@@ -59,27 +69,44 @@ export class Task {
   private answered?: () => void;
   /** Who hears each change of status (the 2025-11-25 front, ./legacy.ts: tasks/result waits on it, notifications/tasks/status tell it). */
   private readonly watchers = new Set<() => void>();
-  /** Never aborted by a client going away: only tasks/cancel (through the call's cancellation) ends the call early. */
-  private readonly rounds = new AbortController();
+  private readonly call: PendingCall;
+  /**
+   * The round carrying the call while it is a task: no HTTP request, so nothing but tasks/cancel
+   * (the call's own cancellation) ends it; the caller's envelope as it was sent; what the call
+   * notifies stays here (progress becomes the statusMessage, log lines have nowhere to go).
+   */
+  private readonly round: CallRound;
 
+  /** @param open the task's call: started with the task's own round, or one already in flight (its rounds end here) */
   constructor(
     readonly id: string,
     readonly tenant: string,
     readonly ttlMs: number,
-    private readonly call: PendingCall,
+    open: (round: CallRound) => PendingCall,
     readonly meta: Record<string, unknown> | undefined,
-  ) {}
+  ) {
+    const envelope = meta as CallRound["mcpReq"]["envelope"];
+    this.round = { mcpReq: { envelope, signal: new AbortController().signal, notify: (notification) => this.heard(notification) } };
+    this.call = open(this.round);
+  }
 
-  round(): ServerContext {
-    return taskRound(this.id, this.meta, this.rounds.signal);
+  private heard(notification: Parameters<CallRound["mcpReq"]["notify"]>[0]): Promise<void> {
+    if (notification.method !== "notifications/progress" || this.status !== "working" || !notification.params) return Promise.resolve();
+    const message = progressMessage(notification.params);
+    if (message !== undefined && message !== this.statusMessage) {
+      this.statusMessage = message;
+      this.lastUpdatedAt = now();
+    }
+    return Promise.resolve();
   }
 
   get terminal(): boolean {
     return TERMINAL.has(this.status);
   }
 
-  private set(status: TaskStatus): void {
+  private set(status: TaskStatus, statusMessage?: string): void {
     this.status = status;
+    this.statusMessage = statusMessage;
     this.lastUpdatedAt = now();
     for (const watcher of [...this.watchers]) watcher();
   }
@@ -94,7 +121,7 @@ export class Task {
   async follow(): Promise<void> {
     try {
       for (;;) {
-        const next = await this.call.next(this.round());
+        const next = await this.call.next(this.round);
         if (this.terminal) return;
         if ("result" in next) {
           // a tool's own error is a completed task with result.isError; "failed" is for protocol failures
@@ -102,15 +129,18 @@ export class Task {
           this.set("completed");
           return;
         }
+        if (!("inputRequests" in next)) continue; // (a round without a deadline never ends running)
         this.inputRequests = next.inputRequests;
-        this.set("input_required");
+        const asked = Object.keys(next.inputRequests).length;
+        this.set("input_required", `Waiting for the answer to ${asked === 1 ? "a request" : `${asked} requests`} in inputRequests: send it with tasks/update.`);
         await new Promise<void>((resolve) => (this.answered = resolve));
         if (this.terminal) return;
       }
     } catch (error) {
       if (this.terminal) return;
       this.error = errorObject(error);
-      this.set("failed");
+      // the extension's SHOULD: a failed task says why in its statusMessage, beside the JSON-RPC error
+      this.set("failed", this.error.message);
     } finally {
       for (const action of this.call.afterReply.splice(0)) queueMicrotask(action);
     }
@@ -129,7 +159,7 @@ export class Task {
   cancel(): void {
     if (this.terminal) return;
     this.inputRequests = undefined;
-    this.set("cancelled");
+    this.set("cancelled", "Cancelled by tasks/cancel.");
     this.call.abandon("The task was cancelled (tasks/cancel).");
     this.answered?.();
   }
@@ -139,7 +169,7 @@ export class Task {
     if (this.terminal) return;
     this.inputRequests = undefined;
     this.error = { code: -32000, message };
-    this.set("failed");
+    this.set("failed", message);
     this.call.abandon(message);
     this.answered?.();
   }
@@ -157,7 +187,14 @@ export class Task {
 
   /** What every task answer carries (CreateTaskResult is this, flat, with resultType "task"). */
   info(): Record<string, unknown> {
-    return { taskId: this.id, status: this.status, createdAt: this.createdAt, lastUpdatedAt: this.lastUpdatedAt, ttlMs: this.ttlMs };
+    return {
+      taskId: this.id,
+      status: this.status,
+      ...(this.statusMessage !== undefined ? { statusMessage: this.statusMessage } : {}),
+      createdAt: this.createdAt,
+      lastUpdatedAt: this.lastUpdatedAt,
+      ttlMs: this.ttlMs,
+    };
   }
 }
 
@@ -166,6 +203,8 @@ export class TaskStore {
   private readonly tasks = new Map<string, Task>();
   private readonly ids: TaskIds;
   private readonly ends = new EventEmitter();
+  /** The same tasks by tenant: a tenant's count, its oldest and its listing never walk every tenant's tasks. */
+  private readonly byTenant = new Map<string, Set<Task>>();
 
   /** @param replica AGENTBOX_REPLICA: task ids name it, so a router sends tasks/* to the replica holding the task. */
   constructor(
@@ -175,8 +214,12 @@ export class TaskStore {
     this.ids = new TaskIds(replica);
   }
 
-  /** A new task for `call` (not yet started: `start` runs it once the task exists, so a tasks/get right after the answer finds it). */
-  create(tenant: string, open: (round: ServerContext) => PendingCall, meta: Record<string, unknown> | undefined): Task {
+  /**
+   * A new task of `tenant` for the call `open` returns: one it starts with the task's round, or one
+   * already in flight (a tool's input_required rounds ending in a task). A tenant at its cap gets an
+   * error, and `open` is not called.
+   */
+  create(tenant: string, open: (round: CallRound) => PendingCall, meta: Record<string, unknown> | undefined): Task {
     const held = this.of(tenant);
     if (held.length >= this.limits.perTenant) {
       // a finished task's result makes room before a running one is refused: the oldest ended goes first
@@ -189,9 +232,9 @@ export class TaskStore {
         );
       this.drop(oldestEnded);
     }
-    const call = open(taskRound("", meta, new AbortController().signal));
-    const task = new Task(this.ids.mint(), tenant, this.limits.ttlMs, call, meta);
+    const task = new Task(this.ids.mint(), tenant, this.limits.ttlMs, open, meta);
     this.tasks.set(task.id, task);
+    this.byTenant.set(tenant, (this.byTenant.get(tenant) ?? new Set<Task>()).add(task));
     void task.follow().then(() => {
       this.keepFor(task);
       this.ends.emit("end");
@@ -212,13 +255,16 @@ export class TaskStore {
       kept -= old.keptBytes;
       this.drop(old);
     }
-    task.expiry = setTimeout(() => this.tasks.delete(task.id), task.ttlMs);
+    task.expiry = setTimeout(() => this.drop(task), task.ttlMs);
     task.expiry.unref();
   }
 
   private drop(task: Task): void {
     clearTimeout(task.expiry);
     this.tasks.delete(task.id);
+    const held = this.byTenant.get(task.tenant);
+    held?.delete(task);
+    if (held?.size === 0) this.byTenant.delete(task.tenant);
   }
 
   /** The tenant's task of this id; another tenant's, an expired or a made-up id is an unknown task (-32602). */
@@ -235,7 +281,7 @@ export class TaskStore {
 
   /** Every task of a tenant (hub_sessions shows them). */
   of(tenant: string): Task[] {
-    return [...this.tasks.values()].filter((task) => task.tenant === tenant);
+    return [...(this.byTenant.get(tenant) ?? [])];
   }
 
   /** Tasks whose call has not ended yet (a draining replica waits for them: hub/http/replica.ts drain). */
@@ -255,5 +301,6 @@ export class TaskStore {
       clearTimeout(task.expiry);
     }
     this.tasks.clear();
+    this.byTenant.clear();
   }
 }

@@ -26,10 +26,28 @@ const RUN_TIMEOUT_MS = 420_000;
  * child asks in one go carried in one round, and input_required on prompts/get; 165 (169 passed in
  * the run that raised it, at a load above 10) adds the Mcp-Param-* checks and slow_compute's plain
  * answer to a caller without the tasks extension; 190 (194 passed in the run that raised it) adds the
- * hub's tasks (hub/tasks/): 43 of the 45 tasks-* checks (194-195 passed).
+ * hub's tasks (hub/tasks/): 43 of the 45 tasks-* checks (194-195 passed); 192 (196 passed in the run
+ * that raised it) adds a task-only tool's input_required rounds before its task (tasks-mrtr-composition):
+ * 44 of the 45 tasks-* checks, the 45th skipped by the suite itself (tasks-status-notifications).
  */
-const PASSING_CHECKS_FLOOR = 190;
+const PASSING_CHECKS_FLOOR = 192;
 const TARGET_PASSING_CHECKS = 130;
+
+/** The tasks extension's scenarios in this suite (0.2.0-alpha.12), run for visibility outside the score: all must pass. */
+const TASKS_SCENARIOS = [
+  "tasks-capability-negotiation",
+  "tasks-dispatch-and-envelope",
+  "tasks-lifecycle",
+  "tasks-mrtr-composition",
+  "tasks-mrtr-input",
+  "tasks-request-headers",
+  "tasks-request-state-removal",
+  "tasks-required-task-error",
+  "tasks-status-notifications",
+  "tasks-wire-fields",
+];
+/** A scenario the suite records as SKIPPED whoever runs it (its one check says why): it has no check to pass. */
+const SKIPPED_BY_THE_SUITE = new Set(["tasks-status-notifications"]);
 
 /** Scenarios with no failing check today: each must keep passing (a ratchet as well; add, never remove). */
 const PASSING_SCENARIOS = [
@@ -62,14 +80,8 @@ const PASSING_SCENARIOS = [
   "resources-read-text",
   "resources-templates-read",
   "sep-2164-resource-not-found",
-  "tasks-capability-negotiation",
-  "tasks-dispatch-and-envelope",
-  "tasks-lifecycle",
-  "tasks-mrtr-input",
-  "tasks-request-headers",
-  "tasks-request-state-removal",
-  "tasks-required-task-error",
-  "tasks-wire-fields",
+  // every tasks-* scenario the suite scores (it skips one itself)
+  ...TASKS_SCENARIOS.filter((scenario) => !SKIPPED_BY_THE_SUITE.has(scenario)),
   "server-sse-multiple-streams",
   "server-stateless",
   "tools-call-audio",
@@ -140,16 +152,28 @@ describe(`MCP conformance suite at --requirements ${REVISION} through the hub`, 
     assert.deepEqual(newGaps, [], `checks the reference server passes that fail through the hub:\n${newGaps.join("\n")}\n\n${explain(run)}`);
   });
 
-  test("the tasks extension's scenarios (tasks-*): their checks through the hub", (t) => {
+  test(`the tasks extension's ${TASKS_SCENARIOS.length} scenarios (tasks-*) all run, and every check they score passes through the hub`, (t) => {
     const tasks = [...run.scenarios].filter(([scenario]) => scenario.startsWith("tasks-"));
     const checks = tasks.flatMap(([, list]) => list);
     const failing = tasks.flatMap(([scenario, list]) =>
-      list.filter((c) => c.status === "FAILURE").map((c) => `${scenario} / ${c.id}: ${c.errorMessage ?? ""}`),
+      list.filter((c) => c.status === "FAILURE" || c.status === "WARNING").map((c) => `${scenario} / ${c.id}: ${c.errorMessage ?? ""}`),
     );
     t.diagnostic(
       `tasks-* checks passed: ${checks.filter((c) => c.status === "SUCCESS").length} of ${checks.length}; failing: ${failing.join(" | ") || "none"}`,
     );
-    assert.ok(tasks.length > 0, `the suite ran no tasks-* scenario:\n${explain(run)}`);
+    assert.deepEqual(
+      tasks.map(([scenario]) => scenario).sort(),
+      [...TASKS_SCENARIOS].sort(),
+      `the suite ran other tasks-* scenarios than the ten it has:\n${explain(run)}`,
+    );
+    assert.deepEqual(failing, [], explain(run));
+    // the suite skips tasks-status-notifications itself (its harness awaits a rewrite): every other one must pass a check
+    const scored = TASKS_SCENARIOS.filter((scenario) => !SKIPPED_BY_THE_SUITE.has(scenario));
+    assert.deepEqual(
+      scored.filter((scenario) => !scenarioPasses(run, scenario)),
+      [],
+      explain(run),
+    );
   });
 
   test("every scenario that passed before still passes", (t) => {

@@ -9,15 +9,10 @@
 // call starts; a call that notifies, asks its client something, fails, or returns anything
 // unusual is handed over while it runs (./modern.ts serves the same request through the SDK,
 // whose tools/call joins the call in flight instead of starting one), so the reply is the SDK's.
-import {
-  isJsonContentType,
-  SERVER_INFO_META_KEY,
-  type classifyInboundRequest,
-  type ServerContext,
-  type ServerNotification,
-} from "@modelcontextprotocol/server";
+import { isJsonContentType, SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
 import { isPlainObject } from "../../protocol/jsonrpc.js";
 import type { Params } from "../../sessions/forward.js";
+import type { CallRound } from "../../sessions/input-required.js";
 import { serverInfoOf, startCall, type AdoptedCall, type ModernCtx } from "../../sessions/modern-server.js";
 
 /** The revision this path serves; a request naming any other is the SDK's to answer. */
@@ -97,23 +92,20 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
   let first!: (what: First) => void;
   const happened = new Promise<First>((resolve) => (first = resolve));
   // notifications before the SDK's round joins wait here, in order, for it
-  const held: ServerNotification[] = [];
+  const held: Array<Parameters<CallRound["mcpReq"]["notify"]>[0]> = [];
   let joined: ServerContext | undefined;
-  const round = {
+  const round: CallRound = {
     mcpReq: {
-      id: body.id,
-      method: "tools/call",
-      _meta: body.params._meta,
-      envelope: body.params._meta,
+      // the request's _meta: the envelope's keys are among them (the classifier checked them)
+      envelope: body.params._meta as CallRound["mcpReq"]["envelope"],
       signal: req.signal,
-      requestState: () => undefined,
-      notify: (notification: ServerNotification) => {
+      notify: (notification) => {
         held.push(notification);
         first("handover");
         return Promise.resolve();
       },
     },
-  } as unknown as ServerContext;
+  };
   const { call, running } = startCall(ctx, body.params, round, () => first("handover"));
   // the client hanging up cancels the call, as the SDK's request signal does
   const cancel = () => call.cancellation.abort("the client cancelled the call");
@@ -144,8 +136,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
       // from here the SDK's request signal cancels the call (PendingCall.next listens to it)
       req.signal.removeEventListener("abort", cancel);
       call.round = sdkRound;
-      for (const notification of held.splice(0))
-        void sdkRound.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
+      for (const notification of held.splice(0)) void sdkRound.mcpReq.notify(notification).catch(() => undefined);
     },
   });
   // the SDK answered without running tools/call (the client had hung up): the request's signal still cancels a call that

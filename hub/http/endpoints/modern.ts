@@ -77,16 +77,18 @@ export class ModernEndpoint {
     // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (../param-headers.ts)
     const mismatch = paramHeaderMismatch(req, parsed.body, view);
     if (mismatch) return mismatch;
-    const context: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
+    const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     // the tasks extension's requests, which the SDK does not serve on this revision
     const tasked =
-      route.kind === "modern" && route.messageKind === "request" ? answerTasks(context, this.hub.tasks, caller.tenant.name, req, parsed.body) : undefined;
-    if (tasked) return tasked;
+      route.kind === "modern" && route.messageKind === "request" ? answerTasks(plain, this.hub.tasks, caller.tenant.name, req, parsed.body) : undefined;
+    if (tasked instanceof Response) return tasked;
+    const context: ModernCtx = tasked ? { ...plain, asTask: tasked } : plain;
     const viaSdk = (adopted?: AdoptedCall) => {
       const extra = { [CONTEXT_KEY]: adopted ? { ...context, adopted } : context };
       return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo: { token: "", clientId: caller.tenant.name, scopes: [], extra } });
     };
-    return answerModern(context, req, parsed.body, route, viaSdk);
+    // a call whose rounds end in a task is the SDK's to serve round by round (the direct path answers plain results only)
+    return tasked ? viaSdk() : answerModern(context, req, parsed.body, route, viaSdk);
   }
 
   /** Ends every listen stream (the hub is stopping). */

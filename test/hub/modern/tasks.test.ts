@@ -3,25 +3,13 @@
 // comes back; another tenant's client cannot see, poll or cancel it; tasks/cancel ends the call
 // with its whole process tree; a child's question during a task is answered with tasks/update.
 import assert from "node:assert/strict";
-import { randomBytes, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { processesWith } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, postModern, type ModernReply } from "./modern-client.js";
-
-const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
-const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
-const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const TASKS = "io.modelcontextprotocol/tasks";
-/** The envelope of a request whose client declared the tasks extension (and can be asked elicitation). */
-const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS]: {} } } });
-
-let nextId = 1;
-const call = (hub: TestHub, key: string, name: string, args: Record<string, unknown>, meta = withTasks) =>
-  postModern(hub, { id: nextId++, method: "tools/call", params: { name, arguments: args, _meta: meta } }, auth(key));
-const taskRequest = (hub: TestHub, key: string, method: string, taskId: string, extra: Record<string, unknown> = {}, meta = withTasks) =>
-  postModern(hub, { id: nextId++, method, params: { taskId, ...extra, _meta: meta } }, { ...auth(key), "Mcp-Name": taskId });
+import { envelope, type ModernReply } from "./modern-client.js";
+import { call, KEY_A, KEY_B, TASKS, taskRequest, TENANTS } from "./task-client.js";
 
 function created(reply: ModernReply): string {
   assert.equal(reply.json?.result?.resultType, "task", reply.text);
@@ -54,7 +42,7 @@ describe("2026-07-28 tool calls run as tasks", () => {
     hub = await startHub({
       servers: ["terminal"],
       extraServers: { conformance: { ...fixture("conformance-server"), prefix: "" } },
-      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      config: { tenants: TENANTS },
       env: { AGENTBOX_TASKS_PER_TENANT: "4" },
     });
   });
@@ -141,7 +129,7 @@ describe("the results a tenant's ended tasks keep", () => {
   before(async () => {
     hub = await startHub({
       servers: ["terminal"],
-      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      config: { tenants: TENANTS },
       env: { AGENTBOX_TASK_RESULTS_MIB: "1" },
     });
   });
