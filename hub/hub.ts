@@ -22,6 +22,7 @@ import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/regi
 import { TenantChanges } from "./sessions/changes.js";
 import { drainingRefusal, newSessionId } from "./http/replica.js";
 import { Contexts } from "./sessions/contexts.js";
+import { TaskStore } from "./tasks/store.js";
 import type { SessionServices } from "./sessions/services.js";
 import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
 import type { HubServices } from "./http/services.js";
@@ -45,6 +46,8 @@ export class Hub implements HubServices {
   readonly toolCalls: ToolCalls;
   /** More contexts per client, named by handle (hub/sessions/contexts.ts). */
   readonly contexts: Contexts;
+  /** Tool calls run as tasks (hub/tasks/): /mcp serves them (closed with its listen streams when the hub stops), hub_sessions lists them. */
+  readonly tasks: TaskStore;
   /** The hub's own tools (hub_*), served beside the children's. */
   readonly hubTools?: HubTools;
   readonly version = VERSION;
@@ -68,6 +71,11 @@ export class Hub implements HubServices {
   ) {
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
+    this.tasks = new TaskStore({
+      perTenant: config.tasksPerTenant,
+      ttlMs: config.taskTtlSeconds * 1000,
+      resultBytes: config.taskResultsMiB * 1024 * 1024,
+    });
     this.metrics.describeReplica(config.replica, () => this.draining);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),

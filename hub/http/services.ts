@@ -7,6 +7,7 @@ import type { SessionServices } from "../sessions/services.js";
 import type { TenantChanges } from "../sessions/changes.js";
 import type { Isolation } from "../tenants/isolation.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import type { TaskStore } from "../tasks/store.js";
 import type { EventBudget } from "./event-store.js";
 
 export interface HubServices extends SessionServices {
@@ -14,6 +15,8 @@ export interface HubServices extends SessionServices {
   readonly isolation: Isolation;
   /** The bytes all sessions' resumable streams may keep (./event-store.ts). */
   readonly eventBudget: EventBudget;
+  /** Tool calls run as tasks, every tenant's (hub/tasks/store.ts): /mcp serves them, hub_sessions lists them. */
+  readonly tasks: TaskStore;
   /** Set on SIGTERM (./replica.ts drain): not ready, no new sessions, calls in flight finish. */
   draining: boolean;
   readonly ready: boolean;

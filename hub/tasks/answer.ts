@@ -92,6 +92,7 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
   if (!declaresTasks(request)) return support === "required" ? missingExtension(request.id, `The tool ${request.params.name}`) : undefined;
   try {
     const task = tasks.create(tenant, (round) => startCall(ctx, request.params, round).call, request.params._meta);
+    task.tool = request.params.name;
     return reply(ctx, request.id, { resultType: "task", ...task.info() });
   } catch (error) {
     const { code, message } = error as { code?: number; message: string };

@@ -48,6 +48,8 @@ export class Task {
   readonly createdAt = now();
   lastUpdatedAt = this.createdAt;
   status: TaskStatus = "working";
+  /** The tool it runs, as the client named it (hub_sessions and the playground show it). */
+  tool = "";
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
   inputRequests?: Record<string, InputRequest>;

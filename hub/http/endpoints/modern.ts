@@ -16,7 +16,7 @@ import { PendingCalls } from "../../sessions/input-required.js";
 import type { TenantChange } from "../../sessions/changes.js";
 import type { ServedTenant } from "../../tenants/served-tenant.js";
 import { drainingRefusal, startsSomethingNew } from "../replica.js";
-import { TaskStore } from "../../tasks/store.js";
+import type { TaskStore } from "../../tasks/store.js";
 import { answerTasks } from "../../tasks/answer.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
@@ -67,11 +67,7 @@ export class ModernEndpoint {
 
   constructor(private readonly hub: HubServices) {
     this.pending = new PendingCalls(hub.config.replica);
-    this.tasks = new TaskStore({
-      perTenant: hub.config.tasksPerTenant,
-      ttlMs: hub.config.taskTtlSeconds * 1000,
-      resultBytes: hub.config.taskResultsMiB * 1024 * 1024,
-    });
+    this.tasks = hub.tasks;
     hub.changes.onEnd(() => this.close());
   }
 

@@ -14,6 +14,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { TaskCalls, TASKS_EXTENSION, type TaskEvents } from "./task-calls.js";
 
 const KEY_STORAGE = "agentbox.apiKey";
 
@@ -72,12 +73,13 @@ async function errorText(res: Response): Promise<string> {
 
 export type Direction = "out" | "in";
 
-/** What the connection tells the page: each message on the wire, a note of its own, a transport error, a changed tool list. */
+/** What the connection tells the page: each message on the wire, a note of its own, a transport error, a changed tool list, its calls' tasks. */
 export interface ConnectionEvents {
   tap(direction: Direction, message: JSONRPCMessage): void;
   note(text: string): void;
   onError(error: Error): void;
   onToolsChanged(): void;
+  tasks: TaskEvents;
 }
 
 /** The SDK's version negotiation modes the page offers: "auto" finds 2026-07-28 on this hub, "legacy" is the 2025 handshake. */
@@ -94,11 +96,19 @@ class TappedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** The page's calls that the hub runs as tasks (2026-07-28), which the SDK client leaves to the page. */
+  private readonly tasks: TaskCalls;
 
   constructor(
     readonly inner: StreamableHTTPClientTransport,
     private readonly events: ConnectionEvents,
-  ) {}
+  ) {
+    this.tasks = new TaskCalls(
+      (message) => this.send(message),
+      (message) => this.onmessage?.(message),
+      events.tasks,
+    );
+  }
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
@@ -116,7 +126,7 @@ class TappedTransport implements Transport {
   async start(): Promise<void> {
     this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
       this.events.tap("in", message);
-      this.onmessage?.(message, extra);
+      if (!this.tasks.incoming(message)) this.onmessage?.(message, extra);
     };
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onclose = () => this.onclose?.();
@@ -125,6 +135,7 @@ class TappedTransport implements Transport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     this.events.tap("out", message);
+    this.tasks.outgoing(message, options?.requestSignal);
     // a 2026 cancellation sends nothing: the log says the request's stream was closed instead
     const id = (message as { id?: string | number }).id;
     options?.requestSignal?.addEventListener("abort", () => this.events.note(`closed the stream of request #${String(id)}: its cancellation in 2026-07-28`), {
@@ -165,7 +176,8 @@ export async function connect(events: ConnectionEvents, query = "", mode: Mode =
   const client = new Client(
     { name: "agentbox-playground", version: "1.0.0" },
     {
-      capabilities: {},
+      // the tasks extension: a task-capable tool's call runs as a task (./task-calls.ts); its child may ask a question (a form)
+      capabilities: { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } },
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       versionNegotiation: { mode },
       // 2025: the hub's unsolicited list_changed; 2026: a subscriptions/listen stream the client opens for it
