@@ -67,10 +67,16 @@ describe("the playground's tasks", () => {
   });
   after(() => Promise.all([browser?.close(), hub?.stop()]));
 
-  test("a task-capable tool's call runs as a task, polled with tasks/get to its result, and shows in the tasks panel", async () => {
+  test("ticked, a task-capable tool's call runs as a task, polled with tasks/get to its result, and shows in the tasks panel", async () => {
     const panel = await open("echo_slow");
     await panel.locator('[name="steps"]').fill("3");
     await panel.locator('[name="delayMs"]').fill("300");
+    // unticked, the call runs the usual way: its progress streams in, no task
+    await panel.locator('[data-action="run"]').click();
+    await panel.locator('.result[data-state="ok"]').waitFor({ timeout: 30_000 });
+    assert.equal(await panel.locator(".task-area").isHidden(), true);
+    assert.ok(!(await page.locator(".log-entry .log-label").allTextContents()).some((l) => l.startsWith("tasks/get")));
+    await panel.locator('[data-action="as-task"]').check();
     await panel.locator('[data-action="run"]').click();
     await panel.locator(".task-line code").waitFor({ timeout: 30_000 });
     const taskId = (await panel.locator(".task-line code").textContent()) ?? "";
@@ -90,6 +96,7 @@ describe("the playground's tasks", () => {
     const hostile = '<img src=x onerror="window.__pwned=1">';
     const panel = await open("confirm_delete");
     await panel.locator('[name="filename"]').fill(hostile);
+    await panel.locator('[data-action="as-task"]').check();
     await panel.locator('[data-action="run"]').click();
     const question = panel.locator('.task-question[data-method="elicitation/create"]');
     await question.waitFor({ timeout: 30_000 });
@@ -108,6 +115,7 @@ describe("the playground's tasks", () => {
   test("Cancel sends tasks/cancel: the task ends cancelled", async () => {
     const panel = await open("slow_compute");
     await panel.locator('[name="seconds"]').fill("60");
+    await panel.locator('[data-action="as-task"]').check();
     await panel.locator('[data-action="run"]').click();
     await panel.locator(".task-line code").waitFor({ timeout: 30_000 });
     const taskId = (await panel.locator(".task-line code").textContent()) ?? "";

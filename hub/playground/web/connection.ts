@@ -4,6 +4,7 @@
 // session: every request carries its envelope); in "legacy" mode it runs the 2025 initialize
 // handshake and gets a session, as 2025 clients do.
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   Client,
   LOG_LEVEL_META_KEY,
   SdkHttpError,
@@ -80,6 +81,8 @@ export interface ConnectionEvents {
   onError(error: Error): void;
   onToolsChanged(): void;
   tasks: TaskEvents;
+  /** Whether a call of this tool should declare the tasks extension (the person ticked "Run as a task"). */
+  runsAsTask(tool: string): boolean;
 }
 
 /** The SDK's version negotiation modes the page offers: "auto" finds 2026-07-28 on this hub, "legacy" is the 2025 handshake. */
@@ -133,7 +136,8 @@ class TappedTransport implements Transport {
     await this.inner.start();
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(sent: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const message = this.declaringTasks(sent);
     this.events.tap("out", message);
     this.tasks.outgoing(message, options?.requestSignal);
     // a 2026 cancellation sends nothing: the log says the request's stream was closed instead
@@ -146,6 +150,19 @@ class TappedTransport implements Transport {
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  /**
+   * A 2026 tools/call the person asked to run as a task, its envelope declaring the tasks extension.
+   * Per call, not in the client's capabilities: a task's call hears no progress, so a tool run the
+   * usual way keeps its live output (terminal_exec streams what it prints).
+   */
+  private declaringTasks(message: JSONRPCMessage): JSONRPCMessage {
+    const m = message as { method?: string; params?: { name?: unknown; _meta?: Record<string, unknown> } };
+    const capabilities = m.params?._meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+    if (m.method !== "tools/call" || !capabilities || !this.events.runsAsTask(String(m.params?.name))) return message;
+    const declared = { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+    return { ...message, params: { ...m.params, _meta: { ...m.params!._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } } as JSONRPCMessage;
   }
 }
 
@@ -176,8 +193,8 @@ export async function connect(events: ConnectionEvents, query = "", mode: Mode =
   const client = new Client(
     { name: "agentbox-playground", version: "1.0.0" },
     {
-      // the tasks extension: a task-capable tool's call runs as a task (./task-calls.ts); its child may ask a question (a form)
-      capabilities: { elicitation: { form: {} }, extensions: { [TASKS_EXTENSION]: {} } },
+      // a call run as a task (./task-calls.ts) may bring its child's question, answered in a form
+      capabilities: { elicitation: { form: {} } },
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       versionNegotiation: { mode },
       // 2025: the hub's unsolicited list_changed; 2026: a subscriptions/listen stream the client opens for it

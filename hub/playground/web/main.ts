@@ -253,6 +253,7 @@ async function start(): Promise<void> {
             },
             onInput: (task, requests, answer) => panels.get(task.tool)?.onInput(requests, answer),
           },
+          runsAsTask: (tool) => panels.get(tool)?.runsAsTask ?? false,
         },
         selectionQuery(),
         modeOf(),

@@ -28,6 +28,7 @@ export class ToolPanel {
   private readonly runButton = h("button", { type: "submit", class: "primary", "data-action": "run" }, "Run");
   private readonly cancelButton = h("button", { type: "button", class: "secondary danger", "data-action": "cancel", hidden: true }, "Cancel");
   private readonly status = h("div", { class: "call-status", "data-state": "idle" });
+  private readonly asTask = h("input", { type: "checkbox", name: "as-task", "data-action": "as-task" });
   private readonly result = h("div", { class: "result", "aria-live": "polite" });
   /** The task the running call became (2026-07-28, a task-capable tool): its id, status and questions. */
   private readonly task = h("div", { class: "task-area", hidden: true });
@@ -49,7 +50,22 @@ export class ToolPanel {
       { class: "tool-form", novalidate: true },
       h("h3", null, "Arguments"),
       this.form.element,
-      h("div", { class: "actions" }, this.runButton, this.cancelButton, this.status),
+      h(
+        "div",
+        { class: "actions" },
+        this.runButton,
+        this.cancelButton,
+        // 2026-07-28 only: the tasks extension is declared per request; a tool that may not run as a task runs the usual way
+        connection().era === "modern"
+          ? h(
+              "label",
+              { class: "as-task", title: "Declare the tasks extension: a task-capable tool runs as a task (polled; no live output)" },
+              this.asTask,
+              " Run as a task",
+            )
+          : null,
+        this.status,
+      ),
       this.task,
     );
     formEl.addEventListener("submit", (e) => {
@@ -78,6 +94,11 @@ export class ToolPanel {
       formEl,
       this.result,
     );
+  }
+
+  /** Whether the person asked to run this tool's calls as tasks. */
+  get runsAsTask(): boolean {
+    return this.asTask.checked;
   }
 
   /** The running call became a task, or its task changed status (./task-calls.ts). */
