@@ -9,23 +9,14 @@ import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { fixture, startHub, type TestHub } from "../helpers/hub.js";
 import { until } from "../helpers/wait.js";
-import { envelope, postModern } from "../hub/modern/modern-client.js";
+import { getTask, startTask as start } from "../hub/modern/modern-client.js";
 import { launch } from "./browser.js";
 
 const KEY_A = `alice-${randomBytes(12).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(12).toString("hex")}`;
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } } });
-
-let nextId = 1;
-async function startTask(hub: TestHub, key: string, name: string, args: Record<string, unknown>): Promise<string> {
-  const reply = await postModern(hub, { id: nextId++, method: "tools/call", params: { name, arguments: args, _meta: withTasks } }, auth(key));
-  assert.equal(reply.json?.result?.resultType, "task", reply.text);
-  return String(reply.json?.result?.taskId);
-}
-const statusOf = async (hub: TestHub, key: string, taskId: string) =>
-  (await postModern(hub, { id: nextId++, method: "tasks/get", params: { taskId, _meta: withTasks } }, { ...auth(key), "Mcp-Name": taskId })).json?.result
-    ?.status;
+const startTask = (hub: TestHub, key: string, name: string, args: Record<string, unknown>) => start(hub, auth(key), name, args);
+const statusOf = async (hub: TestHub, key: string, taskId: string) => (await getTask(hub, auth(key), taskId))?.status;
 
 describe("the playground's tasks", () => {
   let hub: TestHub;

@@ -9,10 +9,7 @@ import { after, before, describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../../hub/config/config.js";
 import { fixture, startHub, tempDir, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, postModern } from "../modern/modern-client.js";
-
-const TASKS = "io.modelcontextprotocol/tasks";
-const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS]: {} } } });
+import { postModern, withTasks } from "../modern/modern-client.js";
 
 let nextId = 1;
 const callTool = (hub: TestHub, name: string, args: Record<string, unknown>) =>

@@ -9,23 +9,13 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, postModern } from "../modern/modern-client.js";
+import { getTask, startTask as start } from "../modern/modern-client.js";
+import type { TaskEntry } from "../../../hub/sessions/task-list.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-const TASKS = "io.modelcontextprotocol/tasks";
-const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { [TASKS]: {} } } });
 
-interface TaskEntry {
-  id: string;
-  tool: string;
-  status: string;
-  createdAt: string;
-  lastUpdatedAt: string;
-  ttlMs: number;
-  waitsForInput?: number;
-}
 interface Listing {
   tenantSessions: unknown[];
   tenantTasks: TaskEntry[];
@@ -34,14 +24,8 @@ interface Listing {
   nextOffset: number | null;
 }
 
-let nextId = 1;
-async function startTask(hub: TestHub, key: string, name: string, args: Record<string, unknown>): Promise<string> {
-  const reply = await postModern(hub, { id: nextId++, method: "tools/call", params: { name, arguments: args, _meta: withTasks } }, auth(key));
-  assert.equal(reply.json?.result?.resultType, "task", reply.text);
-  return String(reply.json?.result?.taskId);
-}
-const taskGet = async (hub: TestHub, key: string, taskId: string) =>
-  (await postModern(hub, { id: nextId++, method: "tasks/get", params: { taskId, _meta: withTasks } }, { ...auth(key), "Mcp-Name": taskId })).json;
+const startTask = (hub: TestHub, key: string, name: string, args: Record<string, unknown>) => start(hub, auth(key), name, args);
+const taskGet = async (hub: TestHub, key: string, taskId: string) => ({ result: await getTask(hub, auth(key), taskId) });
 
 const listing = async (client: Client, args: Record<string, unknown> = {}) =>
   (await call(client, "hub_sessions", args)).structuredContent as unknown as Listing;
