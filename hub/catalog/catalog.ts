@@ -31,6 +31,7 @@ export class Catalog {
   private promptOwners = new Map<string, Owner>();
   private promptList: Prompt[] = [];
   private filters = new Map<Child, (name: string, published: string) => boolean>();
+  private taskSupport = new Map<Child, (name: string, published: string) => TaskSupport | undefined>();
   /** hub_find_tools' index of this catalog's tools (hub/catalog/tool-search.ts). */
   readonly search = new ToolSearch();
   /** Problems found by the last rebuild (collisions), for startup errors and logs. */
@@ -41,7 +42,10 @@ export class Catalog {
     private readonly children: Child[],
     private readonly reserved: ReadonlySet<string> = new Set(),
   ) {
-    for (const child of children) this.filters.set(child, makeFilter(child));
+    for (const child of children) {
+      this.filters.set(child, makeFilter(child));
+      this.taskSupport.set(child, configuredTaskSupport(child));
+    }
   }
 
   rebuild(): void {
@@ -70,7 +74,14 @@ export class Catalog {
           collisions.push(collisionMessage("Tool", name, clash, { child, original: tool.name }));
           continue;
         }
-        const published = { ...tool, name, description: tool.description || `${tool.name} (from the ${child.name} server)` };
+        // the config's word on running it as a task (hub/tasks/answer.ts reads execution.taskSupport) overrides the server's
+        const support = this.taskSupport.get(child)!(tool.name, name);
+        const published = {
+          ...tool,
+          name,
+          description: tool.description || `${tool.name} (from the ${child.name} server)`,
+          ...(support ? { execution: { ...tool.execution, taskSupport: support } } : {}),
+        };
         const withContext = stateful ? withContextArgument(published) : undefined;
         const listed = withContext ?? published;
         tools.set(name, { child, original: tool.name, listed, takesContext: withContext !== undefined });
@@ -152,6 +163,16 @@ function makeFilter(child: Child): (name: string, published: string) => boolean 
     if (denyMatch && (denyMatch(name) || denyMatch(published))) return false;
     return true;
   };
+}
+
+type TaskSupport = NonNullable<NonNullable<Child["config"]["taskSupport"]>[string]>;
+
+/** The server entry's taskSupport: a key that is the tool's own or published name first, then globs in the order written. */
+function configuredTaskSupport(child: Child): (name: string, published: string) => TaskSupport | undefined {
+  const entries = Object.entries(child.config.taskSupport ?? {});
+  const patterns = entries.filter(([key]) => picomatch.scan(key).isGlob).map(([key, support]) => [picomatch(key), support] as const);
+  const exact = new Map(entries);
+  return (name, published) => exact.get(name) ?? exact.get(published) ?? patterns.find(([matches]) => matches(name) || matches(published))?.[1];
 }
 
 function collisionMessage(kind: string, name: string, first: Owner, second: Owner): string {

@@ -10,6 +10,25 @@ export function describeZodError(where: string, error: z.ZodError): string {
   return `${where} is not valid:\n${lines.join("\n")}`;
 }
 
+/**
+ * How a server's tools run for a client of the tasks extension, by tool name or glob (hub/catalog/catalog.ts),
+ * overriding what the server declares. The hub holds every task's call itself, so a server that knows
+ * nothing of tasks still gets its long calls run as tasks. No "required": the tool would then be refused
+ * to every client without the extension, for nothing the hub needs.
+ */
+const taskSupportSchema = z
+  .record(
+    z.string(),
+    z.enum(["optional", "forbidden"], {
+      message:
+        'taskSupport takes "optional" (a client of the tasks extension may run the tool as a task) or "forbidden" (never as a task); ' +
+        '"required" is not offered: it would refuse the tool to every client without the extension',
+    }),
+  )
+  .refine((support) => Object.keys(support).every((key) => key.trim() !== ""), {
+    message: 'a taskSupport key is a tool name (the server\'s own or the published one) or a glob such as "*"; an empty one names nothing',
+  });
+
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
 
 export const serverConfigSchema = z
@@ -33,6 +52,7 @@ export const serverConfigSchema = z
     maxConcurrency: z.number().int().positive().optional(),
     maxQueue: z.number().int().nonnegative().optional(),
     tools: toolFilter.optional(),
+    taskSupport: taskSupportSchema.optional(),
     // "2026-07-28": reached with the SDK v2 client, that revision only; "auto": whichever era the server offers (hub/children/modern-link.ts)
     protocol: z.enum(["2026-07-28", "auto"], { message: 'protocol is "2026-07-28" or "auto" (leave it out for the 2025 initialize handshake)' }).optional(),
   })

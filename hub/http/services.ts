@@ -6,8 +6,8 @@ import type { ClientSession } from "../sessions/registry.js";
 import type { SessionServices } from "../sessions/services.js";
 import type { TenantChanges } from "../sessions/changes.js";
 import type { Isolation } from "../tenants/isolation.js";
-import type { TaskStore } from "../tasks/store.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import type { TaskStore } from "../tasks/store.js";
 import type { EventBudget } from "./event-store.js";
 
 export interface HubServices extends SessionServices {

@@ -15,6 +15,7 @@ import { SESSION_KINDS } from "./registry.js";
 import { describeSession, eraFields, sessionLine, sessionListOutput, tenantSessions } from "./session-list.js";
 import type { HubToolCall, HubTools } from "./tool-calls.js";
 import { hubNewContext, offerContext } from "./context-tool.js";
+import { describeTask, hubCancelTask, taskLine, taskListOutput, tenantTasks } from "./task-list.js";
 
 /** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
 interface HubToolContext extends HubToolCall {
@@ -164,7 +165,8 @@ const hubSessions = defineTool({
   name: "hub_sessions",
   title: "Your session",
   description:
-    "Your client session: its age, idle time, protocol era and what each server holds for it; and your tenant's sessions and 2026 contexts with their eras.",
+    "Your client session: its age, idle time, protocol era and what each server holds for it; your tenant's sessions and 2026 contexts with their eras, " +
+    "and your tenant's tasks (tool calls run as tasks) with their status.",
   input: pagingInput({ unit: "session", defaultLimit: 50, maxLimit: 500 }),
   output: {
     id: z.string(),
@@ -175,6 +177,7 @@ const hubSessions = defineTool({
     callsInFlight: z.number(),
     held: z.record(z.string(), z.unknown()).describe("What each server holds for this session, by server name"),
     ...sessionListOutput,
+    ...taskListOutput,
   },
   annotations: readOnly,
   async run({ offset, limit }, { hub, session }: HubToolContext) {
@@ -191,9 +194,12 @@ const hubSessions = defineTool({
           }
         }),
     );
+    // one offset and limit page both lists: the longer one says where the next page starts
     const page = pageOfItems(tenantSessions(hub.sessions, session), offset, limit);
+    const tasks = pageOfItems(tenantTasks(hub.tasks, session.tenant.name), offset, limit);
+    const both = tasks.total! > page.total! ? tasks : page;
     try {
-      assertOffsetInRange(page, "sessions");
+      assertOffsetInRange(both, "sessions and tasks");
     } catch (err) {
       return reply.error((err as Error).message);
     }
@@ -208,16 +214,24 @@ const hubSessions = defineTool({
       callsInFlight: own.callsInFlight,
       held,
       tenantSessions: page.items.map((s) => describeSession(s, session)),
+      tenantTasks: tasks.items.map(describeTask),
       offset: page.offset,
-      nextOffset: page.nextOffset,
+      nextOffset: both.nextOffset,
       total: page.total,
+      tasksTotal: tasks.total!,
     };
     const what =
       data.era === "modern"
         ? `2026 context ${data.id} (MCP ${data.protocolVersion})`
         : `session ${data.id} (${data.transport}, MCP ${data.protocolVersion ?? "none: plain JSON"})`;
     const head = `${what}, ${data.ageSeconds} s old`;
-    const list = [`your tenant's sessions (* this one):`, ...data.tenantSessions.map(sessionLine), pageFooter(page, "sessions", "hub_sessions")];
+    const taskList = data.tasksTotal ? [`your tenant's tasks (${data.tasksTotal}):`, ...data.tenantTasks.map(taskLine)] : [];
+    const list = [
+      `your tenant's sessions (* this one):`,
+      ...data.tenantSessions.map(sessionLine),
+      ...taskList,
+      pageFooter(both, "sessions and tasks", "hub_sessions"),
+    ];
     return reply.data(`${head}\n${JSON.stringify(held, null, 2)}\n${list.filter(Boolean).join("\n")}`, data);
   },
 });
@@ -236,7 +250,7 @@ const hubEndSession = defineTool({
   },
 });
 
-const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession, hubNewContext];
+const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession, hubNewContext, hubCancelTask];
 
 /** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */
 export function hubTools(hub: SessionServices): HubTools {

@@ -13,6 +13,7 @@ import type { RateLimits } from "./rate-limits.js";
 import type { ClientSession, SessionRegistry } from "./registry.js";
 import type { ToolCalls } from "./tool-calls.js";
 import type { Contexts } from "./contexts.js";
+import type { TenantTasks } from "./task-list.js";
 
 export interface SessionServices {
   readonly version: string;
@@ -26,6 +27,8 @@ export interface SessionServices {
   readonly contexts: Contexts;
   /** What a room above adds to every 2025-era session's server (the 2025-11-25 tasks, hub/tasks/legacy.ts). */
   readonly sessionTasks?: SessionServerExtension;
+  /** Tool calls run as tasks, by tenant (hub/tasks/store.ts): hub_sessions lists them, hub_cancel_task ends one. */
+  readonly tasks: TenantTasks;
   /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
   readonly replica?: string;
   /** The hub's report; one tenant's view when asked for a tenant. */

@@ -116,12 +116,12 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
   if (!support) return undefined;
   if (!declaresTasks(request)) return support === "required" ? missingExtension(request.id, `The tool ${request.params.name}`) : undefined;
   const meta = request.params._meta;
-  if (support === "required") return escalation(tasks, tenant, meta);
+  if (support === "required") return escalation(tasks, tenant, request.params.name, meta);
   // a retry (its answers, its state) belongs to a call that started plain, before its caller declared the extension: it ends as it began
   if (request.params.requestState !== undefined || request.params.inputResponses !== undefined) return undefined;
   try {
     const params = { ...request.params, _meta: { ...meta, progressToken: TASK_PROGRESS_TOKEN } };
-    const task = tasks.create(tenant, (round) => startCall(ctx, params, round).call, meta);
+    const task = tasks.create(tenant, request.params.name, (round) => startCall(ctx, params, round).call, meta);
     return reply(ctx, request.id, { resultType: "task", ...task.info() });
   } catch (error) {
     const { code, message } = error as { code?: number; message: string };
@@ -130,12 +130,12 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
 }
 
 /** How the rounds of a call of a tool that runs only as a task end: in a task of the tenant's, once the tool asks nothing more. */
-function escalation(tasks: TaskStore, tenant: string, meta: Record<string, unknown> | undefined): TaskEscalation {
+function escalation(tasks: TaskStore, tenant: string, tool: string, meta: Record<string, unknown> | undefined): TaskEscalation {
   return {
     deadline: () => sleep(ASK_WINDOW_MS, undefined, { ref: false }),
     adopt(call) {
       try {
-        return { resultType: "task", ...tasks.create(tenant, () => call, meta).info() };
+        return { resultType: "task", ...tasks.create(tenant, tool, () => call, meta).info() };
       } catch (error) {
         // no task holds the call: nobody could ever hear how it ends
         call.abandon(error instanceof Error ? error.message : String(error));

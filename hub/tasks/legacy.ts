@@ -139,7 +139,7 @@ export class LegacyTasks implements SessionServerExtension {
     // the questions its child may ask are the ones the client that started it can answer
     const meta = { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared };
     const context = { hub: this.hub, session: this.contextOf(session.tenant), view, pending: this.pending };
-    const task = this.store.create(session.tenant.name, (round) => startCall(context, { ...params, _meta: meta }, round).call, meta);
+    const task = this.store.create(session.tenant.name, params.name, (round) => startCall(context, { ...params, _meta: meta }, round).call, meta);
     if (session.clientCapabilities.tasks) this.tellStatus(task, session);
     return { task: wireTask(task) };
   }

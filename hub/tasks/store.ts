@@ -81,6 +81,8 @@ export class Task {
   constructor(
     readonly id: string,
     readonly tenant: string,
+    /** The tool it runs, as the client named it (hub_sessions and the playground show it). */
+    readonly tool: string,
     readonly ttlMs: number,
     open: (round: CallRound) => PendingCall,
     readonly meta: Record<string, unknown> | undefined,
@@ -219,7 +221,7 @@ export class TaskStore {
    * already in flight (a tool's input_required rounds ending in a task). A tenant at its cap gets an
    * error, and `open` is not called.
    */
-  create(tenant: string, open: (round: CallRound) => PendingCall, meta: Record<string, unknown> | undefined): Task {
+  create(tenant: string, tool: string, open: (round: CallRound) => PendingCall, meta: Record<string, unknown> | undefined): Task {
     const held = this.of(tenant);
     if (held.length >= this.limits.perTenant) {
       // a finished task's result makes room before a running one is refused: the oldest ended goes first
@@ -232,7 +234,7 @@ export class TaskStore {
         );
       this.drop(oldestEnded);
     }
-    const task = new Task(this.ids.mint(), tenant, this.limits.ttlMs, open, meta);
+    const task = new Task(this.ids.mint(), tenant, tool, this.limits.ttlMs, open, meta);
     this.tasks.set(task.id, task);
     this.byTenant.set(tenant, (this.byTenant.get(tenant) ?? new Set<Task>()).add(task));
     void task.follow().then(() => {

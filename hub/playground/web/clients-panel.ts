@@ -2,9 +2,9 @@
 // protocol era and version, as hub_sessions reports them. hub_sessions answers for the caller's own
 // tenant only, so the page never learns of another tenant's clients; and it names the other sessions
 // by a digest, never by their ids.
-import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
+import { callHubTool, tenantPanel } from "./tenant-panel.js";
 
 /** hub_sessions' entry for one session or context (hub/sessions/session-list.ts). */
 interface SessionEntry {
@@ -30,23 +30,10 @@ const TRANSPORTS: Record<string, string> = {
 
 export class ClientsPanel {
   readonly element: HTMLDetailsElement;
-  private readonly list = h("ul", { class: "clients-list" });
-  private readonly summaryCount = h("span", { class: "muted" }, "");
+  private readonly panel = tenantPanel("clients", "Clients of this tenant", () => void this.refresh());
 
   constructor(private readonly connection: () => Connection | undefined) {
-    const refresh = h(
-      "button",
-      { type: "button", class: "ghost small", "data-action": "refresh-clients", title: "Ask the hub again (hub_sessions)" },
-      "Refresh",
-    );
-    refresh.addEventListener("click", () => void this.refresh());
-    this.element = h(
-      "details",
-      { class: "clients-panel", open: true },
-      h("summary", { class: "clients-summary" }, h("span", { class: "picker-label" }, "Clients of this tenant"), this.summaryCount),
-      h("div", { class: "clients-actions" }, h("span", { class: "muted small-print" }, "from hub_sessions: your tenant's only"), refresh),
-      this.list,
-    );
+    this.element = this.panel.element;
   }
 
   async refresh(): Promise<void> {
@@ -54,24 +41,18 @@ export class ClientsPanel {
     if (!connection) return;
     this.element.dataset.state = "loading";
     try {
-      const result = (await connection.client.request({
-        method: "tools/call",
-        params: { name: "hub_sessions", arguments: { limit: SHOWN } },
-      })) as CallToolResult;
-      if (result.isError) throw new Error(result.content.map((c) => (c.type === "text" ? c.text : "")).join(" "));
-      const data = result.structuredContent as { tenantSessions: SessionEntry[]; total?: number };
+      const data = (await callHubTool(connection, "hub_sessions", { limit: SHOWN })) as { tenantSessions: SessionEntry[]; total?: number };
       this.show(data.tenantSessions, data.total ?? data.tenantSessions.length);
     } catch (err) {
-      this.element.dataset.state = "error";
-      replace(this.list, h("li", { class: "muted" }, `Cannot list them: ${(err as Error).message}`));
+      this.panel.failed(err);
     }
   }
 
   private show(sessions: SessionEntry[], total: number): void {
     this.element.dataset.state = "ok";
-    this.summaryCount.textContent = ` ${total}`;
+    this.panel.count.textContent = ` ${total}`;
     replace(
-      this.list,
+      this.panel.list,
       sessions.map((s) =>
         h(
           "li",

@@ -4,6 +4,7 @@
 // session: every request carries its envelope); in "legacy" mode it runs the 2025 initialize
 // handshake and gets a session, as 2025 clients do.
 import {
+  CLIENT_CAPABILITIES_META_KEY,
   Client,
   LOG_LEVEL_META_KEY,
   SdkHttpError,
@@ -14,6 +15,7 @@ import {
   type TransportSendOptions,
 } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
+import { TaskCalls, TASKS_EXTENSION, type TaskEvents } from "./task-calls.js";
 
 const KEY_STORAGE = "agentbox.apiKey";
 
@@ -72,12 +74,15 @@ async function errorText(res: Response): Promise<string> {
 
 export type Direction = "out" | "in";
 
-/** What the connection tells the page: each message on the wire, a note of its own, a transport error, a changed tool list. */
+/** What the connection tells the page: each message on the wire, a note of its own, a transport error, a changed tool list, its calls' tasks. */
 export interface ConnectionEvents {
   tap(direction: Direction, message: JSONRPCMessage): void;
   note(text: string): void;
   onError(error: Error): void;
   onToolsChanged(): void;
+  tasks: TaskEvents;
+  /** Whether a call of this tool should declare the tasks extension (the person ticked "Run as a task"). */
+  runsAsTask(tool: string): boolean;
 }
 
 /** The SDK's version negotiation modes the page offers: "auto" finds 2026-07-28 on this hub, "legacy" is the 2025 handshake. */
@@ -94,11 +99,19 @@ class TappedTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
+  /** The page's calls that the hub runs as tasks (2026-07-28), which the SDK client leaves to the page. */
+  private readonly tasks: TaskCalls;
 
   constructor(
     readonly inner: StreamableHTTPClientTransport,
     private readonly events: ConnectionEvents,
-  ) {}
+  ) {
+    this.tasks = new TaskCalls(
+      (message) => this.send(message),
+      (message) => this.onmessage?.(message),
+      events.tasks,
+    );
+  }
 
   get sessionId(): string | undefined {
     return this.inner.sessionId;
@@ -116,15 +129,17 @@ class TappedTransport implements Transport {
   async start(): Promise<void> {
     this.inner.onmessage = (message: JSONRPCMessage, extra?: MessageExtraInfo) => {
       this.events.tap("in", message);
-      this.onmessage?.(message, extra);
+      if (!this.tasks.incoming(message)) this.onmessage?.(message, extra);
     };
     this.inner.onerror = (error) => this.onerror?.(error);
     this.inner.onclose = () => this.onclose?.();
     await this.inner.start();
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(sent: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const message = this.declaringTasks(sent);
     this.events.tap("out", message);
+    this.tasks.outgoing(message, options?.requestSignal);
     // a 2026 cancellation sends nothing: the log says the request's stream was closed instead
     const id = (message as { id?: string | number }).id;
     options?.requestSignal?.addEventListener("abort", () => this.events.note(`closed the stream of request #${String(id)}: its cancellation in 2026-07-28`), {
@@ -135,6 +150,19 @@ class TappedTransport implements Transport {
 
   close(): Promise<void> {
     return this.inner.close();
+  }
+
+  /**
+   * A 2026 tools/call the person asked to run as a task, its envelope declaring the tasks extension.
+   * Per call, not in the client's capabilities: a task's call hears no progress, so a tool run the
+   * usual way keeps its live output (terminal_exec streams what it prints).
+   */
+  private declaringTasks(message: JSONRPCMessage): JSONRPCMessage {
+    const m = message as { method?: string; params?: { name?: unknown; _meta?: Record<string, unknown> } };
+    const capabilities = m.params?._meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
+    if (m.method !== "tools/call" || !capabilities || !this.events.runsAsTask(String(m.params?.name))) return message;
+    const declared = { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+    return { ...message, params: { ...m.params, _meta: { ...m.params!._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } } as JSONRPCMessage;
   }
 }
 
@@ -165,7 +193,8 @@ export async function connect(events: ConnectionEvents, query = "", mode: Mode =
   const client = new Client(
     { name: "agentbox-playground", version: "1.0.0" },
     {
-      capabilities: {},
+      // a call run as a task (./task-calls.ts) may bring its child's question, answered in a form
+      capabilities: { elicitation: { form: {} } },
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       versionNegotiation: { mode },
       // 2025: the hub's unsolicited list_changed; 2026: a subscriptions/listen stream the client opens for it

@@ -11,6 +11,7 @@ import { welcome } from "./welcome.js";
 import { LogPanel } from "./log-panel.js";
 import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
+import { TasksPanel } from "./tasks-panel.js";
 
 const STATUS_EVERY_MS = 5000;
 
@@ -24,6 +25,7 @@ const hubInfo = h("div", { class: "hub-info" });
 const pill = h("span", { class: "pill", "data-state": "connecting" }, "connecting…");
 const picker = new CatalogPicker();
 const clients = new ClientsPanel(() => connection);
+const tasks = new TasksPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
 
@@ -69,7 +71,7 @@ function layout(): void {
     h(
       "div",
       { class: "layout" },
-      h("div", { class: "sidebar-wrap" }, picker.element, clients.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
+      h("div", { class: "sidebar-wrap" }, picker.element, clients.element, tasks.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
       main,
       log.element,
     ),
@@ -169,6 +171,7 @@ function select(name: string | undefined): void {
         () => connection!,
         async (result) => {
           keepFound(tool, result);
+          void tasks.refresh();
           await refreshStatus();
         },
       );
@@ -242,6 +245,15 @@ async function start(): Promise<void> {
           note: (text) => log.note(text),
           onError: (error) => log.note(`transport: ${error.message}`, "error"),
           onToolsChanged: () => void relist(),
+          // a panel runs one call at a time, and there is one panel per tool: the tool names the panel
+          tasks: {
+            onTask: (task) => {
+              panels.get(task.tool)?.onTask(task);
+              void tasks.refresh();
+            },
+            onInput: (task, requests, answer) => panels.get(task.tool)?.onInput(requests, answer),
+          },
+          runsAsTask: (tool) => panels.get(tool)?.runsAsTask ?? false,
         },
         selectionQuery(),
         modeOf(),
@@ -279,6 +291,7 @@ async function start(): Promise<void> {
   // "connected" once the catalog is on screen, so what the pill promises is there
   setPill("connected", "connected");
   void clients.refresh();
+  void tasks.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);
   setInterval(() => void refreshStatus(), STATUS_EVERY_MS);

@@ -7,6 +7,8 @@ import { formatDuration, h, replace } from "./dom.js";
 import { renderResult, type OutputCheck } from "./result-view.js";
 import { buildForm, type JsonSchema } from "./schema-form.js";
 import { StreamedOutput } from "./streamed-output.js";
+import type { InputRequest, TaskState } from "./task-calls.js";
+import { taskQuestions } from "./task-questions.js";
 
 // long tools (a build, a crawl) run as long as they keep reporting progress
 const CALL_TIMEOUT_MS = 10 * 60_000;
@@ -26,7 +28,11 @@ export class ToolPanel {
   private readonly runButton = h("button", { type: "submit", class: "primary", "data-action": "run" }, "Run");
   private readonly cancelButton = h("button", { type: "button", class: "secondary danger", "data-action": "cancel", hidden: true }, "Cancel");
   private readonly status = h("div", { class: "call-status", "data-state": "idle" });
+  private readonly asTask = h("input", { type: "checkbox", name: "as-task", "data-action": "as-task" });
   private readonly result = h("div", { class: "result", "aria-live": "polite" });
+  /** The task the running call became (2026-07-28, a task-capable tool): its id, status and questions. */
+  private readonly task = h("div", { class: "task-area", hidden: true });
+  private taskState?: TaskState;
   private abort?: AbortController;
 
   /** @param onCallEnd runs before a call's outcome is shown, so what the call changed (a server it started) shows with it */
@@ -44,7 +50,23 @@ export class ToolPanel {
       { class: "tool-form", novalidate: true },
       h("h3", null, "Arguments"),
       this.form.element,
-      h("div", { class: "actions" }, this.runButton, this.cancelButton, this.status),
+      h(
+        "div",
+        { class: "actions" },
+        this.runButton,
+        this.cancelButton,
+        // 2026-07-28 only: the tasks extension is declared per request; a tool that may not run as a task runs the usual way
+        connection().era === "modern"
+          ? h(
+              "label",
+              { class: "as-task", title: "Declare the tasks extension: a task-capable tool runs as a task (polled; no live output)" },
+              this.asTask,
+              " Run as a task",
+            )
+          : null,
+        this.status,
+      ),
+      this.task,
     );
     formEl.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -74,6 +96,31 @@ export class ToolPanel {
     );
   }
 
+  /** Whether the person asked to run this tool's calls as tasks. */
+  get runsAsTask(): boolean {
+    return this.asTask.checked;
+  }
+
+  /** The running call became a task, or its task changed status (./task-calls.ts). */
+  onTask(task: TaskState): void {
+    if (!this.abort) return;
+    const first = !this.taskState;
+    this.taskState = task;
+    this.task.hidden = false;
+    this.task.dataset.status = task.status;
+    const line = h("p", { class: "task-line" }, "Running as task ", h("code", null, task.taskId), " · ", h("span", { class: "task-status" }, task.status));
+    if (first) replace(this.task, line);
+    else this.task.replaceChild(line, this.task.firstChild!);
+    if (task.status !== "input_required") this.task.querySelector(".task-questions[data-state='asking']")?.remove();
+  }
+
+  /** The task waits for input: its questions, answered with tasks/update. */
+  onInput(requests: Record<string, InputRequest>, answer: (responses: Record<string, unknown>) => Promise<void>): void {
+    if (!this.abort) return;
+    this.task.querySelector(".task-questions")?.remove();
+    this.task.append(taskQuestions(requests, answer));
+  }
+
   /** onCallEnd, but never holding back the outcome for long (the hub may be slow to answer GET /). */
   private async afterCall(result?: CallToolResult): Promise<void> {
     await Promise.race([this.onCallEnd(result).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, AFTER_CALL_WAIT_MS))]);
@@ -92,6 +139,8 @@ export class ToolPanel {
       return;
     }
     const abort = (this.abort = new AbortController());
+    this.task.hidden = true;
+    replace(this.task);
     const started = performance.now();
     const bar = h("progress", { class: "progress" });
     const progressText = h("span", { class: "progress-text" }, "Running…");
@@ -103,6 +152,8 @@ export class ToolPanel {
     const output = new StreamedOutput();
     this.showResult("running", "Output so far", output.element);
     const onprogress = (p: Progress) => {
+      // a task's call hears only the page's own keep-alive (./task-calls.ts): it says nothing
+      if (this.taskState && !p.message && !p.total) return;
       if (p.total) {
         bar.max = p.total;
         bar.value = p.progress;
@@ -135,7 +186,18 @@ export class ToolPanel {
         this.showResult(
           "cancelled",
           "Cancelled",
-          h("div", null, h("p", { class: "muted" }, "The call was cancelled; the hub forwarded the cancellation to the tool."), output.kept()),
+          h(
+            "div",
+            null,
+            h(
+              "p",
+              { class: "muted" },
+              this.taskState
+                ? `The call was cancelled: task ${this.taskState.taskId} was sent tasks/cancel, which ends it with every process it started.`
+                : "The call was cancelled; the hub forwarded the cancellation to the tool.",
+            ),
+            output.kept(),
+          ),
         );
       } else {
         const message = err instanceof Error ? err.message : String(err);
@@ -165,6 +227,9 @@ export class ToolPanel {
     } finally {
       clearInterval(tick);
       this.abort = undefined;
+      this.taskState = undefined;
+      // the task's last status stays on screen with the outcome; its questions are moot
+      this.task.querySelector(".task-questions")?.remove();
       this.runButton.disabled = false;
       this.cancelButton.hidden = true;
     }

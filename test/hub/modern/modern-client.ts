@@ -83,3 +83,21 @@ export async function postModern(hub: TestHub, body: Record<string, unknown>, he
     json: data ? (JSON.parse(data) as { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } }) : undefined,
   };
 }
+
+/** The envelope of a request whose client declared the tasks extension (and can be asked elicitation). */
+export const withTasks = envelope({ "io.modelcontextprotocol/clientCapabilities": { elicitation: {}, extensions: { "io.modelcontextprotocol/tasks": {} } } });
+
+let taskRequestId = 1;
+
+/** A tools/call that must become a task: its taskId. */
+export async function startTask(hub: TestHub, headers: Record<string, string>, name: string, args: Record<string, unknown>): Promise<string> {
+  const reply = await postModern(hub, { id: taskRequestId++, method: "tools/call", params: { name, arguments: args, _meta: withTasks } }, headers);
+  if (reply.json?.result?.resultType !== "task") throw new Error(`${name} did not become a task: ${reply.text}`);
+  return String(reply.json.result.taskId);
+}
+
+/** tasks/get: the task as the hub shows it, or undefined with the error. */
+export async function getTask(hub: TestHub, headers: Record<string, string>, taskId: string): Promise<Record<string, unknown> | undefined> {
+  return (await postModern(hub, { id: taskRequestId++, method: "tasks/get", params: { taskId, _meta: withTasks } }, { ...headers, "Mcp-Name": taskId })).json
+    ?.result;
+}

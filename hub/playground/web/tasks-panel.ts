@@ -1,0 +1,96 @@
+// The tenant's tasks (tool calls run as tasks), as hub_sessions lists them: the page's own and those
+// of every other client of its tenant, never another tenant's, each with its tool and status, and a
+// Cancel for one still running (hub_cancel_task, which a 2025 connection can send too).
+import type { Connection } from "./connection.js";
+import { h, replace } from "./dom.js";
+import { callHubTool, tenantPanel } from "./tenant-panel.js";
+
+/** hub_sessions' entry for one task (hub/sessions/task-list.ts). */
+interface TaskEntry {
+  id: string;
+  tool: string;
+  status: string;
+  createdAt: string;
+  lastUpdatedAt: string;
+  waitsForInput?: number;
+}
+
+const SHOWN = 50;
+const ENDED = new Set(["completed", "failed", "cancelled"]);
+
+export class TasksPanel {
+  readonly element: HTMLDetailsElement;
+  private readonly panel = tenantPanel("tasks", "Tasks of this tenant", () => void this.refresh());
+  private refreshing?: Promise<void>;
+  private again = false;
+
+  constructor(private readonly connection: () => Connection | undefined) {
+    this.element = this.panel.element;
+  }
+
+  /** Asks hub_sessions again; a refresh asked for while one runs runs once after it. */
+  refresh(): Promise<void> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    this.refreshing = this.load().finally(() => {
+      this.refreshing = undefined;
+      if (this.again) {
+        this.again = false;
+        void this.refresh();
+      }
+    });
+    return this.refreshing;
+  }
+
+  private async load(): Promise<void> {
+    const connection = this.connection();
+    if (!connection) return;
+    this.element.dataset.state = "loading";
+    try {
+      const data = (await callHubTool(connection, "hub_sessions", { limit: SHOWN })) as { tenantTasks?: TaskEntry[]; tasksTotal?: number };
+      this.show(data.tenantTasks ?? [], data.tasksTotal ?? 0);
+    } catch (err) {
+      this.panel.failed(err);
+    }
+  }
+
+  private async cancel(task: TaskEntry, button: HTMLButtonElement): Promise<void> {
+    const connection = this.connection();
+    if (!connection) return;
+    button.disabled = true;
+    try {
+      await callHubTool(connection, "hub_cancel_task", { taskId: task.id });
+    } catch (err) {
+      button.disabled = false;
+      button.title = (err as Error).message;
+    }
+    await this.refresh();
+  }
+
+  private show(tasks: TaskEntry[], total: number): void {
+    this.element.dataset.state = "ok";
+    this.panel.count.textContent = ` ${total}`;
+    // newest first: the one just started is what a person looks for
+    const rows = [...tasks].reverse().map((task) => {
+      const cancel = ENDED.has(task.status)
+        ? null
+        : h("button", { type: "button", class: "ghost small danger", "data-action": "cancel-task", title: "hub_cancel_task" }, "Cancel");
+      cancel?.addEventListener("click", () => void this.cancel(task, cancel));
+      return h(
+        "li",
+        { class: "task-entry", "data-task": task.id, "data-status": task.status, "data-tool": task.tool },
+        h("span", { class: `badge task-status status-${task.status}` }, task.waitsForInput ? `${task.status} (${task.waitsForInput})` : task.status),
+        h("code", { class: "task-tool" }, task.tool),
+        h("span", { class: "muted task-id", title: `started ${task.createdAt}, updated ${task.lastUpdatedAt}` }, task.id.slice(0, 8)),
+        cancel,
+      );
+    });
+    replace(
+      this.panel.list,
+      rows.length ? rows : h("li", { class: "muted" }, "No tasks."),
+      total > tasks.length ? h("li", { class: "muted" }, `and ${total - tasks.length} more`) : null,
+    );
+  }
+}

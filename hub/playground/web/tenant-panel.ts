@@ -1,0 +1,40 @@
+// What the side panels fed by hub_sessions share: a folding section with a count, a Refresh button,
+// and a list; and a call of one of the hub's own tools whose tool error is thrown with its text.
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import type { Connection } from "./connection.js";
+import { h, replace } from "./dom.js";
+
+/** A hub tool's structuredContent; its tool error (isError) thrown with the words the hub gave. */
+export async function callHubTool(connection: Connection, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = (await connection.client.request({ method: "tools/call", params: { name, arguments: args } })) as CallToolResult;
+  if (result.isError) throw new Error(result.content.map((c) => (c.type === "text" ? c.text : "")).join(" "));
+  return (result.structuredContent ?? {}) as Record<string, unknown>;
+}
+
+export interface TenantPanel {
+  element: HTMLDetailsElement;
+  list: HTMLUListElement;
+  count: HTMLSpanElement;
+  /** The list says why it could not be filled. */
+  failed(err: unknown): void;
+}
+
+/** `kind` names its classes and its Refresh action (clients-panel, refresh-clients). */
+export function tenantPanel(kind: string, title: string, refresh: () => void): TenantPanel {
+  const list = h("ul", { class: `${kind}-list` });
+  const count = h("span", { class: "muted" }, "");
+  const button = h("button", { type: "button", class: "ghost small", "data-action": `refresh-${kind}`, title: "Ask the hub again (hub_sessions)" }, "Refresh");
+  button.addEventListener("click", refresh);
+  const element = h(
+    "details",
+    { class: `${kind}-panel`, open: true },
+    h("summary", { class: "clients-summary" }, h("span", { class: "picker-label" }, title), count),
+    h("div", { class: "clients-actions" }, h("span", { class: "muted small-print" }, "from hub_sessions: your tenant's only"), button),
+    list,
+  );
+  const failed = (err: unknown) => {
+    element.dataset.state = "error";
+    replace(list, h("li", { class: "muted" }, `Cannot list them: ${(err as Error).message}`));
+  };
+  return { element, list, count, failed };
+}
