@@ -17,10 +17,11 @@ export interface TaskView {
   readonly createdAt: string;
   readonly lastUpdatedAt: string;
   readonly ttlMs: number;
+  readonly statusMessage?: string;
   readonly inputRequests?: Record<string, unknown>;
   readonly terminal: boolean;
   /** tasks/cancel: the call ends with its child's process tree; a task that already ended stays as it ended. */
-  cancel(): void;
+  cancel(by?: string): void;
 }
 
 /** The hub's tasks, by tenant (hub/tasks/store.ts TaskStore is one). */
@@ -35,6 +36,7 @@ export const taskEntry = z.object({
   createdAt: z.string(),
   lastUpdatedAt: z.string(),
   ttlMs: z.number().describe("How long its outcome is kept after it ends"),
+  statusMessage: z.string().optional().describe("What it does or why it ended, in words (its latest progress while working)"),
   waitsForInput: z.number().optional().describe("input_required: how many questions tasks/update must answer"),
 });
 
@@ -54,6 +56,7 @@ export function describeTask(task: TaskView): TaskEntry {
     createdAt: task.createdAt,
     lastUpdatedAt: task.lastUpdatedAt,
     ttlMs: task.ttlMs,
+    ...(task.statusMessage === undefined ? {} : { statusMessage: task.statusMessage }),
     ...(waiting === undefined ? {} : { waitsForInput: waiting }),
   };
 }
@@ -66,7 +69,8 @@ export function tenantTasks(tasks: TenantTasks, tenant: string): TaskView[] {
 /** One line of the text a model reads. */
 export function taskLine(entry: TaskEntry): string {
   const waits = entry.waitsForInput === undefined ? "" : ` · waits for input (${entry.waitsForInput} questions: answer with tasks/update)`;
-  return `  ${entry.id}  ${entry.tool} ${entry.status}${waits} · started ${entry.createdAt}, updated ${entry.lastUpdatedAt}, kept ${Math.round(entry.ttlMs / 1000)} s after it ends`;
+  const says = entry.statusMessage === undefined ? "" : ` · ${entry.statusMessage}`;
+  return `  ${entry.id}  ${entry.tool} ${entry.status}${waits}${says} · started ${entry.createdAt}, updated ${entry.lastUpdatedAt}, kept ${Math.round(entry.ttlMs / 1000)} s after it ends`;
 }
 
 /**
@@ -89,7 +93,7 @@ export const hubCancelTask = defineTool({
         `No task ${JSON.stringify(taskId)} of your tenant: it never existed, belongs to someone else, or its result expired. hub_sessions lists your tasks.`,
       );
     const ended = task.terminal;
-    task.cancel();
+    task.cancel("hub_cancel_task");
     const data = { taskId: task.id, tool: task.tool, status: task.status };
     return reply.data(
       ended

@@ -157,12 +157,12 @@ export class Task {
     this.answered?.();
   }
 
-  /** tasks/cancel: the call is cancelled (its child's process tree with it); a task that already ended stays as it ended. */
-  cancel(): void {
+  /** tasks/cancel (or `by` another way): the call is cancelled (its child's process tree with it); a task that already ended stays as it ended. */
+  cancel(by = "tasks/cancel"): void {
     if (this.terminal) return;
     this.inputRequests = undefined;
-    this.set("cancelled", "Cancelled by tasks/cancel.");
-    this.call.abandon("The task was cancelled (tasks/cancel).");
+    this.set("cancelled", `Cancelled by ${by}.`);
+    this.call.abandon(`The task was cancelled (${by}).`);
     this.answered?.();
   }
 
@@ -299,7 +299,7 @@ export class TaskStore {
   /** The hub is stopping: every task still running is cancelled. */
   close(): void {
     for (const task of this.tasks.values()) {
-      task.cancel();
+      task.cancel("the hub stopping");
       clearTimeout(task.expiry);
     }
     this.tasks.clear();

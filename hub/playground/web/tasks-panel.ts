@@ -12,6 +12,7 @@ interface TaskEntry {
   status: string;
   createdAt: string;
   lastUpdatedAt: string;
+  statusMessage?: string;
   waitsForInput?: number;
 }
 
@@ -83,7 +84,13 @@ export class TasksPanel {
         { class: "task-entry", "data-task": task.id, "data-status": task.status, "data-tool": task.tool },
         h("span", { class: `badge task-status status-${task.status}` }, task.waitsForInput ? `${task.status} (${task.waitsForInput})` : task.status),
         h("code", { class: "task-tool" }, task.tool),
-        h("span", { class: "muted task-id", title: `started ${task.createdAt}, updated ${task.lastUpdatedAt}` }, task.id.slice(0, 8)),
+        // an id starts with its replica's and process's parts, shared by every task there: its own uuid tells tasks apart
+        h(
+          "span",
+          { class: "muted task-id", title: `${task.id}: started ${task.createdAt}, updated ${task.lastUpdatedAt}` },
+          task.id.split(".").at(-1)!.slice(0, 8),
+        ),
+        task.statusMessage ? h("span", { class: "muted task-says" }, task.statusMessage) : null,
         cancel,
       );
     });

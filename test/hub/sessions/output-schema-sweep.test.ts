@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import util from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CreateTaskResultSchema, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { startFakeArxiv, type FakeArxiv } from "../../arxiv/fake-arxiv.js";
 import { startSite, type Site } from "../../fixtures/browser/site.js";
@@ -22,6 +22,8 @@ interface Memo {
   site: string;
   workspace: string;
   terminal?: string;
+  /** A running task of the sweep's tenant, started by another session (its rate limit is its own). */
+  task: string;
 }
 type ArgsOf = Args | ((memo: Memo) => Args);
 
@@ -135,6 +137,7 @@ const SWEEP: Record<string, Entry> = {
   hub_sessions: { ok: {}, error: { verbose: true } },
   hub_end_session: { ok: {}, error: { verbose: true }, ownSession: true },
   hub_new_context: { ok: {}, error: { verbose: true } },
+  hub_cancel_task: { ok: (memo) => ({ taskId: memo.task }), error: { taskId: "made-up" } },
 };
 
 /** Every tool the hub lists, all pages of it (listTools also primes the client's output validators). */
@@ -216,7 +219,14 @@ describe("output schemas: every result an official client accepts", () => {
       },
     });
     client = await hub.connect({ name: "schema-sweep" });
-    Object.assign(memo, { site: site.origin, workspace: hub.workspace });
+    // the 2025-11-25 task shape: a task the sweep's tenant owns, for hub_cancel_task's success path
+    const starter = await hub.connect({ name: "schema-sweep-tasks" });
+    const started = await starter.request(
+      { method: "tools/call", params: { name: "terminal_exec", arguments: { command: "sleep 300" }, task: {} } },
+      CreateTaskResultSchema,
+    );
+    await starter.close();
+    Object.assign(memo, { site: site.origin, workspace: hub.workspace, task: started.task.taskId });
   });
 
   after(async () => {

@@ -104,7 +104,11 @@ describe("hub_sessions lists the tenant's tasks; hub_cancel_task ends one", () =
     const cancelled = await call(alice, "hub_cancel_task", { taskId: slow });
     assert.equal(cancelled.isError, undefined, textOf(cancelled));
     assert.deepEqual(cancelled.structuredContent, { taskId: slow, tool: "echo_slow", status: "cancelled" });
-    assert.equal((await taskGet(hub, KEY_A, slow))?.result?.status, "cancelled");
+    const ended = (await taskGet(hub, KEY_A, slow))?.result;
+    assert.equal(ended?.status, "cancelled");
+    assert.equal(ended?.statusMessage, "Cancelled by hub_cancel_task.", "tasks/get says how it ended");
+    const listed = (await call(alice, "hub_sessions", {})).structuredContent as { tenantTasks: Array<{ id: string; statusMessage?: string }> };
+    assert.equal(listed.tenantTasks.find((t) => t.id === slow)?.statusMessage, "Cancelled by hub_cancel_task.", "hub_sessions says it too");
     const again = await call(alice, "hub_cancel_task", { taskId: slow });
     assert.match(textOf(again), /had already ended: cancelled/);
     assert.equal((await taskGet(hub, KEY_B, bobs))?.result?.status, "working", "bob's task runs on");
