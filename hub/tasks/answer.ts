@@ -5,7 +5,8 @@
 // tool that runs only as a task, and runs as it always did otherwise.
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { isPlainObject, jsonRpcError } from "../protocol/jsonrpc.js";
+import { isPlainObject, jsonRpcError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
+import { checkMethodLimit } from "../sessions/handlers.js";
 import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
 import { serverInfoOf, startCall, type ModernCtx } from "../sessions/modern-server.js";
@@ -63,7 +64,7 @@ function missingExtension(id: JsonRpcRequest["id"], what: string): Response {
  * The answer to a 2026 request that is the tasks extension's, or undefined for any other (the
  * usual path serves it). `tenant` is the hub's finding of who asks, never the client's word.
  */
-export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, req: Request, body: unknown): Response | undefined {
+export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, req: Request, body: unknown): Response | Promise<Response> | undefined {
   const request = asRequest(body);
   if (!request) return undefined;
   if (TASK_METHODS.has(request.method)) {
@@ -79,24 +80,32 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
           id: request.id,
         },
       );
-    try {
-      return reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) });
-    } catch (error) {
-      const { code, message } = error as { code?: number; message: string };
-      return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
-    }
+    // polling is not a tool call (a task spent its tool budget once, when it started) but is bounded all the same: rateLimits.methods
+    return checkMethodLimit(ctx, request.method)
+      .then(() => reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) }))
+      .catch((error: unknown) => errorReply(request.id, error));
   }
   if (request.method !== "tools/call" || typeof request.params.name !== "string") return undefined;
   const support = taskSupportOf(ctx, request.params.name);
   if (!support) return undefined;
   if (!declaresTasks(request)) return support === "required" ? missingExtension(request.id, `The tool ${request.params.name}`) : undefined;
   try {
-    const task = tasks.create(tenant, (round) => startCall(ctx, request.params, round).call, request.params._meta);
+    // the child is asked for progress: a call's timeout (AGENTBOX_…/timeoutMs, 5 min) counts time without progress, and a task
+    // nobody waits on must still outlive it while its tool reports (a ten-minute build that prints as it goes)
+    const params = { ...request.params, _meta: { progressToken: "task", ...request.params._meta } };
+    const task = tasks.create(tenant, (round) => startCall(ctx, params, round).call, request.params._meta);
     return reply(ctx, request.id, { resultType: "task", ...task.info() });
   } catch (error) {
-    const { code, message } = error as { code?: number; message: string };
-    return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
+    return errorReply(request.id, error);
   }
+}
+
+/** A refusal in-band; one for a spent rate limit is HTTP 429 with Retry-After, as the hub's other rate-limited replies. */
+function errorReply(id: JsonRpcRequest["id"], error: unknown): Response {
+  const { code, message, data } = error as { code?: number; message: string; data?: { retryAfterMs?: number } };
+  if (code === RATE_LIMITED_CODE)
+    return jsonRpcError(429, code, message, { id, data, headers: { "Retry-After": String(Math.ceil((data?.retryAfterMs ?? 1000) / 1000)) } });
+  return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id });
 }
 
 function taskMethod(tasks: TaskStore, tenant: string, request: JsonRpcRequest): Record<string, unknown> {
