@@ -90,7 +90,7 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
   if (!support) return undefined;
   if (!declaresTasks(request)) return support === "required" ? missingExtension(request.id, `The tool ${request.params.name}`) : undefined;
   try {
-    // the child is asked for progress: a call's timeout (AGENTBOX_…/timeoutMs, 5 min) counts time without progress, and a task
+    // the child is asked for progress: a call is cancelled after its server's timeoutMs (5 min) without progress, and a task
     // nobody waits on must still outlive it while its tool reports (a ten-minute build that prints as it goes)
     const params = { ...request.params, _meta: { progressToken: "task", ...request.params._meta } };
     const task = tasks.create(tenant, (round) => startCall(ctx, params, round).call, request.params._meta);
