@@ -73,7 +73,12 @@ describe("a ten-minute terminal_exec as a task", { timeout: (TEN_MINUTES_S + 240
   let hub: TestHub;
 
   before(async () => {
-    hub = await startHub({ servers: ["terminal"], config: { tenants: { alice: { apiKey: KEY } } } });
+    // sessions idle out after a minute here (30 min by default): a sweep that took the task's call along would have nine chances
+    hub = await startHub({
+      servers: ["terminal"],
+      config: { tenants: { alice: { apiKey: KEY } } },
+      env: { AGENTBOX_SESSION_IDLE_MS: "60000", AGENTBOX_SESSION_RECLAIM_IDLE_MS: "60000" },
+    });
   });
   after(() => hub?.stop());
 
@@ -98,9 +103,13 @@ describe("a ten-minute terminal_exec as a task", { timeout: (TEN_MINUTES_S + 240
     assert.equal((await taskOf(hub, doomed)).status, "cancelled");
     await until("no process of the cancelled task to be left", () => processesWith(other).length === 0, 15_000);
     await canceller.close();
+    const canceledAt = Date.now();
     console.log(`# ${doomed} cancelled after ${Math.round((Date.now() - started) / 1000)} s; no process holds ${other}`);
 
-    // nobody connected for minutes: the first keeps running all ten, and a new client polls it to the end
+    // nobody connected for minutes: the first keeps running all ten, and a new client polls it to the end. The pause lets
+    // what must not happen (an idle sweep of the tenant's sessions or processes ending the call) have its chance.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + (TEN_MINUTES_S - 60) * 1000 - Date.now())));
+    console.log(`# nobody connected from ${Math.round((canceledAt - started) / 1000)} s to ${Math.round((Date.now() - started) / 1000)} s`);
     let polls = 0;
     const done = await until(
       `task ${taskId} to end`,
@@ -108,7 +117,7 @@ describe("a ten-minute terminal_exec as a task", { timeout: (TEN_MINUTES_S + 240
         const client = await connectModern(hub, { headers: auth });
         try {
           const task = await taskOf(hub, taskId);
-          if (++polls % 10 === 0) console.log(`# ${Math.round((Date.now() - started) / 1000)} s: ${String(task.status)}`);
+          if (++polls % 4 === 0) console.log(`# ${Math.round((Date.now() - started) / 1000)} s: ${String(task.status)}`);
           return task.status !== "working" && task;
         } finally {
           await client.close();
