@@ -1,8 +1,14 @@
 // Run every compiled test file with node's test runner. Node 20 takes a folder and Node 22 a
 // glob, so the files are listed here instead. Extra arguments narrow the run to paths containing them.
-import { spawnSync } from "node:child_process";
+//
+// Files named *.long.test.js run for real durations (a ten-minute task) and are mostly idle
+// waiting: they start first, in a node --test process of their own beside the rest, so the suite
+// takes as long as its longer half, not both. Their lines are prefixed "[long] "; the run fails if
+// either half does.
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
 
 const root = path.resolve("dist/test");
 const filters = process.argv.slice(2);
@@ -17,5 +23,27 @@ if (files.length === 0) {
   console.error(`no test files under ${root}${filters.length ? ` matching ${filters.join(", ")}` : ""}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ["--test", "--test-concurrency=2", ...files], { stdio: "inherit" });
-process.exit(result.status ?? 1);
+
+const isLong = (file) => file.endsWith(".long.test.js");
+const long = files.filter(isLong);
+const rest = files.filter((file) => !isLong(file));
+
+/** One node --test process over `group`; resolves to its exit status. `prefix` marks its lines when it shares the terminal. */
+function run(group, concurrency, prefix) {
+  const child = spawn(process.execPath, ["--test", `--test-concurrency=${concurrency}`, ...group], { stdio: prefix ? ["ignore", "pipe", "pipe"] : "inherit" });
+  if (prefix) {
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ])
+      readline.createInterface({ input: from }).on("line", (line) => to.write(`${prefix}${line}\n`));
+  }
+  return new Promise((resolve) => child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+}
+
+const halves = [];
+if (long.length > 0) halves.push(run(long, long.length, rest.length > 0 ? "[long] " : undefined));
+if (rest.length > 0) halves.push(run(rest, 2));
+const statuses = await Promise.all(halves);
+if (long.length > 0 && rest.length > 0) console.log(`# long tests exited ${statuses[0]}, the rest ${statuses[1]}`);
+process.exit(statuses.every((status) => status === 0) ? 0 : 1);

@@ -11,6 +11,12 @@ import type { Cancellation } from "../protocol/cancellation.js";
 export interface CallOptions {
   signal?: Cancellation;
   onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * Whether nobody waits on the reply now (a call run as a task): such a call is bounded by
+   * maxTotalMs alone, not by timeoutMs without progress, which is there for a client holding a
+   * request open. Asked when the idle timer runs out, so a call that became a task midway counts.
+   */
+  detached?: () => boolean;
 }
 
 export interface CallLimits {
@@ -41,6 +47,7 @@ type Incoming = {
   error?: { code: number; message: string; data?: unknown };
 };
 
+const totalTimeout = (maxTotalMs: number) => new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: maxTotalMs });
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 export class ChildCalls {
@@ -72,10 +79,7 @@ export class ChildCalls {
     const call = this.pending.get(m.params.progressToken);
     if (!call) return false;
     if (Date.now() - call.startedAt > this.limits.maxTotalMs) {
-      this.cancel(
-        m.params.progressToken,
-        new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: this.limits.maxTotalMs }),
-      );
+      this.cancel(m.params.progressToken, totalTimeout(this.limits.maxTotalMs));
       return true;
     }
     call.timer.refresh();
@@ -103,10 +107,15 @@ export class ChildCalls {
           id,
           options.signal!.reason instanceof Error ? options.signal!.reason : new McpError(ErrorCode.RequestTimeout, String(options.signal!.reason)),
         );
-      const timer = setTimeout(
-        () => this.cancel(id, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs })),
-        this.limits.timeoutMs,
-      );
+      const idle = (): void => {
+        const call = this.pending.get(id);
+        if (!call) return;
+        if (!options.detached?.()) return this.cancel(id, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs }));
+        const left = this.limits.maxTotalMs - (Date.now() - call.startedAt);
+        if (left <= 0) return this.cancel(id, totalTimeout(this.limits.maxTotalMs));
+        call.timer = setTimeout(idle, Math.min(left, this.limits.timeoutMs));
+      };
+      const timer = setTimeout(idle, this.limits.timeoutMs);
       const done = () => options.signal?.removeEventListener("abort", onAbort);
       this.pending.set(id, {
         resolve: (result) => (done(), resolve(result)),

@@ -27,7 +27,8 @@ export type { RateLimitsConfig, ServerConfig, TenantConfig, TenantLimits } from 
 export type { SessionLimits } from "./session-limits.js";
 
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
-  methods: { "tools/list": "10/min" },
+  // tasks/get polls: ten a second per client covers many tasks polled every second, and stops a client spinning on it
+  methods: { "tools/list": "10/min", "tasks/*": "600/min" },
   tools: { "*": "100/min", ...BUILTIN_TOOL_RATES },
 };
 

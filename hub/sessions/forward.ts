@@ -55,14 +55,15 @@ export async function forward(
     const { params: forwarded, progressToken } = forChild(params, overrides, child, session, call ?? tracked);
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
-    if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal });
+    const detached = channel.detached && (() => channel.detached!());
+    if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal, detached });
     // progress is relayed in order, and all of it before the result, or the client loses the tail
     let relayed: Promise<unknown> = Promise.resolve();
     const onprogress = (p: { progress: number; total?: number; message?: string }) => {
       const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
       relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
     };
-    const result = await child.request(method, forwarded, { signal: channel.signal, onprogress });
+    const result = await child.request(method, forwarded, { signal: channel.signal, onprogress, detached });
     await relayed;
     return result;
   } catch (err) {

@@ -33,7 +33,7 @@ export function hubInstructions({ session, view }: HandlerCtx): string {
   return mergeInstructions(view.instructions(HUB_INSTRUCTIONS), selectedServers(session.tenant.children, view));
 }
 
-async function checkMethodLimit({ hub, session }: HandlerCtx, method: string): Promise<void> {
+export async function checkMethodLimit({ hub, session }: HandlerCtx, method: string): Promise<void> {
   const verdict = await hub.limits.checkMethod(session.budget, method);
   if (verdict.allowed) return;
   hub.metrics.rateLimited.inc({ kind: "method", name: method });

@@ -69,6 +69,8 @@ export class PendingCall {
   expiry?: NodeJS.Timeout;
   /** What the call left for after its final reply (hub_end_session ends the context). */
   readonly afterReply: Array<() => void> = [];
+  /** Set once a task holds the call (hub/tasks/store.ts): no client waits on its reply any more. */
+  detached = false;
 
   constructor(
     readonly session: ClientSession,

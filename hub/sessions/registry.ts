@@ -45,6 +45,8 @@ export interface CallChannel {
   request(request: ServerRequest, signal: AbortSignal, inputKey?: string, asker?: Child): Promise<Result>;
   /** Run `action` once this call's reply has been written (closing the session sooner would cut the reply off). */
   afterReply(action: () => void): void;
+  /** Whether no client waits on the reply now (the call runs as a task): its child gets until maxTotalTimeoutMs, not timeoutMs without progress. */
+  detached?(): boolean;
 }
 
 export interface InflightCall {

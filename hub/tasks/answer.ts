@@ -13,7 +13,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import { isPlainObject, jsonRpcError } from "../protocol/jsonrpc.js";
+import { isPlainObject, jsonRpcError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
+import { checkMethodLimit } from "../sessions/handlers.js";
 import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
 import { serverInfoOf, startCall, type ModernCtx, type TaskEscalation } from "../sessions/modern-server.js";
@@ -35,7 +36,9 @@ const ASK_WINDOW_MS = 1000;
 
 /**
  * The progress token a call run as a task is started with: the child reports progress only when
- * asked to, and the task keeps the latest as its statusMessage. It never leaves the hub (the
+ * asked to, and the task keeps the latest as its statusMessage; and a call is cancelled after its
+ * server's timeoutMs (5 min) without progress, which a task nobody waits on must outlive while its
+ * tool reports (a ten-minute build that prints as it goes). It never leaves the hub (the
  * child gets a token of its own, and notifications/progress is not sent on tasks).
  */
 const TASK_PROGRESS_TOKEN = "agentbox/task";
@@ -88,7 +91,13 @@ function missingExtension(id: JsonRpcRequest["id"], what: string): Response {
  * path serves its rounds: ../sessions/modern-server.ts). `tenant` is the hub's finding of who
  * asks, never the client's word.
  */
-export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, req: Request, body: unknown): Response | TaskEscalation | undefined {
+export function answerTasks(
+  ctx: ModernCtx,
+  tasks: TaskStore,
+  tenant: string,
+  req: Request,
+  body: unknown,
+): Response | Promise<Response> | TaskEscalation | undefined {
   const request = asRequest(body);
   if (!request) return undefined;
   if (TASK_METHODS.has(request.method)) {
@@ -104,12 +113,10 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
           id: request.id,
         },
       );
-    try {
-      return reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) });
-    } catch (error) {
-      const { code, message } = error as { code?: number; message: string };
-      return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
-    }
+    // polling is not a tool call (a task spent its tool budget once, when it started) but is bounded all the same: rateLimits.methods
+    return checkMethodLimit(ctx, request.method)
+      .then(() => reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) }))
+      .catch((error: unknown) => errorReply(request.id, error));
   }
   if (request.method !== "tools/call" || typeof request.params.name !== "string") return undefined;
   const support = taskSupportOf(ctx, request.params.name);
@@ -124,8 +131,7 @@ export function answerTasks(ctx: ModernCtx, tasks: TaskStore, tenant: string, re
     const task = tasks.create(tenant, request.params.name, (round) => startCall(ctx, params, round).call, meta);
     return reply(ctx, request.id, { resultType: "task", ...task.info() });
   } catch (error) {
-    const { code, message } = error as { code?: number; message: string };
-    return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id: request.id });
+    return errorReply(request.id, error);
   }
 }
 
@@ -143,6 +149,14 @@ function escalation(tasks: TaskStore, tenant: string, tool: string, meta: Record
       }
     },
   };
+}
+
+/** A refusal in-band; one for a spent rate limit is HTTP 429 with Retry-After, as the hub's other rate-limited replies. */
+function errorReply(id: JsonRpcRequest["id"], error: unknown): Response {
+  const { code, message, data } = error as { code?: number; message: string; data?: { retryAfterMs?: number } };
+  if (code === RATE_LIMITED_CODE)
+    return jsonRpcError(429, code, message, { id, data, headers: { "Retry-After": String(Math.ceil((data?.retryAfterMs ?? 1000) / 1000)) } });
+  return jsonRpcError(200, code ?? ErrorCode.InternalError, message, { id });
 }
 
 function taskMethod(tasks: TaskStore, tenant: string, request: JsonRpcRequest): Record<string, unknown> {

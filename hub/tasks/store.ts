@@ -90,6 +90,7 @@ export class Task {
     const envelope = meta as CallRound["mcpReq"]["envelope"];
     this.round = { mcpReq: { envelope, signal: new AbortController().signal, notify: (notification) => this.heard(notification) } };
     this.call = open(this.round);
+    this.call.detached = true;
   }
 
   private heard(notification: Parameters<CallRound["mcpReq"]["notify"]>[0]): Promise<void> {

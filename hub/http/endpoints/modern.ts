@@ -80,7 +80,7 @@ export class ModernEndpoint {
     const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     // the tasks extension's requests, which the SDK does not serve on this revision
     const tasked =
-      route.kind === "modern" && route.messageKind === "request" ? answerTasks(plain, this.hub.tasks, caller.tenant.name, req, parsed.body) : undefined;
+      route.kind === "modern" && route.messageKind === "request" ? await answerTasks(plain, this.hub.tasks, caller.tenant.name, req, parsed.body) : undefined;
     if (tasked instanceof Response) return tasked;
     const context: ModernCtx = tasked ? { ...plain, asTask: tasked } : plain;
     const viaSdk = (adopted?: AdoptedCall) => {
