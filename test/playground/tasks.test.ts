@@ -103,6 +103,18 @@ describe("the playground's tasks", () => {
     assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined);
   });
 
+  test("unticked, a call whose server asks ends saying the page cannot answer, never waiting on a question nobody sees", async () => {
+    const panel = await open("confirm_delete");
+    await panel.locator('[data-action="as-task"]').uncheck();
+    await panel.locator('[name="filename"]').fill("plain.txt");
+    await panel.locator('[data-action="run"]').click();
+    await panel.locator('.result[data-state="error"], .result[data-state="failed"], .result[data-state="ok"]').waitFor({ timeout: 30_000 });
+    const shown = `${await panel.locator(".result").getAttribute("data-state")}: ${await panel.locator(".result").textContent()}`;
+    // the hub's own word on what to do, not the client library failing on a question it was said to handle
+    assert.match(shown, /asked its caller elicitation\/create, which needs the elicitation client capability; this request did not declare it/, shown);
+    assert.equal(await panel.locator(".task-question").count(), 0);
+  });
+
   test("Cancel sends tasks/cancel: the task ends cancelled", async () => {
     const panel = await open("slow_compute");
     await panel.locator('[name="seconds"]').fill("60");

@@ -153,7 +153,8 @@ class TappedTransport implements Transport {
   }
 
   /**
-   * A 2026 tools/call the person asked to run as a task, its envelope declaring the tasks extension.
+   * A 2026 tools/call the person asked to run as a task, its envelope declaring the tasks extension
+   * and form elicitation.
    * Per call, not in the client's capabilities: a task's call hears no progress, so a tool run the
    * usual way keeps its live output (terminal_exec streams what it prints).
    */
@@ -161,7 +162,9 @@ class TappedTransport implements Transport {
     const m = message as { method?: string; params?: { name?: unknown; _meta?: Record<string, unknown> } };
     const capabilities = m.params?._meta?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: Record<string, unknown> } | undefined;
     if (m.method !== "tools/call" || !capabilities || !this.events.runsAsTask(String(m.params?.name))) return message;
-    const declared = { ...capabilities, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
+    // a task's child may ask, and the page answers that in a form (./task-questions.ts): only a call run as a
+    // task can be asked, so a plain call's server hears the page cannot answer and says so, instead of asking into the void
+    const declared = { ...capabilities, elicitation: { form: {} }, extensions: { ...capabilities.extensions, [TASKS_EXTENSION]: {} } };
     return { ...message, params: { ...m.params, _meta: { ...m.params!._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } } as JSONRPCMessage;
   }
 }
@@ -193,8 +196,6 @@ export async function connect(events: ConnectionEvents, query = "", mode: Mode =
   const client = new Client(
     { name: "agentbox-playground", version: "1.0.0" },
     {
-      // a call run as a task (./task-calls.ts) may bring its child's question, answered in a form
-      capabilities: { elicitation: { form: {} } },
       jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
       versionNegotiation: { mode },
       // 2025: the hub's unsolicited list_changed; 2026: a subscriptions/listen stream the client opens for it
