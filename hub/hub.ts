@@ -20,7 +20,7 @@ import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
 import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
 import { TenantChanges } from "./sessions/changes.js";
-import { drainWaitsFor, drainingRefusal, newSessionId } from "./http/replica.js";
+import { drainingRefusal, newSessionId } from "./http/replica.js";
 import { Contexts } from "./sessions/contexts.js";
 import type { SessionServices } from "./sessions/services.js";
 import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
@@ -129,7 +129,6 @@ export class Hub implements HubServices {
       { perTenant: config.tasksPerTenant, ttlMs: config.taskTtlSeconds * 1000, resultBytes: config.taskResultsMiB * 1024 * 1024 },
       config.replica,
     );
-    drainWaitsFor(this, this.tasks);
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 

@@ -6,6 +6,7 @@ import { EventEmitter, once, setMaxListeners } from "node:events";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import type { Task, TaskStore } from "../tasks/store.js";
+import { TASK_METHODS } from "../tasks/answer.js";
 
 /** A new session id: `<replica>.<uuid>` when the hub has a replica name, a bare uuid otherwise. */
 export function newSessionId(replica: string | undefined): string {
@@ -65,9 +66,6 @@ export function drainingRefusal(hub: HubServices): Response {
   );
 }
 
-/** The tasks extension's requests about a task that already exists: they start nothing. */
-const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
-
 /** Whether an id minted as `<replica>.…` (a context handle, a task id) names this replica: one naming another holds nothing here. */
 const namesThisReplica = (hub: HubServices, id: unknown): boolean => typeof id === "string" && (!hub.config.replica || id.startsWith(`${hub.config.replica}.`));
 
@@ -86,13 +84,6 @@ export function startsSomethingNew(hub: HubServices, req: Request, body: unknown
   const ownTasks = messages.every((m) => TASK_METHODS.has(String(m?.method)) && namesThisReplica(hub, m?.params?.taskId));
   const handle = req.headers.get("mcp-param-context");
   return !retries && !ownTasks && !(handle !== null && namesThisReplica(hub, handle));
-}
-
-const drainedTasks = new WeakMap<HubServices, TaskStore>();
-
-/** The hub's tasks, which its drain waits for and, at the deadline, reports failed (hub/http/endpoints/modern.ts holds them). */
-export function drainWaitsFor(hub: HubServices, tasks: TaskStore): void {
-  drainedTasks.set(hub, tasks);
 }
 
 /**
@@ -144,11 +135,10 @@ class OwedOutcomes {
  */
 export async function drain(hub: HubServices, ms: number): Promise<number> {
   hub.draining = true;
-  const tasks = drainedTasks.get(hub);
-  const owed = tasks && new OwedOutcomes(tasks);
-  const window = tasks ? reportWindow(ms) : 0;
+  const owed = new OwedOutcomes(hub.tasks);
+  const window = reportWindow(ms);
   await untilIdle(hub, owed, ms - window);
-  const cut = tasks?.running() ?? [];
+  const cut = hub.tasks.running();
   for (const task of cut) task.fail(shutDown(hub));
   if (cut.length) hub.log.info("tasks failed at the drain deadline", { tasks: cut.length });
   await untilIdle(hub, owed, window);
@@ -156,7 +146,7 @@ export async function drain(hub: HubServices, ms: number): Promise<number> {
 }
 
 /** Waits, at most `ms`, until no call is in flight, no reply is being made and no task's outcome is owed. */
-async function untilIdle(hub: HubServices, owed: OwedOutcomes | undefined, ms: number): Promise<void> {
+async function untilIdle(hub: HubServices, owed: OwedOutcomes, ms: number): Promise<void> {
   const deadline = new AbortController();
   setMaxListeners(0, deadline.signal); // one wait per busy session
   const timer = setTimeout(() => deadline.abort(), ms);
@@ -164,11 +154,11 @@ async function untilIdle(hub: HubServices, owed: OwedOutcomes | undefined, ms: n
   try {
     // sessions already here may start calls while draining: count again each time one ends
     for (;;) {
-      const owing = owed?.count() ?? 0; // first, so it sees every turn
+      const owing = owed.count(); // first, so it sees every turn
       if ((owing === 0 && callsInFlight(hub) === 0 && making.size === 0) || deadline.signal.aborted) break;
       const busy = hub.sessions.all().filter((s) => s.inflight.size > 0);
       const ends = [making.nextEnd(deadline.signal), ...busy.map((s) => s.inflight.nextEnd(deadline.signal))];
-      await Promise.race(owed ? [...ends, owed.nextEnd(deadline.signal)] : ends);
+      await Promise.race([...ends, owed.nextEnd(deadline.signal)]);
     }
   } finally {
     clearTimeout(timer);

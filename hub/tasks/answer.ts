@@ -22,7 +22,8 @@ import { TASKS_EXTENSION } from "../protocol/extensions.js";
 import type { TaskStore } from "./store.js";
 
 type TaskSupport = "forbidden" | "optional" | "required";
-const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
+/** The tasks extension's requests about a task that already exists (they start nothing: a draining replica serves them, hub/http/replica.ts). */
+export const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
 
 /** SEP-2243's HeaderMismatch: a standard header that disagrees with the body. */
 const HEADER_MISMATCH = -32020;

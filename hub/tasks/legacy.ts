@@ -50,14 +50,12 @@ const PAGE_SIZE = 100;
 /** The client capabilities a task's call may ask its client by (hub/sessions/input-required.ts checks them). */
 const ASKING_CAPABILITIES = ["elicitation", "sampling", "roots"] as const;
 
-const STATUS_MESSAGES: Partial<Record<Task["status"], string>> = {
-  input_required: "The tool asked a question: call tasks/result to receive and answer it.",
-  cancelled: "Cancelled with tasks/cancel.",
-};
+/** A 2025 client receives a task's questions through tasks/result, not the 2026 extension's tasks/update the task's own message names. */
+const INPUT_REQUIRED = "The tool asked a question: call tasks/result to receive and answer it.";
 
 /** A hub task as the 2025-11-25 schema shows it (tasks/get, tasks/list, tasks/cancel, the CreateTaskResult). */
 export function wireTask(task: Task): WireTask {
-  const statusMessage = task.status === "failed" ? task.error?.message : STATUS_MESSAGES[task.status];
+  const statusMessage = task.status === "input_required" ? INPUT_REQUIRED : task.statusMessage;
   return {
     taskId: task.id,
     status: task.status,
