@@ -14,9 +14,9 @@ const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..
 const LIMITS = { timeoutMs: 400, maxTotalMs: 60_000, maxMessageBytes: 64 * 1024 };
 
 /** A started child with its channel; what the channel leaves to the SDK lands in `others`, errors in `errors`. */
-async function startChild(maxLineBytes = 100_000) {
+async function startChild(maxLineBytes = 100_000, limits = LIMITS) {
   const transport = new StdioChildTransport({ command: process.execPath, args: [script], env: {}, maxLineBytes });
-  const calls = new ChildCalls(transport, LIMITS, "line");
+  const calls = new ChildCalls(transport, limits, "line");
   const others: JSONRPCMessage[] = [];
   const errors: Error[] = [];
   const closed = new Promise<void>((resolve) => (transport.onclose = () => (calls.closeAll(), resolve())));
@@ -83,9 +83,13 @@ describe("the hub's channel to a child", () => {
   });
 });
 
+// These calls must end by the child's doing, never by the timeout: a loaded machine can take longer
+// than the short timeout above to deliver an exit or an over-long line.
+const PATIENT = { ...LIMITS, timeoutMs: 60_000 };
+
 describe("when the child misbehaves", () => {
   test("a reply longer than the limit is an error and ends the connection; calls in flight fail at once", async () => {
-    const child = await startChild(50_000);
+    const child = await startChild(50_000, PATIENT);
     const waiting = child.calls.request("silent", {});
     await assert.rejects(child.calls.request("huge", {}), /Connection closed/);
     await assert.rejects(waiting, /Connection closed/);
@@ -94,7 +98,7 @@ describe("when the child misbehaves", () => {
   });
 
   test("a child that exits fails its calls in flight with ConnectionClosed", async () => {
-    const child = await startChild();
+    const child = await startChild(100_000, PATIENT);
     const waiting = child.calls.request("silent", {});
     const exiting = child.calls.request("exit", {});
     for (const call of [waiting, exiting]) {
