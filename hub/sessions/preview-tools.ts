@@ -42,12 +42,11 @@ export const hubPreview = defineTool({
   name: "hub_preview",
   title: "Preview an app",
   description:
-    "Get a URL that opens, in anyone's plain browser, the web app your processes serve on a port (start it first in a terminal, e.g. " +
-    "`python3 -m http.server 5173 --bind 127.0.0.1`). HTTP, streams and WebSockets pass; the app sees X-Forwarded-Prefix /preview/<token>. " +
-    "Whoever has the URL can open the app until it expires or you end it (hub_end_preview); it also ends with your session.",
+    "A URL that opens, in anyone's browser, the web app your processes serve on a port (start it first, e.g. `python3 -m http.server 5173`). " +
+    "Ends when it expires, with hub_end_preview, or with your session.",
   input: {
-    port: z.number().int().min(1).max(65535).describe("The port your app listens on inside the container"),
-    ttlSeconds: z.number().int().min(1).optional().describe("How long the URL works (default set by the hub, usually an hour)"),
+    port: z.number().int().min(1).max(65535),
+    ttlSeconds: z.number().int().min(1).optional().describe("Lifetime (default 1 h)"),
   },
   output: {
     ...previewShape,
@@ -73,8 +72,8 @@ export const hubPreview = defineTool({
 export const hubEndPreview = defineTool({
   name: "hub_end_preview",
   title: "End a preview",
-  description: "End one of your previews now (hub_preview): its URL stops working and its open connections close.",
-  input: { preview: z.string().min(1).max(2048).describe("The preview's token or either of its URLs") },
+  description: "End a preview: its URL stops working.",
+  input: { preview: z.string().min(1).max(2048).describe("Its token or URL") },
   output: { ended: previewEntry },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ preview }, { hub, session }: Context) {
