@@ -12,7 +12,17 @@
 //   8  http                                  the HTTP front: app, security, endpoints, event store
 // and the top (hub/main.ts, hub/hub.ts the composition root, hub/stdio.ts), which nothing imports.
 // Servers import only servers/lib and their own folder.
-const layers = [["protocol", "observability", "playground"], ["config"], ["children"], ["catalog"], ["tenants"], ["previews"], ["sessions"], ["tasks"], ["http"]];
+const layers = [
+  ["protocol", "observability", "playground"],
+  ["config"],
+  ["children"],
+  ["catalog"],
+  ["tenants"],
+  ["previews"],
+  ["sessions"],
+  ["tasks"],
+  ["http"],
+];
 
 const roomRules = layers.map((rooms, level) => {
   const sameOrAbove = layers.slice(level).flat();
