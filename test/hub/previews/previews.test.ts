@@ -136,6 +136,12 @@ describe("previews of apps tenants run", () => {
     await assert.rejects(echo(tamper(app.url).replace(/^http/, "ws"), "hi"), /upgrade refused: 404/);
   });
 
+  test("a request's body reaches the app", async () => {
+    const res = await fetch(app.url + "echo-body", { method: "POST", body: "x".repeat(100_000) + "end" });
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), `alice-app got POST ${"x".repeat(100_000)}end`);
+  });
+
   test("Server-Sent Events pass as the app writes them", async () => {
     const res = await fetch(app.url + "events");
     assert.equal(res.headers.get("content-type"), "text/event-stream");
