@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import WebSocket from "ws";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
+import { callModern, connectModern } from "../modern/modern-client.js";
 import { freePort, get, preview, startApp, startInTerminal, type PreviewData } from "./apps.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
@@ -73,6 +74,21 @@ describe("previews of apps tenants run", () => {
     const bare = await get(python.url.replace(/\/$/, ""));
     assert.equal(bare.status, 308);
     assert.equal(bare.headers.location, new URL(python.url).pathname);
+  });
+
+  test("a 2026-07-28 client gets URLs under the address it used to reach the hub", async () => {
+    const viaName = `http://localhost:${new URL(hub.origin).port}`;
+    const modern = await connectModern({ url: `${viaName}/mcp` } as TestHub, { headers: auth(KEY_A) });
+    try {
+      const result = await callModern(modern, "hub_preview", { port: appPort });
+      assert.equal(result.isError, undefined, textOf(result));
+      const data = result.structuredContent as unknown as PreviewData;
+      assert.match(data.url, new RegExp(`^${viaName}/preview/[a-z2-7]{26}/$`));
+      assert.match((await get(data.url, {}, "127.0.0.1")).body, /page of alice-app/);
+      await callModern(modern, "hub_end_preview", { preview: data.url });
+    } finally {
+      await modern.close();
+    }
   });
 
   test("the subdomain form <port>-<token>.localhost opens the same app, and only at its own port", async () => {
