@@ -6,9 +6,9 @@ import { listeningSockets, ownSocketInodes, type ListeningSocket } from "./liste
 
 export type PortAccess = { ok: true; host: string } | { ok: false; why: "nothing listens" | "another user's" | "the hub's own" };
 
-// a page loads dozens of files at once: one read of /proc serves them all
+// A page loads dozens of files at once, and the tables grow with every socket on the machine (a
+// tenant can open thousands): one read of them serves every preview's requests for this long.
 const CACHE_MS = 250;
-const CACHE_ENTRIES = 256;
 
 /** The address to connect to for a socket: a wildcard one is reached by loopback. */
 function connectHost(socket: ListeningSocket): string {
@@ -17,24 +17,37 @@ function connectHost(socket: ListeningSocket): string {
   return socket.address;
 }
 
+interface Snapshot {
+  at: number;
+  byPort: Map<number, ListeningSocket[]>;
+  /** The hub's own socket inodes, read when first needed. */
+  hubs?: Set<string>;
+}
+
 export class PortAccessCheck {
-  private readonly cache = new Map<number, { at: number; sockets: ListeningSocket[]; hubs: Set<string> }>();
+  private snapshot?: Snapshot;
 
-  constructor(private readonly read: (port: number) => ListeningSocket[] = listeningSockets) {}
+  constructor(private readonly read: () => ListeningSocket[] = () => listeningSockets()) {}
 
-  check(port: number, uid: number): PortAccess {
+  private current(fresh: boolean): Snapshot {
     const now = Date.now();
-    let entry = this.cache.get(port);
-    if (!entry || now - entry.at > CACHE_MS) {
-      const sockets = this.read(port);
-      entry = { at: now, sockets, hubs: sockets.length ? ownSocketInodes() : new Set() };
-      if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
-      this.cache.set(port, entry);
+    if (fresh || !this.snapshot || now - this.snapshot.at > CACHE_MS) {
+      const byPort = new Map<number, ListeningSocket[]>();
+      for (const socket of this.read()) byPort.set(socket.port, [...(byPort.get(socket.port) ?? []), socket]);
+      this.snapshot = { at: now, byPort };
     }
-    const { sockets, hubs } = entry;
+    return this.snapshot;
+  }
+
+  /** `fresh` reads the tables now (an agent asking right after starting its app), else a read of the last 250 ms serves. */
+  check(port: number, uid: number, fresh = false): PortAccess {
+    const snapshot = this.current(fresh);
+    const sockets = snapshot.byPort.get(port) ?? [];
+    if (sockets.length === 0) return { ok: false, why: "nothing listens" };
+    const hubs = (snapshot.hubs ??= ownSocketInodes());
     if (sockets.some((s) => hubs.has(s.inode))) return { ok: false, why: "the hub's own" };
     const own = sockets.filter((s) => s.uid === uid);
-    if (own.length === 0) return { ok: false, why: sockets.length ? "another user's" : "nothing listens" };
+    if (own.length === 0) return { ok: false, why: "another user's" };
     // prefer IPv4 loopback: what "localhost" dev servers most often take
     const chosen = own.find((s) => s.family === 4) ?? own[0];
     return { ok: true, host: connectHost(chosen) };

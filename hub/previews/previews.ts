@@ -74,7 +74,7 @@ export class Previews {
     const { maxTtlSeconds, ttlSeconds: defaultTtl, perTenant } = this.config;
     const ttl = request.ttlSeconds ?? defaultTtl;
     if (ttl > maxTtlSeconds) return `ttlSeconds ${ttl} is longer than this hub allows (${maxTtlSeconds} s, AGENTBOX_PREVIEW_MAX_TTL_SECONDS); ask for less.`;
-    const access = this.access.check(request.port, request.uid);
+    const access = this.access.check(request.port, request.uid, true);
     if (!access.ok) return `Cannot preview port ${request.port}: ${REFUSALS[access.why](request.port)}`;
     if (this.store.count(request.tenant) >= perTenant) {
       return `You have ${perTenant} open previews, the most this hub allows (AGENTBOX_PREVIEWS_PER_TENANT); end one with hub_end_preview first.`;
