@@ -2,14 +2,14 @@
 // port inside the container. The token in the URL is the only credential (a browser sends no
 // header), so previews are served before the hub's own checks; every request is then checked
 // again against the kernel's socket table: the port must still be the tenant's.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { PreviewConfig } from "../config/previews.js";
 import { PortAccessCheck, type PortAccess } from "./port-access.js";
 import { pathToApp, toApp, type Forwarding } from "./headers.js";
 import { hostHeaderOf, PreviewProxy, type ProxyTarget } from "./proxy.js";
 import { currentRequestBase } from "./public-address.js";
-import { PreviewStore, type Ending, type Preview } from "./store.js";
+import { PreviewStore, type Preview } from "./store.js";
 import { isUnderDomain, newToken, tokenOfHost, tokenOfPath } from "./token.js";
 
 export type { Preview } from "./store.js";
@@ -49,7 +49,7 @@ function page(res: ServerResponse | Duplex, status: number, text: string, header
   }
   // an upgrade that goes nowhere: a plain HTTP answer on the raw socket, then close it
   const lines = Object.entries({ ...head, Connection: "close", "Content-Length": String(Buffer.byteLength(text + "\n")) }).map(([k, v]) => `${k}: ${v}`);
-  res.end(`HTTP/1.1 ${status} ${status === 404 ? "Not Found" : status === 410 ? "Gone" : "Bad Gateway"}\r\n${lines.join("\r\n")}\r\n\r\n${text}\n`);
+  res.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${lines.join("\r\n")}\r\n\r\n${text}\n`);
 }
 
 export class Previews {
@@ -194,7 +194,7 @@ export class Previews {
       return undefined;
     }
     if ("ended" in found) {
-      page(res, 410, `This preview has ended (${found.ended as Ending}). Ask the agent for a new one (hub_preview).`);
+      page(res, 410, `This preview has ended (${found.ended}). Ask the agent for a new one (hub_preview).`);
       return undefined;
     }
     const { preview } = found;
