@@ -171,6 +171,18 @@ describe("previews of apps tenants run", () => {
     assert.match(rest, /second from alice-app/);
   });
 
+  test("one preview's visitors hold at most 256 exchanges open in the hub", async () => {
+    const held = await Promise.all(Array.from({ length: 256 }, () => fetch(app.url + "events")));
+    assert.ok(held.every((res) => res.status === 200));
+    const over = await get(app.url + "events");
+    assert.equal(over.status, 503);
+    assert.match(over.body, /too many open connections/);
+    await get(python.url).then((page) => assert.equal(page.status, 200, "another preview is not held up"));
+    assert.equal((await get(app.url + "release")).status, 503, "the app's own release waits for room as well");
+    await Promise.all(held.map((res) => res.body?.cancel()));
+    await until("room again", async () => (await get(app.url + "release")).status === 200);
+  });
+
   test("the hub's key, session and MCP headers never reach the app; its forwarding headers do", async () => {
     const sent = {
       Authorization: `Bearer ${KEY_A}`,
