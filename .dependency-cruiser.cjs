@@ -6,12 +6,23 @@
 //   2  children                              child processes, their transports, calls and queue
 //   3  catalog                               the merged catalog, selection, tool search
 //   4  tenants                               tenants, isolation, process sweeps, disk budgets
-//   5  sessions                              client sessions, the per-session server, tool calls
-//   6  tasks                                 tool calls run as tasks (the tasks extension): they hold sessions' calls, http serves them
-//   7  http                                  the HTTP front: app, security, endpoints, event store
+//   5  previews                              previews of apps tenants serve: tokens, port ownership, the proxy
+//   6  sessions                              client sessions, the per-session server, tool calls
+//   7  tasks                                 tool calls run as tasks (the tasks extension): they hold sessions' calls, http serves them
+//   8  http                                  the HTTP front: app, security, endpoints, event store
 // and the top (hub/main.ts, hub/hub.ts the composition root, hub/stdio.ts), which nothing imports.
 // Servers import only servers/lib and their own folder.
-const layers = [["protocol", "observability", "playground"], ["config"], ["children"], ["catalog"], ["tenants"], ["sessions"], ["tasks"], ["http"]];
+const layers = [
+  ["protocol", "observability", "playground"],
+  ["config"],
+  ["children"],
+  ["catalog"],
+  ["tenants"],
+  ["previews"],
+  ["sessions"],
+  ["tasks"],
+  ["http"],
+];
 
 const roomRules = layers.map((rooms, level) => {
   const sameOrAbove = layers.slice(level).flat();

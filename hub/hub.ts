@@ -29,6 +29,7 @@ import { LegacyTasks } from "./tasks/legacy.js";
 import type { HubServices } from "./http/services.js";
 import type { HubStatus } from "./sessions/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
+import { Previews } from "./previews/previews.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 
 export const VERSION: string = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
@@ -51,6 +52,8 @@ export class Hub implements HubServices {
   readonly sessionTasks: LegacyTasks;
   /** More contexts per client, named by handle (hub/sessions/contexts.ts). */
   readonly contexts: Contexts;
+  /** Previews of apps the tenants serve (hub/previews/). */
+  readonly previews: Previews;
   /** The hub's own tools (hub_*), served beside the children's. */
   readonly hubTools?: HubTools;
   readonly version = VERSION;
@@ -129,6 +132,7 @@ export class Hub implements HubServices {
       { perTenant: config.tasksPerTenant, ttlMs: config.taskTtlSeconds * 1000, resultBytes: config.taskResultsMiB * 1024 * 1024 },
       config.replica,
     );
+    this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""));
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 
@@ -237,6 +241,7 @@ export class Hub implements HubServices {
     if (this.stopping) return;
     // a session that never reached a child (a client churning through sessions) costs none a message
     for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
+    this.previews.endSession(session.id);
     void session.tenant.instances.endSession(session.id);
     this.sweeper.sessionEnded(session);
   }
@@ -295,6 +300,7 @@ export class Hub implements HubServices {
   async stop(): Promise<void> {
     // the children end below, which frees everything of every session at once
     this.stopping = true;
+    this.previews.stop();
     await this.changes.end();
     this.tasks.close();
     await this.sweeper.stop();

@@ -6,10 +6,12 @@ import { createLogger, errorMessage, type Logger } from "../servers/lib/log.js";
 import { ConfigError, loadConfig } from "./config/config.js";
 import { createApp } from "./http/app.js";
 import { Hub, VERSION } from "./hub.js";
-import { describeHolders, listenEverywhere, type Listening } from "./http/listen.js";
+import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler } from "./http/listen.js";
 import { hubTools } from "./sessions/hub-tools.js";
 import { firstUntraversable } from "./tenants/tenants.js";
 import { callsInFlight, drain } from "./http/replica.js";
+import { previewUpgrades } from "./http/preview-route.js";
+import { TrustedProxies } from "./http/trusted-proxies.js";
 import { serveStdio } from "./stdio.js";
 
 const HELP = `agentbox ${VERSION} — one MCP endpoint in front of many MCP servers (the built-in ones, or those of --config)
@@ -29,7 +31,8 @@ Usage: agentbox [options]
 Environment: AGENTBOX_WORKSPACE, AGENTBOX_API_KEY, AGENTBOX_CORS_ORIGINS, AGENTBOX_ALLOWED_HOSTS,
 AGENTBOX_RATE_LIMITS (off | JSON), AGENTBOX_SESSION_IDLE_MS, AGENTBOX_MAX_BODY_BYTES,
 AGENTBOX_REPLICA (a name that session ids begin with, for a router), AGENTBOX_DRAIN_MS (SIGTERM waits
-this long for calls in flight; default 25000).
+this long for calls in flight; default 25000), AGENTBOX_PUBLIC_URL and AGENTBOX_PREVIEW_DOMAIN (the
+addresses of hub_preview's URLs).
 The MCP endpoint is http://HOST:PORT/mcp (also /v1/mcp; legacy SSE at /sse).`;
 
 function parseCli() {
@@ -88,7 +91,8 @@ async function main(): Promise<void> {
   }
   const app = createApp(hub);
 
-  const server = await listenOnce(hub, app.fetch, config.host, config.port, log);
+  const upgrades = previewUpgrades(hub.previews, new TrustedProxies(config.trustedProxies));
+  const server = await listenOnce(hub, app.fetch, config.host, config.port, log, upgrades);
   const { port } = server;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;
   const loopback = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : shownHost;
@@ -150,7 +154,14 @@ async function main(): Promise<void> {
  * is left to hold it: a tenant's process left from an earlier run is killed first, and a port a
  * tenant still holds is refused by name. Exits when the hub cannot listen.
  */
-async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0], host: string, port: number, log: Logger): Promise<Listening> {
+async function listenOnce(
+  hub: Hub,
+  fetch: Parameters<typeof listenEverywhere>[0],
+  host: string,
+  port: number,
+  log: Logger,
+  onUpgrade: UpgradeHandler,
+): Promise<Listening> {
   const tenantUids = new Map(hub.tenants.flatMap((t) => (t.identity ? [[t.identity.uid, t.name] as const] : [])));
   await hub.endLeftovers();
   const heldByTenant = describeHolders(port, tenantUids, true);
@@ -162,7 +173,7 @@ async function listenOnce(hub: Hub, fetch: Parameters<typeof listenEverywhere>[0
     process.exit(1);
   }
   try {
-    return await listenEverywhere(fetch, host, port);
+    return await listenEverywhere(fetch, host, port, onUpgrade);
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { address?: string; port?: number };
     const holders = e.code === "EADDRINUSE" ? describeHolders(e.port ?? port, tenantUids) : "";

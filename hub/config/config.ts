@@ -8,6 +8,7 @@ import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
+import { previewsFromEnv, type PreviewConfig } from "./previews.js";
 import {
   ConfigError,
   describeZodError,
@@ -94,6 +95,8 @@ export interface HubConfig {
   taskTtlSeconds: number;
   /** How many MiB of ended tasks' results one tenant's tasks keep at most; the oldest go first (AGENTBOX_TASK_RESULTS_MIB). */
   taskResultsMiB: number;
+  /** Previews of apps agents started (hub/config/previews.ts). */
+  previews: PreviewConfig;
 }
 
 export interface CliOverrides {
@@ -213,6 +216,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     },
     sessionLimits: sessionLimitsFromEnv(env),
     sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
+    previews: previewsFromEnv(env),
   };
 }
 

@@ -14,6 +14,7 @@ import { ModernEndpoint } from "./endpoints/modern.js";
 import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
+import { knowRequestBase, previewRoute } from "./preview-route.js";
 
 // Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/http/endpoints/modern.ts)
 const MCP_HEADERS = [
@@ -66,6 +67,9 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   const origins = new OriginPolicy(hub.config, keyed);
   const mcp = mcpEndpoint(hub, new ModernEndpoint(hub));
   const legacy = new LegacySseEndpoint(hub);
+  const proxies = new TrustedProxies(hub.config.trustedProxies);
+  // a preview's token is its credential, and a browser opening it sends nothing else: first of all
+  app.use("*", previewRoute(hub.previews, proxies));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {
@@ -91,8 +95,9 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
-  const guarded = guard(hub, new TrustedProxies(hub.config.trustedProxies));
+  const guarded = guard(hub, proxies);
   for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
+  for (const path of ["/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, knowRequestBase(proxies));
   app.use("/metrics", metricsGate(hub, guarded));
 
   const endpoints = { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" };

@@ -5,9 +5,11 @@
 // the reverse), where the machine has them. Before binding, a port a tenant's process holds is
 // refused by name, uid and pid.
 import fs from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
+import { listeningSockets } from "../previews/listening-sockets.js";
 
 export interface BindAddress {
   host: string;
@@ -63,20 +65,29 @@ function bind(server: Server, address: BindAddress, port: number): Promise<numbe
   });
 }
 
+/** What takes a connection's upgrade (a preview's WebSocket); without one, upgrades are closed. */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
 /** Serve `fetch` on the host and its twins, on one port; port 0 picks one free on all of them. */
-export async function listenEverywhere(fetch: (request: Request) => Response | Promise<Response>, host: string, port: number): Promise<Listening> {
+export async function listenEverywhere(
+  fetch: (request: Request) => Response | Promise<Response>,
+  host: string,
+  port: number,
+  onUpgrade: UpgradeHandler = (_req, socket) => socket.destroy(),
+): Promise<Listening> {
   const { main, twins } = bindAddresses(host);
-  const listener = getRequestListener(fetch, { hostname: host });
+  const requests = getRequestListener(fetch, { hostname: host });
+  const createServer = () => createHttpServer(requests).on("upgrade", onUpgrade);
   for (let attempt = 0; ; attempt++) {
     const servers: Server[] = [];
     const close = () => servers.forEach((s) => s.close());
     try {
-      const first = createServer(listener);
+      const first = createServer();
       servers.push(first);
       const bound = await bind(first, main, port);
       const addresses = [main.host];
       for (const twin of twins) {
-        const server = createServer(listener);
+        const server = createServer();
         try {
           await bind(server, twin, bound);
           servers.push(server);
@@ -103,41 +114,10 @@ export interface PortHolder {
 
 /** Who listens on a TCP port (any address), from /proc/net/tcp and tcp6: uid, and pids where they can be found. */
 export function portHolders(port: number): PortHolder[] {
-  const sockets: Array<{ address: string; uid: number; inode: string }> = [];
-  for (const [file, v6] of [
-    ["/proc/net/tcp", false],
-    ["/proc/net/tcp6", true],
-  ] as const) {
-    let table: string;
-    try {
-      table = fs.readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of table.split("\n").slice(1)) {
-      const f = line.trim().split(/\s+/);
-      // local_address is HEXADDR:HEXPORT; state 0A is LISTEN
-      if (f.length < 10 || f[3] !== "0A") continue;
-      const [hexAddress, hexPort] = f[1].split(":");
-      if (parseInt(hexPort, 16) !== port) continue;
-      sockets.push({ address: v6 ? ipv6(hexAddress) : ipv4(hexAddress), uid: Number(f[7]), inode: f[9] });
-    }
-  }
+  const sockets = listeningSockets(port);
   if (sockets.length === 0) return [];
   const pidsOf = socketPids(new Set(sockets.map((s) => s.inode)));
-  return sockets.map((s) => ({ address: s.address, uid: s.uid, pids: pidsOf.get(s.inode) ?? [] }));
-}
-
-// /proc/net/tcp* write addresses as 32-bit words in host (little-endian) byte order
-const wordBytes = (word: string) => [3, 2, 1, 0].map((i) => word.slice(i * 2, i * 2 + 2));
-const ipv4 = (hex: string) =>
-  wordBytes(hex)
-    .map((b) => parseInt(b, 16))
-    .join(".");
-function ipv6(hex: string): string {
-  const bytes = [0, 1, 2, 3].flatMap((w) => wordBytes(hex.slice(w * 8, w * 8 + 8)));
-  const groups = [0, 1, 2, 3, 4, 5, 6, 7].map((g) => bytes[g * 2] + bytes[g * 2 + 1]);
-  return new URL(`http://[${groups.join(":")}]/`).hostname; // in its short form, bracketed
+  return sockets.map((s) => ({ address: s.family === 6 ? `[${s.address}]` : s.address, uid: s.uid, pids: pidsOf.get(s.inode) ?? [] }));
 }
 
 function socketPids(inodes: Set<string>): Map<string, number[]> {

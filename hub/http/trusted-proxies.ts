@@ -21,7 +21,8 @@ export class TrustedProxies {
     }
   }
 
-  private trusts(address: string): boolean {
+  /** Whether a peer is one of the proxies whose X-Forwarded-* headers are believed. */
+  trusts(address: string): boolean {
     const plain = address.replace(/^::ffff:/, "");
     if (isIP(plain) === 0) return false;
     return Boolean(this.list?.check(plain, familyOf(plain)));

@@ -16,6 +16,7 @@ import { describeSession, eraFields, sessionLine, sessionListOutput, tenantSessi
 import type { HubToolCall, HubTools } from "./tool-calls.js";
 import { hubNewContext, offerContext } from "./context-tool.js";
 import { describeTask, hubCancelTask, taskLine, taskListOutput, tenantTasks } from "./task-list.js";
+import { hubEndPreview, hubPreview, previewEntry, sessionPreviews } from "./preview-tools.js";
 
 /** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
 interface HubToolContext extends HubToolCall {
@@ -178,6 +179,7 @@ const hubSessions = defineTool({
     held: z.record(z.string(), z.unknown()).describe("What each server holds for this session, by server name"),
     ...sessionListOutput,
     ...taskListOutput,
+    previews: z.array(previewEntry).describe("This session's open previews (hub_preview)"),
   },
   annotations: readOnly,
   async run({ offset, limit }, { hub, session }: HubToolContext) {
@@ -219,6 +221,7 @@ const hubSessions = defineTool({
       nextOffset: both.nextOffset,
       total: page.total,
       tasksTotal: tasks.total!,
+      previews: sessionPreviews(hub, session),
     };
     const what =
       data.era === "modern"
@@ -226,7 +229,11 @@ const hubSessions = defineTool({
         : `session ${data.id} (${data.transport}, MCP ${data.protocolVersion ?? "none: plain JSON"})`;
     const head = `${what}, ${data.ageSeconds} s old`;
     const taskList = data.tasksTotal ? [`your tenant's tasks (${data.tasksTotal}):`, ...data.tenantTasks.map(taskLine)] : [];
+    const previewList = data.previews.length
+      ? [`this session's previews:`, ...data.previews.map((p) => `  port ${p.port}  ${p.url}  until ${p.expiresAt}`)]
+      : [];
     const list = [
+      ...previewList,
       `your tenant's sessions (* this one):`,
       ...data.tenantSessions.map(sessionLine),
       ...taskList,
@@ -250,7 +257,7 @@ const hubEndSession = defineTool({
   },
 });
 
-const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession, hubNewContext, hubCancelTask];
+const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession, hubNewContext, hubCancelTask, hubPreview, hubEndPreview];
 
 /** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */
 export function hubTools(hub: SessionServices): HubTools {

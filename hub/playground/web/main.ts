@@ -12,6 +12,7 @@ import { LogPanel } from "./log-panel.js";
 import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
+import { PreviewsPanel } from "./previews-panel.js";
 
 const STATUS_EVERY_MS = 5000;
 
@@ -26,6 +27,7 @@ const pill = h("span", { class: "pill", "data-state": "connecting" }, "connectin
 const picker = new CatalogPicker();
 const clients = new ClientsPanel(() => connection);
 const tasks = new TasksPanel(() => connection);
+const previews = new PreviewsPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
 
@@ -71,7 +73,16 @@ function layout(): void {
     h(
       "div",
       { class: "layout" },
-      h("div", { class: "sidebar-wrap" }, picker.element, clients.element, tasks.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
+      h(
+        "div",
+        { class: "sidebar-wrap" },
+        picker.element,
+        clients.element,
+        tasks.element,
+        previews.element,
+        h("div", { class: "sidebar-tools" }, toolFilter),
+        sidebar,
+      ),
       main,
       log.element,
     ),
@@ -172,6 +183,7 @@ function select(name: string | undefined): void {
         async (result) => {
           keepFound(tool, result);
           void tasks.refresh();
+          void previews.refresh();
           await refreshStatus();
         },
       );
@@ -292,6 +304,7 @@ async function start(): Promise<void> {
   setPill("connected", "connected");
   void clients.refresh();
   void tasks.refresh();
+  void previews.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);
   setInterval(() => void refreshStatus(), STATUS_EVERY_MS);

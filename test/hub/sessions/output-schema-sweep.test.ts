@@ -15,6 +15,7 @@ import { CreateTaskResultSchema, type CallToolResult, type Tool } from "@modelco
 import { startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { startFakeArxiv, type FakeArxiv } from "../../arxiv/fake-arxiv.js";
 import { startSite, type Site } from "../../fixtures/browser/site.js";
+import { freePort, startInTerminal } from "../previews/apps.js";
 
 type Args = Record<string, unknown>;
 /** What earlier steps learned (a terminal id) and where the local stand-ins listen. */
@@ -24,6 +25,11 @@ interface Memo {
   terminal?: string;
   /** A running task of the sweep's tenant, started by another session (its rate limit is its own). */
   task: string;
+  /** A port an app of the sweep's tenant listens on, and the preview of it (hub_preview, hub_end_preview). */
+  appPort?: number;
+  preview?: string;
+  /** A session of the tenant's own, whose terminal runs that app (the sweep's session has the terminal's rate limit spent). */
+  apps: Client;
 }
 type ArgsOf = Args | ((memo: Memo) => Args);
 
@@ -138,6 +144,17 @@ const SWEEP: Record<string, Entry> = {
   hub_end_session: { ok: {}, error: { verbose: true }, ownSession: true },
   hub_new_context: { ok: {}, error: { verbose: true } },
   hub_cancel_task: { ok: (memo) => ({ taskId: memo.task }), error: { taskId: "made-up" } },
+  hub_preview: {
+    prepare: async (_client, memo) => {
+      memo.appPort = await freePort();
+      await startInTerminal(memo.apps, `python3 -m http.server ${memo.appPort} --bind 127.0.0.1`, /Serving HTTP/);
+    },
+    ok: (memo) => ({ port: memo.appPort }),
+    keep: (data, memo) => void (memo.preview = String(data.token)),
+    // nothing of the tenant listens on port 1
+    error: { port: 1 },
+  },
+  hub_end_preview: { ok: (memo) => ({ preview: memo.preview }), error: { preview: "made-up" } },
 };
 
 /** Every tool the hub lists, all pages of it (listTools also primes the client's output validators). */
@@ -226,7 +243,8 @@ describe("output schemas: every result an official client accepts", () => {
       CreateTaskResultSchema,
     );
     await starter.close();
-    Object.assign(memo, { site: site.origin, workspace: hub.workspace, task: started.task.taskId });
+    const apps = await hub.connect({ name: "schema-sweep-apps" });
+    Object.assign(memo, { site: site.origin, workspace: hub.workspace, task: started.task.taskId, apps });
   });
 
   after(async () => {

@@ -1,0 +1,39 @@
+// A preview's token: 26 characters of base32 (130 random bits) that are the only credential a
+// browser shows, prefixed with the replica's name when the hub is one of several, so a router reads
+// where the preview lives from the URL alone (deploy/nginx/agentbox.conf.template).
+import { randomBytes } from "node:crypto";
+
+const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
+export const SECRET_CHARS = 26;
+// the replica's name is a DNS label (hub/config/env.ts parseReplica)
+const REPLICA = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+const TOKEN = `(?:${REPLICA}-)?[a-z2-7]{${SECRET_CHARS}}`;
+const PATH = new RegExp(`^/preview/(${TOKEN})(/.*)?$`);
+const HOST_LABEL = new RegExp(`^([0-9]{1,5})-(${TOKEN})$`);
+
+/** A new token: `<replica>-<secret>`, or the secret alone on a hub without a replica name. */
+export function newToken(replica?: string): string {
+  // 256 is a multiple of 32: each byte's low five bits are uniform
+  const secret = [...randomBytes(SECRET_CHARS)].map((b) => ALPHABET[b & 31]).join("");
+  return replica ? `${replica}-${secret}` : secret;
+}
+
+/** The token and the rest of a path of the form `/preview/<token>/…` (rest undefined for `/preview/<token>`). */
+export function tokenOfPath(pathname: string): { token: string; rest: string | undefined } | undefined {
+  const match = PATH.exec(pathname);
+  return match ? { token: match[1], rest: match[2] } : undefined;
+}
+
+/** The port and token of a host `<port>-<token>.<domain>` (any port suffix of the Host ignored). */
+export function tokenOfHost(host: string | undefined, domain: string | undefined): { port: number; token: string } | undefined {
+  if (!host || !domain) return undefined;
+  const name = host.toLowerCase().replace(/:\d+$/, "");
+  if (!name.endsWith(`.${domain}`)) return undefined;
+  const match = HOST_LABEL.exec(name.slice(0, -domain.length - 1));
+  return match ? { port: Number(match[1]), token: match[2] } : undefined;
+}
+
+/** Whether a host is a preview host of the domain (a name under it), token valid or not. */
+export function isUnderDomain(host: string | undefined, domain: string | undefined): boolean {
+  return Boolean(host && domain && host.toLowerCase().replace(/:\d+$/, "").endsWith(`.${domain}`));
+}

@@ -1,0 +1,77 @@
+// What the preview tests do as a tenant: start an app in a terminal session (through the hub's
+// terminal tools, so it runs under the tenant's uid), ask for a preview, and fetch through it.
+import assert from "node:assert/strict";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { distRoot } from "../../../hub/config/config.js";
+import { call, textOf } from "../../helpers/hub.js";
+
+export interface PreviewData {
+  port: number;
+  url: string;
+  subdomainUrl?: string;
+  token: string;
+  expiresAt: string;
+  notes: string[];
+}
+
+/** A port nothing listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on("error", reject);
+  });
+}
+
+/** Run a command in a new terminal of this client's session and wait for `ready` in its output; the terminal's id. */
+export async function startInTerminal(client: Client, command: string, ready: RegExp): Promise<string> {
+  const created = await call(client, "terminal_session_create", {});
+  assert.ok(!created.isError, textOf(created));
+  const id = (created.structuredContent as { id: string }).id;
+  const sent = await call(client, "terminal_session_send", { id, input: `${command}\n`, waitFor: ready.source, timeoutMs: 20_000 });
+  assert.ok(!sent.isError && ready.test(textOf(sent)), textOf(sent));
+  return id;
+}
+
+/** The test app (test/fixtures/preview-app.ts) on a port, as this client's tenant. */
+export function startApp(client: Client, port: number, name: string): Promise<string> {
+  const script = path.join(distRoot(), "test", "fixtures", "preview-app.js");
+  return startInTerminal(client, `${process.execPath} ${script} ${port} ${name}`, /LISTENING \d+/);
+}
+
+export async function preview(client: Client, port: number, extra: Record<string, unknown> = {}): Promise<PreviewData> {
+  const result = await call(client, "hub_preview", { port, ...extra });
+  assert.ok(!result.isError, textOf(result));
+  return result.structuredContent as unknown as PreviewData;
+}
+
+export interface Got {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** GET a URL with a browser's lack of credentials (no header beyond these), optionally at another address than its host names. */
+export function get(url: string, headers: Record<string, string> = {}, connectTo?: string): Promise<Got> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const options = {
+      host: connectTo ?? target.hostname.replace(/^\[|\]$/g, ""),
+      port: target.port,
+      path: target.pathname + target.search,
+      headers: { Host: target.host, ...headers },
+    };
+    const req = http.get(options, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (body += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+    });
+    req.on("error", reject);
+  });
+}

@@ -1,0 +1,172 @@
+// The previews room's parts on their own: the kernel's socket tables as Linux writes them (lines
+// copied from this machine's /proc/net/tcp and tcp6, and a live socket found by its owner), tokens
+// in paths and hosts, what crosses the proxy, and the store's ends and bounds.
+import assert from "node:assert/strict";
+import net from "node:net";
+import { describe, test } from "node:test";
+import { fromAppInPathForm, pathToApp, toApp } from "../../../hub/previews/headers.js";
+import { listeningSockets, ownSocketInodes, parseListening } from "../../../hub/previews/listening-sockets.js";
+import { PortAccessCheck } from "../../../hub/previews/port-access.js";
+import { PreviewStore, type Preview } from "../../../hub/previews/store.js";
+import { newToken, tokenOfHost, tokenOfPath } from "../../../hub/previews/token.js";
+
+const TCP = [
+  "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
+  "   0: 0100007F:94E3 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 142149 1 00000000b32a3d45 100 0 0 10 0",
+  "   1: 00000000:07E8 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 582 1 0000000021ee5497 100 0 0 10 0",
+  // an established connection is no listener
+  "   2: 0100007F:94E3 0100007F:D2A4 01 00000000:00000000 00:00000000 00000000     0        0 142150 1 0000000000000000 20 4 30 10 -1",
+].join("\n");
+const TCP6 = [
+  "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
+  "   0: 00000000000000000000000001000000:A5DF 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 139171 1 0000000031ef74a0 100 0 0 10 0",
+  "   1: 00000000000000000000000000000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000 40123        0 145801 1 00000000bc5f523c 100 0 0 10 0",
+].join("\n");
+
+describe("listening sockets from /proc/net/tcp*", () => {
+  test("real lines: address, port, owner uid and inode of LISTEN sockets only", () => {
+    assert.deepEqual(parseListening(TCP, 4), [
+      { address: "127.0.0.1", port: 0x94e3, uid: 0, inode: "142149", family: 4 },
+      { address: "0.0.0.0", port: 2024, uid: 1000, inode: "582", family: 4 },
+    ]);
+    assert.deepEqual(parseListening(TCP6, 6), [
+      { address: "::1", port: 0xa5df, uid: 0, inode: "139171", family: 6 },
+      { address: "::", port: 8080, uid: 40123, inode: "145801", family: 6 },
+    ]);
+    assert.deepEqual(parseListening("header only\n", 4), []);
+    assert.deepEqual(parseListening("h\n   0: garbage\n", 4), []);
+  });
+
+  test("a socket this process listens on is found, owned by its uid, and known as its own", async () => {
+    const server = net.createServer().listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const { port } = server.address() as net.AddressInfo;
+      const found = listeningSockets(port);
+      assert.equal(found.length, 1);
+      assert.equal(found[0].uid, process.getuid!());
+      assert.ok(ownSocketInodes().has(found[0].inode));
+      // the hub's own sockets are never previewed, whoever asks
+      assert.deepEqual(new PortAccessCheck().check(port, process.getuid!()), { ok: false, why: "the hub's own" });
+    } finally {
+      server.close();
+    }
+  });
+
+  test("access goes to the tenant's own socket's address, never another uid's", () => {
+    const sockets = [
+      { address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const },
+      { address: "::1", port: 5000, uid: 2002, inode: "2", family: 6 as const },
+      { address: "::", port: 6000, uid: 2002, inode: "3", family: 6 as const },
+    ];
+    const check = new PortAccessCheck(() => sockets);
+    assert.deepEqual(check.check(5000, 2001), { ok: true, host: "127.0.0.1" });
+    assert.deepEqual(check.check(5000, 2002), { ok: true, host: "::1" });
+    assert.deepEqual(check.check(5000, 2003), { ok: false, why: "another user's" });
+    assert.deepEqual(check.check(6000, 2002), { ok: true, host: "::1" });
+    assert.deepEqual(check.check(7000, 2002), { ok: false, why: "nothing listens" });
+  });
+});
+
+describe("tokens", () => {
+  test("26 base32 characters, with the replica's name before them when there is one", () => {
+    assert.match(newToken(), /^[a-z2-7]{26}$/);
+    assert.match(newToken("agentbox-1"), /^agentbox-1-[a-z2-7]{26}$/);
+    assert.notEqual(newToken(), newToken());
+  });
+
+  test("found in paths and hosts exactly, and nowhere else", () => {
+    const t = newToken("r2");
+    assert.deepEqual(tokenOfPath(`/preview/${t}/a/b?c`), { token: t, rest: "/a/b?c" });
+    assert.deepEqual(tokenOfPath(`/preview/${t}`), { token: t, rest: undefined });
+    assert.equal(tokenOfPath(`/preview/${t}x/`), undefined);
+    assert.equal(tokenOfPath(`/preview/${t.slice(0, -1)}/`), undefined);
+    assert.equal(tokenOfPath(`/preview/${t.toUpperCase()}/`), undefined);
+    assert.deepEqual(tokenOfHost(`5173-${t}.preview.localhost:8080`, "preview.localhost"), { port: 5173, token: t });
+    assert.equal(tokenOfHost(`5173-${t}.preview.localhost.evil.example`, "preview.localhost"), undefined);
+    assert.equal(tokenOfHost(`5173-${t}.evilpreview.localhost`, "preview.localhost"), undefined);
+    assert.equal(tokenOfHost(`5173-${t}.preview.localhost`, undefined), undefined);
+  });
+});
+
+describe("what crosses the proxy", () => {
+  test("the hub's credentials and the client's forwarding claims are dropped; the hub's forwarding set", () => {
+    const out = toApp(
+      {
+        authorization: "Bearer k",
+        "x-api-key": "k",
+        "proxy-authorization": "Basic x",
+        "x-agentbox-session-token": "t",
+        "mcp-session-id": "s",
+        "mcp-method": "tools/call",
+        forwarded: "for=1.2.3.4",
+        "x-forwarded-prefix": "/elsewhere",
+        "x-real-ip": "1.2.3.4",
+        cookie: "a=1",
+        accept: "text/html",
+      },
+      { proto: "https", host: "agents.example.com", for: "10.0.0.9", prefix: "/preview/abc" },
+    );
+    assert.deepEqual(out, {
+      cookie: "a=1",
+      accept: "text/html",
+      "x-forwarded-for": "10.0.0.9",
+      "x-forwarded-proto": "https",
+      "x-forwarded-host": "agents.example.com",
+      "x-forwarded-prefix": "/preview/abc",
+    });
+    assert.equal(pathToApp("/a?api_key=k&b=1"), "/a?b=1");
+    assert.equal(pathToApp("/a?api_key=k"), "/a");
+    assert.equal(pathToApp("/a?b=1"), "/a?b=1");
+  });
+
+  test("in the path form an app's origin-wide headers go, and its redirects stay under its prefix", () => {
+    const headers: Record<string, string> = { "service-worker-allowed": "/", "clear-site-data": '"*"', location: "/login", "content-type": "text/html" };
+    fromAppInPathForm(headers, "/preview/abc");
+    assert.deepEqual(headers, { location: "/preview/abc/login", "content-type": "text/html" });
+    for (const location of ["//evil.example/", "https://x.example/", "/preview/abc/ok", "relative"]) {
+      const h = { location };
+      fromAppInPathForm(h, "/preview/abc");
+      assert.equal(h.location, location);
+    }
+  });
+});
+
+describe("the store", () => {
+  const preview = (token: string, session = "s1", seconds = 60): Preview => ({
+    token,
+    tenant: "alice",
+    uid: 2001,
+    port: 5000,
+    session,
+    createdAt: new Date(),
+    expiresAt: new Date(Date.now() + seconds * 1000),
+  });
+
+  test("a live token is found whole; a near one is not; an ended one says how it ended", () => {
+    const ended: string[] = [];
+    const store = new PreviewStore((p, why) => ended.push(`${p.token} ${why}`));
+    const t = newToken();
+    store.add(preview(t));
+    assert.equal("preview" in (store.lookup(t) ?? {}), true);
+    assert.equal(store.lookup(t.slice(0, -1) + (t.endsWith("a") ? "b" : "a")), undefined);
+    assert.equal(store.end(t, "revoked"), true);
+    assert.deepEqual(store.lookup(t), { ended: "revoked" });
+    assert.equal(store.end(t, "revoked"), false);
+    assert.deepEqual(ended, [`${t} revoked`]);
+  });
+
+  test("a session's end ends its previews only; an expired one is ended when looked up", () => {
+    const store = new PreviewStore(() => undefined);
+    const [a, b, c] = [newToken(), newToken(), newToken()];
+    store.add(preview(a, "s1"));
+    store.add(preview(b, "s2"));
+    store.add(preview(c, "s2", -1));
+    store.endAll({ session: "s1" }, "session ended");
+    assert.deepEqual(store.lookup(a), { ended: "session ended" });
+    assert.equal("preview" in (store.lookup(b) ?? {}), true);
+    assert.deepEqual(store.lookup(c), { ended: "expired" });
+    assert.equal(store.count("alice"), 1);
+    store.endAll({}, "hub stopped");
+  });
+});
