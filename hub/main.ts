@@ -74,6 +74,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // in stdio mode stdout carries JSON-RPC: the audit trail goes where the logs go
+  if (args.stdio && config.audit.log === "stdout") config.audit.log = "stderr";
   const readable = keysReadableByOthers(config);
   if (readable) process.stderr.write(`agentbox: warning: ${readable}\n`);
   // in stdio mode stdout carries JSON-RPC: logs go to stderr

@@ -8,6 +8,7 @@ import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
+import { auditConfigFromEnv, type AuditConfig } from "./audit.js";
 import {
   ConfigError,
   describeZodError,
@@ -94,6 +95,8 @@ export interface HubConfig {
   taskTtlSeconds: number;
   /** How many MiB of ended tasks' results one tenant's tasks keep at most; the oldest go first (AGENTBOX_TASK_RESULTS_MIB). */
   taskResultsMiB: number;
+  /** The audit trail and the tenants /metrics names (hub/config/audit.ts). */
+  audit: AuditConfig;
 }
 
 export interface CliOverrides {
@@ -212,6 +215,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       notificationsPerSecond: positiveInt(env.AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND, "AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND") ?? 200,
     },
     sessionLimits: sessionLimitsFromEnv(env),
+    audit: auditConfigFromEnv(env),
     sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
   };
 }

@@ -14,6 +14,7 @@ import type { ClientSession, SessionRegistry } from "./registry.js";
 import type { ToolCalls } from "./tool-calls.js";
 import type { Contexts } from "./contexts.js";
 import type { TenantTasks } from "./task-list.js";
+import type { CallRecords } from "./call-records.js";
 
 export interface SessionServices {
   readonly version: string;
@@ -29,6 +30,8 @@ export interface SessionServices {
   readonly sessionTasks?: SessionServerExtension;
   /** Tool calls run as tasks, by tenant (hub/tasks/store.ts): hub_sessions lists them, hub_cancel_task ends one. */
   readonly tasks: TenantTasks;
+  /** The audit trail and each session's recent calls (hub_calls shows the caller's). */
+  readonly records: CallRecords;
   /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
   readonly replica?: string;
   /** The hub's report; one tenant's view when asked for a tenant. */
