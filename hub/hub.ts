@@ -82,6 +82,7 @@ export class Hub implements HubServices {
     const trail = audit.log === "off" ? "off" : typeof audit.log === "object" ? audit.log : { stream: process[audit.log] };
     this.records = new CallRecords(new AuditLog(trail, audit.queueBytes, (message) => log.error(message)), audit.arguments);
     this.metrics.describeReplica(config.replica, () => this.draining);
+    this.metrics.capTenantLabels(config.audit.metricsTenants);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),
       onRequest: (child, request, signal) => childRequest(this.sessions, this.tenantOf(child), child, request, signal),
