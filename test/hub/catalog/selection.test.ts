@@ -9,7 +9,7 @@ import { BUILTIN_SERVERS } from "../../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { both, initialize, json, post } from "../../helpers/raw-http.js";
 
-const HUB_TOOLS = ["hub_status", "hub_metrics", "hub_sessions", "hub_end_session", "hub_new_context", "hub_cancel_task"];
+const HUB_TOOLS = ["hub_status", "hub_metrics", "hub_sessions", "hub_calls", "hub_end_session", "hub_new_context", "hub_cancel_task"];
 
 async function names(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((t) => t.name).sort();
