@@ -12,6 +12,7 @@ import { LogPanel } from "./log-panel.js";
 import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
+import { CallsPanel } from "./calls-panel.js";
 
 const STATUS_EVERY_MS = 5000;
 
@@ -26,6 +27,7 @@ const pill = h("span", { class: "pill", "data-state": "connecting" }, "connectin
 const picker = new CatalogPicker();
 const clients = new ClientsPanel(() => connection);
 const tasks = new TasksPanel(() => connection);
+const calls = new CallsPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
 
@@ -71,7 +73,16 @@ function layout(): void {
     h(
       "div",
       { class: "layout" },
-      h("div", { class: "sidebar-wrap" }, picker.element, clients.element, tasks.element, h("div", { class: "sidebar-tools" }, toolFilter), sidebar),
+      h(
+        "div",
+        { class: "sidebar-wrap" },
+        picker.element,
+        clients.element,
+        tasks.element,
+        calls.element,
+        h("div", { class: "sidebar-tools" }, toolFilter),
+        sidebar,
+      ),
       main,
       log.element,
     ),
@@ -172,6 +183,7 @@ function select(name: string | undefined): void {
         async (result) => {
           keepFound(tool, result);
           void tasks.refresh();
+          void calls.refresh();
           await refreshStatus();
         },
       );
@@ -250,6 +262,7 @@ async function start(): Promise<void> {
             onTask: (task) => {
               panels.get(task.tool)?.onTask(task);
               void tasks.refresh();
+              void calls.refresh();
             },
             onInput: (task, requests, answer) => panels.get(task.tool)?.onInput(requests, answer),
           },
@@ -292,6 +305,7 @@ async function start(): Promise<void> {
   setPill("connected", "connected");
   void clients.refresh();
   void tasks.refresh();
+  void calls.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);
   setInterval(() => void refreshStatus(), STATUS_EVERY_MS);
