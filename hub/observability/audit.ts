@@ -68,7 +68,7 @@ export class AuditLog {
     try {
       fd = fs.openSync(destination.file, "a", 0o600);
     } catch (err) {
-      throw new Error(`Cannot open the audit log (AGENTBOX_AUDIT_LOG) ${destination.file}: ${(err as Error).message}`);
+      throw new Error(`Cannot open the audit log (AGENTBOX_AUDIT_LOG) ${destination.file}: ${(err as Error).message}`, { cause: err });
     }
     if (fs.fstatSync(fd).isFile()) fs.fchmodSync(fd, 0o600);
     const stream = fs.createWriteStream("", { fd, autoClose: true });
