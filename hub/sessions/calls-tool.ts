@@ -22,7 +22,7 @@ export const hubCalls = defineTool({
   description: `Your session's latest tool calls (up to ${RECENT_CALLS}), newest first: each one's tool, outcome, duration and error type.`,
   input: { limit: z.number().int().min(1).max(RECENT_CALLS).default(20).describe("How many calls, newest first") },
   output: { calls: z.array(recentCall) },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ limit }, { hub, session }: HubToolCall & { hub: SessionServices }) {
     const calls = hub.records.recent.of(session, limit);
     const lines = calls.map((c) => `${c.at}  ${c.tool}  ${c.outcome}${c.errorType ? ` (${c.errorType})` : ""}  ${c.durationMs} ms`);

@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
+import { startTask } from "../modern/modern-client.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
@@ -33,6 +34,7 @@ interface Line {
   reason?: string;
   client?: string;
   era?: string;
+  taskId?: string;
   arguments?: Record<string, unknown>;
 }
 
@@ -75,7 +77,7 @@ describe("the audit trail in a file", () => {
     dir = tempDir("agentbox-audit-");
     file = path.join(dir, "audit.log");
     hub = await startHub({
-      extraServers: { echo: fixture("echo-server") },
+      extraServers: { echo: { ...fixture("echo-server"), taskSupport: { slow: "optional" } } },
       config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
       env: { AGENTBOX_METRICS_KEY: OPERATOR, AGENTBOX_AUDIT_LOG: file, AGENTBOX_RATE_LIMITS: JSON.stringify({ tools: { echo_stats: "1/min" } }) },
     });
@@ -114,6 +116,15 @@ describe("the audit trail in a file", () => {
     await lineWhere(read, (l) => l.tool === "echo_slow" && l.outcome === "cancelled" && l.tenant === "alice");
     await lineWhere(read, (l) => l.tool === "echo_echo" && l.tenant === "bob" && l.outcome === "ok");
     await lineWhere(read, (l) => l.tool === "hub_end_session" && l.server === "hub" && l.outcome === "ok");
+  });
+
+  test("a 2026 call run as a task names its task and its era", async () => {
+    const taskId = await startTask(hub, auth(KEY_A), "echo_slow", { steps: 1, delayMs: 10 });
+    const line = await lineWhere(read, (l) => l.taskId === taskId);
+    assert.equal(line.outcome, "ok");
+    assert.equal(line.tenant, "alice");
+    assert.equal(line.era, "modern");
+    assert.equal(line.tool, "echo_slow");
   });
 
   test("sessions are recorded as they open and close, with the reason", async () => {
