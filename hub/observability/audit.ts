@@ -101,7 +101,7 @@ export class AuditLog {
     if (!out) return;
     // JSON escapes every control character: nothing in a field ends the line or forges another
     const line = JSON.stringify({ time: new Date().toISOString(), audit: kind, ...clipped(record) }) + "\n";
-    if (this.failed || out.destroyed || out.writableLength + Buffer.byteLength(line) > this.queueBytes) {
+    if (this.failed || out.destroyed || out.writableEnded || out.writableLength + Buffer.byteLength(line) > this.queueBytes) {
       this.dropped++;
       return;
     }
