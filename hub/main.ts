@@ -29,7 +29,8 @@ Usage: agentbox [options]
 Environment: AGENTBOX_WORKSPACE, AGENTBOX_API_KEY, AGENTBOX_CORS_ORIGINS, AGENTBOX_ALLOWED_HOSTS,
 AGENTBOX_RATE_LIMITS (off | JSON), AGENTBOX_SESSION_IDLE_MS, AGENTBOX_MAX_BODY_BYTES,
 AGENTBOX_REPLICA (a name that session ids begin with, for a router), AGENTBOX_DRAIN_MS (SIGTERM waits
-this long for calls in flight; default 25000).
+this long for calls in flight; default 25000), AGENTBOX_AUDIT_LOG (the audit trail: stdout, stderr, off
+or a file path; default stdout).
 The MCP endpoint is http://HOST:PORT/mcp (also /v1/mcp; legacy SSE at /sse).`;
 
 function parseCli() {

@@ -27,6 +27,8 @@ function copy(value: unknown, budget: { left: number }, depth: number): unknown 
     return typeof value === "number" || typeof value === "boolean" ? value : null;
   }
   if (depth >= MAX_DEPTH) return CUT;
+  // an empty object or array costs its brackets: a million of them cannot pass for free
+  budget.left -= 2;
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const item of value) {

@@ -195,6 +195,10 @@ describe("the audit trail on stdout, with arguments", () => {
     assert.equal(line.arguments?.password, "[redacted]");
     assert.deepEqual(line.arguments?.nested, { apiKey: "[redacted]", list: [{ token: "[redacted]" }] });
     assert.ok(String(line.arguments?.big).length < 5000, "a huge argument is cut");
+    // a hundred thousand empty objects cost their brackets: they cannot pass the bound for free
+    await call(client, "echo_echo", { text: "second", empties: Array.from({ length: 100_000 }, () => ({})) });
+    const second = await lineWhere(read, (l) => l.tool === "echo_echo" && l.arguments?.text === "second");
+    assert.ok(JSON.stringify(second).length < 12_000, `a line of ${JSON.stringify(second).length} characters`);
     assert.ok(!read().includes(SECRET), "no secret-looking field's value in any log");
     assert.ok(!read().includes(KEY_A), "no key in any log");
   });
