@@ -47,7 +47,7 @@ const auditLines = (text: string): Line[] =>
 
 /** Waits until the trail holds a line `match` finds (lines are written as calls end, without waiting on the disk). */
 async function lineWhere(read: () => string, match: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const found = auditLines(read()).find(match);
     if (found) return found;
     await new Promise((r) => setTimeout(r, 25));
@@ -175,21 +175,31 @@ describe("the audit trail in a file", () => {
 
 describe("the audit trail on stdout, with arguments", () => {
   let hub: TestHub;
+  const read = () => hub.logs.join("\n");
 
   before(async () => {
     hub = await startHub({
-      extraServers: { echo: fixture("echo-server") },
+      // a second echo server whose calls time out after half a second without progress
+      extraServers: { echo: fixture("echo-server"), quick: { ...fixture("echo-server"), timeoutMs: 500 } },
       config: { tenants: { alice: { apiKey: KEY_A } } },
-      env: { AGENTBOX_AUDIT_ARGUMENTS: "1" },
+      env: { AGENTBOX_AUDIT_ARGUMENTS: "1", AGENTBOX_SESSION_IDLE_MS: "1500" },
     });
   });
   after(() => hub?.stop());
+
+  test("a call past its timeout is recorded as timeout, and an idle session as closed for idling", async () => {
+    const client = await hub.connect({ headers: auth(KEY_A) });
+    await call(client, "quick_slow", { steps: 1, delayMs: 2000 });
+    const line = await lineWhere(read, (l) => l.tool === "quick_slow");
+    assert.deepEqual([line.outcome, line.errorType, line.server], ["timeout", "request_timeout", "quick"]);
+    // the session then idles past AGENTBOX_SESSION_IDLE_MS
+    assert.equal((await lineWhere(read, (l) => l.event === "closed" && l.session === line.session)).reason, "idle");
+  });
 
   test("arguments are recorded with secret-looking fields redacted, and a huge one cut short", async () => {
     const client = await hub.connect({ headers: auth(KEY_A) });
     const args = { text: VALUE, password: SECRET, nested: { apiKey: SECRET, list: [{ token: SECRET }] }, big: "y".repeat(200_000) };
     await call(client, "echo_echo", args);
-    const read = () => hub.logs.join("\n");
     const line = await lineWhere(read, (l) => l.tool === "echo_echo");
     assert.equal(line.arguments?.text, VALUE);
     assert.equal(line.arguments?.password, "[redacted]");
