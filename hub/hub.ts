@@ -11,7 +11,6 @@ import { RateLimits } from "./sessions/rate-limits.js";
 import { manifestKey, offersOf, readManifest } from "./children/manifest.js";
 import { SessionInstances } from "./children/session-instances.js";
 import { HubMetrics } from "./observability/metrics.js";
-import { AuditLog } from "./observability/audit.js";
 import { CallRecords } from "./sessions/call-records.js";
 import { DiskBudgets } from "./tenants/disk-budget.js";
 import { DiskReserve } from "./tenants/disk-reserve.js";
@@ -78,9 +77,7 @@ export class Hub implements HubServices {
   ) {
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
-    const { audit } = config;
-    const trail = audit.log === "off" ? "off" : typeof audit.log === "object" ? audit.log : { stream: process[audit.log] };
-    this.records = new CallRecords(new AuditLog(trail, audit.queueBytes, (message) => log.error(message)), audit.arguments);
+    this.records = CallRecords.configured(config.audit, (message) => log.error(message));
     this.metrics.describeReplica(config.replica, () => this.draining);
     this.metrics.capTenantLabels(config.audit.metricsTenants);
     const hooks: ChildHooks = {

@@ -7,7 +7,8 @@ import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/
 import { ChildUnavailableError, MessageTooLargeError } from "../children/child.js";
 import { QueueFullError } from "../children/queue.js";
 import { auditedArguments } from "../observability/audit-arguments.js";
-import type { AuditLog, AuditOutcome, SessionRecord } from "../observability/audit.js";
+import { AuditLog, type AuditOutcome, type SessionRecord } from "../observability/audit.js";
+import type { AuditConfig } from "../config/audit.js";
 import { RecentCalls } from "../observability/recent-calls.js";
 import type { Params } from "./forward.js";
 import type { CallChannel, ClientSession, CloseReason } from "./registry.js";
@@ -34,6 +35,13 @@ export class CallRecords {
     private readonly audit: AuditLog,
     private readonly withArguments: boolean,
   ) {}
+
+  /** The records AGENTBOX_AUDIT_* ask for; throws when the trail's file cannot be opened. */
+  static configured(config: AuditConfig, onFailure: (message: string) => void): CallRecords {
+    const { log } = config;
+    const destination = log === "off" ? "off" : typeof log === "object" ? log : { stream: process[log] };
+    return new CallRecords(new AuditLog(destination, config.queueBytes, onFailure), config.arguments);
+  }
 
   /** Records a call that began at `startedAt` (Date.now()) and `started` (performance.now()). */
   called(caller: ClientSession, params: Params, channel: CallChannel, note: CallNote, started: number, startedAt: number, ending: CallEnding): void {
