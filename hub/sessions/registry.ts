@@ -150,8 +150,11 @@ export class ClientSession {
   }
 }
 
-/** Why a session closed (its audit line says): its client closed it, it idled out, its ttl ran out, it was reclaimed at a cap, hub_end_session ended it, the hub stopped. */
-export type CloseReason = "client" | "idle" | "ttl" | "reclaimed" | "ended" | "hub_stopping";
+/**
+ * Why a session closed (its audit line says): its client closed it, it idled out, its ttl ran out, it
+ * was reclaimed at a cap, hub_end_session ended it, its initialize was refused, the hub stopped.
+ */
+export type CloseReason = "client" | "idle" | "ttl" | "reclaimed" | "ended" | "refused" | "hub_stopping";
 
 /** The principals sessions count against (hub/sessions/admission.ts): a tenant, and a client of a tenant. */
 export const tenantPrincipal = (tenant: ServedTenant) => `tenant:${tenant.name}`;
