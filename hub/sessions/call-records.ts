@@ -16,7 +16,7 @@ import { eraOf, sessionLabel } from "./session-list.js";
 
 /** What ToolCalls learns of a call on its way (./tool-calls.ts) that its result does not say. */
 export interface CallNote {
-  /** The session it ran in, when its `context` argument named another than the caller's. */
+  /** The session it ran in: the caller's, or the context its `context` argument named. */
   session?: ClientSession;
   /** The server that ran it ("hub" for the hub's own tools). */
   server?: string;
