@@ -11,6 +11,7 @@ import { RateLimits } from "./sessions/rate-limits.js";
 import { manifestKey, offersOf, readManifest } from "./children/manifest.js";
 import { SessionInstances } from "./children/session-instances.js";
 import { HubMetrics } from "./observability/metrics.js";
+import { CallRecords } from "./sessions/call-records.js";
 import { DiskBudgets } from "./tenants/disk-budget.js";
 import { DiskReserve } from "./tenants/disk-reserve.js";
 import { detectIsolation, type Isolation } from "./tenants/isolation.js";
@@ -18,7 +19,7 @@ import { ProcessSweeper } from "./tenants/sweeper.js";
 import { SessionView } from "./catalog/selection.js";
 import { mergeDefaults } from "./config/selection-spec.js";
 import { SessionAdmission } from "./sessions/admission.js";
-import { ClientSession, SessionRegistry, tenantPrincipal } from "./sessions/registry.js";
+import { ClientSession, SessionRegistry, tenantPrincipal, type CloseReason } from "./sessions/registry.js";
 import { TenantChanges } from "./sessions/changes.js";
 import { drainingRefusal, newSessionId } from "./http/replica.js";
 import { Contexts } from "./sessions/contexts.js";
@@ -46,6 +47,8 @@ export class Hub implements HubServices {
   /** The bytes all sessions' resumable streams may keep (hub/http/event-store.ts). */
   readonly eventBudget: EventBudget;
   readonly toolCalls: ToolCalls;
+  /** The audit trail and each session's recent calls (hub/sessions/call-records.ts). */
+  readonly records: CallRecords;
   /** Tool calls run as tasks, across every tenant, each its own tenant's, whichever era started them (hub/tasks/). */
   readonly tasks: TaskStore;
   /** The 2025-11-25 tasks on 2025-era sessions' servers (hub/tasks/legacy.ts), over the same store. */
@@ -77,7 +80,9 @@ export class Hub implements HubServices {
   ) {
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
+    this.records = CallRecords.configured(config.audit, (message) => log.error(message));
     this.metrics.describeReplica(config.replica, () => this.draining);
+    this.metrics.capTenantLabels(config.audit.metricsTenants);
     const hooks: ChildHooks = {
       onListChanged: (child, what) => this.onListChanged(child, what),
       onRequest: (child, request, signal) => childRequest(this.sessions, this.tenantOf(child), child, request, signal),
@@ -106,7 +111,7 @@ export class Hub implements HubServices {
       });
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     });
-    this.sessions = new SessionRegistry(config.sessionIdleMs, (session) => this.onSessionClosed(session));
+    this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason));
     this.admission = new SessionAdmission(config.sessionLimits, this.sessions);
     this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
     // a minute without a request counts as idle (sooner when sessions expire sooner)
@@ -127,7 +132,14 @@ export class Hub implements HubServices {
       // a draining replica takes no new sessions, contexts included: the router sends the next request elsewhere
       open: async (...args) => (this.draining ? drainingRefusal(this) : this.openSession(...args)),
     });
-    this.toolCalls = new ToolCalls({ limits: this.limits, metrics: this.metrics, log, hubTools: this.hubTools, contexts: this.contexts });
+    this.toolCalls = new ToolCalls({
+      limits: this.limits,
+      metrics: this.metrics,
+      log,
+      hubTools: this.hubTools,
+      contexts: this.contexts,
+      records: this.records,
+    });
     this.tasks = new TaskStore(
       { perTenant: config.tasksPerTenant, ttlMs: config.taskTtlSeconds * 1000, resultBytes: config.taskResultsMiB * 1024 * 1024 },
       config.replica,
@@ -194,7 +206,9 @@ export class Hub implements HubServices {
 
   newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view = this.defaultView(tenant)): ClientSession {
     this.metrics.sessionsOpened.inc({ transport: kind });
-    return this.sessions.add(new ClientSession(id, kind, tenant, clientKey, view));
+    const session = this.sessions.add(new ClientSession(id, kind, tenant, clientKey, view));
+    this.records.opened(session);
+    return session;
   }
 
   /** A session a client asked for, or the refusal to send when its caps or churn rate say no (hub/sessions/admission.ts). */
@@ -237,7 +251,8 @@ export class Hub implements HubServices {
     return everything.narrow(mergeDefaults(this.config.selection, tenant.selection), "config");
   }
 
-  private onSessionClosed(session: ClientSession): void {
+  private onSessionClosed(session: ClientSession, reason: CloseReason): void {
+    this.records.closed(session, reason);
     if (this.stopping) return;
     // a session that never reached a child (a client churning through sessions) costs none a message
     for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
@@ -306,6 +321,7 @@ export class Hub implements HubServices {
     await this.sweeper.stop();
     this.diskBudgets.stop();
     await this.sessions.closeAll();
+    await this.records.close();
     await Promise.allSettled([...this.children.map((c) => c.stop()), ...this.tenants.map((t) => t.instances.stopAll())]);
     // nothing of a tenant outlives the hub, daemons of live sessions included
     await this.sweeper.killAll("when the hub stopped");

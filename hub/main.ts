@@ -32,7 +32,8 @@ Environment: AGENTBOX_WORKSPACE, AGENTBOX_API_KEY, AGENTBOX_CORS_ORIGINS, AGENTB
 AGENTBOX_RATE_LIMITS (off | JSON), AGENTBOX_SESSION_IDLE_MS, AGENTBOX_MAX_BODY_BYTES,
 AGENTBOX_REPLICA (a name that session ids begin with, for a router), AGENTBOX_DRAIN_MS (SIGTERM waits
 this long for calls in flight; default 25000), AGENTBOX_PUBLIC_URL and AGENTBOX_PREVIEW_DOMAIN (the
-addresses of hub_preview's URLs).
+addresses of hub_preview's URLs), AGENTBOX_AUDIT_LOG (the audit trail: stdout, stderr, off or a file
+path; default stdout).
 The MCP endpoint is http://HOST:PORT/mcp (also /v1/mcp; legacy SSE at /sse).`;
 
 function parseCli() {
@@ -77,6 +78,8 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
+  // in stdio mode stdout carries JSON-RPC: the audit trail goes where the logs go
+  if (args.stdio && config.audit.log === "stdout") config.audit.log = "stderr";
   const readable = keysReadableByOthers(config);
   if (readable) process.stderr.write(`agentbox: warning: ${readable}\n`);
   // in stdio mode stdout carries JSON-RPC: logs go to stderr

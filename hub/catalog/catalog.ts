@@ -183,6 +183,8 @@ function collisionMessage(kind: string, name: string, first: Owner, second: Owne
 }
 
 function closest(name: string, candidates: string[]): string[] {
+  // far longer than any name may be (64): it resembles none, and an edit distance to a megabyte would hold the event loop
+  if (name.length > 256) return [];
   const lower = name.toLowerCase();
   return candidates
     .map((c) => ({ c, d: c.toLowerCase().includes(lower) || lower.includes(c.toLowerCase()) ? 0 : distance(lower, c.toLowerCase()) }))

@@ -9,6 +9,7 @@ import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
 import { previewsFromEnv, type PreviewConfig } from "./previews.js";
+import { auditConfigFromEnv, type AuditConfig } from "./audit.js";
 import {
   ConfigError,
   describeZodError,
@@ -97,6 +98,8 @@ export interface HubConfig {
   taskResultsMiB: number;
   /** Previews of apps agents started (hub/config/previews.ts). */
   previews: PreviewConfig;
+  /** The audit trail and the tenants /metrics names (hub/config/audit.ts). */
+  audit: AuditConfig;
 }
 
 export interface CliOverrides {
@@ -215,6 +218,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
       notificationsPerSecond: positiveInt(env.AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND, "AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND") ?? 200,
     },
     sessionLimits: sessionLimitsFromEnv(env),
+    audit: auditConfigFromEnv(env),
     sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
     previews: previewsFromEnv(env),
   };

@@ -3,11 +3,39 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 
 export type CallOutcome = "ok" | "tool_error" | "error" | "rate_limited";
+const OUTCOMES: readonly CallOutcome[] = ["ok", "tool_error", "error", "rate_limited"];
 
 /** One tenant's tool calls through the hub since it started, by outcome. */
 export type TenantCalls = { total: number } & Record<CallOutcome, number>;
 
 const NO_CALLS: Readonly<TenantCalls> = { total: 0, ok: 0, tool_error: 0, error: 0, rate_limited: 0 };
+
+/** The label of the tenants past the cap, summed (a leading "_": no configured tenant name collides with it by accident). */
+export const OTHER_TENANTS = "_other";
+
+/** A session as the gauges count it. */
+export interface CountedSession {
+  kind: string;
+  idleMs: number;
+  tenant: { name: string };
+}
+
+/**
+ * Which tenants have series of their own: the first `cap` to be seen keep their label for the
+ * hub's life, every later one is counted as OTHER_TENANTS. Fixed once given, so each series only
+ * ever grows (rate() stays right), and a hub with ten thousand tenants costs a scrape cap + 1 series.
+ */
+class TenantLabels {
+  private readonly named = new Set<string>();
+  cap = 50;
+
+  of(tenant: string): string {
+    if (this.named.has(tenant)) return tenant;
+    if (this.named.size >= this.cap) return OTHER_TENANTS;
+    this.named.add(tenant);
+    return tenant;
+  }
+}
 
 export class HubMetrics {
   readonly registry = new Registry();
@@ -49,7 +77,7 @@ export class HubMetrics {
     registers: [this.registry],
   });
   /** Sessions by transport, counted at each scrape: active (a call in flight or used lately) or idle. */
-  private sessionsSource: () => Array<{ kind: string; idleMs: number }> = () => [];
+  private sessionsSource: () => CountedSession[] = () => [];
   private idleAfterMs = 60_000;
   readonly sessionsActive = this.sessionGauge(
     "agentbox_sessions_active",
@@ -63,14 +91,46 @@ export class HubMetrics {
   );
 
   private readonly callsByTenant = new Map<string, TenantCalls>();
+  private readonly tenantLabels = new TenantLabels();
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: "agentbox_hub_" });
+    const calls = () => this.callsByTenant;
+    const sessions = () => this.sessionsSource();
+    const label = (tenant: string) => this.tenantLabels.of(tenant);
+    new Counter({
+      name: "agentbox_tenant_tool_calls_total",
+      help: `Tool calls by tenant and outcome; past AGENTBOX_METRICS_TENANTS tenants the rest are summed as tenant="${OTHER_TENANTS}"`,
+      labelNames: ["tenant", "outcome"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [tenant, counts] of calls()) {
+          for (const outcome of OUTCOMES) if (counts[outcome]) this.inc({ tenant: label(tenant), outcome }, counts[outcome]);
+        }
+      },
+    });
+    new Gauge({
+      name: "agentbox_tenant_sessions",
+      help: `Open sessions and 2026 contexts by tenant (capped like agentbox_tenant_tool_calls_total)`,
+      labelNames: ["tenant"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of sessions()) this.inc({ tenant: label(s.tenant.name) });
+      },
+    });
+  }
+
+  /** How many tenants get series of their own on /metrics (AGENTBOX_METRICS_TENANTS). */
+  capTenantLabels(cap: number): void {
+    this.tenantLabels.cap = cap;
   }
 
   /** Counts a tool call's outcome hub-wide (by tool) and for the tenant that made it. */
   countCall(tenant: string, tool: string, outcome: CallOutcome): void {
     this.toolCalls.inc({ tool, outcome });
+    this.tenantLabels.of(tenant);
     const calls = this.callsByTenant.get(tenant) ?? { ...NO_CALLS };
     calls.total++;
     calls[outcome]++;
@@ -103,7 +163,7 @@ export class HubMetrics {
   }
 
   /** Where the session gauges read from, once the hub has its sessions. */
-  countSessions(source: () => Array<{ kind: string; idleMs: number }>, idleAfterMs: number): void {
+  countSessions(source: () => CountedSession[], idleAfterMs: number): void {
     this.sessionsSource = source;
     this.idleAfterMs = idleAfterMs;
   }

@@ -83,7 +83,7 @@ export class SessionAdmission {
     // close() takes a session out of the registry at once; its servers close after
     for (const session of idle) {
       if (excess-- <= 0) break;
-      void this.sessions.close(session.id);
+      void this.sessions.close(session.id, "reclaimed");
     }
     return true;
   }

@@ -19,7 +19,7 @@ import { MODERN_PROTOCOL_VERSION, type ClientSession, type SessionKind, type Ses
 
 export const NEW_CONTEXT_TOOL = "hub_new_context";
 /** The hub's own tools that take a `context`: they describe or end that context instead of the caller's. */
-export const HUB_CONTEXT_TOOLS: ReadonlySet<string> = new Set(["hub_sessions", "hub_end_session"]);
+export const HUB_CONTEXT_TOOLS: ReadonlySet<string> = new Set(["hub_sessions", "hub_calls", "hub_end_session"]);
 
 export interface ContextDeps {
   sessions: SessionRegistry;
@@ -68,7 +68,7 @@ export class Contexts {
     opened.negotiatedVersion = caller.kind === "modern" ? MODERN_PROTOCOL_VERSION : caller.negotiatedVersion;
     const expiry = Date.now() + this.deps.ttlMs;
     // what it holds is freed when it expires, whether or not anyone calls with it again
-    setTimeout(() => void this.deps.sessions.close(opened.id), this.deps.ttlMs).unref();
+    setTimeout(() => void this.deps.sessions.close(opened.id, "ttl"), this.deps.ttlMs).unref();
     return { handle: `${opened.id}.${expiry.toString(36)}.${this.mac(caller.tenant, opened.id, expiry)}`, session: opened, expiresAt: new Date(expiry) };
   }
 
@@ -105,7 +105,7 @@ export class Contexts {
     }
     const session = this.deps.sessions.get(id);
     if (Date.now() >= expiry) {
-      if (session) void this.deps.sessions.close(id);
+      if (session) void this.deps.sessions.close(id, "ttl");
       return `This context expired at ${new Date(expiry).toISOString()} (contexts last at most ${duration(this.deps.ttlMs)}), and what it held was freed. ${NEW_ONE}`;
     }
     if (!session || session.closed || session.tenant !== tenant) {

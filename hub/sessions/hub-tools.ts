@@ -15,6 +15,7 @@ import { SESSION_KINDS } from "./registry.js";
 import { describeSession, eraFields, sessionLine, sessionListOutput, tenantSessions } from "./session-list.js";
 import type { HubToolCall, HubTools } from "./tool-calls.js";
 import { hubNewContext, offerContext } from "./context-tool.js";
+import { hubCalls } from "./calls-tool.js";
 import { describeTask, hubCancelTask, taskLine, taskListOutput, tenantTasks } from "./task-list.js";
 import { hubEndPreview, hubPreview, previewEntry, sessionPreviews } from "./preview-tools.js";
 
@@ -252,12 +253,12 @@ const hubEndSession = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run(_args, { hub, session, channel }: HubToolContext) {
     // closing the session closes the stream this answer travels on: close it once the answer is written
-    channel.afterReply(() => void hub.sessions.close(session.id));
+    channel.afterReply(() => void hub.sessions.close(session.id, "ended"));
     return reply.data(`Session ${session.id} ends now; every server frees what it held for it.`, { ended: session.id });
   },
 });
 
-const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubEndSession, hubNewContext, hubCancelTask, hubPreview, hubEndPreview];
+const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubCalls, hubEndSession, hubNewContext, hubCancelTask, hubPreview, hubEndPreview];
 
 /** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */
 export function hubTools(hub: SessionServices): HubTools {

@@ -71,6 +71,8 @@ export class PendingCall {
   readonly afterReply: Array<() => void> = [];
   /** Set once a task holds the call (hub/tasks/store.ts): no client waits on its reply any more. */
   detached = false;
+  /** The task holding it, once one does (the audit trail names it). */
+  taskId?: string;
 
   constructor(
     readonly session: ClientSession,

@@ -100,6 +100,7 @@ function callChannel(call: PendingCall): CallChannel {
     request: (request, signal, inputKey, asker) => call.ask(request, signal, inputKey, asker),
     afterReply: (action) => call.afterReply.push(action),
     detached: () => call.detached,
+    taskId: () => call.taskId,
   };
 }
 

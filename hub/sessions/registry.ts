@@ -47,6 +47,8 @@ export interface CallChannel {
   afterReply(action: () => void): void;
   /** Whether no client waits on the reply now (the call runs as a task): its child gets until maxTotalTimeoutMs, not timeoutMs without progress. */
   detached?(): boolean;
+  /** The task that runs this call, once a task holds it (hub/tasks/store.ts): the audit trail names it. */
+  taskId?(): string | undefined;
 }
 
 export interface InflightCall {
@@ -148,6 +150,12 @@ export class ClientSession {
   }
 }
 
+/**
+ * Why a session closed (its audit line says): its client closed it, it idled out, its ttl ran out, it
+ * was reclaimed at a cap, hub_end_session ended it, its initialize was refused, the hub stopped.
+ */
+export type CloseReason = "client" | "idle" | "ttl" | "reclaimed" | "ended" | "refused" | "hub_stopping";
+
 /** The principals sessions count against (hub/sessions/admission.ts): a tenant, and a client of a tenant. */
 export const tenantPrincipal = (tenant: ServedTenant) => `tenant:${tenant.name}`;
 export const clientPrincipal = (tenant: ServedTenant, clientKey: string) => `client:${tenant.name}:${clientKey}`;
@@ -163,7 +171,7 @@ export class SessionRegistry {
 
   constructor(
     private readonly idleMs: number,
-    private readonly onClosed: (session: ClientSession) => void,
+    private readonly onClosed: (session: ClientSession, reason: CloseReason) => void,
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(idleMs / 2, 60_000)));
     this.sweeper.unref();
@@ -213,7 +221,7 @@ export class SessionRegistry {
   }
 
   /** Close a session: its calls are cancelled, its servers (and with them their transports) closed. */
-  async close(id: string): Promise<void> {
+  async close(id: string, reason: CloseReason = "client"): Promise<void> {
     const session = this.sessions.get(id);
     if (!session || session.closed) return;
     session.closed = true;
@@ -227,17 +235,17 @@ export class SessionRegistry {
     }
     for (const call of session.directCalls.values()) call.abort(SESSION_CLOSED);
     await Promise.allSettled([...session.servers].map((s) => s.close()));
-    this.onClosed(session);
+    this.onClosed(session, reason);
   }
 
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.allSettled(this.all().map((s) => this.close(s.id)));
+    await Promise.allSettled(this.all().map((s) => this.close(s.id, "hub_stopping")));
   }
 
   private sweep(): void {
     for (const session of this.sessions.values()) {
-      if (!session.lasting && session.idleMs > this.idleMs) void this.close(session.id);
+      if (!session.lasting && session.idleMs > this.idleMs) void this.close(session.id, "idle");
     }
   }
 }

@@ -15,6 +15,7 @@ import type { ToolCalls } from "./tool-calls.js";
 import type { Contexts } from "./contexts.js";
 import type { TenantTasks } from "./task-list.js";
 import type { Previews } from "../previews/previews.js";
+import type { CallRecords } from "./call-records.js";
 
 export interface SessionServices {
   readonly version: string;
@@ -32,6 +33,8 @@ export interface SessionServices {
   readonly tasks: TenantTasks;
   /** Previews of apps the tenants' processes serve (hub/previews/): hub_preview opens one, a session's end ends its own. */
   readonly previews: Previews;
+  /** The audit trail and each session's recent calls (hub_calls shows the caller's). */
+  readonly records: CallRecords;
   /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
   readonly replica?: string;
   /** The hub's report; one tenant's view when asked for a tenant. */

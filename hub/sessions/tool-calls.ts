@@ -15,6 +15,7 @@ import { HUB, type SessionView } from "../catalog/selection.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import { inflightCall, type CallChannel, type ClientSession } from "./registry.js";
 import { HUB_CONTEXT_TOOLS, namesContext, type ContextCall, type Contexts } from "./contexts.js";
+import type { CallNote, CallRecords } from "./call-records.js";
 
 /** A call of one of the hub's own tools: who calls, and the call's way back to its client. */
 export interface HubToolCall {
@@ -37,6 +38,8 @@ export interface ToolCallDeps {
   hubTools?: HubTools;
   /** Contexts named by handle (./contexts.ts); without them a `context` argument goes to the tool as it came. */
   contexts?: Contexts;
+  /** The audit trail and each session's recent calls (./call-records.ts). */
+  records?: CallRecords;
 }
 
 const FIRST_START_WAIT_MS = 30_000;
@@ -44,23 +47,51 @@ const FIRST_START_WAIT_MS = 30_000;
 export class ToolCalls {
   constructor(private readonly deps: ToolCallDeps) {}
 
+  /** The call, recorded once it ends (./call-records.ts), however it ends. */
   async call(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {
+    const { records } = this.deps;
+    if (!records) return this.run(caller, view, given, channel, {});
+    const note: CallNote = {};
+    const [started, startedAt] = [performance.now(), Date.now()];
+    try {
+      const result = await this.run(caller, view, given, channel, note);
+      records.called(caller, given, channel, note, started, startedAt, { result });
+      return result;
+    } catch (error) {
+      records.called(caller, given, channel, note, started, startedAt, { error });
+      throw error;
+    }
+  }
+
+  private async run(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel, note: CallNote): Promise<CallToolResult> {
     const name = String(given.name ?? "");
     const { log, hubTools } = this.deps;
     // selection hook (hub/catalog/selection.ts): outside the session's selection
     const refused = view.refuseCall(name);
-    if (refused) return refused;
+    if (refused) {
+      note.refused = "not_selected";
+      return refused;
+    }
     const hubTool = view.serverOf(name) === HUB;
     // a `context` argument runs the call as another context of the caller's tenant (./contexts.ts); a call without one takes no extra turn
     const resolved = this.deps.contexts && namesContext(given) ? await this.inContext(this.deps.contexts, caller, given, name, hubTool) : undefined;
-    if (resolved && "refused" in resolved) return resolved.refused;
+    if (resolved && "refused" in resolved) {
+      note.refused = "context";
+      return resolved.refused;
+    }
     const { session, params } = resolved ?? { session: caller, params: given };
+    note.session = session;
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     if (hubTool) {
+      note.server = HUB;
       // the hub's own tools are rate-limited like any other: hub_metrics reads the whole process table
-      const limited = this.rateLimited(session, name);
+      const pending = this.rateLimited(session, name);
+      const limited = pending instanceof Promise ? await pending : pending;
+      if (limited) {
+        note.refused = "rate_limited";
+        return limited;
+      }
       return (
-        (limited instanceof Promise ? await limited : limited) ??
         view.callFindTools(name, args, { notify: (n) => channel.notify(n), log, sessionless: session.kind === "implicit" || session.kind === "modern" }) ??
         hubTools?.call(name, args, { session, channel, log }) ??
         Promise.reject(unknownName("tool", name, []))
@@ -70,12 +101,17 @@ export class ToolCalls {
     // a server not recorded in the manifest lists its tools only once it is up: wait for that
     // rather than call its tools unknown to a client that called right after initialize
     const owner = catalog.tool(name) ?? ((await firstStarts(session.tenant.children)) && catalog.tool(name));
-    if (!owner) throw unknownName("tool", name, catalog.suggestTools(name));
+    if (!owner) {
+      note.refused = "unknown_tool";
+      throw unknownName("tool", name, catalog.suggestTools(name));
+    }
+    note.server = owner.child.name;
 
     const { metrics } = this.deps;
     const pending = this.rateLimited(session, name);
     const limited = pending instanceof Promise ? await pending : pending;
     if (limited) {
+      note.refused = "rate_limited";
       metrics.countCall(session.tenant.name, name, "rate_limited");
       return limited;
     }
@@ -89,6 +125,7 @@ export class ToolCalls {
       return result;
     } catch (err) {
       if (channel.signal.aborted) throw err;
+      note.failure = err;
       metrics.countCall(session.tenant.name, name, "error");
       const message = this.failureMessage(err, owner.child, name);
       if (message === undefined) throw err;

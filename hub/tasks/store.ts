@@ -91,6 +91,7 @@ export class Task {
     this.round = { mcpReq: { envelope, signal: new AbortController().signal, notify: (notification) => this.heard(notification) } };
     this.call = open(this.round);
     this.call.detached = true;
+    this.call.taskId = id;
   }
 
   private heard(notification: Parameters<CallRound["mcpReq"]["notify"]>[0]): Promise<void> {

@@ -45,7 +45,7 @@ export class StreamableEndpoint {
     this.transports.set(id, transport);
     await connectSessionServer(this.hub, session, transport);
     const res = await viaSdk(transport, req, parsed);
-    if (res.status >= 400) await this.hub.sessions.close(id);
+    if (res.status >= 400) await this.hub.sessions.close(id, "refused");
     return res;
   }
 

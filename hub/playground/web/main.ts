@@ -13,6 +13,7 @@ import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
 import { PreviewsPanel } from "./previews-panel.js";
+import { CallsPanel } from "./calls-panel.js";
 
 const STATUS_EVERY_MS = 5000;
 
@@ -28,6 +29,7 @@ const picker = new CatalogPicker();
 const clients = new ClientsPanel(() => connection);
 const tasks = new TasksPanel(() => connection);
 const previews = new PreviewsPanel(() => connection);
+const calls = new CallsPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
 
@@ -80,6 +82,7 @@ function layout(): void {
         clients.element,
         tasks.element,
         previews.element,
+        calls.element,
         h("div", { class: "sidebar-tools" }, toolFilter),
         sidebar,
       ),
@@ -184,6 +187,7 @@ function select(name: string | undefined): void {
           keepFound(tool, result);
           void tasks.refresh();
           void previews.refresh();
+          void calls.refresh();
           await refreshStatus();
         },
       );
@@ -262,6 +266,7 @@ async function start(): Promise<void> {
             onTask: (task) => {
               panels.get(task.tool)?.onTask(task);
               void tasks.refresh();
+              void calls.refresh();
             },
             onInput: (task, requests, answer) => panels.get(task.tool)?.onInput(requests, answer),
           },
@@ -305,6 +310,7 @@ async function start(): Promise<void> {
   void clients.refresh();
   void tasks.refresh();
   void previews.refresh();
+  void calls.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);
   setInterval(() => void refreshStatus(), STATUS_EVERY_MS);

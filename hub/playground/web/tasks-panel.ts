@@ -3,7 +3,7 @@
 // Cancel for one still running (hub_cancel_task, which a 2025 connection can send too).
 import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
-import { callHubTool, tenantPanel } from "./tenant-panel.js";
+import { callHubTool, coalesced, tenantPanel } from "./tenant-panel.js";
 
 /** hub_sessions' entry for one task (hub/sessions/task-list.ts). */
 interface TaskEntry {
@@ -22,27 +22,11 @@ const ENDED = new Set(["completed", "failed", "cancelled"]);
 export class TasksPanel {
   readonly element: HTMLDetailsElement;
   private readonly panel = tenantPanel("tasks", "Tasks of this tenant", () => void this.refresh());
-  private refreshing?: Promise<void>;
-  private again = false;
+  /** Asks hub_sessions again; a refresh asked for while one runs runs once after it. */
+  readonly refresh = coalesced(() => this.load());
 
   constructor(private readonly connection: () => Connection | undefined) {
     this.element = this.panel.element;
-  }
-
-  /** Asks hub_sessions again; a refresh asked for while one runs runs once after it. */
-  refresh(): Promise<void> {
-    if (this.refreshing) {
-      this.again = true;
-      return this.refreshing;
-    }
-    this.refreshing = this.load().finally(() => {
-      this.refreshing = undefined;
-      if (this.again) {
-        this.again = false;
-        void this.refresh();
-      }
-    });
-    return this.refreshing;
   }
 
   private async load(): Promise<void> {

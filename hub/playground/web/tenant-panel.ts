@@ -19,17 +19,42 @@ export interface TenantPanel {
   failed(err: unknown): void;
 }
 
-/** `kind` names its classes and its Refresh action (clients-panel, refresh-clients). */
-export function tenantPanel(kind: string, title: string, refresh: () => void): TenantPanel {
+/** `load`, run once at a time: a refresh asked for while one runs runs once after it. */
+export function coalesced(load: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  let again = false;
+  const refresh = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = load().finally(() => {
+      running = undefined;
+      if (again) {
+        again = false;
+        void refresh();
+      }
+    });
+    return running;
+  };
+  return refresh;
+}
+
+/** `kind` names its classes and its Refresh action (clients-panel, refresh-clients); `source` the hub tool that fills it, and whose items it shows. */
+export function tenantPanel(kind: string, title: string, refresh: () => void, source = { tool: "hub_sessions", scope: "your tenant's only" }): TenantPanel {
   const list = h("ul", { class: `${kind}-list` });
   const count = h("span", { class: "muted" }, "");
-  const button = h("button", { type: "button", class: "ghost small", "data-action": `refresh-${kind}`, title: "Ask the hub again (hub_sessions)" }, "Refresh");
+  const button = h(
+    "button",
+    { type: "button", class: "ghost small", "data-action": `refresh-${kind}`, title: `Ask the hub again (${source.tool})` },
+    "Refresh",
+  );
   button.addEventListener("click", refresh);
   const element = h(
     "details",
     { class: `${kind}-panel`, open: true },
     h("summary", { class: "clients-summary" }, h("span", { class: "picker-label" }, title), count),
-    h("div", { class: "clients-actions" }, h("span", { class: "muted small-print" }, "from hub_sessions: your tenant's only"), button),
+    h("div", { class: "clients-actions" }, h("span", { class: "muted small-print" }, `from ${source.tool}: ${source.scope}`), button),
     list,
   );
   const failed = (err: unknown) => {

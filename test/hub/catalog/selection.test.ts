@@ -9,7 +9,17 @@ import { BUILTIN_SERVERS } from "../../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { both, initialize, json, post } from "../../helpers/raw-http.js";
 
-const HUB_TOOLS = ["hub_status", "hub_metrics", "hub_sessions", "hub_end_session", "hub_new_context", "hub_cancel_task", "hub_preview", "hub_end_preview"];
+const HUB_TOOLS = [
+  "hub_status",
+  "hub_metrics",
+  "hub_sessions",
+  "hub_calls",
+  "hub_end_session",
+  "hub_new_context",
+  "hub_cancel_task",
+  "hub_preview",
+  "hub_end_preview",
+];
 
 async function names(client: Client): Promise<string[]> {
   return (await client.listTools()).tools.map((t) => t.name).sort();

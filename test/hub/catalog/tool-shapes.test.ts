@@ -62,7 +62,7 @@ describe("one shape for every tool in tools/list", () => {
         tools.some((t) => t.name.startsWith(`${server}_`)),
         `no tool of ${server} listed`,
       );
-    for (const own of ["hub_status", "hub_metrics", "hub_sessions", "hub_end_session", "hub_find_tools"])
+    for (const own of ["hub_status", "hub_metrics", "hub_sessions", "hub_calls", "hub_end_session", "hub_find_tools"])
       assert.ok(
         tools.some((t) => t.name === own),
         `${own} not listed`,

@@ -1,5 +1,5 @@
-// Each tenant sees only its own figures: bob's hub_metrics, hub_status and GET / count his own
-// sessions, calls and servers, never alice's activity on the same hub.
+// Each tenant sees only its own figures: bob's hub_metrics, hub_status, hub_calls and GET / count his
+// own sessions, calls and servers, never alice's activity on the same hub.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
@@ -80,6 +80,21 @@ describe("each tenant sees only its own figures", () => {
     assert.equal(data.sessions, 4);
     assert.equal(data.calls.total, 7, JSON.stringify(data.calls));
     assert.equal(data.calls.ok, 5, JSON.stringify(data.calls));
+  });
+
+  test("hub_calls shows bob his own session's calls with their durations, none of alice's", async () => {
+    const { calls } = (await call(bob, "hub_calls")).structuredContent as { calls: Array<{ tool: string; outcome: string; durationMs: number; at: string }> };
+    assert.deepEqual(
+      calls.filter((c) => c.tool.startsWith("echo_")).map((c) => [c.tool, c.outcome]),
+      [["echo_echo", "ok"]],
+      JSON.stringify(calls),
+    );
+    assert.ok(
+      calls.every((c) => c.durationMs >= 0 && !Number.isNaN(Date.parse(c.at))),
+      JSON.stringify(calls),
+    );
+    const alice = await hub.connect({ headers: auth(KEY_A) });
+    assert.deepEqual((await call(alice, "hub_calls")).structuredContent, { calls: [] }, "a new session of alice's has no calls yet");
   });
 
   test("the hub-wide /metrics opens with the operator's key only, never a tenant's", async () => {

@@ -141,6 +141,7 @@ const SWEEP: Record<string, Entry> = {
   hub_status: { ok: {}, error: { verbose: true } },
   hub_metrics: { ok: {}, error: { verbose: true } },
   hub_sessions: { ok: {}, error: { verbose: true } },
+  hub_calls: { ok: { limit: 5 }, error: { limit: 0 } },
   hub_end_session: { ok: {}, error: { verbose: true }, ownSession: true },
   hub_new_context: { ok: {}, error: { verbose: true } },
   hub_cancel_task: { ok: (memo) => ({ taskId: memo.task }), error: { taskId: "made-up" } },

@@ -1,0 +1,130 @@
+// What the hub records of each tool call and session: an audit line (hub/observability/audit.ts)
+// and the session's recent calls (hub_calls, the playground). Built from what the hub knows of the
+// caller (its tenant, session, era, client), never from its credentials or, unless the operator
+// asks, its arguments.
+import { CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server";
+import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ChildUnavailableError, MessageTooLargeError } from "../children/child.js";
+import { QueueFullError } from "../children/queue.js";
+import { auditedArguments } from "../observability/audit-arguments.js";
+import { AuditLog, type AuditOutcome, type SessionRecord } from "../observability/audit.js";
+import type { AuditConfig } from "../config/audit.js";
+import { RecentCalls } from "../observability/recent-calls.js";
+import type { Params } from "./forward.js";
+import type { CallChannel, ClientSession, CloseReason } from "./registry.js";
+import { eraOf, sessionLabel } from "./session-list.js";
+
+/** What ToolCalls learns of a call on its way (./tool-calls.ts) that its result does not say. */
+export interface CallNote {
+  /** The session it ran in: the caller's, or the context its `context` argument named. */
+  session?: ClientSession;
+  /** The server that ran it ("hub" for the hub's own tools). */
+  server?: string;
+  /** Why it never ran: not_selected, rate_limited, context, unknown_tool. */
+  refused?: string;
+  /** What the child's call threw when the hub answered with a message instead. */
+  failure?: unknown;
+}
+
+export type CallEnding = { result: CallToolResult } | { error: unknown };
+
+export class CallRecords {
+  readonly recent = new RecentCalls();
+
+  constructor(
+    private readonly audit: AuditLog,
+    private readonly withArguments: boolean,
+  ) {}
+
+  /** The records AGENTBOX_AUDIT_* ask for; throws when the trail's file cannot be opened. */
+  static configured(config: AuditConfig, onFailure: (message: string) => void): CallRecords {
+    const { log } = config;
+    const destination = log === "off" ? "off" : typeof log === "object" ? log : { stream: process[log] };
+    return new CallRecords(new AuditLog(destination, config.queueBytes, onFailure), config.arguments);
+  }
+
+  /** Records a call that began at `startedAt` (Date.now()) and `started` (performance.now()). */
+  called(caller: ClientSession, params: Params, channel: CallChannel, note: CallNote, started: number, startedAt: number, ending: CallEnding): void {
+    const session = note.session ?? caller;
+    const tool = String(params.name ?? "");
+    const { outcome, errorType } = outcomeOf(note, channel, ending);
+    const durationMs = Math.round((performance.now() - started) * 10) / 10;
+    const taskId = channel.taskId?.();
+    this.recent.add(session, {
+      tool: clip(tool),
+      outcome,
+      durationMs,
+      at: new Date(startedAt).toISOString(),
+      ...(errorType ? { errorType } : {}),
+      ...(taskId ? { taskId } : {}),
+    });
+    if (!this.audit.enabled) return;
+    const era = eraOf(session);
+    const info = (params._meta?.[CLIENT_INFO_META_KEY] as ClientSession["clientInfo"]) ?? caller.clientInfo;
+    this.audit.call({
+      tenant: session.tenant.name,
+      session: sessionLabel(session.id),
+      transport: session.kind,
+      ...era,
+      ...(info ? { client: `${String(info.name)} ${String(info.version)}` } : {}),
+      tool,
+      ...(note.server ? { server: note.server } : {}),
+      outcome,
+      ...(errorType ? { errorType } : {}),
+      durationMs,
+      bytesIn: byteLength(params.arguments ?? {}),
+      ...("result" in ending ? { bytesOut: byteLength(ending.result) } : {}),
+      ...(taskId ? { taskId } : {}),
+      ...(this.withArguments ? { arguments: auditedArguments(params.arguments ?? {}) } : {}),
+    });
+  }
+
+  opened(session: ClientSession): void {
+    this.audit.session({ ...who(session), event: "opened" });
+  }
+
+  /** Writes out what the trail holds (the hub stops). */
+  close(): Promise<void> {
+    return this.audit.close();
+  }
+
+  closed(session: ClientSession, reason: CloseReason): void {
+    this.audit.session({ ...who(session), event: "closed", reason, ageSeconds: Math.round((Date.now() - session.createdAt) / 1000) });
+  }
+}
+
+function who(session: ClientSession): Pick<SessionRecord, "tenant" | "session" | "transport"> {
+  return { tenant: session.tenant.name, session: sessionLabel(session.id), transport: session.kind };
+}
+
+function outcomeOf(note: CallNote, channel: CallChannel, ending: CallEnding): { outcome: AuditOutcome; errorType?: string } {
+  if (note.refused) return { outcome: "refused", errorType: note.refused };
+  if (channel.signal.aborted) return { outcome: "cancelled" };
+  if ("error" in ending) return failureOf(ending.error);
+  if (note.failure !== undefined) return failureOf(note.failure);
+  return ending.result.isError ? { outcome: "error", errorType: "tool_error" } : { outcome: "ok" };
+}
+
+function failureOf(err: unknown): { outcome: AuditOutcome; errorType: string } {
+  if (err instanceof McpError) {
+    if (err.code === ErrorCode.RequestTimeout) return { outcome: "timeout", errorType: "request_timeout" };
+    if (err.code === ErrorCode.ConnectionClosed) return { outcome: "error", errorType: "server_exited" };
+    return { outcome: "error", errorType: `protocol_error ${err.code}` };
+  }
+  if (err instanceof ChildUnavailableError) return { outcome: "error", errorType: "server_unavailable" };
+  if (err instanceof MessageTooLargeError) return { outcome: "error", errorType: "message_too_large" };
+  if (err instanceof QueueFullError) return { outcome: "error", errorType: "server_busy" };
+  return { outcome: "error", errorType: "hub_error" };
+}
+
+/** The size of a value as JSON: what the hub parsed or will send once anyway. */
+function byteLength(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value) ?? "");
+  } catch {
+    return 0;
+  }
+}
+
+const TOOL_CHARS = 128;
+const clip = (name: string) => (name.length > TOOL_CHARS ? `${name.slice(0, TOOL_CHARS - 1)}…` : name);
