@@ -68,6 +68,11 @@ function bind(server: Server, address: BindAddress, port: number): Promise<numbe
 /** What takes a connection's upgrade (a preview's WebSocket); without one, upgrades are closed. */
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
+// An idle connection stays open longer than a router keeps its pooled ones (nginx's upstream
+// keepalive_timeout is 60 s): were the hub first to close one, a POST the router sent on it in that
+// instant would fail as a 502, and nginx does not retry a POST. Node's 5 s default races every client.
+const KEEP_ALIVE_MS = 65_000;
+
 /** Serve `fetch` on the host and its twins, on one port; port 0 picks one free on all of them. */
 export async function listenEverywhere(
   fetch: (request: Request) => Response | Promise<Response>,
@@ -77,7 +82,11 @@ export async function listenEverywhere(
 ): Promise<Listening> {
   const { main, twins } = bindAddresses(host);
   const requests = getRequestListener(fetch, { hostname: host });
-  const createServer = () => createHttpServer(requests).on("upgrade", onUpgrade);
+  const createServer = () => {
+    const server = createHttpServer(requests).on("upgrade", onUpgrade);
+    server.keepAliveTimeout = KEEP_ALIVE_MS;
+    return server;
+  };
   for (let attempt = 0; ; attempt++) {
     const servers: Server[] = [];
     const close = () => servers.forEach((s) => s.close());

@@ -1,5 +1,6 @@
 // Every way a client reaches the hub: SDK Streamable HTTP, plain JSON POSTs, legacy SSE.
 import assert from "node:assert/strict";
+import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
@@ -219,6 +220,25 @@ describe("transports", () => {
   test("the SDK client over Streamable HTTP lists and calls", async () => {
     const client = await hub.connect();
     assert.equal(textOf(await call(client, "echo_echo", { text: "sdk" })), "sdk");
+  });
+
+  test("a connection idle past Node's 5 s default still carries a POST, as a router's pooled one does", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const list = () =>
+      new Promise<{ status: number; reused: boolean }>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+        const req = http.request(new URL("/mcp", hub.origin), { method: "POST", agent, headers: { "content-type": "application/json", ...both } }, (res) => {
+          res.resume().on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+        });
+        req.on("error", reject).end(body);
+      });
+    try {
+      assert.deepEqual(await list(), { status: 200, reused: false });
+      await new Promise((r) => setTimeout(r, 6_000));
+      assert.deepEqual(await list(), { status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
