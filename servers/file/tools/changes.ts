@@ -11,7 +11,8 @@ import { SKIPPED_NAMES } from "../watch/watcher.js";
 /** Within `folder` ("." the whole workspace), and matching `glob`: with a slash against the path below the folder, else the name. */
 function matcher(folder: string, glob: string | undefined): (c: Change) => boolean {
   const match = glob === undefined ? () => true : picomatch(glob, { dot: true });
-  const below = (p: string) => (folder === "." ? p : p.startsWith(folder + "/") ? p.slice(folder.length + 1) : p === folder ? p.slice(p.lastIndexOf("/") + 1) : undefined);
+  const below = (p: string) =>
+    folder === "." ? p : p.startsWith(folder + "/") ? p.slice(folder.length + 1) : p === folder ? p.slice(p.lastIndexOf("/") + 1) : undefined;
   return (c) => {
     const inner = below(c.path);
     if (inner === undefined) return false;
@@ -31,7 +32,13 @@ const changes = defineTool({
     path: z.string().default(".").describe("Only changes at or below this file or folder of the workspace (default: all of it)."),
     glob: z.string().min(1).optional().describe("Only paths matching this glob ('*.py'; with '/' it matches the path below `path`, e.g. 'src/**/*.ts')."),
     cursor: z.string().optional().describe("The cursor a previous call returned: only changes after it. Without it, what the feed holds now."),
-    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many changes; `more` says whether there are others after the returned cursor."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .default(200)
+      .describe("At most this many changes; `more` says whether there are others after the returned cursor."),
   },
   output: {
     changes: z.array(z.object({ path: z.string(), kind: z.enum(["added", "changed", "removed"]), at: z.string() })),
@@ -55,7 +62,8 @@ const changes = defineTool({
     }
     const notes: string[] = [];
     if (!wasWatching) notes.push("Watching started now: changes from here on are recorded; call again with the cursor.");
-    if (page.missed) notes.push("Some changes since the cursor were dropped (too many at once, or nobody was reading): check the files you care about directly.");
+    if (page.missed)
+      notes.push("Some changes since the cursor were dropped (too many at once, or nobody was reading): check the files you care about directly.");
     if (feed.cappedNote) notes.push(feed.cappedNote);
     const lines = page.changes.map((c) => `${c.at}  ${c.kind.padEnd(7)}  ${c.path}`);
     if (page.more) lines.push(`… more changes: call ${toolName("changes")} again with cursor ${page.cursor}.`);

@@ -85,7 +85,9 @@ export class WorkspaceChanges {
     let mine = this.bySession.get(session);
     if (mine?.has(uri)) return this.settled();
     if ((mine?.size ?? 0) >= this.limits.subscriptionsPerSession) {
-      throw new ToolError(`This session already has ${this.limits.subscriptionsPerSession} resource subscriptions; unsubscribe some, or subscribe to a folder.`);
+      throw new ToolError(
+        `This session already has ${this.limits.subscriptionsPerSession} resource subscriptions; unsubscribe some, or subscribe to a folder.`,
+      );
     }
     if (this.total >= this.limits.subscriptionsTotal) {
       throw new ToolError(`The file server already holds ${this.limits.subscriptionsTotal} resource subscriptions; try again once some end.`);
