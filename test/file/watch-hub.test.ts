@@ -20,7 +20,7 @@ const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 interface Feed {
   changes: Array<{ path: string; kind: string; at: string }>;
-  cursor: string;
+  next: string;
   missed: boolean;
   more: boolean;
   notes?: string[];
@@ -115,23 +115,23 @@ describe("workspace changes through the hub", () => {
     const start = await feed(alice);
     const bobStart = await feed(bob);
     await sh(alice, "echo 1 > src/a.py && echo 2 > src/b.txt && echo 3 > docs/c.py && rm docs/deep/note.md");
-    await until("the feed to show src/a.py", async () => (await feed(alice, { cursor: start.cursor })).changes.some((c) => c.path === "src/a.py"), 30_000);
-    const all = await feed(alice, { cursor: start.cursor });
+    await until("the feed to show src/a.py", async () => (await feed(alice, { since: start.next })).changes.some((c) => c.path === "src/a.py"), 30_000);
+    const all = await feed(alice, { since: start.next });
     assert.equal(all.missed, false);
     assert.ok(
       all.changes.some((c) => c.path === "docs/deep/note.md" && c.kind === "removed"),
       JSON.stringify(all),
     );
-    const pySrc = await feed(alice, { cursor: start.cursor, path: "src", glob: "*.py" });
+    const pySrc = await feed(alice, { since: start.next, path: "src", glob: "*.py" });
     assert.deepEqual(
       pySrc.changes.map((c) => [c.path, c.kind]),
       [["src/a.py", "added"]],
     );
-    const py = await feed(alice, { cursor: start.cursor, glob: "**/*.py" });
+    const py = await feed(alice, { since: start.next, glob: "**/*.py" });
     assert.deepEqual(py.changes.map((c) => c.path).sort(), ["docs/c.py", "src/a.py"]);
-    // the cursor moves on: nothing after the last page
-    assert.deepEqual((await feed(alice, { cursor: all.cursor })).changes, []);
-    const bobs = await feed(bob, { cursor: bobStart.cursor });
+    // `next` moves on: nothing after the last page
+    assert.deepEqual((await feed(alice, { since: all.next })).changes, []);
+    const bobs = await feed(bob, { since: bobStart.next });
     assert.equal(
       bobs.changes.some((c) => c.path.startsWith("src/") || c.path.startsWith("docs/")),
       false,
@@ -156,8 +156,8 @@ describe("workspace changes through the hub", () => {
     // bob writes in his workspace: alice's feed shows her links, never anything through them
     await sh(bob, "echo pwned > seen-through-link.txt");
     await sh(alice, "echo marker > after-links.txt");
-    await until("alice's marker", async () => (await feed(alice, { cursor: start.cursor })).changes.some((c) => c.path === "after-links.txt"), 30_000);
-    const seen = (await feed(alice, { cursor: start.cursor })).changes.map((c) => c.path);
+    await until("alice's marker", async () => (await feed(alice, { since: start.next })).changes.some((c) => c.path === "after-links.txt"), 30_000);
+    const seen = (await feed(alice, { since: start.next })).changes.map((c) => c.path);
     assert.equal(
       seen.some((p) => p.startsWith("root-link/") || p.startsWith("bob-link/") || p.startsWith("out-link/")),
       false,
@@ -174,10 +174,10 @@ describe("workspace changes through the hub", () => {
         alice,
         "for i in $(seq 1 10000); do echo $i >> burst.txt; done; mkdir many && cd many && for i in $(seq 1 10000); do : > f$i; done; echo end > ../burst-end.txt",
       );
-      await until("the burst's end", async () => (await feed(alice, { cursor: start.cursor, glob: "burst-end.txt" })).changes.length > 0, 60_000);
+      await until("the burst's end", async () => (await feed(alice, { since: start.next, glob: "burst-end.txt" })).changes.length > 0, 60_000);
       const told = heard.filter((h) => h.uri === "file:///burst.txt").length;
       assert.ok(told > 0 && told < 1000, `${told} notifications for 10,000 writes`);
-      const page = await feed(alice, { cursor: start.cursor, limit: 1000 });
+      const page = await feed(alice, { since: start.next, limit: 1000 });
       assert.equal(page.missed, true, "10,000 new files overflow a ring of 1,000");
       assert.equal(page.more, false);
       assert.ok(page.changes.length <= 1000);
@@ -193,7 +193,7 @@ describe("workspace changes through the hub", () => {
     const notes = await until(
       "the cap note",
       async () => {
-        const page = await feed(alice, { cursor: "00000000.0" });
+        const page = await feed(alice, { since: "00000000.0" });
         return page.notes?.find((n) => /more than 200 folders/.test(n));
       },
       30_000,
@@ -204,9 +204,9 @@ describe("workspace changes through the hub", () => {
     assert.equal(status.isError, undefined);
   });
 
-  test("a malformed cursor gets a clear error", async () => {
-    const result = await call(alice, "file_changes", { cursor: "not-a-cursor" });
+  test("a malformed `since` gets a clear error", async () => {
+    const result = await call(alice, "file_changes", { since: "not-a-cursor" });
     assert.equal(result.isError, true);
-    assert.match(textOf(result), /not a cursor this tool returned/);
+    assert.match(textOf(result), /not a `next` this tool returned/);
   });
 });

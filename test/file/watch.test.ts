@@ -73,7 +73,7 @@ describe("the change ring", () => {
       page.changes.map((c) => c.path),
       Array.from({ length: 10 }, (_, i) => `f${i + 15}`),
     );
-    assert.deepEqual(ring.since(page.cursor, () => true, 100).changes, []);
+    assert.deepEqual(ring.since(page.next, () => true, 100).changes, []);
   });
 
   test("pages by limit without missing anything", () => {
@@ -82,7 +82,7 @@ describe("the change ring", () => {
     for (let i = 0; i < 5; i++) ring.push(change(i));
     const first = ring.since(start, () => true, 2);
     assert.equal(first.more, true);
-    const rest = ring.since(first.cursor, () => true, 10);
+    const rest = ring.since(first.next, () => true, 10);
     assert.deepEqual(
       [...first.changes, ...rest.changes].map((c) => c.path),
       ["f0", "f1", "f2", "f3", "f4"],
@@ -97,6 +97,6 @@ describe("the change ring", () => {
     assert.equal(ring.since(before, () => true, 10).missed, true);
     assert.equal(ring.since(ring.cursor(), () => true, 10).missed, false);
     assert.equal(new ChangeRing(10).since(ring.cursor(), () => true, 10).missed, true);
-    assert.throws(() => ring.since("x", () => true, 10), /not a cursor/);
+    assert.throws(() => ring.since("x", () => true, 10), /not a `next`/);
   });
 });

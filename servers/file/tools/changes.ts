@@ -23,51 +23,46 @@ function matcher(folder: string, glob: string | undefined): (c: Change) => boole
 const changes = defineTool({
   name: "changes",
   title: "Recent workspace changes",
-  description: () =>
-    "Files added, changed or removed in the workspace by anything (tools, shell commands, code, downloads), for clients without resource " +
-    "subscriptions. The first call starts watching and returns a cursor; pass it back to get what changed since. `missed` is true when " +
-    `changes since the cursor were dropped (the feed keeps only the most recent ones, and nothing is recorded while nobody reads it for a while). ` +
-    `Folders ${SKIPPED_NAMES.join(", ")} are not watched. To read a changed file use ${toolName("read")}.`,
+  description:
+    "What anything (tools, shell, code, downloads) added, changed or removed in the workspace lately, for clients without resource " +
+    "subscriptions. The first call starts watching; pass its `next` as `since` to get what changed after. `missed`: some of those were dropped.",
   input: {
-    path: z.string().default(".").describe("Only changes at or below this file or folder of the workspace (default: all of it)."),
-    glob: z.string().min(1).optional().describe("Only paths matching this glob ('*.py'; with '/' it matches the path below `path`, e.g. 'src/**/*.ts')."),
-    cursor: z.string().optional().describe("The cursor a previous call returned: only changes after it. Without it, what the feed holds now."),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(1000)
-      .default(200)
-      .describe("At most this many changes; `more` says whether there are others after the returned cursor."),
+    path: z.string().default(".").describe("Only at or below this path."),
+    glob: z.string().min(1).optional().describe("Only matching paths ('*.py'; with '/', the path below `path`)."),
+    since: z.string().optional().describe("`next` of an earlier call."),
+    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many; `more` if there are others."),
   },
   output: {
     changes: z.array(z.object({ path: z.string(), kind: z.enum(["added", "changed", "removed"]), at: z.string() })),
-    cursor: z.string().describe("Pass back to get the changes after these."),
-    missed: z.boolean().describe("Changes since the given cursor were dropped: what changed must be looked at directly."),
+    next: z.string(),
+    missed: z.boolean(),
     more: z.boolean(),
     notes: z.array(z.string()).optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run({ path: userPath, glob, cursor, limit }, ctx) {
+  async run({ path: userPath, glob, since, limit }, ctx) {
     const folder = rel(ctx, resolveTarget(ctx, userPath));
     const feed = workspaceChanges();
     const wasWatching = feed.watching;
     await feed.read(ctx.session);
     let page;
     try {
-      page = feed.ring.since(cursor, matcher(folder, glob), limit);
+      page = feed.ring.since(since, matcher(folder, glob), limit);
     } catch (err) {
       if (err instanceof CursorError) throw new ToolError(err.message);
       throw err;
     }
     const notes: string[] = [];
-    if (!wasWatching) notes.push("Watching started now: changes from here on are recorded; call again with the cursor.");
+    if (!wasWatching) notes.push("Watching started now: changes from here on are recorded; call again with `since` set to `next`.");
     if (page.missed)
-      notes.push("Some changes since the cursor were dropped (too many at once, or nobody was reading): check the files you care about directly.");
+      notes.push(
+        "Some changes since then were dropped (too many at once, or nobody read this feed for a while): look at the files you care about " +
+          `directly. Folders ${SKIPPED_NAMES.join(", ")} are never watched.`,
+      );
     if (feed.cappedNote) notes.push(feed.cappedNote);
     const lines = page.changes.map((c) => `${c.at}  ${c.kind.padEnd(7)}  ${c.path}`);
-    if (page.more) lines.push(`… more changes: call ${toolName("changes")} again with cursor ${page.cursor}.`);
-    const text = [...(lines.length ? lines : ["No changes."]), ...notes, `cursor: ${page.cursor}`].join("\n");
+    if (page.more) lines.push(`… more changes: call ${toolName("changes")} again with since "${page.next}".`);
+    const text = [...(lines.length ? lines : ["No changes."]), ...notes, `next: ${page.next}`].join("\n");
     return reply.data(text, { ...page, ...(notes.length ? { notes } : {}) });
   },
 });

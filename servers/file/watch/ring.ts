@@ -19,7 +19,8 @@ interface Numbered extends Change {
 
 export interface Page {
   changes: Change[];
-  cursor: string;
+  /** The position after these changes: what the next read passes back. */
+  next: string;
   missed: boolean;
   /** More changes after `cursor` than `limit` allowed. */
   more: boolean;
@@ -80,12 +81,12 @@ export class ChangeRing {
       last = entry.seq;
     }
     if (!more) last = this.seq;
-    return { changes, cursor: `${this.epoch}.${last}`, missed, more };
+    return { changes, next: `${this.epoch}.${last}`, missed, more };
   }
 
   private parse(cursor: string): { seq: number; foreign: boolean } {
     const match = /^([0-9a-f]{8})\.(\d{1,15})$/.exec(cursor);
-    if (!match) throw new CursorError(`'${cursor.slice(0, 40)}' is not a cursor this tool returned; call without one to start.`);
+    if (!match) throw new CursorError(`'${cursor.slice(0, 40)}' is not a \`next\` this tool returned; call without \`since\` to start.`);
     const seq = Number(match[2]);
     // another process's cursor (the server restarted): its position means nothing here
     if (match[1] !== this.epoch || seq > this.seq) return { seq: 0, foreign: true };
