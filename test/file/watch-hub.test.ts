@@ -111,6 +111,29 @@ describe("workspace changes through the hub", () => {
     }
   });
 
+  test("a listen naming a resource out of the workspace is refused with the reason, and the watch stops when the last stream closes", async () => {
+    const modern: ModernClient = await connectModern(hub, { headers: auth(KEY_A) });
+    try {
+      await assert.rejects(modern.listen({ resourceSubscriptions: ["file:///..%2Fbob%2Fwatched.txt"] }), /outside the workspace/);
+      const stopped = hub.logs.filter((l) => l.includes("stopped watching the workspace")).length;
+      const subscription = await modern.listen({ resourceSubscriptions: ["file:///listened.txt"] });
+      await subscription.close();
+      await until("the watch to stop", () => hub.logs.filter((l) => l.includes("stopped watching the workspace")).length > stopped, 30_000);
+    } finally {
+      await modern.close();
+    }
+  });
+
+  test("a session's subscriptions are bounded, and a refused one is not kept", async () => {
+    const client = await hub.connect({ headers: auth(KEY_A) });
+    await assert.rejects(client.subscribeResource({ uri: "file:///..%2F..%2Fetc%2Fpasswd" }), /outside the workspace/);
+    for (let i = 0; i < 1000; i++) await client.subscribeResource({ uri: `file:///many/${i}.txt` });
+    await assert.rejects(client.subscribeResource({ uri: "file:///many/1000.txt" }), /already holds 1000 resource subscriptions/);
+    await client.unsubscribeResource({ uri: "file:///many/0.txt" });
+    await client.subscribeResource({ uri: "file:///many/1000.txt" });
+    await client.close();
+  });
+
   test("the change feed lists a shell's changes by folder and glob, and another tenant's feed has none of them", async () => {
     const start = await feed(alice);
     const bobStart = await feed(bob);
