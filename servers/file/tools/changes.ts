@@ -39,7 +39,7 @@ const changes = defineTool({
     more: z.boolean(),
     notes: z.array(z.string()).optional(),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ path: userPath, glob, since, limit }, ctx) {
     const folder = rel(ctx, resolveTarget(ctx, userPath));
     const feed = workspaceChanges();
