@@ -29,10 +29,19 @@ function quietChannel(): CallChannel {
   };
 }
 
+interface Held {
+  streams: number;
+  /** Settles once the server watches the URI. */
+  subscribed: Promise<unknown>;
+}
+
 export class ListenSubscriptions {
-  /** uri -> open streams naming it, and its subscribe (settled once the server watches it). */
-  private readonly held = new Map<string, { streams: number; subscribed: Promise<unknown> }>();
-  /** uri -> its unsubscribe under way: a new stream's subscribe goes after it, or the server would drop the new one. */
+  /**
+   * The tenant's modern context and a URI -> the streams naming it. Keyed by context too: a context
+   * that ended took its subscriptions with it (its servers were told), so a new one subscribes anew.
+   */
+  private readonly held = new Map<string, Held>();
+  /** The same key -> its unsubscribe under way: a new stream's subscribe goes after it, or the server would drop the new one. */
   private readonly leaving = new Map<string, Promise<unknown>>();
 
   /**
@@ -46,24 +55,26 @@ export class ListenSubscriptions {
         `A listen may name at most ${MAX_LISTEN_URIS} resources in resourceSubscriptions (it named ${uris.length}); subscribe to a folder instead.`,
       );
     }
-    const taken: string[] = [];
+    const taken: Array<[string, string, Held]> = [];
     const release = () => {
-      for (const uri of taken.splice(0)) this.release(ctx, uri);
+      for (const [key, uri, entry] of taken.splice(0)) this.release(ctx, key, uri, entry);
     };
     try {
       // a URI no server watches is heard of only if its server says so unasked, as before this stream
       for (const uri of uris.filter((u) => knownOwner(ctx.session, ctx.view, u)?.capabilities.resources?.subscribe)) {
-        let entry = this.held.get(uri);
+        const key = `${ctx.session.id}\0${uri}`;
+        let entry = this.held.get(key);
         if (!entry) {
           const params = { uri } as SubscribeRequest["params"];
-          const after = this.leaving.get(uri) ?? Promise.resolve();
-          entry = { streams: 0, subscribed: after.then(() => subscribe(ctx, params, quietChannel())) };
-          this.held.set(uri, entry);
+          const after = this.leaving.get(key) ?? Promise.resolve();
+          const fresh: Held = { streams: 0, subscribed: after.then(() => subscribe(ctx, params, quietChannel())) };
+          this.held.set(key, fresh);
           // a refusal is the stream's that asked; the next stream asks again
-          entry.subscribed.catch(() => this.held.get(uri) === entry && this.held.delete(uri));
+          fresh.subscribed.catch(() => this.held.get(key) === fresh && this.held.delete(key));
+          entry = fresh;
         }
         entry.streams++;
-        taken.push(uri);
+        taken.push([key, uri, entry]);
         await entry.subscribed;
       }
     } catch (err) {
@@ -73,14 +84,13 @@ export class ListenSubscriptions {
     return release;
   }
 
-  private release(ctx: HandlerCtx, uri: string): void {
-    const entry = this.held.get(uri);
-    if (!entry || --entry.streams > 0) return;
-    this.held.delete(uri);
+  private release(ctx: HandlerCtx, key: string, uri: string, entry: Held): void {
+    if (--entry.streams > 0 || this.held.get(key) !== entry) return;
+    this.held.delete(key);
     const left = entry.subscribed
       .then(() => unsubscribe(ctx, { uri }, quietChannel()))
       .catch((err: unknown) => ctx.hub.log.debug("a listen's resource was not unsubscribed", { uri: uri.slice(0, 200), error: errorMessage(err) }))
-      .finally(() => this.leaving.get(uri) === left && this.leaving.delete(uri));
-    this.leaving.set(uri, left);
+      .finally(() => this.leaving.get(key) === left && this.leaving.delete(key));
+    this.leaving.set(key, left);
   }
 }
