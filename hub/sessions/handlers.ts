@@ -81,10 +81,14 @@ export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest[
   return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
 }
 
-/** Subscriptions one session may hold: each is kept here, and its server may keep a watch for it. */
+/** Subscriptions one session may hold, and the longest URI one may name: each is kept here, and its server may keep a watch for it. */
 export const MAX_SUBSCRIPTIONS = 1000;
+export const MAX_SUBSCRIBED_URI = 8192;
 
 export async function subscribe(ctx: HandlerCtx, params: SubscribeRequest["params"], channel: CallChannel) {
+  if (params.uri.length > MAX_SUBSCRIBED_URI) {
+    throw protocolError(-32602, `A subscribed URI may be at most ${MAX_SUBSCRIBED_URI} characters long; this one has ${params.uri.length}.`);
+  }
   const owner = resourceOwner(ctx.session, ctx.view, params.uri);
   const { subscriptions } = ctx.session;
   if (!subscriptions.has(params.uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {

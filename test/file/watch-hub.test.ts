@@ -127,6 +127,7 @@ describe("workspace changes through the hub", () => {
   test("a session's subscriptions are bounded, and a refused one is not kept", async () => {
     const client = await hub.connect({ headers: auth(KEY_A) });
     await assert.rejects(client.subscribeResource({ uri: "file:///..%2F..%2Fetc%2Fpasswd" }), /outside the workspace/);
+    await assert.rejects(client.subscribeResource({ uri: `file:///${"x".repeat(100_000)}` }), /at most 8192 characters/);
     for (let i = 0; i < 1000; i++) await client.subscribeResource({ uri: `file:///many/${i}.txt` });
     await assert.rejects(client.subscribeResource({ uri: "file:///many/1000.txt" }), /already holds 1000 resource subscriptions/);
     await client.unsubscribeResource({ uri: "file:///many/0.txt" });
