@@ -20,7 +20,7 @@ export function listenedUris(body: unknown): string[] | undefined {
 }
 
 /** A subscribe or unsubscribe nobody answers to: no client request carries it. */
-function quietChannel(): CallChannel {
+export function quietChannel(): CallChannel {
   return {
     signal: AbortSignal.timeout(60_000),
     notify: () => Promise.resolve(),

@@ -233,4 +233,29 @@ describe("workspace changes through the hub", () => {
     assert.equal(result.isError, true);
     assert.match(textOf(result), /not a `next` this tool returned/);
   });
+
+  test("a subscription is renewed when the file server restarts, and its subscriber is told the file may have changed", async () => {
+    const heard = hear(alice);
+    await alice.subscribeResource({ uri: "file:///renewed.txt" });
+    const fileServer = async () =>
+      ((await (await fetch(hub.origin + "/", { headers: auth(KEY_A) })).json()).servers as Array<{ name: string; pid: number | null; state: string }>).find(
+        (s) => s.name === "file",
+      )!;
+    const before = (await fileServer()).pid!;
+    process.kill(before, "SIGKILL");
+    await until(
+      "the file server to be back",
+      async () => {
+        const now = await fileServer();
+        return now.state === "ready" && now.pid !== before;
+      },
+      60_000,
+    );
+    // sent once the new process watches the file again
+    await until("the update sent after the restart", () => heard.some((h) => h.uri === "file:///renewed.txt"), 30_000);
+    heard.length = 0;
+    await sh(alice, "echo after-restart > renewed.txt");
+    await until("the write after the restart to be heard", () => heard.some((h) => h.uri === "file:///renewed.txt"), 30_000);
+    await alice.unsubscribeResource({ uri: "file:///renewed.txt" });
+  });
 });
