@@ -7,9 +7,10 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
  * The full catalog a model sees must stay within this (issue 15: 40 000), plus what the `context`
  * argument of each stateful tool costs since issue 24 (~2.4 KB over 43 tools, hub/catalog/context-argument.ts),
  * plus hub_preview and hub_end_preview since issue 26 (~0.7 KB: a URL for an app an agent started),
+ * plus file_changes since issue 26 (0.8 KB: the change feed for clients without resource subscriptions),
  * plus hub_calls since issue 27 (~0.3 KB: a session's recent calls).
  */
-export const CATALOG_BUDGET_BYTES = 44_100;
+export const CATALOG_BUDGET_BYTES = 44_900;
 
 export interface SizeEntry {
   tools: number;

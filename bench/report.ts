@@ -329,6 +329,22 @@ function restart(r: J | undefined): string {
   ].join("\n\n");
 }
 
+function watch(r: J | undefined): string {
+  const title = "11. A change heard by a resource subscriber (issue 26)";
+  const bad = failed(title, r);
+  if (bad || !r) return bad!;
+  const l = r.latencyMs ?? {};
+  return [
+    `### ${title}`,
+    header(r),
+    String(r.method ?? ""),
+    table(
+      ["subscribe", "write to notification: p50", "p99", "max", "target"],
+      [[ms(r.subscribeMs, 0), ms(l.p50, 0), ms(l.p99, 0), ms(l.max, 0), `≤ ${ms(r.target?.latencyMs, 0)}: ${yes(r.target?.met)}`]],
+    ),
+  ].join("\n\n");
+}
+
 export function renderResults(): string {
   return [
     overhead(readResult("overhead")),
@@ -340,6 +356,7 @@ export function renderResults(): string {
     relay(readResult("relay")),
     soak(readResult("soak")),
     restart(readResult("restart")),
+    watch(readResult("watch")),
   ].join("\n\n");
 }
 

@@ -4,6 +4,7 @@ import type { Logger } from "../servers/lib/log.js";
 import { SESSION_CLOSED_METHOD } from "../servers/lib/session-events.js";
 import { Catalog } from "./catalog/catalog.js";
 import { childNotification, childRequest } from "./sessions/child-requests.js";
+import { resubscribe } from "./sessions/resubscribe.js";
 import { Child, LISTED_STATES, type ChildHooks, type ChildLaunch } from "./children/child.js";
 import type { HubConfig } from "./config/config.js";
 import { EventBudget } from "./http/event-store.js";
@@ -88,6 +89,7 @@ export class Hub implements HubServices {
       onRequest: (child, request, signal) => childRequest(this.sessions, this.tenantOf(child), child, request, signal),
       onNotification: (child, notification) => childNotification(this.sessions, this.changes, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
+      onRestarted: (child) => resubscribe(this.sessions, this.changes, this.tenantOf(child), child, log),
     };
     // the catalog lists a per-session server from the configured one: an instance's lists change nothing
     const instanceHooks: ChildHooks = { ...hooks, onListChanged: () => undefined };

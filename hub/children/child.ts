@@ -45,6 +45,8 @@ export interface ChildHooks {
   /** A notification the hub forwards to clients (logging, resources/updated). */
   onNotification(child: Child, notification: Notification): void;
   onRestart(child: Child): void;
+  /** The child is ready again after a restart: what it held for clients (resource subscriptions) is gone with its last process. */
+  onRestarted?(child: Child): void;
 }
 
 export class ChildUnavailableError extends Error {}
@@ -213,6 +215,7 @@ export class Child {
     this.startedAt = Date.now();
     this.state = "ready";
     this.log.info("child ready", { pid: this.pid, tools: this.tools.length });
+    if (this.restarts > 0) this.hooks.onRestarted?.(this);
     // a child started on first use only announces a change when it offers other tools than recorded
     if (listedBefore === JSON.stringify([this.tools, this.prompts, this.resourceTemplates])) return;
     this.hooks.onListChanged(this, "tools");

@@ -81,10 +81,22 @@ export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest[
   return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
 }
 
+/** Subscriptions one session may hold, and the longest URI one may name: each is kept here, and its server may keep a watch for it. */
+export const MAX_SUBSCRIPTIONS = 1000;
+export const MAX_SUBSCRIBED_URI = 8192;
+
 export async function subscribe(ctx: HandlerCtx, params: SubscribeRequest["params"], channel: CallChannel) {
+  if (params.uri.length > MAX_SUBSCRIBED_URI) {
+    throw protocolError(-32602, `A subscribed URI may be at most ${MAX_SUBSCRIBED_URI} characters long; this one has ${params.uri.length}.`);
+  }
   const owner = resourceOwner(ctx.session, ctx.view, params.uri);
-  ctx.session.subscriptions.add(params.uri);
+  const { subscriptions } = ctx.session;
+  if (!subscriptions.has(params.uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
+    throw protocolError(-32602, `This session already holds ${MAX_SUBSCRIPTIONS} resource subscriptions; unsubscribe some first (or subscribe to a folder).`);
+  }
+  // kept only once its server took it: a refused subscription is not held
   if (owner.capabilities.resources?.subscribe) await forward(owner, "resources/subscribe", params as Params, ctx.session, channel);
+  subscriptions.add(params.uri);
   return {};
 }
 

@@ -17,7 +17,7 @@ export function isReadOnly(): boolean {
   return v === "1" || v === "true" || v === "yes";
 }
 
-const READING_TOOLS = ["read", "read_many", "list", "tree", "find", "grep", "info", "snapshot_list"];
+const READING_TOOLS = ["read", "read_many", "list", "tree", "find", "grep", "info", "snapshot_list", "changes"];
 
 /** Refuse a modifying tool (its unprefixed name) in read-only mode, naming the tool and what is still allowed. */
 export function assertWritable(tool: string): void {

@@ -5,7 +5,7 @@ import { McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../lib/log.js";
 import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
-import { resolveInWorkspace, isInside, relativeToWorkspace } from "../lib/workspace.js";
+import { resolveInWorkspace, isInside, relativeToWorkspace, type ResolveOptions } from "../lib/workspace.js";
 import { openVerified } from "../lib/safe-fs.js";
 import { mimeTypeOf } from "../lib/mime.js";
 import { kindOf, readAt } from "./content.js";
@@ -66,7 +66,7 @@ export function registerResources(server: McpServer, env: { workspace: string; l
 }
 
 /** The URI's path goes through the same guard as every tool path; refusals become protocol errors. */
-function resolveResource(workspace: string, encoded: string): string {
+export function resolveResource(workspace: string, encoded: string, options: ResolveOptions = {}): string {
   let decoded: string;
   try {
     decoded = decodeURIComponent(encoded);
@@ -74,7 +74,7 @@ function resolveResource(workspace: string, encoded: string): string {
     throw new McpError(ErrorCode.InvalidParams, `Malformed resource path '${encoded}'.`);
   }
   try {
-    const file = resolveInWorkspace(workspace, decoded);
+    const file = resolveInWorkspace(workspace, decoded, options);
     if (isInside(reservedRoot(workspace), file)) throw new ToolError(`'${decoded}' is agentbox's private folder.`);
     return file;
   } catch (err) {
@@ -83,7 +83,7 @@ function resolveResource(workspace: string, encoded: string): string {
 }
 
 /** Refusals from the guard become protocol errors (a resource read has no isError result). */
-function protocolError(err: unknown): never {
+export function protocolError(err: unknown): never {
   if (err instanceof ToolError) throw new McpError(ErrorCode.InvalidParams, err.message);
   throw err;
 }

@@ -40,6 +40,7 @@ describe("catalog", () => {
       "snapshot_list",
       "snapshot_restore",
       "snapshot_delete",
+      "changes",
     ];
     assert.deepEqual(tools.map((t) => t.name).sort(), expected.map((n) => `file_${n}`).sort());
     for (const t of tools) {

@@ -17,6 +17,8 @@ import type { TenantChange } from "../../sessions/changes.js";
 import type { ServedTenant } from "../../tenants/served-tenant.js";
 import { drainingRefusal, startsSomethingNew } from "../replica.js";
 import { answerTasks } from "../../tasks/answer.js";
+import { listenedUris, ListenSubscriptions } from "../../sessions/listen-subscriptions.js";
+import { whileStreaming } from "./listen-stream.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
 
@@ -59,6 +61,7 @@ const CONTEXT_KEY = "agentbox/context";
 
 export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
+  private readonly listens = new Map<ServedTenant, ListenSubscriptions>();
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
   constructor(private readonly hub: HubServices) {
@@ -87,6 +90,9 @@ export class ModernEndpoint {
       const extra = { [CONTEXT_KEY]: adopted ? { ...context, adopted } : context };
       return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo: { token: "", clientId: caller.tenant.name, scopes: [], extra } });
     };
+    // a listen naming resources makes their servers watch them while its stream is open
+    const uris = listenedUris(parsed.body);
+    if (uris) return whileStreaming(id, () => this.listensOf(caller.tenant).acquire(context, uris), viaSdk);
     // a call whose rounds end in a task is the SDK's to serve round by round (the direct path answers plain results only)
     return tasked ? viaSdk() : answerModern(context, req, parsed.body, route, viaSdk);
   }
@@ -95,6 +101,12 @@ export class ModernEndpoint {
   private async close(): Promise<void> {
     await Promise.allSettled([...this.handlers.values()].map((h) => h.close()));
     this.handlers.clear();
+  }
+
+  private listensOf(tenant: ServedTenant): ListenSubscriptions {
+    let listens = this.listens.get(tenant);
+    if (!listens) this.listens.set(tenant, (listens = new ListenSubscriptions()));
+    return listens;
   }
 
   private handlerOf(tenant: ServedTenant): McpHttpHandler {

@@ -75,6 +75,7 @@ const SWEEP: Record<string, Entry> = {
   file_snapshot_list: { ok: {}, error: RATE_LIMITED_ONLY },
   file_snapshot_restore: { ok: { name: "sweep" }, error: { name: "no-such-snapshot" } },
   file_snapshot_delete: { ok: { name: "sweep" }, error: { name: "sweep" } },
+  file_changes: { ok: { path: "sweep" }, error: { path: "/etc" } },
 
   terminal_exec: {
     ok: { command: "echo hi" },
