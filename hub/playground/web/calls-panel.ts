@@ -66,7 +66,7 @@ export class CallsPanel {
           c.errorType ? h("span", { class: "muted call-error" }, c.errorType) : null,
         ),
       );
-    this.panel.count.textContent = ` ${rows.length}`;
+    this.panel.counted(rows.length);
     replace(this.panel.list, rows.length ? rows : h("li", { class: "muted" }, "No calls yet."));
   }
 }

@@ -50,7 +50,7 @@ export class ClientsPanel {
 
   private show(sessions: SessionEntry[], total: number): void {
     this.element.dataset.state = "ok";
-    this.panel.count.textContent = ` ${total}`;
+    this.panel.counted(total);
     replace(
       this.panel.list,
       sessions.map((s) =>

@@ -44,7 +44,7 @@ export class PreviewsPanel {
 
   private show(previews: PreviewEntry[]): void {
     this.element.dataset.state = "ok";
-    this.panel.count.textContent = ` ${previews.length}`;
+    this.panel.counted(previews.length);
     const link = (href: string | undefined, text: string) => (href ? h("a", { href, target: "_blank", rel: "noopener noreferrer" }, text) : null);
     replace(
       this.panel.list,

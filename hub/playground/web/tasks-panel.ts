@@ -56,7 +56,7 @@ export class TasksPanel {
 
   private show(tasks: TaskEntry[], total: number): void {
     this.element.dataset.state = "ok";
-    this.panel.count.textContent = ` ${total}`;
+    this.panel.counted(total);
     // newest first: the one just started is what a person looks for
     const rows = [...tasks].reverse().map((task) => {
       const cancel = ENDED.has(task.status)

@@ -14,7 +14,8 @@ export async function callHubTool(connection: Connection, name: string, args: Re
 export interface TenantPanel {
   element: HTMLDetailsElement;
   list: HTMLUListElement;
-  count: HTMLSpanElement;
+  /** Shows how many items there are; an empty panel folds to its title line, so the tool list stays in sight. */
+  counted(n: number): void;
   /** The list says why it could not be filled. */
   failed(err: unknown): void;
 }
@@ -42,24 +43,29 @@ export function coalesced(load: () => Promise<void>): () => Promise<void> {
 
 /** `kind` names its classes and its Refresh action (clients-panel, refresh-clients); `source` the hub tool that fills it, and whose items it shows. */
 export function tenantPanel(kind: string, title: string, refresh: () => void, source = { tool: "hub_sessions", scope: "your tenant's only" }): TenantPanel {
-  const list = h("ul", { class: `${kind}-list` });
+  const list = h("ul", { class: `side-list ${kind}-list` });
   const count = h("span", { class: "muted" }, "");
   const button = h(
     "button",
     { type: "button", class: "ghost small", "data-action": `refresh-${kind}`, title: `Ask the hub again (${source.tool})` },
     "Refresh",
   );
-  button.addEventListener("click", refresh);
+  // in the summary line, a click on it would also fold the panel
+  button.addEventListener("click", (event) => (event.preventDefault(), refresh()));
   const element = h(
     "details",
-    { class: `${kind}-panel`, open: true },
-    h("summary", { class: "clients-summary" }, h("span", { class: "picker-label" }, title), count),
-    h("div", { class: "clients-actions" }, h("span", { class: "muted small-print" }, `from ${source.tool}: ${source.scope}`), button),
+    { class: `side-panel ${kind}-panel`, open: true },
+    h("summary", { class: "side-summary" }, h("span", { class: "picker-label" }, title), count, button),
+    h("div", { class: "muted small-print side-source" }, `from ${source.tool}: ${source.scope}`),
     list,
   );
+  const counted = (n: number) => {
+    count.textContent = ` ${n}`;
+    element.dataset.empty = String(n === 0);
+  };
   const failed = (err: unknown) => {
     element.dataset.state = "error";
     replace(list, h("li", { class: "muted" }, `Cannot list them: ${(err as Error).message}`));
   };
-  return { element, list, count, failed };
+  return { element, list, counted, failed };
 }
