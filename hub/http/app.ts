@@ -14,6 +14,7 @@ import { ModernEndpoint } from "./endpoints/modern.js";
 import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
+import { httpTracing } from "../observability/tracing.js";
 
 // Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/http/endpoints/modern.ts)
 const MCP_HEADERS = [
@@ -66,6 +67,8 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   const origins = new OriginPolicy(hub.config, keyed);
   const mcp = mcpEndpoint(hub, new ModernEndpoint(hub));
   const legacy = new LegacySseEndpoint(hub);
+  // first, so the span holds everything the request costs (OpenTelemetry; a no-op unless OTEL_* asks for traces)
+  for (const path of ["/mcp", "/v1/mcp", "/messages"]) app.use(path, httpTracing(path));
 
   app.get("/healthz", (c) => c.json({ status: "ok" }));
   app.get("/readyz", (c) => {

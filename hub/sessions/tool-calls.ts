@@ -10,6 +10,7 @@ import { forward, type Params } from "./forward.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import type { LimitVerdict, RateLimits } from "./rate-limits.js";
 import type { HubMetrics } from "../observability/metrics.js";
+import { traceToolCall } from "../observability/tracing.js";
 import { QueueFullError } from "../children/queue.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
@@ -44,7 +45,11 @@ const FIRST_START_WAIT_MS = 30_000;
 export class ToolCalls {
   constructor(private readonly deps: ToolCallDeps) {}
 
-  async call(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {
+  call(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {
+    return traceToolCall(caller, String(given.name ?? ""), given._meta, () => this.run(caller, view, given, channel));
+  }
+
+  private async run(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {
     const name = String(given.name ?? "");
     const { log, hubTools } = this.deps;
     // selection hook (hub/catalog/selection.ts): outside the session's selection
