@@ -204,6 +204,6 @@ export async function startCollector(port = 0, host = "127.0.0.1"): Promise<Otlp
   });
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, host, resolve));
   collector.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  collector.close = () => new Promise((resolve) => server.close(() => resolve()));
+  collector.close = () => new Promise((resolve) => (server.close(() => resolve()), server.closeAllConnections()));
   return collector;
 }

@@ -179,20 +179,23 @@ describe("traces off", () => {
     // where an SDK started without an endpoint would send its spans (http://localhost:4318), on both loopback families
     const defaults = await Promise.all([startCollector(4318, "127.0.0.1"), startCollector(4318, "::1")]).catch(() => undefined);
     if (!defaults) return t.skip("port 4318 is taken on this machine");
-    const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { OTEL_BSP_SCHEDULE_DELAY: "50" } });
     try {
-      const client = await hub.connect();
-      await client.callTool({ name: "echo_echo", arguments: { text: "hi" }, _meta: { traceparent: traceparentOf(hex(16), hex(8)) } });
-      await client.close();
+      const hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { OTEL_BSP_SCHEDULE_DELAY: "50" } });
+      try {
+        const client = await hub.connect();
+        await client.callTool({ name: "echo_echo", arguments: { text: "hi" }, _meta: { traceparent: traceparentOf(hex(16), hex(8)) } });
+        await client.close();
+      } finally {
+        await hub.stop();
+      }
+      // stopping flushes what a tracing hub and its servers hold: had any traced, a collector would have it now
+      assert.deepEqual(
+        defaults.map((c) => c.requests),
+        [0, 0],
+      );
     } finally {
-      await hub.stop();
+      await Promise.all(defaults.map((c) => c.close()));
     }
-    // stopping flushes what a tracing hub and its servers hold: had any traced, a collector would have it now
-    assert.deepEqual(
-      defaults.map((c) => c.requests),
-      [0, 0],
-    );
-    await Promise.all(defaults.map((c) => c.close()));
   });
 
   test("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is refused with a message saying to use http/protobuf", () => {
