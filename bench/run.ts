@@ -12,6 +12,7 @@ import { runRestart } from "./restart.js";
 import { writeReadme } from "./report.js";
 import { writeResult } from "./results.js";
 import { runThroughput } from "./throughput.js";
+import { runTracing } from "./tracing.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -25,6 +26,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["relay", runRelay],
   ["soak", runSoak],
   ["restart", runRestart],
+  ["tracing", runTracing],
 ];
 
 async function main(): Promise<void> {
