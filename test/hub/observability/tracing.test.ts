@@ -4,14 +4,18 @@
 // for a 2025 session (SDK v1) and a 2026-07-28 request (SDK v2). No argument value or key is exported;
 // hostile trace context is ignored; nothing is exported when no endpoint is set.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CreateTaskResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { startCollector, type OtlpCollector, type ReceivedSpan } from "../../helpers/otlp-collector.js";
 import { until } from "../../helpers/wait.js";
 import { connectModern } from "../modern/modern-client.js";
 import { tracesProtocol } from "../../../servers/lib/tracing.js";
+import { distRoot } from "../../../hub/config/config.js";
+import { connectAs, untilStatus } from "../tasks/legacy-client.js";
 
 const KEY = `alice-${randomBytes(16).toString("hex")}`;
 const auth = { Authorization: `Bearer ${KEY}` };
@@ -28,20 +32,24 @@ const tracedEnv = (collector: OtlpCollector, extra: Record<string, string> = {})
 });
 
 const startTracedHub = (collector: OtlpCollector, extra: Record<string, string> = {}) =>
-  startHub({ extraServers: { echo: fixture("echo-server") }, config: { tenants: { alice: { apiKey: KEY } } }, env: tracedEnv(collector, extra) });
+  startHub({
+    extraServers: { echo: { ...fixture("echo-server"), taskSupport: { echo: "optional" } } },
+    config: { tenants: { alice: { apiKey: KEY } } },
+    env: tracedEnv(collector, extra),
+  });
 
 /** The hub's tools/call span, its CLIENT span to the child, and the child's own span, once all three are exported. */
-async function callSpans(collector: OtlpCollector, traceId: string) {
+async function callSpans(collector: OtlpCollector, traceId: string, tool = "echo") {
   return until(`the three spans of trace ${traceId}`, () => {
     const of = collector.spans.filter((s) => s.traceId === traceId);
-    const hubCall = of.find((s) => s.service === "agentbox" && s.kind === "SERVER" && s.name === "tools/call echo_echo");
-    const forwarded = of.find((s) => s.service === "agentbox" && s.kind === "CLIENT" && s.name === "tools/call echo");
-    const served = of.find((s) => s.service === "agentbox-echo" && s.kind === "SERVER" && s.name === "tools/call echo");
+    const hubCall = of.find((s) => s.service === "agentbox" && s.kind === "SERVER" && s.name === `tools/call echo_${tool}`);
+    const forwarded = of.find((s) => s.service === "agentbox" && s.kind === "CLIENT" && s.name === `tools/call ${tool}`);
+    const served = of.find((s) => s.service === "agentbox-echo" && s.kind === "SERVER" && s.name === `tools/call ${tool}`);
     return hubCall && forwarded && served ? { hubCall, forwarded, served } : undefined;
   });
 }
 
-function assertLinked(spans: { hubCall: ReceivedSpan; forwarded: ReceivedSpan; served: ReceivedSpan }, clientSpanId: string): void {
+function assertLinked(spans: { hubCall: ReceivedSpan; forwarded: ReceivedSpan; served: ReceivedSpan }, clientSpanId: string, tool = "echo"): void {
   const { hubCall, forwarded, served } = spans;
   assert.equal(hubCall.parentSpanId, clientSpanId, "the hub's span continues the client's");
   assert.equal(forwarded.parentSpanId, hubCall.spanId, "the forwarded call is a child of the hub's tools/call");
@@ -50,10 +58,10 @@ function assertLinked(spans: { hubCall: ReceivedSpan; forwarded: ReceivedSpan; s
     assert.equal(span.attributes["mcp.method.name"], "tools/call");
     assert.equal(span.attributes["gen_ai.operation.name"], "execute_tool");
   }
-  assert.equal(hubCall.attributes["gen_ai.tool.name"], "echo_echo");
+  assert.equal(hubCall.attributes["gen_ai.tool.name"], `echo_${tool}`);
   assert.equal(hubCall.attributes["agentbox.tenant"], "alice");
   assert.equal(forwarded.attributes["agentbox.server"], "echo");
-  assert.equal(served.attributes["gen_ai.tool.name"], "echo");
+  assert.equal(served.attributes["gen_ai.tool.name"], tool);
   assert.equal(typeof served.attributes["jsonrpc.request.id"], "string");
 }
 
@@ -109,6 +117,28 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     await client.close();
   });
 
+  test("a 2026-07-28 call on /v1/mcp that reports progress (so the SDK's path serves it) continues its traceparent", async () => {
+    const client = await connectModern({ ...hub, url: `${hub.origin}/v1/mcp` }, { headers: auth });
+    const [traceId, spanId] = [hex(16), hex(8)];
+    let progressed = 0;
+    const meta = { traceparent: traceparentOf(traceId, spanId) };
+    await client.callTool({ name: "echo_slow", arguments: { steps: 2, delayMs: 20 }, _meta: meta }, { onprogress: () => void progressed++ });
+    assert.ok(progressed > 0, "the call reported progress");
+    assertLinked(await callSpans(collector, traceId, "slow"), spanId, "slow");
+    await client.close();
+  });
+
+  test("a 2025 call run as a task is in the client's trace, through the server that ran it", async () => {
+    const client = await connectAs(hub, KEY);
+    const [traceId, spanId, text] = [hex(16), hex(8), secretArgument()];
+    secrets.push(text);
+    const params = { name: "echo_echo", arguments: { text }, task: { ttl: 60_000 }, _meta: { traceparent: traceparentOf(traceId, spanId) } };
+    const { task } = await client.request({ method: "tools/call", params }, CreateTaskResultSchema);
+    await untilStatus(client, task.taskId, ["completed"]);
+    assertLinked(await callSpans(collector, traceId), spanId);
+    await client.close();
+  });
+
   test("without _meta trace context, the call continues the HTTP traceparent header through the request's span", async () => {
     const [traceId, spanId, text] = [hex(16), hex(8), secretArgument()];
     secrets.push(text);
@@ -134,6 +164,8 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
       { traceparent: traceparentOf(hex(16), hex(8)), baggage: `k=${marker}${"x".repeat(200_000)}`, tracestate: `a=${marker}${"y".repeat(50_000)}` },
       { traceparent: traceparentOf(hex(16), hex(8)), baggage: Array.from({ length: 5000 }, (_, i) => `${marker}${i}=v`).join(",") },
     ];
+    const served = () => collector.spans.filter((s) => s.name === "tools/call echo" && s.service === "agentbox-echo");
+    const before = served().length;
     for (const meta of hostile) {
       const text = secretArgument();
       secrets.push(text);
@@ -141,7 +173,7 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
       assert.equal(textOf(result), text);
     }
     // the calls' spans are exported, in traces of the hub's own making, and none carries the marker
-    await until("the hostile calls' spans", () => collector.spans.filter((s) => s.name === "tools/call echo" && s.service === "agentbox-echo").length >= 7);
+    await until("the hostile calls' spans", () => served().length >= before + hostile.length);
     assert.ok(!collector.rawBodies.join("\n").includes(marker), "hostile trace context was exported");
     const status = await fetch(`${hub.origin}/healthz`);
     assert.equal(status.status, 200);
@@ -202,5 +234,13 @@ describe("traces off", () => {
     assert.throws(() => tracesProtocol({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }), /grpc is not supported.*http\/protobuf/);
     assert.throws(() => tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "carrier-pigeon" }), /http\/protobuf \(default\) or http\/json/);
     assert.equal(tracesProtocol({}), "http/protobuf");
+    // and the hub refuses to start with it, saying so, rather than run without the traces asked for
+    const run = spawnSync(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0"], {
+      env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /grpc is not supported.*OTEL_EXPORTER_OTLP_PROTOCOL=http\/protobuf/);
   });
 });
