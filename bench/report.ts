@@ -345,6 +345,25 @@ function watch(r: J | undefined): string {
   ].join("\n\n");
 }
 
+function tracing(r: J | undefined): string {
+  const title = "12. Traces: calls/s with OpenTelemetry off and exporting every span (OTLP/HTTP to a collector on loopback)";
+  const bad = failed(title, r);
+  if (bad || !r) return bad!;
+  const rate = (s: J | undefined) => (s ? `${num(s.median)} (${num(s.min)}–${num(s.max)})` : "–");
+  return [
+    `### ${title}`,
+    header(r),
+    table(
+      ["traces", "calls/s, median of rounds (range)", "errors", "spans received"],
+      [
+        ["off", rate(r.off?.callsPerSecond), String(r.off?.errors ?? "–"), "–"],
+        ["on (always sampled)", rate(r.on?.callsPerSecond), String(r.on?.errors ?? "–"), String(r.on?.spansReceived ?? "–")],
+      ],
+    ),
+    `${r.callers} callers, ${r.rounds} rounds of ${num(r.windowMs / 1000, 1)} s each, in turns. On / off: ${num(r.onOverOff, 2)}×.`,
+  ].join("\n\n");
+}
+
 export function renderResults(): string {
   return [
     overhead(readResult("overhead")),
@@ -357,6 +376,7 @@ export function renderResults(): string {
     soak(readResult("soak")),
     restart(readResult("restart")),
     watch(readResult("watch")),
+    tracing(readResult("tracing")),
   ].join("\n\n");
 }
 

@@ -13,6 +13,7 @@ import { writeReadme } from "./report.js";
 import { writeResult } from "./results.js";
 import { runThroughput } from "./throughput.js";
 import { runWatch } from "./watch.js";
+import { runTracing } from "./tracing.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -27,6 +28,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["soak", runSoak],
   ["restart", runRestart],
   ["watch", runWatch],
+  ["tracing", runTracing],
 ];
 
 async function main(): Promise<void> {

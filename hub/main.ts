@@ -13,6 +13,7 @@ import { callsInFlight, drain } from "./http/replica.js";
 import { previewUpgrades } from "./http/preview-route.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 import { serveStdio } from "./stdio.js";
+import { serviceName, startTracing, stopTracing } from "../servers/lib/tracing.js";
 
 const HELP = `agentbox ${VERSION} — one MCP endpoint in front of many MCP servers (the built-in ones, or those of --config)
 
@@ -87,6 +88,8 @@ async function main(): Promise<void> {
   const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line) });
   let hub: Hub;
   try {
+    // OTEL_* (an OTLP endpoint) asks for traces; a protocol this image cannot export with stops the start, said plainly
+    if (await startTracing(serviceName())) log.info("exporting traces", { service: serviceName() });
     hub = new Hub(config, log, hubTools);
   } catch (err) {
     process.stderr.write(`agentbox: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
     }
     server.close();
     await hub.stop();
+    await stopTracing();
     log.info("stopped");
     process.exit(0);
   };

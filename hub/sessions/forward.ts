@@ -6,6 +6,7 @@ import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/type
 import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
+import { traceChildRequest } from "../observability/tracing.js";
 import { inflightCall, type CallChannel, type ClientSession, type InflightCall } from "./registry.js";
 
 export type Params = Record<string, unknown> & { _meta?: Record<string, unknown> };
@@ -56,16 +57,8 @@ export async function forward(
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
     const detached = channel.detached && (() => channel.detached!());
-    if (progressToken === undefined) return await child.request(method, forwarded, { signal: channel.signal, detached });
-    // progress is relayed in order, and all of it before the result, or the client loses the tail
-    let relayed: Promise<unknown> = Promise.resolve();
-    const onprogress = (p: { progress: number; total?: number; message?: string }) => {
-      const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
-      relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
-    };
-    const result = await child.request(method, forwarded, { signal: channel.signal, onprogress, detached });
-    await relayed;
-    return result;
+    const target = typeof forwarded.name === "string" ? forwarded.name : undefined;
+    return await traceChildRequest(child.name, method, target, forwarded, (traced) => send(child, method, traced, progressToken, channel, detached));
   } catch (err) {
     if (method !== "tools/call" && err instanceof ChildUnavailableError) throw protocolError(ErrorCode.InternalError, err.message);
     if (method !== "tools/call" && err instanceof MessageTooLargeError) throw protocolError(ErrorCode.InvalidParams, err.message);
@@ -75,4 +68,24 @@ export async function forward(
   } finally {
     if (tracked) session.inflight.delete(tracked);
   }
+}
+
+async function send(
+  child: Child,
+  method: string,
+  params: Params,
+  progressToken: unknown,
+  channel: CallChannel,
+  detached: (() => boolean) | undefined,
+): Promise<Result> {
+  if (progressToken === undefined) return await child.request(method, params, { signal: channel.signal, detached });
+  // progress is relayed in order, and all of it before the result, or the client loses the tail
+  let relayed: Promise<unknown> = Promise.resolve();
+  const onprogress = (p: { progress: number; total?: number; message?: string }) => {
+    const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
+    relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
+  };
+  const result = await child.request(method, params, { signal: channel.signal, onprogress, detached });
+  await relayed;
+  return result;
 }

@@ -24,7 +24,8 @@ const UID_RANGE = 40_000;
 const DEFAULT_DISK_SHARE = 0.9;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
-const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS", "AGENTBOX_METRICS_KEY"]);
+// an OTLP collector's headers usually carry its credentials: a tenant's code must not read them
+const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS", "AGENTBOX_METRICS_KEY", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"]);
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
 

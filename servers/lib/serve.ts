@@ -19,6 +19,7 @@ import {
 import { configureToolNames, resolveText, type Text } from "./names.js";
 import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
+import { inSpan, mcpAttributes, parentFrom, serviceName, SpanKind, startTracing, stopTracing, TracingConfigError } from "./tracing.js";
 
 export interface ServerSpec {
   name: string;
@@ -47,7 +48,7 @@ export function sessionOf(meta: Record<string, unknown> | undefined): string {
 // message, and tools/list publishes the real input, cleaned of schema noise (./tool-schema.ts).
 const ANY_ARGUMENTS = z.looseObject({});
 
-export function registerTools(server: McpServer, tools: Tool[], workspace: string, log: Logger): void {
+export function registerTools(server: McpServer, tools: Tool[], workspace: string, log: Logger, serverName: string): void {
   const listed: ListedTool[] = [];
   for (const tool of tools) {
     const published = listedTool(tool);
@@ -76,11 +77,15 @@ export function registerTools(server: McpServer, tools: Tool[], workspace: strin
             await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress, total, message } }).catch(() => undefined);
           },
         };
-        try {
-          return await tool.call(raw, ctx);
-        } catch (err) {
-          return toolFailure(err, ctx.log);
-        }
+        // the server's own span, continuing the hub's CLIENT span named in _meta.traceparent
+        const attributes = { ...mcpAttributes("tools/call", tool.name, extra.requestId), "agentbox.server": serverName };
+        return inSpan(`tools/call ${tool.name}`, SpanKind.SERVER, attributes, parentFrom(extra._meta), async () => {
+          try {
+            return await tool.call(raw, ctx);
+          } catch (err) {
+            return toolFailure(err, ctx.log);
+          }
+        });
       },
     );
   }
@@ -121,6 +126,10 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
   console.log = console.info = console.debug = console.error;
   const log = createLogger({ server: spec.name });
   const workspace = workspaceRoot();
+  // the hub checked OTEL_* before starting this server: a refusal here is only said, traces stay off
+  await startTracing(serviceName(spec.name)).catch((err) =>
+    log.warn("traces off", { error: err instanceof TracingConfigError ? err.message : errorMessage(err) }),
+  );
   configureToolNames(
     spec.name,
     spec.tools.map((t) => t.name),
@@ -132,7 +141,7 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
       capabilities: { logging: {}, ...(spec.sessionState ? { experimental: { [SESSION_STATE_CAPABILITY]: {} } } : {}) },
     },
   );
-  registerTools(server, spec.tools, workspace, log);
+  registerTools(server, spec.tools, workspace, log, spec.name);
   await spec.setup?.(server, { workspace, log });
   server.server.setNotificationHandler(
     z.object({ method: z.literal(SESSION_CLOSED_METHOD), params: z.object({ session: z.string() }).passthrough() }),
@@ -159,6 +168,7 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
     } catch (err) {
       log.error("shutdown failed", { error: errorMessage(err) });
     }
+    await stopTracing();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));

@@ -1,0 +1,77 @@
+// The hub's spans (servers/lib/tracing.ts starts the SDK): an HTTP request to an MCP path (SERVER),
+// each tools/call it serves (SERVER, continuing the client's `_meta.traceparent` when it sent one),
+// and each request it forwards to a child (CLIENT, whose context the child is sent in its `_meta`).
+// Attributes follow the OpenTelemetry MCP and GenAI conventions; argument values are never recorded.
+import type { MiddlewareHandler } from "hono";
+import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from "@opentelemetry/semantic-conventions";
+import { ATTR_MCP_PROTOCOL_VERSION, ATTR_MCP_SESSION_ID } from "@opentelemetry/semantic-conventions/incubating";
+import { SpanStatusCode } from "@opentelemetry/api";
+import {
+  inSpan,
+  mcpAttributes,
+  mcpSpanName,
+  parentFrom,
+  parentFromHeaders,
+  runIn,
+  SpanKind,
+  startSpan,
+  tracingEnabled,
+  withTraceMeta,
+} from "../../servers/lib/tracing.js";
+
+export const TENANT_ATTRIBUTE = "agentbox.tenant";
+export const SERVER_ATTRIBUTE = "agentbox.server";
+
+/** An HTTP request's span, continuing the client's `traceparent` header; what runs for the request runs inside it. */
+export function httpTracing(route: string): MiddlewareHandler {
+  return async (c, next) => {
+    if (!tracingEnabled()) return next();
+    const parent = parentFromHeaders(c.req.raw.headers);
+    const attributes = { [ATTR_HTTP_REQUEST_METHOD]: c.req.method, [ATTR_HTTP_ROUTE]: route, [ATTR_URL_PATH]: c.req.path };
+    const span = startSpan(`${c.req.method} ${route}`, SpanKind.SERVER, attributes, parent);
+    try {
+      await runIn(span, parent, next);
+      span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, c.res.status);
+      if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    } finally {
+      span.end();
+    }
+  };
+}
+
+/** Who made a tools/call: its session (2025) or context (2026) and tenant. */
+export interface TracedCaller {
+  id: string;
+  kind: string;
+  tenant: { name: string };
+  negotiatedVersion?: string;
+}
+
+/** A tools/call the hub serves, in a span continuing the client's `_meta.traceparent` (else the HTTP request's span). */
+export function traceToolCall<T>(caller: TracedCaller, tool: string, meta: unknown, work: () => Promise<T>): Promise<T> {
+  if (!tracingEnabled()) return work();
+  const attributes = {
+    ...mcpAttributes("tools/call", tool),
+    [TENANT_ATTRIBUTE]: caller.tenant.name,
+    // a 2026 request has no session: its context's id is the hub's, not the client's
+    ...(caller.kind === "modern" ? { [ATTR_MCP_PROTOCOL_VERSION]: "2026-07-28" } : { [ATTR_MCP_SESSION_ID]: caller.id }),
+    ...(caller.negotiatedVersion ? { [ATTR_MCP_PROTOCOL_VERSION]: caller.negotiatedVersion } : {}),
+  };
+  return inSpan(mcpSpanName("tools/call", tool), SpanKind.SERVER, attributes, parentFrom(meta), work);
+}
+
+/**
+ * A request forwarded to a child, in a CLIENT span; `send` gets the params with that span's context
+ * in `_meta` in place of any the client put there (which the hub's own span already continues).
+ */
+export function traceChildRequest<T>(
+  server: string,
+  method: string,
+  target: string | undefined,
+  params: { _meta?: Record<string, unknown> },
+  send: (params: { _meta?: Record<string, unknown> }) => Promise<T>,
+): Promise<T> {
+  if (!tracingEnabled()) return send(params);
+  const attributes = { ...mcpAttributes(method, method === "tools/call" ? target : undefined), [SERVER_ATTRIBUTE]: server };
+  return inSpan(mcpSpanName(method, target), SpanKind.CLIENT, attributes, undefined, () => send({ ...params, _meta: withTraceMeta(params._meta ?? {}) }));
+}
