@@ -2,7 +2,7 @@
 // one's tool, outcome and duration, newest first; only this connection's session (or 2026 context).
 import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
-import { callHubTool, coalesced, tenantPanel } from "./tenant-panel.js";
+import { coalesced, tenantPanel } from "./tenant-panel.js";
 
 /** hub_calls' entry for one call (hub/sessions/calls-tool.ts). */
 interface CallEntry {
@@ -33,20 +33,11 @@ export class CallsPanel {
     this.element = this.panel.element;
   }
 
-  private async load(): Promise<void> {
-    const connection = this.connection();
-    if (!connection) return;
-    this.element.dataset.state = "loading";
-    try {
-      const data = (await callHubTool(connection, "hub_calls", { limit: SHOWN })) as { calls?: CallEntry[] };
-      this.show(data.calls ?? []);
-    } catch (err) {
-      this.panel.failed(err);
-    }
+  private load(): Promise<void> {
+    return this.panel.fill(this.connection(), "hub_calls", { limit: SHOWN }, (data) => this.show((data as { calls?: CallEntry[] }).calls ?? []));
   }
 
   private show(calls: CallEntry[]): void {
-    this.element.dataset.state = "ok";
     // the calls the page makes to fill its side panels are its bookkeeping, not what a person ran
     const rows = calls
       .filter((c) => !PANEL_TOOLS.has(c.tool))

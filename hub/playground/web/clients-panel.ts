@@ -4,7 +4,7 @@
 // by a digest, never by their ids.
 import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
-import { callHubTool, tenantPanel } from "./tenant-panel.js";
+import { tenantPanel } from "./tenant-panel.js";
 
 /** hub_sessions' entry for one session or context (hub/sessions/session-list.ts). */
 interface SessionEntry {
@@ -36,20 +36,14 @@ export class ClientsPanel {
     this.element = this.panel.element;
   }
 
-  async refresh(): Promise<void> {
-    const connection = this.connection();
-    if (!connection) return;
-    this.element.dataset.state = "loading";
-    try {
-      const data = (await callHubTool(connection, "hub_sessions", { limit: SHOWN })) as { tenantSessions: SessionEntry[]; total?: number };
-      this.show(data.tenantSessions, data.total ?? data.tenantSessions.length);
-    } catch (err) {
-      this.panel.failed(err);
-    }
+  refresh(): Promise<void> {
+    return this.panel.fill(this.connection(), "hub_sessions", { limit: SHOWN }, (data) => {
+      const { tenantSessions, total } = data as { tenantSessions: SessionEntry[]; total?: number };
+      this.show(tenantSessions, total ?? tenantSessions.length);
+    });
   }
 
   private show(sessions: SessionEntry[], total: number): void {
-    this.element.dataset.state = "ok";
     this.panel.counted(total);
     replace(
       this.panel.list,

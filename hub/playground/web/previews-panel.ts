@@ -2,7 +2,7 @@
 // in a new tab without a way back to this page (the app behind it is the agent's, so untrusted).
 import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
-import { callHubTool, tenantPanel } from "./tenant-panel.js";
+import { tenantPanel } from "./tenant-panel.js";
 
 /** hub_sessions' entry for one preview (hub/sessions/preview-tools.ts). */
 interface PreviewEntry {
@@ -30,20 +30,11 @@ export class PreviewsPanel {
     this.element = this.panel.element;
   }
 
-  async refresh(): Promise<void> {
-    const connection = this.connection();
-    if (!connection) return;
-    this.element.dataset.state = "loading";
-    try {
-      const data = (await callHubTool(connection, "hub_sessions", { limit: 1 })) as { previews?: PreviewEntry[] };
-      this.show(data.previews ?? []);
-    } catch (err) {
-      this.panel.failed(err);
-    }
+  refresh(): Promise<void> {
+    return this.panel.fill(this.connection(), "hub_sessions", { limit: 1 }, (data) => this.show((data as { previews?: PreviewEntry[] }).previews ?? []));
   }
 
   private show(previews: PreviewEntry[]): void {
-    this.element.dataset.state = "ok";
     this.panel.counted(previews.length);
     const link = (href: string | undefined, text: string) => (href ? h("a", { href, target: "_blank", rel: "noopener noreferrer" }, text) : null);
     replace(

@@ -29,16 +29,11 @@ export class TasksPanel {
     this.element = this.panel.element;
   }
 
-  private async load(): Promise<void> {
-    const connection = this.connection();
-    if (!connection) return;
-    this.element.dataset.state = "loading";
-    try {
-      const data = (await callHubTool(connection, "hub_sessions", { limit: SHOWN })) as { tenantTasks?: TaskEntry[]; tasksTotal?: number };
-      this.show(data.tenantTasks ?? [], data.tasksTotal ?? 0);
-    } catch (err) {
-      this.panel.failed(err);
-    }
+  private load(): Promise<void> {
+    return this.panel.fill(this.connection(), "hub_sessions", { limit: SHOWN }, (data) => {
+      const { tenantTasks, tasksTotal } = data as { tenantTasks?: TaskEntry[]; tasksTotal?: number };
+      this.show(tenantTasks ?? [], tasksTotal ?? 0);
+    });
   }
 
   private async cancel(task: TaskEntry, button: HTMLButtonElement): Promise<void> {
@@ -55,7 +50,6 @@ export class TasksPanel {
   }
 
   private show(tasks: TaskEntry[], total: number): void {
-    this.element.dataset.state = "ok";
     this.panel.counted(total);
     // newest first: the one just started is what a person looks for
     const rows = [...tasks].reverse().map((task) => {

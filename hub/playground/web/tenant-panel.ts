@@ -1,4 +1,4 @@
-// What the side panels fed by hub_sessions share: a folding section with a count, a Refresh button,
+// What the side panels (fed by hub_sessions or hub_calls) share: a folding section with a count, a Refresh button,
 // and a list; and a call of one of the hub's own tools whose tool error is thrown with its text.
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import type { Connection } from "./connection.js";
@@ -18,6 +18,8 @@ export interface TenantPanel {
   counted(n: number): void;
   /** The list says why it could not be filled. */
   failed(err: unknown): void;
+  /** Asks the hub tool and shows its answer, or says why not; nothing before the page is connected. */
+  fill(connection: Connection | undefined, tool: string, args: Record<string, unknown>, show: (data: Record<string, unknown>) => void): Promise<void>;
 }
 
 /** `load`, run once at a time: a refresh asked for while one runs runs once after it. */
@@ -67,5 +69,15 @@ export function tenantPanel(kind: string, title: string, refresh: () => void, so
     element.dataset.state = "error";
     replace(list, h("li", { class: "muted" }, `Cannot list them: ${(err as Error).message}`));
   };
-  return { element, list, counted, failed };
+  const fill = async (connection: Connection | undefined, tool: string, args: Record<string, unknown>, show: (data: Record<string, unknown>) => void) => {
+    if (!connection) return;
+    element.dataset.state = "loading";
+    try {
+      show(await callHubTool(connection, tool, args));
+      element.dataset.state = "ok";
+    } catch (err) {
+      failed(err);
+    }
+  };
+  return { element, list, counted, failed, fill };
 }

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { CreateTaskResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CreateTaskResultSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { startCollector, type OtlpCollector, type ReceivedSpan } from "../../helpers/otlp-collector.js";
 import { until } from "../../helpers/wait.js";
@@ -84,8 +84,8 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     await collector?.close();
   });
 
-  test("a 2025 session's call continues the client's _meta.traceparent through the hub into the server", async () => {
-    const client = await hub.connect({ headers: auth });
+  /** echo_echo called with a traceparent of a new trace (and a secret argument): its spans, checked linked to the client's. */
+  async function tracedEcho(client: { callTool(params: CallToolRequest["params"]): Promise<unknown> }) {
     const [traceId, spanId, text] = [hex(16), hex(8), secretArgument()];
     secrets.push(text);
     const result = (await client.callTool({
@@ -96,6 +96,12 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     assert.equal(textOf(result), text);
     const spans = await callSpans(collector, traceId);
     assertLinked(spans, spanId);
+    return spans;
+  }
+
+  test("a 2025 session's call continues the client's _meta.traceparent through the hub into the server", async () => {
+    const client = await hub.connect({ headers: auth });
+    const spans = await tracedEcho(client);
     assert.equal(typeof spans.hubCall.attributes["mcp.session.id"], "string");
     assert.ok(spans.hubCall.encoding === "protobuf");
     await client.close();
@@ -103,16 +109,7 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
 
   test("a 2026-07-28 request's call (SDK v2 client) continues its _meta.traceparent", async () => {
     const client = await connectModern(hub, { headers: auth });
-    const [traceId, spanId, text] = [hex(16), hex(8), secretArgument()];
-    secrets.push(text);
-    const result = (await client.callTool({
-      name: "echo_echo",
-      arguments: { text },
-      _meta: { traceparent: traceparentOf(traceId, spanId) },
-    })) as CallToolResult;
-    assert.equal(textOf(result), text);
-    const spans = await callSpans(collector, traceId);
-    assertLinked(spans, spanId);
+    const spans = await tracedEcho(client);
     assert.equal(spans.hubCall.attributes["mcp.protocol.version"], "2026-07-28");
     await client.close();
   });
