@@ -69,7 +69,17 @@ export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>
     async run(args, ctx) {
       // held busy for the whole call, so the idle sweep cannot close its context underneath a slow one
       try {
-        return await getRuntime(ctx).store.use(ctx.session, (b) => def.run(args, b, ctx));
+        return await getRuntime(ctx).store.use(ctx.session, async (b) => {
+          try {
+            return await def.run(args, b, ctx);
+          } catch (err) {
+            // Chromium died before the server read its exit, so the call ran against a dead browser and
+            // anything it did went with it: run it once on a relaunched one (which says the tabs were lost)
+            // rather than fail with "call again"
+            if (!(isBrowserClosed(err) && b.browserLost)) throw err;
+            return await def.run(args, b, ctx);
+          }
+        });
       } catch (err) {
         throw toToolError(err);
       }
@@ -77,11 +87,16 @@ export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>
   });
 }
 
+/** Playwright's words for a page, context or browser that closed under a call. */
+function isBrowserClosed(err: unknown): boolean {
+  return /has been closed|Target closed|Browser closed|browser has disconnected/i.test(errorMessage(err));
+}
+
 export function toToolError(err: unknown): ToolError {
   if (err instanceof ToolError) return err;
   const message = stripAnsi(errorMessage(err));
   const head = firstLine(message).replace(/^\w+\.\w+: /, "");
-  if (/has been closed|Target closed|Browser closed|browser has disconnected/i.test(message)) {
+  if (isBrowserClosed(err)) {
     return new ToolError(`The page or browser closed during the call (${head}). Call again: a crashed Chromium is relaunched.`);
   }
   if (/Timeout \d+ms exceeded/.test(message)) {

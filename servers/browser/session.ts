@@ -26,6 +26,11 @@ export class BrowserSession {
   private current?: Page;
   private readonly pages: Page[] = [];
 
+  /** Whether Chromium died under this session's context: its tabs are gone with it, whatever a call did in them. */
+  get browserLost(): boolean {
+    return this.context !== undefined && !this.host.alive(this.generation);
+  }
+
   /** Tabs this session has adopted so far. */
   get tabCount(): number {
     return this.pages.length;
@@ -68,7 +73,7 @@ export class BrowserSession {
 
   /** The session's context, created on first use and recreated when Chromium was relaunched. */
   async ensureContext(): Promise<BrowserContext> {
-    if (this.context && !this.host.alive(this.generation)) {
+    if (this.browserLost) {
       this.notice("Chromium stopped (crashed or was killed) and has been relaunched: this session's tabs, cookies and storage were lost. Navigate again.");
       this.forget();
     }
