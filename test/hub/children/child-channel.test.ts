@@ -12,6 +12,9 @@ import { ReplyTooLargeError, StdioChildTransport } from "../../../hub/children/s
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "line-server.js");
 const LIMITS = { timeoutMs: 400, maxTotalMs: 60_000, maxMessageBytes: 64 * 1024 };
+// For calls that must end by the child's doing, never by the timeout: a loaded machine can take longer
+// than 400 ms to start a child or deliver its exit or an over-long line.
+const PATIENT = { ...LIMITS, timeoutMs: 60_000 };
 
 /** A started child with its channel; what the channel leaves to the SDK lands in `others`, errors in `errors`. */
 async function startChild(maxLineBytes = 100_000, limits = LIMITS) {
@@ -20,9 +23,13 @@ async function startChild(maxLineBytes = 100_000, limits = LIMITS) {
   const others: JSONRPCMessage[] = [];
   const errors: Error[] = [];
   const closed = new Promise<void>((resolve) => (transport.onclose = () => (calls.closeAll(), resolve())));
-  transport.onmessage = (message) => void (calls.take(message) || others.push(message));
+  // A node child on a loaded machine can take longer than the 400 ms the tests time calls by to start
+  // reading stdin: one patient call first, so every test's timing starts with a child that answers.
+  const warmUp = new ChildCalls(transport, PATIENT, "line");
+  transport.onmessage = (message) => void (warmUp.take(message) || calls.take(message) || others.push(message));
   transport.onerror = (error) => void errors.push(error);
   await transport.start();
+  await warmUp.request("echo", {});
   return { transport, calls, others, errors, closed };
 }
 
@@ -82,10 +89,6 @@ describe("the hub's channel to a child", () => {
     assert.equal(child.others.length, 2);
   });
 });
-
-// These calls must end by the child's doing, never by the timeout: a loaded machine can take longer
-// than the short timeout above to deliver an exit or an over-long line.
-const PATIENT = { ...LIMITS, timeoutMs: 60_000 };
 
 describe("when the child misbehaves", () => {
   test("a reply longer than the limit is an error and ends the connection; calls in flight fail at once", async () => {
