@@ -7,6 +7,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type JSONRPCMessage, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Cancellation } from "../protocol/cancellation.js";
+import { noteSize } from "./message-sizes.js";
 
 export interface CallOptions {
   signal?: Cancellation;
@@ -94,13 +95,15 @@ export class ChildCalls {
     const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } : params;
     const message = { jsonrpc: "2.0" as const, id, method, ...(sent !== undefined ? { params: sent } : {}) };
     const json = JSON.stringify(message);
-    if (json.length > this.limits.maxMessageBytes / 3 && Buffer.byteLength(json) > this.limits.maxMessageBytes) {
+    const bytes = Buffer.byteLength(json);
+    if (bytes > this.limits.maxMessageBytes) {
       throw new MessageTooLargeError(
-        `The request is ${mib(Buffer.byteLength(json))} MiB; the '${this.serverName}' server takes at most ${mib(this.limits.maxMessageBytes)} MiB per ` +
+        `The request is ${mib(bytes)} MiB; the '${this.serverName}' server takes at most ${mib(this.limits.maxMessageBytes)} MiB per ` +
           `message (AGENTBOX_MAX_MESSAGE_BYTES). ` +
           "Send large content in parts, or write it to a workspace file and pass its path instead.",
       );
     }
+    noteSize(params?.arguments, bytes);
     return new Promise((resolve, reject) => {
       const onAbort = () =>
         this.cancel(

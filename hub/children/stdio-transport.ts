@@ -8,6 +8,7 @@ import { PassThrough } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { noteSize } from "./message-sizes.js";
 
 export interface StdioChildParams {
   command: string;
@@ -77,11 +78,12 @@ export class StdioChildTransport implements Transport {
     let from = 0;
     for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, from)) {
       const piece = chunk.subarray(from, newline);
+      const bytes = this.partialBytes + piece.length;
       const line = this.partialBytes ? Buffer.concat([...this.partial, piece]).toString("utf8") : piece.toString("utf8");
       this.partial = [];
       this.partialBytes = 0;
       from = newline + 1;
-      this.deliver(line);
+      this.deliver(line, bytes);
     }
     if (from === chunk.length) return;
     this.partialBytes += chunk.length - from;
@@ -95,7 +97,7 @@ export class StdioChildTransport implements Transport {
     this.partial.push(chunk.subarray(from));
   }
 
-  private deliver(line: string): void {
+  private deliver(line: string, bytes: number): void {
     if (!line.trim()) return;
     let message: JSONRPCMessage;
     try {
@@ -104,6 +106,7 @@ export class StdioChildTransport implements Transport {
       this.onerror?.(new Error(`The server wrote a line that is not JSON: ${line.slice(0, 200)}`));
       return;
     }
+    if ("result" in message) noteSize(message.result, bytes);
     this.onmessage?.(message);
   }
 

@@ -5,6 +5,7 @@
 import { CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ChildUnavailableError, MessageTooLargeError } from "../children/child.js";
+import { sizeOf } from "../children/message-sizes.js";
 import { QueueFullError } from "../children/queue.js";
 import { auditedArguments } from "../observability/audit-arguments.js";
 import { AuditLog, type AuditOutcome, type SessionRecord } from "../observability/audit.js";
@@ -72,8 +73,8 @@ export class CallRecords {
       outcome,
       ...(errorType ? { errorType } : {}),
       durationMs,
-      bytesIn: byteLength(params.arguments ?? {}),
-      ...("result" in ending ? { bytesOut: byteLength(ending.result) } : {}),
+      bytesIn: sizeOf(params.arguments ?? {}),
+      ...("result" in ending ? { bytesOut: sizeOf(ending.result) } : {}),
       ...(taskId ? { taskId } : {}),
       ...(this.withArguments ? { arguments: auditedArguments(params.arguments ?? {}) } : {}),
     });
@@ -115,15 +116,6 @@ function failureOf(err: unknown): { outcome: AuditOutcome; errorType: string } {
   if (err instanceof MessageTooLargeError) return { outcome: "error", errorType: "message_too_large" };
   if (err instanceof QueueFullError) return { outcome: "error", errorType: "server_busy" };
   return { outcome: "error", errorType: "hub_error" };
-}
-
-/** The size of a value as JSON: what the hub parsed or will send once anyway. */
-function byteLength(value: unknown): number {
-  try {
-    return Buffer.byteLength(JSON.stringify(value) ?? "");
-  } catch {
-    return 0;
-  }
 }
 
 const TOOL_CHARS = 128;

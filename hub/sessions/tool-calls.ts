@@ -90,12 +90,9 @@ export class ToolCalls {
     if (hubTool) {
       note.server = HUB;
       // the hub's own tools are rate-limited like any other: hub_metrics reads the whole process table
-      const pending = this.rateLimited(session, name);
+      const pending = this.rateLimited(session, name, note);
       const limited = pending instanceof Promise ? await pending : pending;
-      if (limited) {
-        note.refused = "rate_limited";
-        return limited;
-      }
+      if (limited) return limited;
       return (
         view.callFindTools(name, args, { notify: (n) => channel.notify(n), log, sessionless: session.kind === "implicit" || session.kind === "modern" }) ??
         hubTools?.call(name, args, { session, channel, log }) ??
@@ -113,13 +110,9 @@ export class ToolCalls {
     note.server = owner.child.name;
 
     const { metrics } = this.deps;
-    const pending = this.rateLimited(session, name);
+    const pending = this.rateLimited(session, name, note);
     const limited = pending instanceof Promise ? await pending : pending;
-    if (limited) {
-      note.refused = "rate_limited";
-      metrics.countCall(session.tenant.name, name, "rate_limited");
-      return limited;
-    }
+    if (limited) return limited;
 
     const started = performance.now();
     const call = inflightCall(owner.child, name, channel, session === caller ? undefined : caller);
@@ -160,17 +153,21 @@ export class ToolCalls {
   }
 
   /**
-   * The refusal when the session's budget for this tool is spent; undefined when the call may go on.
+   * The refusal when the session's budget for this tool is spent, noted and counted; undefined when the call may go on.
    * Settled at once for a tool no rule limits: the hot path takes no extra turn of the event loop.
    */
-  private rateLimited(session: ClientSession, name: string): CallToolResult | undefined | Promise<CallToolResult | undefined> {
+  private rateLimited(session: ClientSession, name: string, note: CallNote): CallToolResult | undefined | Promise<CallToolResult | undefined> {
     const checked = this.deps.limits.checkTool(session.budget, name);
-    return checked instanceof Promise ? checked.then((verdict) => this.refusal(verdict, name)) : this.refusal(checked, name);
+    const settle = (verdict: LimitVerdict) => this.refusal(verdict, session, name, note);
+    return checked instanceof Promise ? checked.then(settle) : settle(checked);
   }
 
-  private refusal(verdict: LimitVerdict, name: string): CallToolResult | undefined {
+  private refusal(verdict: LimitVerdict, session: ClientSession, name: string, note: CallNote): CallToolResult | undefined {
     if (verdict.allowed) return undefined;
+    note.refused = "rate_limited";
     this.deps.metrics.rateLimited.inc({ kind: "tool", name });
+    // the per-tool call counter counts the children's tools, as the rest of run() does
+    if (note.server !== HUB) this.deps.metrics.countCall(session.tenant.name, name, "rate_limited");
     const seconds = Math.ceil(verdict.retryAfterMs / 1000);
     // no structuredContent: the tool never ran, and a client checks any against the tool's outputSchema, error or not
     return {

@@ -8,6 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ErrorCode, McpError, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { ChildCalls, MessageTooLargeError } from "../../../hub/children/calls.js";
+import { sizeOf } from "../../../hub/children/message-sizes.js";
 import { ReplyTooLargeError, StdioChildTransport } from "../../../hub/children/stdio-transport.js";
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "line-server.js");
@@ -53,6 +54,11 @@ describe("the hub's channel to a child", () => {
     assert.deepEqual(result, { done: true });
     const pieces = (await child.calls.request("pieces", {})) as { text: string };
     assert.equal(pieces.text, "é".repeat(5000));
+    // the reply's size in bytes as it came (é is two), noted on arrival for the audit trail rather than counted again
+    const bytes = sizeOf(pieces);
+    assert.ok(bytes > 10_000 && bytes < 10_200, String(bytes));
+    pieces.text = "";
+    assert.equal(sizeOf(pieces), bytes);
   });
 
   test("an error reply is an McpError with its code and data", async () => {

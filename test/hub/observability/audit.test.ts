@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { sessionLabel } from "../../../hub/sessions/session-list.js";
 import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { startTask } from "../modern/modern-client.js";
 
@@ -133,7 +134,8 @@ describe("the audit trail in a file", () => {
     assert.equal(closed.reason, "ended");
     const gone = await hub.connect({ headers: auth(KEY_A) });
     await call(gone, "echo_echo", { text: "bye" });
-    const label = (await lineWhere(read, (l) => l.tool === "echo_echo" && l.outcome === "ok" && l.tenant === "alice" && l.bytesIn === 14)).session;
+    const label = sessionLabel((gone.transport as StreamableHTTPClientTransport).sessionId!);
+    await lineWhere(read, (l) => l.tool === "echo_echo" && l.outcome === "ok" && l.session === label);
     // the client ends its session itself (DELETE)
     await (gone.transport as StreamableHTTPClientTransport).terminateSession();
     assert.equal((await lineWhere(read, (l) => l.event === "closed" && l.session === label)).reason, "client");
