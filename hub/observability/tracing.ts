@@ -1,5 +1,5 @@
 // The hub's spans (servers/lib/tracing.ts starts the SDK): an HTTP request to an MCP path (SERVER),
-// each tools/call it serves (SERVER, continuing the client's `_meta.traceparent` when it sent one),
+// each MCP request it serves (SERVER, continuing the client's `_meta.traceparent` when it sent one),
 // and each request it forwards to a child (CLIENT, whose context the child is sent in its `_meta`).
 // Attributes follow the OpenTelemetry MCP and GenAI conventions; argument values are never recorded.
 import type { MiddlewareHandler } from "hono";
@@ -10,6 +10,7 @@ import {
   inSpan,
   mcpAttributes,
   mcpSpanName,
+  mcpTargetOf,
   parentFrom,
   parentFromHeaders,
   runIn,
@@ -47,17 +48,28 @@ export interface TracedCaller {
   negotiatedVersion?: string;
 }
 
-/** A tools/call the hub serves, in a span continuing the client's `_meta.traceparent` (else the HTTP request's span). */
-export function traceToolCall<T>(caller: TracedCaller, tool: string, meta: unknown, work: () => Promise<T>): Promise<T> {
+/**
+ * A request the hub serves (tools/call, prompts/get, resources/read, a listing…), in a span continuing
+ * the client's `_meta.traceparent` (else the HTTP request's span); `params` are the client's, unchecked.
+ */
+export function traceRequest<T>(
+  caller: TracedCaller,
+  method: string,
+  params: unknown,
+  requestId: string | number | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
   if (!tracingEnabled()) return work();
+  const target = mcpTargetOf(method, params);
   const attributes = {
-    ...mcpAttributes("tools/call", tool),
+    ...mcpAttributes(method, target, requestId),
     [TENANT_ATTRIBUTE]: caller.tenant.name,
     // a 2026 request has no session: its context's id is the hub's, not the client's
     ...(caller.kind === "modern" ? { [ATTR_MCP_PROTOCOL_VERSION]: "2026-07-28" } : { [ATTR_MCP_SESSION_ID]: caller.id }),
     ...(caller.negotiatedVersion ? { [ATTR_MCP_PROTOCOL_VERSION]: caller.negotiatedVersion } : {}),
   };
-  return inSpan(mcpSpanName("tools/call", tool), SpanKind.SERVER, attributes, parentFrom(meta), work);
+  const meta = typeof params === "object" && params !== null ? (params as { _meta?: unknown })._meta : undefined;
+  return inSpan(mcpSpanName(method, target), SpanKind.SERVER, attributes, parentFrom(meta), work);
 }
 
 /**
@@ -67,11 +79,11 @@ export function traceToolCall<T>(caller: TracedCaller, tool: string, meta: unkno
 export function traceChildRequest<T>(
   server: string,
   method: string,
-  target: string | undefined,
   params: { _meta?: Record<string, unknown> },
   send: (params: { _meta?: Record<string, unknown> }) => Promise<T>,
 ): Promise<T> {
   if (!tracingEnabled()) return send(params);
-  const attributes = { ...mcpAttributes(method, method === "tools/call" ? target : undefined), [SERVER_ATTRIBUTE]: server };
+  const target = mcpTargetOf(method, params);
+  const attributes = { ...mcpAttributes(method, target), [SERVER_ATTRIBUTE]: server };
   return inSpan(mcpSpanName(method, target), SpanKind.CLIENT, attributes, undefined, () => send({ ...params, _meta: withTraceMeta(params._meta ?? {}) }));
 }

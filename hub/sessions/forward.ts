@@ -57,8 +57,7 @@ export async function forward(
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
     const detached = channel.detached && (() => channel.detached!());
-    const target = typeof forwarded.name === "string" ? forwarded.name : undefined;
-    return await traceChildRequest(child.name, method, target, forwarded, (traced) => send(child, method, traced, progressToken, channel, detached));
+    return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, detached));
   } catch (err) {
     if (method !== "tools/call" && err instanceof ChildUnavailableError) throw protocolError(ErrorCode.InternalError, err.message);
     if (method !== "tools/call" && err instanceof MessageTooLargeError) throw protocolError(ErrorCode.InvalidParams, err.message);

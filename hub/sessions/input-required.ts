@@ -39,7 +39,8 @@ interface Ask {
 
 /** What a call needs of the request carrying it (envelope, cancellation, notify, answers): a 2026 request's ServerContext, or a task's own round (hub/tasks/). */
 export interface CallRound {
-  mcpReq: Pick<ServerContext["mcpReq"], "envelope" | "signal" | "notify" | "inputResponses">;
+  // the JSON-RPC id when a client's request carries it (a task's round has none): its trace span names it
+  mcpReq: Pick<ServerContext["mcpReq"], "envelope" | "signal" | "notify" | "inputResponses"> & Partial<Pick<ServerContext["mcpReq"], "id">>;
 }
 
 /** The client capabilities a 2026 request declared in its envelope. */

@@ -12,6 +12,7 @@ import { LOG_LEVELS } from "./child-requests.js";
 import { declaredCapabilities, type CallRound, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
 import type { CallChannel } from "./registry.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
+import { traceRequest } from "../observability/tracing.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
 export interface ModernCtx extends answer.HandlerCtx {
@@ -79,6 +80,7 @@ function unrelayedQuestion(method: string, during: string): McpError {
 function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChannel {
   return {
     signal: ctx.mcpReq.signal,
+    requestId: ctx.mcpReq.id,
     notify: async (notification) => {
       if (wantsLog(ctx, notification)) await ctx.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]);
     },
@@ -121,7 +123,7 @@ function startRequest(
 ): { call: PendingCall; running: Promise<Result> } {
   const call = ctx.pending.open(ctx.session, target, round);
   call.given(round.mcpReq.inputResponses);
-  const channel = callChannel(call);
+  const channel: CallChannel = { ...callChannel(call), requestId: round.mcpReq.id };
   const declared = declaredCapabilities(round);
   const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
   const heard: CallChannel = onQuestion ? { ...channel, request: (...asked) => (onQuestion(), channel.request(...asked)) } : channel;
@@ -211,16 +213,25 @@ export function createModernServer(ctx: ModernCtx): Server {
   });
   // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against
   type Any = never;
-  server.setRequestHandler("tools/list", () => answer.listTools(ctx) as Any);
+  // each request in its trace span; a tools/call has its own where it runs (./tool-calls.ts), across its rounds
+  const traced = <T>(req: { method: string; params?: unknown }, c: ServerContext, work: () => Promise<T>) =>
+    traceRequest(ctx.session, req.method, req.params, c.mcpReq.id, work);
+  server.setRequestHandler("tools/list", (req, c) => traced(req, c, () => answer.listTools(ctx)) as Any);
   server.setRequestHandler(
     "tools/call",
     (req, c) => inRounds(ctx, req, c, req.params.name, (p, ch) => hub.toolCalls.call(ctx.session, ctx.view, p, ch)) as Any,
   );
-  server.setRequestHandler("prompts/list", () => answer.listPrompts(ctx) as Any);
-  server.setRequestHandler("prompts/get", (req, c) => inRounds(ctx, req, c, req.params.name, (p, ch) => answer.getPrompt(ctx, p as Any, ch)) as Any);
-  server.setRequestHandler("resources/list", () => answer.listAllResources(ctx) as Any);
-  server.setRequestHandler("resources/templates/list", () => answer.listResourceTemplates(ctx) as Any);
-  server.setRequestHandler("resources/read", (req, c) => inRounds(ctx, req, c, req.params.uri, (p, ch) => answer.readResource(ctx, p as Any, ch)) as Any);
-  server.setRequestHandler("completion/complete", (req, c) => withChannel(c, (ch) => answer.complete(ctx, req.params as Any, ch)) as Any);
+  server.setRequestHandler("prompts/list", (req, c) => traced(req, c, () => answer.listPrompts(ctx)) as Any);
+  server.setRequestHandler(
+    "prompts/get",
+    (req, c) => traced(req, c, () => inRounds(ctx, req, c, req.params.name, (p, ch) => answer.getPrompt(ctx, p as Any, ch))) as Any,
+  );
+  server.setRequestHandler("resources/list", (req, c) => traced(req, c, () => answer.listAllResources(ctx)) as Any);
+  server.setRequestHandler("resources/templates/list", (req, c) => traced(req, c, () => answer.listResourceTemplates(ctx)) as Any);
+  server.setRequestHandler(
+    "resources/read",
+    (req, c) => traced(req, c, () => inRounds(ctx, req, c, req.params.uri, (p, ch) => answer.readResource(ctx, p as Any, ch))) as Any,
+  );
+  server.setRequestHandler("completion/complete", (req, c) => traced(req, c, () => withChannel(c, (ch) => answer.complete(ctx, req.params as Any, ch))) as Any);
   return server;
 }

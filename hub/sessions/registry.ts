@@ -35,6 +35,8 @@ export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 /** How a call in flight reaches its client: through an SDK server's request context, or a direct reply. */
 export interface CallChannel {
   readonly signal: Cancellation;
+  /** The JSON-RPC id of the client's request, for its trace span; a call resumed across 2026 rounds has none of its own. */
+  readonly requestId?: string | number;
   /** A notification about this call (progress, a log line), delivered with the call's reply. */
   notify(notification: ServerNotification): Promise<void>;
   /**

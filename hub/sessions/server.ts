@@ -33,6 +33,7 @@ import * as z from "zod/v4";
 import type { Params } from "./forward.js";
 import type { SessionServices, SessionToolCall } from "./services.js";
 import { protocolError } from "../protocol/jsonrpc.js";
+import { traceRequest, type TracedCaller } from "../observability/tracing.js";
 import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
 
@@ -48,6 +49,7 @@ interface Ctx extends answer.HandlerCtx {
 function channelOf(ctx: Ctx, extra: Extra): CallChannel {
   return {
     signal: extra.signal,
+    requestId: extra.requestId,
     notify: (notification) => extra.sendNotification(notification),
     request: (request, signal) => extra.sendRequest(request, ResultSchema, { signal }),
     afterReply: (action) => {
@@ -67,16 +69,20 @@ async function setLevel({ session }: Ctx, req: SetLevelRequest) {
  * Registers handlers whose request the SDK checks only for its method, then checks it here: a
  * malformed request is InvalidParams naming the wrong field, instead of the SDK's zod dump as an
  * internal error. (tools/call keeps the SDK's own check: the SDK Server wraps that handler itself.)
+ * Each request runs in its trace span (hub/observability/tracing.ts), the malformed ones too.
  */
-export function checkedHandler(server: Server) {
+export function checkedHandler(server: Server, caller: TracedCaller) {
   return <S extends z.ZodObject<{ method: z.ZodLiteral<string> }>>(schema: S, handler: (req: z.infer<S>, extra: Extra) => Promise<Result> | Result) => {
     const method = schema.shape.method.value;
     const anyParams = schema.extend({ params: z.unknown().optional() });
-    server.setRequestHandler(anyParams, (request, extra) => {
+    const checked = async (request: z.infer<typeof anyParams>, extra: Extra) => {
       const parsed = schema.safeParse(request);
       if (!parsed.success) throw protocolError(ErrorCode.InvalidParams, `Invalid ${method} request: ${z.prettifyError(parsed.error).replace(/\n/g, " ")}`);
       return handler(parsed.data, extra);
-    });
+    };
+    // a tools/call has its span where it runs (./tool-calls.ts), however it arrived: one span, a task's call too
+    if (method === "tools/call") server.setRequestHandler(anyParams, checked);
+    else server.setRequestHandler(anyParams, (request, extra) => traceRequest(caller, method, request.params, extra.requestId, () => checked(request, extra)));
   };
 }
 
@@ -127,7 +133,7 @@ function createSessionServer(ctx: Ctx): Server {
       instructions: answer.hubInstructions(ctx),
     },
   );
-  const on = checkedHandler(server);
+  const on = checkedHandler(server, session);
   on(ListToolsRequestSchema, () => answer.listTools(ctx));
   const plainCall: SessionToolCall = (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(ctx, extra));
   server.setRequestHandler(CallToolRequestSchema, plainCall);

@@ -10,7 +10,7 @@ import { forward, type Params } from "./forward.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import type { LimitVerdict, RateLimits } from "./rate-limits.js";
 import type { HubMetrics } from "../observability/metrics.js";
-import { traceToolCall } from "../observability/tracing.js";
+import { traceRequest } from "../observability/tracing.js";
 import { QueueFullError } from "../children/queue.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
@@ -50,7 +50,7 @@ export class ToolCalls {
 
   /** The call, traced (OpenTelemetry: a no-op unless OTEL_* asks for traces), and recorded once it ends (./call-records.ts), however it ends. */
   call(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {
-    return traceToolCall(caller, String(given.name ?? ""), given._meta, () => this.recorded(caller, view, given, channel));
+    return traceRequest(caller, "tools/call", given, channel.requestId, () => this.recorded(caller, view, given, channel));
   }
 
   private async recorded(caller: ClientSession, view: SessionView, given: Params, channel: CallChannel): Promise<CallToolResult> {

@@ -104,7 +104,7 @@ export class LegacyTasks implements SessionServerExtension {
   install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void {
     server.registerCapabilities({ tasks: TASKS_CAPABILITY });
     const tenant = session.tenant.name;
-    const on = checkedHandler(server);
+    const on = checkedHandler(server, session);
     // checked here too: a malformed call (a ttl that is no number) is InvalidParams naming the field, never an internal error
     on(CallToolRequestSchema, (req, extra) =>
       req.params.task === undefined ? this.plain(session, view, req, extra, plainCall) : this.create(session, view, req),

@@ -19,7 +19,7 @@ import {
 import { configureToolNames, resolveText, type Text } from "./names.js";
 import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
 import { workspaceRoot } from "./workspace.js";
-import { inSpan, mcpAttributes, parentFrom, serviceName, SpanKind, startTracing, stopTracing, TracingConfigError } from "./tracing.js";
+import { inSpan, mcpAttributes, mcpSpanName, parentFrom, serviceName, SpanKind, startTracing, stopTracing, TracingConfigError } from "./tracing.js";
 
 export interface ServerSpec {
   name: string;
@@ -78,8 +78,9 @@ export function registerTools(server: McpServer, tools: Tool[], workspace: strin
           },
         };
         // the server's own span, continuing the hub's CLIENT span named in _meta.traceparent
-        const attributes = { ...mcpAttributes("tools/call", tool.name, extra.requestId), "agentbox.server": serverName };
-        return inSpan(`tools/call ${tool.name}`, SpanKind.SERVER, attributes, parentFrom(extra._meta), async () => {
+        const target = { tool: tool.name };
+        const attributes = { ...mcpAttributes("tools/call", target, extra.requestId), "agentbox.server": serverName };
+        return inSpan(mcpSpanName("tools/call", target), SpanKind.SERVER, attributes, parentFrom(extra._meta), async () => {
           try {
             return await tool.call(raw, ctx);
           } catch (err) {

@@ -7,9 +7,11 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
 import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROMPT_NAME,
   ATTR_GEN_AI_TOOL_NAME,
   ATTR_JSONRPC_REQUEST_ID,
   ATTR_MCP_METHOD_NAME,
+  ATTR_MCP_RESOURCE_URI,
   ATTR_RPC_RESPONSE_STATUS_CODE,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
 } from "@opentelemetry/semantic-conventions/incubating";
@@ -131,17 +133,50 @@ export function withTraceMeta(meta: Record<string, unknown>): Record<string, unk
   return rest;
 }
 
+/** What an MCP request acts on, as its span names it: a tool, a prompt or a resource. */
+export interface McpTarget {
+  tool?: string;
+  prompt?: string;
+  resourceUri?: string;
+}
+
+/** The target a request's params name, read defensively: params are the client's, unchecked here. */
+export function mcpTargetOf(method: string, params: unknown): McpTarget {
+  const p = (typeof params === "object" && params !== null ? params : {}) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+  if (method === "tools/call") return { tool: text(p.name) };
+  if (method === "prompts/get") return { prompt: text(p.name) };
+  if (method.startsWith("resources/") && method !== "resources/list" && method !== "resources/templates/list") return { resourceUri: text(p.uri) };
+  if (method === "completion/complete") {
+    const ref = (typeof p.ref === "object" && p.ref !== null ? p.ref : {}) as Record<string, unknown>;
+    return ref.type === "ref/prompt" ? { prompt: text(ref.name) } : { resourceUri: text(ref.uri) };
+  }
+  return {};
+}
+
+// Names and ids the client chose are cut short: a megabyte-long tool name or request id must not
+// become a megabyte span held in the exporter's queue (2048 spans) and sent on.
+const MAX_CHOSEN_CHARS = 256;
+const bounded = (text: string) => (text.length > MAX_CHOSEN_CHARS ? `${text.slice(0, MAX_CHOSEN_CHARS - 1)}…` : text);
+
 /** Attributes of an MCP request's span (semconv mcp.* and gen_ai.*): never argument values. */
-export function mcpAttributes(method: string, tool: string | undefined, requestId?: string | number): Attributes {
+export function mcpAttributes(method: string, target: McpTarget = {}, requestId?: string | number): Attributes {
   return {
     [ATTR_MCP_METHOD_NAME]: method,
-    ...(tool !== undefined ? { [ATTR_GEN_AI_TOOL_NAME]: tool, [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL } : {}),
-    ...(requestId !== undefined ? { [ATTR_JSONRPC_REQUEST_ID]: String(requestId) } : {}),
+    ...(target.tool !== undefined
+      ? { [ATTR_GEN_AI_TOOL_NAME]: bounded(target.tool), [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL }
+      : {}),
+    ...(target.prompt !== undefined ? { [ATTR_GEN_AI_PROMPT_NAME]: bounded(target.prompt) } : {}),
+    ...(target.resourceUri !== undefined ? { [ATTR_MCP_RESOURCE_URI]: bounded(target.resourceUri) } : {}),
+    ...(requestId !== undefined ? { [ATTR_JSONRPC_REQUEST_ID]: bounded(String(requestId)) } : {}),
   };
 }
 
 /** The span name the MCP conventions give: `{method} {target}` (the tool's or prompt's name), or the method alone. */
-export const mcpSpanName = (method: string, target: string | undefined) => (target ? `${method} ${target}` : method);
+export function mcpSpanName(method: string, target: McpTarget = {}): string {
+  const name = target.tool ?? target.prompt;
+  return name !== undefined ? `${method} ${bounded(name)}` : method;
+}
 
 /** How a call ended, as the span records it: a thrown error's JSON-RPC code, or a tool's own error result. */
 function recordOutcome(span: Span, outcome: { error: unknown } | { result: unknown }): void {

@@ -152,6 +152,7 @@ export async function answerToolCall(
   const afterReply: Array<() => void> = [];
   const channel: CallChannel = {
     signal: aborter,
+    requestId: call.id,
     notify: async (notification: ServerNotification) => reply.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage),
     // isDirectToolCall keeps clients that could be asked anything off this path
     request: async (request) => {

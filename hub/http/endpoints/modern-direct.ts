@@ -96,6 +96,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
   let joined: ServerContext | undefined;
   const round: CallRound = {
     mcpReq: {
+      id: body.id,
       // the request's _meta: the envelope's keys are among them (the classifier checked them)
       envelope: body.params._meta as CallRound["mcpReq"]["envelope"],
       signal: req.signal,

@@ -33,6 +33,7 @@ const tracedEnv = (collector: OtlpCollector, extra: Record<string, string> = {})
 
 const startTracedHub = (collector: OtlpCollector, extra: Record<string, string> = {}) =>
   startHub({
+    servers: ["file"],
     extraServers: { echo: { ...fixture("echo-server"), taskSupport: { echo: "optional" } } },
     config: { tenants: { alice: { apiKey: KEY } } },
     env: tracedEnv(collector, extra),
@@ -103,6 +104,7 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     const client = await hub.connect({ headers: auth });
     const spans = await tracedEcho(client);
     assert.equal(typeof spans.hubCall.attributes["mcp.session.id"], "string");
+    assert.equal(typeof spans.hubCall.attributes["jsonrpc.request.id"], "string");
     assert.ok(spans.hubCall.encoding === "protobuf");
     await client.close();
   });
@@ -111,6 +113,7 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     const client = await connectModern(hub, { headers: auth });
     const spans = await tracedEcho(client);
     assert.equal(spans.hubCall.attributes["mcp.protocol.version"], "2026-07-28");
+    assert.equal(typeof spans.hubCall.attributes["jsonrpc.request.id"], "string");
     await client.close();
   });
 
@@ -148,6 +151,61 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     assert.equal(http.name, "POST /mcp");
     assert.equal(http.parentSpanId, spanId);
     assert.equal(spans.served.parentSpanId, spans.forwarded.spanId);
+    await client.close();
+  });
+
+  test("every request the hub serves has its span in the client's trace: a listing, a resource read (through to its server), in either era", async () => {
+    const client = await hub.connect({ headers: auth });
+    assert.equal((await client.callTool({ name: "file_write", arguments: { path: "traced.txt", content: "x" } })).isError, undefined);
+    const [traceId, spanId] = [hex(16), hex(8)];
+    const _meta = { traceparent: traceparentOf(traceId, spanId) };
+    await client.listTools({ _meta });
+    await client.readResource({ uri: "file:///traced.txt", _meta });
+    const modern = await connectModern(hub, { headers: auth });
+    await modern.listPrompts({ _meta });
+    const ofTrace = () => collector.spans.filter((s) => s.traceId === traceId && s.service === "agentbox");
+    const named = (name: string, kind = "SERVER") => ofTrace().find((s) => s.name === name && s.kind === kind);
+    await until("the requests' spans", () => named("tools/list") && named("resources/read") && named("resources/read", "CLIENT") && named("prompts/list"));
+    for (const name of ["tools/list", "resources/read", "prompts/list"]) {
+      const span = named(name)!;
+      assert.equal(span.parentSpanId, spanId, `${name} continues the client's span`);
+      assert.equal(span.attributes["mcp.method.name"], name);
+      assert.equal(span.attributes["agentbox.tenant"], "alice");
+      assert.equal(typeof span.attributes["jsonrpc.request.id"], "string");
+    }
+    assert.equal(named("prompts/list")!.attributes["mcp.protocol.version"], "2026-07-28");
+    assert.equal(named("resources/read")!.attributes["mcp.resource.uri"], "file:///traced.txt");
+    const forwarded = named("resources/read", "CLIENT")!;
+    assert.equal(forwarded.parentSpanId, named("resources/read")!.spanId);
+    assert.equal(forwarded.attributes["agentbox.server"], "file");
+    await client.close();
+    await modern.close();
+  });
+
+  test("a megabyte of tool name, resource URI or request id the client chose is cut short in its span, and the hub keeps serving", async () => {
+    const client = await hub.connect({ headers: auth });
+    const [traceId, spanId] = [hex(16), hex(8)];
+    const _meta = { traceparent: traceparentOf(traceId, spanId) };
+    const long = `long${hex(8)}${"n".repeat(500_000)}`;
+    const unknown = (await client.callTool({ name: long, arguments: {}, _meta }).catch((e: Error) => e)) as Error;
+    assert.match(unknown.message, /Unknown tool/);
+    await assert.rejects(client.readResource({ uri: `file:///${long}`, _meta }));
+    const response = await fetch(`${hub.origin}/mcp`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: long, method: "tools/list", params: { _meta } }),
+    });
+    await response.body?.cancel();
+    const spans = await until("the three requests' spans", () => {
+      const of = collector.spans.filter((s) => s.traceId === traceId && s.service === "agentbox" && s.kind === "SERVER");
+      return of.length >= 3 ? of : undefined;
+    });
+    for (const span of spans) {
+      assert.ok(span.name.length < 300, `a span named ${span.name.length} characters`);
+      for (const value of Object.values(span.attributes)) assert.ok(String(value).length <= 256, `an attribute of ${String(value).length} characters`);
+    }
+    assert.ok(!collector.rawBodies.join("\n").includes("n".repeat(1000)), "the long name was exported whole");
+    assert.equal((await fetch(`${hub.origin}/healthz`)).status, 200);
     await client.close();
   });
 
