@@ -23,21 +23,63 @@ import {
 export const TENANT_ATTRIBUTE = "agentbox.tenant";
 export const SERVER_ATTRIBUTE = "agentbox.server";
 
-/** An HTTP request's span, continuing the client's `traceparent` header; what runs for the request runs inside it. */
+/**
+ * An HTTP request's span, continuing the client's `traceparent` header; what runs for the request runs
+ * inside it. A reply whose body is still being written (an SSE stream, a call answered when it ends)
+ * ends the span when the body does, so the calls it carries end within it.
+ */
 export function httpTracing(route: string): MiddlewareHandler {
   return async (c, next) => {
     if (!tracingEnabled()) return next();
     const parent = parentFromHeaders(c.req.raw.headers);
     const attributes = { [ATTR_HTTP_REQUEST_METHOD]: c.req.method, [ATTR_HTTP_ROUTE]: route, [ATTR_URL_PATH]: c.req.path };
     const span = startSpan(`${c.req.method} ${route}`, SpanKind.SERVER, attributes, parent);
+    let endsWithBody = false;
     try {
       await runIn(span, parent, next);
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, c.res.status);
       if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      const body = c.res.body;
+      if (body) {
+        c.res = new Response(
+          endingWith(body, () => span.end()),
+          c.res,
+        );
+        endsWithBody = true;
+      }
     } finally {
-      span.end();
+      if (!endsWithBody) span.end();
     }
   };
+}
+
+/** `body` as it comes, and `done` called once when it has been read to its end, has failed or was cancelled (the client went away). */
+function endingWith(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const read = await reader.read();
+        if (read.done) {
+          finish();
+          controller.close();
+        } else controller.enqueue(read.value);
+      } catch (err) {
+        finish();
+        controller.error(err);
+      }
+    },
+    cancel(reason) {
+      finish();
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /** Who made a tools/call: its session (2025) or context (2026) and tenant. */

@@ -119,6 +119,9 @@ export interface ReceivedSpan {
   parentSpanId: string;
   attributes: Record<string, unknown>;
   statusCode: number;
+  /** When it started and ended, in nanoseconds since the epoch. */
+  startNs: bigint;
+  endNs: bigint;
   /** How it came: the content type of its export. */
   encoding: "protobuf" | "json";
 }
@@ -165,6 +168,8 @@ function spansOf(request: Json, encoding: ReceivedSpan["encoding"]): ReceivedSpa
           parentSpanId: hexOf(s.parent_span_id ?? s.parentSpanId, encoding),
           attributes: attributesOf(s.attributes as Json[]),
           statusCode: Number((s.status as Json | undefined)?.code ?? 0),
+          startNs: BigInt(String(s.start_time_unix_nano ?? s.startTimeUnixNano ?? 0)),
+          endNs: BigInt(String(s.end_time_unix_nano ?? s.endTimeUnixNano ?? 0)),
           encoding,
         });
       }

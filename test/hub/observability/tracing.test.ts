@@ -139,7 +139,7 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     await client.close();
   });
 
-  test("without _meta trace context, the call continues the HTTP traceparent header through the request's span", async () => {
+  test("without _meta trace context, the call continues the HTTP traceparent header through the request's span, which lasts as long as its reply", async () => {
     const [traceId, spanId, text] = [hex(16), hex(8), secretArgument()];
     secrets.push(text);
     const client = await hub.connect({ headers: { ...auth, traceparent: traceparentOf(traceId, spanId) } });
@@ -151,6 +151,12 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     assert.equal(http.name, "POST /mcp");
     assert.equal(http.parentSpanId, spanId);
     assert.equal(spans.served.parentSpanId, spans.forwarded.spanId);
+    // a call that reports progress is answered as an SSE stream, returned before the call ends: the request's span lasts as long as the stream
+    await client.callTool({ name: "echo_slow", arguments: { steps: 3, delayMs: 100 } }, undefined, { onprogress: () => undefined });
+    const slow = await callSpans(collector, traceId, "slow");
+    const streamed = collector.spans.find((s) => s.spanId === slow.hubCall.parentSpanId);
+    assert.equal(streamed?.name, "POST /mcp");
+    assert.ok(streamed.endNs >= slow.hubCall.endNs, `the HTTP span ended ${Number(slow.hubCall.endNs - streamed.endNs) / 1e6} ms before the call it carried`);
     await client.close();
   });
 
