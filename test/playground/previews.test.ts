@@ -32,12 +32,17 @@ describe("the playground's previews panel", () => {
 
   test("lists none, then a link to the preview the page's session opened, which opens the app", async () => {
     await page.locator('.previews-panel[data-state="ok"]').waitFor();
-    assert.match((await page.locator(".previews-list").textContent()) ?? "", /None/);
+    // empty, it is folded to its title line; unfolded, it says how to open one
+    assert.equal(await page.locator(".previews-list").isVisible(), false);
+    await page.click(".previews-panel .side-summary .picker-label");
+    assert.match((await page.locator(".previews-list").innerText()) ?? "", /None: an agent opens one with hub_preview/);
+    await page.click(".previews-panel .side-summary .picker-label");
     await page.click('.sidebar button[data-tool="hub_preview"]');
     const panel = page.locator("#tool-hub_preview");
     await panel.locator('[name="port"]').fill(String(port));
     await panel.locator('[data-action="run"]').click();
     await panel.locator('.result[data-state="ok"]').waitFor({ timeout: 30_000 });
+    // the panel unfolds once it has a preview to show
     const link = page.locator(`.preview-entry[data-port="${port}"] a`).first();
     await link.waitFor();
     assert.equal(await link.getAttribute("rel"), "noopener noreferrer");

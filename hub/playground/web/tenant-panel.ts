@@ -14,7 +14,7 @@ export async function callHubTool(connection: Connection, name: string, args: Re
 export interface TenantPanel {
   element: HTMLDetailsElement;
   list: HTMLUListElement;
-  /** Shows how many items there are; an empty panel folds to its title line, so the tool list stays in sight. */
+  /** Shows how many items there are; a panel that turns empty folds to its title line, one that fills unfolds. */
   counted(n: number): void;
   /** The list says why it could not be filled. */
   failed(err: unknown): void;
@@ -63,7 +63,10 @@ export function tenantPanel(kind: string, title: string, refresh: () => void, so
   );
   const counted = (n: number) => {
     count.textContent = ` ${n}`;
-    element.dataset.empty = String(n === 0);
+    const empty = String(n === 0);
+    // folded when it turns empty, so the tool list stays in sight; unfolded by hand it says why it is empty
+    if (element.dataset.empty !== empty) element.open = n > 0;
+    element.dataset.empty = empty;
   };
   const failed = (err: unknown) => {
     element.dataset.state = "error";
