@@ -20,6 +20,7 @@ import type { Params } from "../sessions/forward.js";
 import { serverInfoOf, startCall, type ModernCtx, type TaskEscalation } from "../sessions/modern-server.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
 import type { TaskStore } from "./store.js";
+import { traceRequest } from "../observability/tracing.js";
 
 type TaskSupport = "forbidden" | "optional" | "required";
 /** The tasks extension's requests about a task that already exists (they start nothing: a draining replica serves them, hub/http/replica.ts). */
@@ -115,9 +116,11 @@ export function answerTasks(
         },
       );
     // polling is not a tool call (a task spent its tool budget once, when it started) but is bounded all the same: rateLimits.methods
-    return checkMethodLimit(ctx, request.method)
-      .then(() => reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) }))
-      .catch((error: unknown) => errorReply(request.id, error));
+    const answered = traceRequest(ctx.session, request.method, request.params, request.id, async () => {
+      await checkMethodLimit(ctx, request.method);
+      return reply(ctx, request.id, { resultType: "complete", ...taskMethod(tasks, tenant, request) });
+    });
+    return answered.catch((error: unknown) => errorReply(request.id, error));
   }
   if (request.method !== "tools/call" || typeof request.params.name !== "string") return undefined;
   const support = taskSupportOf(ctx, request.params.name);

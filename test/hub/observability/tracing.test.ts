@@ -12,7 +12,7 @@ import { CreateTaskResultSchema, type CallToolRequest, type CallToolResult } fro
 import { fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { startCollector, type OtlpCollector, type ReceivedSpan } from "../../helpers/otlp-collector.js";
 import { until } from "../../helpers/wait.js";
-import { connectModern } from "../modern/modern-client.js";
+import { connectModern, postModern, startTask, withTasks } from "../modern/modern-client.js";
 import { tracesProtocol } from "../../../servers/lib/tracing.js";
 import { distRoot } from "../../../hub/config/config.js";
 import { connectAs, untilStatus } from "../tasks/legacy-client.js";
@@ -169,10 +169,21 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
     await client.readResource({ uri: "file:///traced.txt", _meta });
     const modern = await connectModern(hub, { headers: auth });
     await modern.listPrompts({ _meta });
+    // the tasks extension's tasks/get, which the hub answers before any SDK server sees it
+    const taskId = await startTask(hub, auth, "echo_echo", { text: "as a task" });
+    const polled = await postModern(
+      hub,
+      { id: 77, method: "tasks/get", params: { taskId, _meta: { ...withTasks, ..._meta } } },
+      { ...auth, "Mcp-Name": taskId },
+    );
+    assert.equal(polled.json?.result?.taskId, taskId, polled.text);
     const ofTrace = () => collector.spans.filter((s) => s.traceId === traceId && s.service === "agentbox");
     const named = (name: string, kind = "SERVER") => ofTrace().find((s) => s.name === name && s.kind === kind);
-    await until("the requests' spans", () => named("tools/list") && named("resources/read") && named("resources/read", "CLIENT") && named("prompts/list"));
-    for (const name of ["tools/list", "resources/read", "prompts/list"]) {
+    await until(
+      "the requests' spans",
+      () => named("tools/list") && named("resources/read") && named("resources/read", "CLIENT") && named("prompts/list") && named("tasks/get"),
+    );
+    for (const name of ["tools/list", "resources/read", "prompts/list", "tasks/get"]) {
       const span = named(name)!;
       assert.equal(span.parentSpanId, spanId, `${name} continues the client's span`);
       assert.equal(span.attributes["mcp.method.name"], name);
