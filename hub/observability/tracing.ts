@@ -25,8 +25,8 @@ export const SERVER_ATTRIBUTE = "agentbox.server";
 
 /**
  * An HTTP request's span, continuing the client's `traceparent` header; what runs for the request runs
- * inside it. A reply whose body is still being written (an SSE stream, a call answered when it ends)
- * ends the span when the body does, so the calls it carries end within it.
+ * inside it. A reply that is an SSE stream, still being written, ends the span when the stream does,
+ * so the calls it carries end within it.
  */
 export function httpTracing(route: string): MiddlewareHandler {
   return async (c, next) => {
@@ -39,7 +39,8 @@ export function httpTracing(route: string): MiddlewareHandler {
       await runIn(span, parent, next);
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, c.res.status);
       if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      const body = c.res.body;
+      // a JSON reply is whole by now (the direct path answers once the call has ended): only a stream is followed to its end
+      const body = c.res.headers.get("content-type")?.startsWith("text/event-stream") ? c.res.body : null;
       if (body) {
         c.res = new Response(
           endingWith(body, () => span.end()),
