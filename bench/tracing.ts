@@ -1,7 +1,10 @@
 // 11. What traces cost: echo calls through two hubs started alike, one exporting every span
-// (OpenTelemetry, always sampled, to an OTLP/HTTP collector on loopback) and one with traces off,
+// (OpenTelemetry, always sampled, to an OTLP/HTTP collector on loopback, in a process of its own) and one with traces off,
 // measured round by round in turns so the machine's noise falls on both alike.
-import { startCollector } from "../test/helpers/otlp-collector.js";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import readline from "node:readline";
+import { fileURLToPath } from "node:url";
 import { closedLoop } from "./load.js";
 import { writeResult } from "./results.js";
 import { spread } from "./stats.js";
@@ -12,8 +15,23 @@ const CALLERS = 4;
 const WARM_MS = 500;
 const WINDOW_MS = Number(process.env.BENCH_TRACING_WINDOW_MS ?? 3000);
 
+/** The collector in its own process (./collector-process.ts): where it listens, what it has received, and how to stop it. */
+async function collectorProcess() {
+  const child = spawn(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), "collector-process.js")], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => JSON.parse(String((await lines.next()).value)) as Record<string, number | string>;
+  const { endpoint } = await next();
+  return {
+    endpoint: String(endpoint),
+    counts: async () => (child.stdin.write("counts\n"), (await next()) as { spans: number; requests: number }),
+    close: () => new Promise<void>((resolve) => (child.once("exit", () => resolve()), child.stdin.end())),
+  };
+}
+
 export async function runTracing(log: (msg: string) => void): Promise<Record<string, unknown>> {
-  const collector = await startCollector();
+  const collector = await collectorProcess();
   const off = await startHub({ servers: { echo: echoServer() } });
   const on = await startHub({ servers: { echo: echoServer() }, env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint, OTEL_TRACES_SAMPLER: "always_on" } });
   const connections: Connection[] = [];
@@ -43,6 +61,7 @@ export async function runTracing(log: (msg: string) => void): Promise<Record<str
         log(`tracing: round ${r + 1} traces ${c.key}: ${result.callsPerSecond.toFixed(0)} calls/s`);
       }
     }
+    const received = await collector.counts();
     const offRate = spread(perSecond.get("off")!, 1);
     const onRate = spread(perSecond.get("on")!, 1);
     const data = {
@@ -50,7 +69,7 @@ export async function runTracing(log: (msg: string) => void): Promise<Record<str
       rounds: ROUNDS,
       windowMs: WINDOW_MS,
       off: { callsPerSecond: offRate, errors: errors.get("off") },
-      on: { callsPerSecond: onRate, errors: errors.get("on"), spansReceived: collector.spans.length, exportRequests: collector.requests },
+      on: { callsPerSecond: onRate, errors: errors.get("on"), spansReceived: received.spans, exportRequests: received.requests },
       onOverOff: Math.round((onRate.median / offRate.median) * 1000) / 1000,
     };
     writeResult("tracing", data);
