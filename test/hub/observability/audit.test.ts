@@ -109,6 +109,8 @@ describe("the audit trail in a file", () => {
     assert.equal(ok.era, "legacy");
     assert.ok(typeof ok.durationMs === "number" && ok.durationMs >= 0, JSON.stringify(ok));
     assert.ok(ok.bytesIn! > VALUE.length && ok.bytesOut! > VALUE.length, JSON.stringify(ok));
+    // the request as sent to the server, counted where the hub serialized it anyway: more than the arguments alone
+    assert.ok(ok.bytesIn! > Buffer.byteLength(JSON.stringify({ text: VALUE })), JSON.stringify(ok));
     const toolError = await lineWhere(read, (l) => l.tool === "echo_echo" && l.tenant === "alice" && l.outcome === "error");
     assert.equal(toolError.errorType, "tool_error");
     const refused = await lineWhere(read, (l) => l.tool === "echo_stats" && l.outcome === "refused");
