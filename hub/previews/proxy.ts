@@ -27,6 +27,9 @@ export class PreviewProxy {
       const prefix = (req as Tagged)[PREFIX];
       if (prefix) fromAppInPathForm(proxyRes.headers, prefix);
     });
+    // http-proxy-3 re-emits a WebSocket client's socket errors (a reset, a write to a client that
+    // left) here, and throws them when nothing listens: they end that one exchange, not the hub
+    this.proxy.on("error", (_err, _req, res) => res?.destroy());
   }
 
   /** Cookies an app sets are its own: scoped to its prefix in the path form, host-only in both. */
