@@ -86,6 +86,12 @@ async function main(): Promise<void> {
   // in stdio mode stdout carries JSON-RPC: logs go to stderr
   const logStream = args.stdio ? process.stderr : process.stdout;
   const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line) });
+  // an error no code of the hub handled is a bug, and what it left half done cannot be trusted: say
+  // so in a log line of its own (tests fail on it, test/helpers/hub.ts) and stop, as Node would
+  process.on("uncaughtException", (err, origin) => {
+    log.error("uncaught exception", { origin, error: errorMessage(err), stack: err instanceof Error ? err.stack : undefined });
+    process.exit(1);
+  });
   let hub: Hub;
   try {
     // OTEL_* (an OTLP endpoint) asks for traces; a protocol this image cannot export with stops the start, said plainly

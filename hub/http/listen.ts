@@ -83,7 +83,12 @@ export async function listenEverywhere(
   const { main, twins } = bindAddresses(host);
   const requests = getRequestListener(fetch, { hostname: host });
   const createServer = () => {
-    const server = createHttpServer(requests).on("upgrade", onUpgrade);
+    const server = createHttpServer(requests).on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // Node takes its own error listener off a socket it hands over for an upgrade: without one,
+      // a client that resets the connection (anyone holding a preview URL) would end the hub
+      socket.on("error", () => socket.destroy());
+      onUpgrade(req, socket, head);
+    });
     server.keepAliveTimeout = KEEP_ALIVE_MS;
     return server;
   };

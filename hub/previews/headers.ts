@@ -1,10 +1,12 @@
 // What crosses the preview proxy in each direction. Toward the app: none of the hub's credentials
 // (hub/http/security.ts accepts Authorization, X-API-Key, ?api_key= and a session token; MCP's own
-// headers name sessions) and the X-Forwarded-* an app needs to build its links, set by the hub
-// alone. Toward the browser in the path form, where every preview shares the hub's origin: nothing
-// that reaches beyond the preview's own path (a service worker over the whole origin, clearing the
+// headers name sessions), the X-Forwarded-* an app needs to build its links, set by the hub alone,
+// and only the preview's own cookies (./cookies.ts). Toward the browser: its cookies in the
+// preview's jar, and in the path form, where every preview shares the hub's origin, nothing that
+// reaches beyond the preview's own path (a service worker over the whole origin, clearing the
 // origin's storage, redirects off the prefix).
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
+import { cookiesFromApp, cookiesToApp } from "./cookies.js";
 import { SESSION_TOKEN_HEADER } from "../../servers/lib/session-events.js";
 
 const CREDENTIALS = new Set(["authorization", "proxy-authorization", "x-api-key", SESSION_TOKEN_HEADER]);
@@ -21,14 +23,16 @@ export interface Forwarding {
   prefix?: string;
 }
 
-/** The request headers the app gets. */
-export function toApp(headers: IncomingHttpHeaders, via: Forwarding): IncomingHttpHeaders {
+/** The request headers the app gets; `jar` names the preview's cookies (./cookies.ts). */
+export function toApp(headers: IncomingHttpHeaders, via: Forwarding, jar: string): IncomingHttpHeaders {
   const out: IncomingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (CREDENTIALS.has(lower) || FORWARDING.has(lower) || lower.startsWith("mcp-") || lower.startsWith("x-forwarded-")) continue;
+    if (CREDENTIALS.has(lower) || FORWARDING.has(lower) || lower === "cookie" || lower.startsWith("mcp-") || lower.startsWith("x-forwarded-")) continue;
     out[lower] = value;
   }
+  const cookie = cookiesToApp(headers.cookie, jar);
+  if (cookie) out.cookie = cookie;
   out["x-forwarded-for"] = via.for;
   out["x-forwarded-proto"] = via.proto;
   out["x-forwarded-host"] = via.host;
@@ -50,8 +54,15 @@ export function pathToApp(pathAndQuery: string): string {
 // response headers whose reach is the whole origin: in the path form, the hub's own origin
 const ORIGIN_WIDE = ["service-worker-allowed", "clear-site-data"];
 
-/** Mend the app's response headers in place for the path form (prefix `/preview/<token>`). */
-export function fromAppInPathForm(headers: IncomingHttpHeaders | OutgoingHttpHeaders, prefix: string): void {
+/** Mend the app's response headers in place: its cookies into its jar, and in the path form (prefix `/preview/<token>`) all else that would leave it. */
+export function fromApp(headers: IncomingHttpHeaders | OutgoingHttpHeaders, jar: string, prefix?: string): void {
+  const setCookie = headers["set-cookie"];
+  if (setCookie !== undefined) {
+    const lines = cookiesFromApp((Array.isArray(setCookie) ? setCookie : [setCookie]).map(String), jar, prefix);
+    if (lines.length) headers["set-cookie"] = lines;
+    else delete headers["set-cookie"];
+  }
+  if (!prefix) return;
   for (const name of ORIGIN_WIDE) delete headers[name];
   const location = headers.location;
   // an app redirecting to its own "/login" means the login under its prefix

@@ -5,6 +5,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { PreviewConfig } from "../config/previews.js";
+import { cookieJar } from "./cookies.js";
 import { PortAccessCheck, type PortAccess } from "./port-access.js";
 import { pathToApp, toApp, type Forwarding } from "./headers.js";
 import { hostHeaderOf, PreviewProxy, type ProxyTarget } from "./proxy.js";
@@ -214,10 +215,10 @@ export class Previews {
       page(res, 308, "Moved.", { Location: `${prefix}/${query}` });
       return undefined;
     }
-    const target = { host: access.host, port: preview.port, prefix };
+    const target = { host: access.host, port: preview.port, jar: cookieJar(preview.token), prefix };
     const query = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?")) : "";
     req.url = pathToApp(byPath ? `${byPath.rest}${query}` : rawUrl);
-    req.headers = { ...toApp(req.headers, { ...via, prefix }), host: hostHeaderOf(target) };
+    req.headers = { ...toApp(req.headers, { ...via, prefix }, target.jar), host: hostHeaderOf(target) };
     return { preview, target };
   }
 }

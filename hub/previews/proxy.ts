@@ -1,45 +1,52 @@
 // The preview proxy: HTTP (streamed both ways, so SSE events pass as the app writes them) and
 // WebSocket upgrades, through http-proxy-3, to an address the caller checked. Every exchange in
 // flight is counted against its preview and cut when the preview ends.
-import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
-import { fromAppInPathForm } from "./headers.js";
+import { fromApp } from "./headers.js";
 
-/** Where one request goes: the app's address, and the path-form prefix to mend its replies for. */
+/** Where one request goes: the app's address, its preview's cookie jar, and the path-form prefix to mend its replies for. */
 export interface ProxyTarget {
   host: string;
   port: number;
+  jar: string;
   prefix?: string;
 }
 
-const PREFIX = Symbol("agentbox.previewPrefix");
-type Tagged = IncomingMessage & { [PREFIX]?: string };
+const TARGET = Symbol("agentbox.previewTarget");
+type Tagged = IncomingMessage & { [TARGET]?: ProxyTarget };
 
 export const hostHeaderOf = (t: { host: string; port: number }) => `${isIP(t.host) === 6 ? `[${t.host}]` : t.host}:${t.port}`;
+
+const mend = (req: IncomingMessage, res: IncomingMessage) => {
+  const target = (req as Tagged)[TARGET];
+  if (target) fromApp(res.headers, target.jar, target.prefix);
+};
 
 export class PreviewProxy {
   private readonly proxy = createProxyServer({ xfwd: false, ws: true, changeOrigin: false });
 
   constructor() {
-    this.proxy.on("proxyRes", (proxyRes, req) => {
-      const prefix = (req as Tagged)[PREFIX];
-      if (prefix) fromAppInPathForm(proxyRes.headers, prefix);
+    this.proxy.on("proxyRes", (proxyRes, req) => mend(req, proxyRes));
+    // a WebSocket's answer (its 101, or a refusal) may set cookies too: mended before the library
+    // writes its headers to the client, which it does in listeners of its own added after this event
+    this.proxy.on("proxyReqWs", (proxyReq: ClientRequest, req: IncomingMessage) => {
+      proxyReq.prependListener("upgrade", (proxyRes: IncomingMessage) => mend(req, proxyRes));
+      proxyReq.prependListener("response", (proxyRes: IncomingMessage) => mend(req, proxyRes));
     });
+    // http-proxy-3 re-emits a WebSocket client's socket errors (a reset, a write to a client that
+    // left) here, and throws them when nothing listens: they end that one exchange, not the hub
+    this.proxy.on("error", (_err, _req, res) => res?.destroy());
   }
 
-  /** Cookies an app sets are its own: scoped to its prefix in the path form, host-only in both. */
   private options(target: ProxyTarget) {
-    return {
-      target: `http://${hostHeaderOf(target)}`,
-      cookieDomainRewrite: { "*": "" },
-      ...(target.prefix ? { cookiePathRewrite: { "*": `${target.prefix}/` } } : {}),
-    };
+    return { target: `http://${hostHeaderOf(target)}` };
   }
 
   web(req: IncomingMessage, res: ServerResponse, target: ProxyTarget): void {
-    (req as Tagged)[PREFIX] = target.prefix;
+    (req as Tagged)[TARGET] = target;
     this.proxy.web(req, res, this.options(target), (err) => {
       if (res.headersSent) return void res.destroy(err);
       res.writeHead(502, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
@@ -48,6 +55,7 @@ export class PreviewProxy {
   }
 
   ws(req: IncomingMessage, socket: Duplex, head: Buffer, target: ProxyTarget): void {
+    (req as Tagged)[TARGET] = target;
     this.proxy.ws(req, socket as Socket, head, this.options(target), () => socket.destroy());
   }
 }

@@ -11,10 +11,12 @@ const TOKEN = `(?:${REPLICA}-)?[a-z2-7]{${SECRET_CHARS}}`;
 const PATH = new RegExp(`^/preview/(${TOKEN})(/.*)?$`);
 const HOST_LABEL = new RegExp(`^([0-9]{1,5})-(${TOKEN})$`);
 
+/** One base32 character per byte, of its low five bits (uniform for uniform bytes: 256 is a multiple of 32). */
+export const base32 = (bytes: Uint8Array) => [...bytes].map((b) => ALPHABET[b & 31]).join("");
+
 /** A new token: `<replica>-<secret>`, or the secret alone on a hub without a replica name. */
 export function newToken(replica?: string): string {
-  // 256 is a multiple of 32: each byte's low five bits are uniform
-  const secret = [...randomBytes(SECRET_CHARS)].map((b) => ALPHABET[b & 31]).join("");
+  const secret = base32(randomBytes(SECRET_CHARS));
   return replica ? `${replica}-${secret}` : secret;
 }
 

@@ -1,10 +1,11 @@
 // The previews room's parts on their own: the kernel's socket tables as Linux writes them (lines
 // copied from this machine's /proc/net/tcp and tcp6, and a live socket found by its owner), tokens
-// in paths and hosts, what crosses the proxy, and the store's ends and bounds.
+// in paths and hosts, what crosses the proxy, cookie jars, and the store's ends and bounds.
 import assert from "node:assert/strict";
 import net from "node:net";
 import { describe, test } from "node:test";
-import { fromAppInPathForm, pathToApp, toApp } from "../../../hub/previews/headers.js";
+import { cookieJar, cookiesFromApp, cookiesToApp } from "../../../hub/previews/cookies.js";
+import { fromApp, pathToApp, toApp } from "../../../hub/previews/headers.js";
 import { listeningSockets, ownSocketInodes, parseListening } from "../../../hub/previews/listening-sockets.js";
 import { PortAccessCheck } from "../../../hub/previews/port-access.js";
 import { PreviewStore, type Preview } from "../../../hub/previews/store.js";
@@ -102,13 +103,14 @@ describe("what crosses the proxy", () => {
         forwarded: "for=1.2.3.4",
         "x-forwarded-prefix": "/elsewhere",
         "x-real-ip": "1.2.3.4",
-        cookie: "a=1",
+        cookie: "a=1; pv_jar_b=2",
         accept: "text/html",
       },
       { proto: "https", host: "agents.example.com", for: "10.0.0.9", prefix: "/preview/abc" },
+      "pv_jar_",
     );
     assert.deepEqual(out, {
-      cookie: "a=1",
+      cookie: "b=2",
       accept: "text/html",
       "x-forwarded-for": "10.0.0.9",
       "x-forwarded-proto": "https",
@@ -122,13 +124,54 @@ describe("what crosses the proxy", () => {
 
   test("in the path form an app's origin-wide headers go, and its redirects stay under its prefix", () => {
     const headers: Record<string, string> = { "service-worker-allowed": "/", "clear-site-data": '"*"', location: "/login", "content-type": "text/html" };
-    fromAppInPathForm(headers, "/preview/abc");
+    fromApp(headers, "pv_jar_", "/preview/abc");
     assert.deepEqual(headers, { location: "/preview/abc/login", "content-type": "text/html" });
     for (const location of ["//evil.example/", "https://x.example/", "/preview/abc/ok", "relative"]) {
       const h = { location };
-      fromAppInPathForm(h, "/preview/abc");
+      fromApp(h, "pv_jar_", "/preview/abc");
       assert.equal(h.location, location);
     }
+    // in the subdomain form the app is an origin of its own: only its cookies change
+    const own: Record<string, string | string[]> = { "service-worker-allowed": "/", location: "/login", "set-cookie": ["a=1; Domain=localhost"] };
+    fromApp(own, "pv_jar_");
+    assert.deepEqual(own, { "service-worker-allowed": "/", location: "/login", "set-cookie": ["pv_jar_a=1"] });
+  });
+});
+
+describe("cookie jars", () => {
+  test("one per token, 16 base32 characters of its digest, none like another's", () => {
+    const [a, b] = [newToken(), newToken()];
+    assert.match(cookieJar(a), /^pv_[a-z2-7]{16}_$/);
+    assert.equal(cookieJar(a), cookieJar(a));
+    assert.notEqual(cookieJar(a), cookieJar(b));
+    assert.ok(!cookieJar(a).includes(a.slice(0, 8)), "the jar shows nothing of the token");
+  });
+
+  test("an app's cookies go into its jar, host-only, and in the path form under its prefix alone", () => {
+    const lines = [
+      "sid=s1; Path=/; Domain=localhost; HttpOnly",
+      "theme = dark ;path=/admin; domain=.example.com; Max-Age=60; SameSite=Lax",
+      "__Host-id=x; Path=/; Secure",
+      "nameless",
+      "=no-name",
+    ];
+    assert.deepEqual(cookiesFromApp(lines, "pv_j_", "/preview/t"), [
+      "pv_j_sid=s1; HttpOnly; Path=/preview/t/",
+      "pv_j_theme=dark; Max-Age=60; SameSite=Lax; Path=/preview/t/",
+      "__Host-pv_j_id=x; Secure; Path=/preview/t/",
+    ]);
+    assert.deepEqual(cookiesFromApp(lines, "pv_j_"), [
+      "pv_j_sid=s1; Path=/; HttpOnly",
+      "pv_j_theme=dark; path=/admin; Max-Age=60; SameSite=Lax",
+      "__Host-pv_j_id=x; Path=/; Secure",
+    ]);
+  });
+
+  test("only the cookies of the preview's jar reach its app, under their own names", () => {
+    const sent = "sid=PLANTED; pv_j_sid=s1; pv_other_sid=theirs; __Host-pv_j_id=x; __Secure-sid=y; pv_j_=empty; pv_j_a=b=c; junk";
+    assert.equal(cookiesToApp(sent, "pv_j_"), "sid=s1; __Host-id=x; a=b=c");
+    assert.equal(cookiesToApp("sid=PLANTED", "pv_j_"), undefined);
+    assert.equal(cookiesToApp(undefined, "pv_j_"), undefined);
   });
 });
 
