@@ -84,7 +84,9 @@ async function send(
     const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
     relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
   };
-  const result = await child.request(method, params, { signal: channel.signal, onprogress, detached });
+  // why the call waits for a slot of its server, before any progress of the child's (a task keeps it as its statusMessage)
+  const onqueue = (message: string) => onprogress({ progress: 0, message });
+  const result = await child.request(method, params, { signal: channel.signal, onprogress, onqueue, detached });
   await relayed;
   return result;
 }

@@ -22,11 +22,12 @@ test("abort runs each listener once, with the reason set, and a removed listener
 });
 
 test("a call waiting in a full queue leaves it when cancelled, with the reason", async () => {
-  const queue = new CallQueue(1, 4);
+  const queue = new CallQueue("echo", 1, 4, { taskSlotsPercent: 50 });
+  const plain = (signal?: CallCancellation) => ({ isTask: () => false, signal });
   let release!: () => void;
-  const running = queue.run(() => new Promise<void>((r) => (release = r)));
+  const running = queue.run(plain(), () => new Promise<void>((r) => (release = r)));
   const cancel = new CallCancellation();
-  const waiting = queue.run(async () => "ran", cancel);
+  const waiting = queue.run(plain(cancel), async () => "ran");
   assert.deepEqual(queue.stats, { running: 1, queued: 1 });
   cancel.abort(new Error("cancelled by the client"));
   await assert.rejects(waiting, /cancelled by the client/);
