@@ -11,6 +11,7 @@ import { EventBudget } from "./http/event-store.js";
 import { RateLimits } from "./sessions/rate-limits.js";
 import { manifestKey, offersOf, readManifest } from "./children/manifest.js";
 import { SessionInstances } from "./children/session-instances.js";
+import { QueueBudget } from "./children/queue-budget.js";
 import type { QueueSettings } from "./children/queue.js";
 import { HubMetrics } from "./observability/metrics.js";
 import { CallRecords } from "./sessions/call-records.js";
@@ -100,7 +101,8 @@ export class Hub implements HubServices {
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
     const secrets = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
     this.tenants = buildTenants(config, isolation).map((tenant) => {
-      const queueing = { taskSlotsPercent: config.taskSlotsPercent };
+      // one budget for every server of the tenant: its calls waiting for slots, wherever they wait
+      const queueing = { taskSlotsPercent: config.taskSlotsPercent, budget: new QueueBudget(config.queuedCallBytes) };
       const childLog = (name: string) => log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
       const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
         const key = manifestKey(cfg, name);

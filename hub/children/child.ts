@@ -334,8 +334,8 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    const call = { signal: options.signal, isTask: () => options.detached?.() === true, onqueue: options.onqueue };
-    // a call waiting for the child's first start holds a slot: calls beyond them wait in the queue
+    const call = { params, signal: options.signal, isTask: () => options.detached?.() === true, onqueue: options.onqueue };
+    // a call waiting for the child's first start holds a slot: calls beyond them wait in the queue, where their memory is counted
     return this.queue.run(call, async () => {
       if (this.state === "idle" || this.starting) await this.ensureStarted();
       if (this.modern && this.state === "ready") return this.modern.request(method, params, options);

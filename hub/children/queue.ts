@@ -4,15 +4,19 @@
 //  - calls run as tasks, which nobody waits on, may hold only a share of the slots
 //    (AGENTBOX_TASK_SLOTS_PERCENT): the rest are always there for calls a client waits on, and a
 //    task waiting for the tasks' share lets the calls queued behind it by;
+//  - what waiting calls hold counts against the tenant's budget (./queue-budget.ts).
 // A call that must wait is told why; a task is told too when it starts, or its status would keep
 // saying it waits (an ordinary call's next news is its child's progress, which MCP wants to
 // only increase, so it hears nothing more from here).
 import type { Cancellation } from "../protocol/cancellation.js";
+import type { QueueBudget } from "./queue-budget.js";
 
 export class QueueFullError extends Error {}
 
 /** What the queue knows of a call. */
 export interface QueuedCall {
+  /** What the call holds while it waits, counted against its tenant's budget. */
+  params: unknown;
   /** Whether it runs as a task now: asked whenever slots are counted, since a call may become a task on its way. */
   isTask(): boolean;
   signal?: Cancellation;
@@ -23,6 +27,8 @@ export interface QueuedCall {
 export interface QueueSettings {
   /** The percentage of each server's slots one tenant's tasks may hold at once (AGENTBOX_TASK_SLOTS_PERCENT). */
   taskSlotsPercent: number;
+  /** The tenant's budget for calls waiting for a slot, shared by all its servers. */
+  budget: QueueBudget;
 }
 
 interface Waiting {
@@ -90,12 +96,14 @@ export class CallQueue {
     if (this.waiting.length >= this.maxQueue) {
       throw new QueueFullError(`${this.running.size} calls running and ${this.waiting.length} queued (limit ${this.maxQueue})`);
     }
+    const bytes = this.settings.budget.reserve(call.params, blockedBy);
     const waitingSince = Date.now();
     return new Promise<void>((resolve, reject) => {
       const entry: Waiting = {
         call,
         start: () => {
           signal?.removeEventListener("abort", onAbort);
+          this.settings.budget.release(bytes);
           if (call.isTask())
             call.onqueue?.(`Running: it waited ${Math.round((Date.now() - waitingSince) / 1000)} s for a slot of the '${this.server}' server.`);
           resolve();
@@ -105,6 +113,7 @@ export class CallQueue {
         const at = this.waiting.indexOf(entry);
         if (at < 0) return;
         this.waiting.splice(at, 1);
+        this.settings.budget.release(bytes);
         reject(signal?.reason ?? new Error("cancelled while queued"));
       };
       signal?.addEventListener("abort", onAbort, { once: true });

@@ -26,7 +26,7 @@ export interface ChildLaunch {
   maxMessageBytes: number;
   /** Bounds on what the child's output may cost the hub. */
   output: OutputLimits;
-  /** The share of the child's slots the tenant's tasks may hold (./queue.ts). */
+  /** The tenant's share of slots for tasks and its budget for waiting calls (./queue.ts). */
   queueing: QueueSettings;
 }
 

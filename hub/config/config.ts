@@ -98,6 +98,8 @@ export interface HubConfig {
   taskResultsMiB: number;
   /** The percentage of each server's slots (maxConcurrency) one tenant's tasks may hold at once; calls that are not tasks keep the rest (AGENTBOX_TASK_SLOTS_PERCENT). */
   taskSlotsPercent: number;
+  /** Bytes one tenant's calls waiting for a slot of its servers may hold; past it a call that must wait is refused (AGENTBOX_QUEUED_CALL_BYTES). */
+  queuedCallBytes: number;
   /** Previews of apps agents started (hub/config/previews.ts). */
   previews: PreviewConfig;
   /** The audit trail and the tenants /metrics names (hub/config/audit.ts). */
@@ -215,6 +217,8 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     taskResultsMiB: positiveInt(env.AGENTBOX_TASK_RESULTS_MIB, "AGENTBOX_TASK_RESULTS_MIB") ?? 32,
     // tasks are work nobody waits on: a tenant starting many must leave the calls its clients wait on room to run
     taskSlotsPercent: percent(env.AGENTBOX_TASK_SLOTS_PERCENT, "AGENTBOX_TASK_SLOTS_PERCENT") ?? file.taskSlotsPercent ?? 50,
+    // eight calls of the largest size a server takes (AGENTBOX_MAX_MESSAGE_BYTES, 8 MiB) may wait at once
+    queuedCallBytes: positiveInt(env.AGENTBOX_QUEUED_CALL_BYTES, "AGENTBOX_QUEUED_CALL_BYTES") ?? file.queuedCallBytes ?? 64 * 1024 * 1024,
     // a child's output is untrusted: what it may cost the hub's log and clients per second
     childOutput: {
       linesPerSecond: positiveInt(env.AGENTBOX_CHILD_LOG_LINES_PER_SECOND, "AGENTBOX_CHILD_LOG_LINES_PER_SECOND") ?? 200,

@@ -1,10 +1,14 @@
 // The per-child call queue (hub/children/queue.ts) on its own: the share of slots a tenant's tasks
-// may hold, and the order waiting calls start in. The same queue under a real hub, real terminals
-// and real clients: test/hub/tasks/task-slots.test.ts.
+// may hold, the order waiting calls start in, and the tenant's budget for what waiting calls hold.
+// The same queue under a real hub, real terminals and real clients: test/hub/tasks/task-slots.test.ts
+// and test/hub/http/queued-memory.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CallQueue, type QueuedCall } from "../../../hub/children/queue.js";
+import { CallQueue, QueueFullError, type QueuedCall } from "../../../hub/children/queue.js";
+import { QueueBudget, QueueBudgetError } from "../../../hub/children/queue-budget.js";
 import { CallCancellation } from "../../../hub/protocol/cancellation.js";
+
+const MiB = 1024 * 1024;
 
 /** A call the test ends when it likes, recording what the queue told it and when it started. */
 class TestCall implements QueuedCall {
@@ -17,6 +21,7 @@ class TestCall implements QueuedCall {
   constructor(
     readonly name: string,
     public task: boolean,
+    readonly params: unknown = { arguments: { text: "small" } },
   ) {}
 
   isTask = () => this.task;
@@ -39,7 +44,8 @@ class TestCall implements QueuedCall {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
-const queueOf = (slots: number, percent = 50) => new CallQueue("terminal", slots, 100, { taskSlotsPercent: percent });
+const queueOf = (slots: number, percent = 50, budget = new QueueBudget(64 * MiB), maxQueue = 100) =>
+  new CallQueue("terminal", slots, maxQueue, { taskSlotsPercent: percent, budget });
 
 describe("the tasks' share of a server's slots", () => {
   test("tasks take at most their share; calls that are not tasks take the rest at once", async () => {
@@ -123,5 +129,59 @@ describe("the tasks' share of a server's slots", () => {
       await settle();
       assert.equal(tasks.filter((t) => t.started).length, expected, `${percent}% of ${slots}`);
     }
+  });
+});
+
+describe("the tenant's budget for waiting calls", () => {
+  test("a call that must wait past the budget is refused at once, saying so; one that finds a free slot never is", async () => {
+    const budget = new QueueBudget(10 * MiB);
+    const queue = queueOf(1, 50, budget);
+    const big = () => ({ arguments: { text: "x".repeat(4 * MiB) } });
+    const holder = new TestCall("holder", false, big()).enter(queue);
+    await settle();
+    assert.ok(holder.started, "a running call is not counted");
+    assert.equal(budget.used, 0);
+    const waiting = [new TestCall("w1", false, big()).enter(queue), new TestCall("w2", false, big()).enter(queue)];
+    await settle();
+    assert.ok(budget.used >= 8 * MiB && budget.used < 9 * MiB, `two 4 MiB calls wait: ${budget.used}`);
+    const refused = new TestCall("w3", false, big()).enter(queue);
+    await assert.rejects(refused.done!, (error: Error) => {
+      assert.ok(error instanceof QueueBudgetError);
+      assert.match(error.message, /^This call was refused rather than queued: the 'terminal' server's one slot is busy with this tenant's calls/);
+      assert.match(
+        error.message,
+        /already waiting for a slot hold 8\.0 MiB; this one \(4\.0 MiB\) would pass the 10\.0 MiB that waiting calls may hold \(AGENTBOX_QUEUED_CALL_BYTES\)/,
+      );
+      return true;
+    });
+    assert.equal(queue.stats.queued, 2, "the refused call never queued");
+    const small = new TestCall("small", false).enter(queue);
+    await settle();
+    assert.equal(queue.stats.queued, 3, "a small call still fits");
+    await holder.end();
+    await settle();
+    assert.ok(waiting[0].started);
+    assert.ok(budget.used < 5 * MiB, "a call that started no longer counts");
+    waiting[1].signal.abort(new Error("cancelled by the client"));
+    await assert.rejects(waiting[1].done!, /cancelled by the client/);
+    assert.ok(budget.used < 1024, "nor one cancelled while it waited");
+    void small;
+  });
+
+  test("strings count by their UTF-8 bytes, at least what they hold in memory", async () => {
+    const budget = new QueueBudget(64 * MiB);
+    const queue = queueOf(1, 50, budget);
+    new TestCall("holder", false).enter(queue);
+    new TestCall("euro", false, { arguments: { text: "€".repeat(MiB) } }).enter(queue);
+    await settle();
+    assert.ok(budget.used >= 3 * MiB, `a million two-byte characters count 3 MiB: ${budget.used}`);
+  });
+
+  test("the queue's length bound still holds, before the budget is asked", async () => {
+    const queue = queueOf(1, 50, new QueueBudget(64 * MiB), 1);
+    new TestCall("holder", false).enter(queue);
+    new TestCall("first", false).enter(queue);
+    const refused = new TestCall("second", false).enter(queue);
+    await assert.rejects(refused.done!, QueueFullError);
   });
 });
