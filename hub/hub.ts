@@ -11,6 +11,8 @@ import { EventBudget } from "./http/event-store.js";
 import { RateLimits } from "./sessions/rate-limits.js";
 import { manifestKey, offersOf, readManifest } from "./children/manifest.js";
 import { SessionInstances } from "./children/session-instances.js";
+import { QueueBudget } from "./children/queue-budget.js";
+import type { QueueSettings } from "./children/queue.js";
 import { HubMetrics } from "./observability/metrics.js";
 import { CallRecords } from "./sessions/call-records.js";
 import { DiskBudgets } from "./tenants/disk-budget.js";
@@ -99,16 +101,18 @@ export class Hub implements HubServices {
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
     const secrets = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
     this.tenants = buildTenants(config, isolation).map((tenant) => {
+      // one budget for every server of the tenant: its calls waiting for slots, wherever they wait
+      const queueing = { taskSlotsPercent: config.taskSlotsPercent, budget: new QueueBudget(config.queuedCallBytes) };
       const childLog = (name: string) => log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
       const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
         const key = manifestKey(cfg, name);
         const recorded = key ? manifest[key] : undefined;
         const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
-        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets), hooks, childLog(name), lazy ? recorded : undefined);
+        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets, queueing), hooks, childLog(name), lazy ? recorded : undefined);
       });
       // a session's instance is launched as its server is; it starts on its first request, and its lists are the server's (the catalog's)
       const instances = new SessionInstances(config.sessionInstances, (server, sequence) => {
-        const launch = this.launchFor(tenant, server.prefix, secrets);
+        const launch = this.launchFor(tenant, server.prefix, secrets, queueing);
         return new Child(server.name, server.config, launch, instanceHooks, childLog(server.name).child({ instance: sequence }), offersOf(server));
       });
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
@@ -150,7 +154,7 @@ export class Hub implements HubServices {
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 
-  private launchFor(tenant: Tenant, prefix: string, secrets: string[]): ChildLaunch {
+  private launchFor(tenant: Tenant, prefix: string, secrets: string[], queueing: QueueSettings): ChildLaunch {
     const env = tenantEnv(tenant, secrets);
     // a getter: the hub's URL is known only once the HTTP server listens
     Object.defineProperty(env, "AGENTBOX_HUB_URL", { enumerable: true, get: () => this.hubUrl });
@@ -160,6 +164,7 @@ export class Hub implements HubServices {
       command: (command, args) => tenantCommand(tenant, this.isolation, command, args),
       maxMessageBytes: this.config.maxMessageBytes,
       output: this.config.childOutput,
+      queueing,
     };
   }
 

@@ -18,6 +18,8 @@ export interface CallOptions {
    * request open. Asked when the idle timer runs out, so a call that became a task midway counts.
    */
   detached?: () => boolean;
+  /** Hears why the call waits for a slot of its server when it must, and for a task, that it got one (./queue.ts). */
+  onqueue?: (status: string) => void;
 }
 
 export interface CallLimits {

@@ -111,7 +111,7 @@ export class Child {
       this.resourceTemplates = manifest.resourceTemplates;
       this.instructions = manifest.instructions;
     }
-    this.queue = new CallQueue(config.maxConcurrency ?? 32, config.maxQueue ?? 512);
+    this.queue = new CallQueue(name, config.maxConcurrency ?? 32, config.maxQueue ?? 512, launch.queueing);
     const perSecond = launch.output.notificationsPerSecond;
     this.notices = new FloodGate(perSecond, (count) =>
       log.warn(`dropped ${count} notifications from the child`, { dropped: count, limit: `${perSecond}/s (AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND)` }),
@@ -334,12 +334,14 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    if (this.state === "idle" || this.starting) await this.ensureStarted();
-    return this.queue.run(async () => {
+    const call = { params, signal: options.signal, isTask: () => options.detached?.() === true, onqueue: options.onqueue };
+    // a call waiting for the child's first start holds a slot: calls beyond them wait in the queue, where their memory is counted
+    return this.queue.run(call, async () => {
+      if (this.state === "idle" || this.starting) await this.ensureStarted();
       if (this.modern && this.state === "ready") return this.modern.request(method, params, options);
       if (!this.calls || this.state !== "ready") throw this.unavailable();
       return this.calls.request(method, params, options);
-    }, options.signal);
+    });
   }
 
   /**

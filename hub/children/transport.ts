@@ -13,10 +13,11 @@ import type { ChildCalls } from "./calls.js";
 import { failureMessage, missingCommand, telling } from "./failure.js";
 import { ChildStderr } from "./stderr.js";
 import type { FloodGate } from "./flood-gate.js";
+import type { QueueSettings } from "./queue.js";
 import type { OutputLimits, ServerConfig } from "../config/config.js";
 import { StdioChildTransport } from "./stdio-transport.js";
 
-/** How a child is started: its environment, folder and the command wrapper that sets its identity. */
+/** How a child is started (its environment, folder and the command wrapper that sets its identity), and the tenant's bounds on it. */
 export interface ChildLaunch {
   env: Record<string, string>;
   cwd?: string;
@@ -25,6 +26,8 @@ export interface ChildLaunch {
   maxMessageBytes: number;
   /** Bounds on what the child's output may cost the hub. */
   output: OutputLimits;
+  /** The tenant's share of slots for tasks and its budget for waiting calls (./queue.ts). */
+  queueing: QueueSettings;
 }
 
 // the SDK's stdio readers give up on a line longer than 10 MiB; a child's answer may be larger

@@ -6,7 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTIN_SERVERS, BUILTIN_TOOL_RATES } from "../../servers/builtin.js";
 import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
-import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, positiveInt } from "./env.js";
+import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, percent, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
 import { previewsFromEnv, type PreviewConfig } from "./previews.js";
 import { auditConfigFromEnv, type AuditConfig } from "./audit.js";
@@ -96,6 +96,10 @@ export interface HubConfig {
   taskTtlSeconds: number;
   /** How many MiB of ended tasks' results one tenant's tasks keep at most; the oldest go first (AGENTBOX_TASK_RESULTS_MIB). */
   taskResultsMiB: number;
+  /** The percentage of each server's slots (maxConcurrency) one tenant's tasks may hold at once; calls that are not tasks keep the rest (AGENTBOX_TASK_SLOTS_PERCENT). */
+  taskSlotsPercent: number;
+  /** Bytes one tenant's calls waiting for a slot of its servers may hold; past it a call that must wait is refused (AGENTBOX_QUEUED_CALL_BYTES). */
+  queuedCallBytes: number;
   /** Previews of apps agents started (hub/config/previews.ts). */
   previews: PreviewConfig;
   /** The audit trail and the tenants /metrics names (hub/config/audit.ts). */
@@ -211,6 +215,10 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     tasksPerTenant: positiveInt(env.AGENTBOX_TASKS_PER_TENANT, "AGENTBOX_TASKS_PER_TENANT") ?? 64,
     taskTtlSeconds: positiveInt(env.AGENTBOX_TASK_TTL_SECONDS, "AGENTBOX_TASK_TTL_SECONDS") ?? 3600,
     taskResultsMiB: positiveInt(env.AGENTBOX_TASK_RESULTS_MIB, "AGENTBOX_TASK_RESULTS_MIB") ?? 32,
+    // tasks are work nobody waits on: a tenant starting many must leave the calls its clients wait on room to run
+    taskSlotsPercent: percent(env.AGENTBOX_TASK_SLOTS_PERCENT, "AGENTBOX_TASK_SLOTS_PERCENT") ?? file.taskSlotsPercent ?? 50,
+    // eight calls of the largest size a server takes (AGENTBOX_MAX_MESSAGE_BYTES, 8 MiB) may wait at once
+    queuedCallBytes: positiveInt(env.AGENTBOX_QUEUED_CALL_BYTES, "AGENTBOX_QUEUED_CALL_BYTES") ?? file.queuedCallBytes ?? 64 * 1024 * 1024,
     // a child's output is untrusted: what it may cost the hub's log and clients per second
     childOutput: {
       linesPerSecond: positiveInt(env.AGENTBOX_CHILD_LOG_LINES_PER_SECOND, "AGENTBOX_CHILD_LOG_LINES_PER_SECOND") ?? 200,

@@ -38,6 +38,13 @@ export function positiveInt(value: string | undefined, where: string): number | 
   return n;
 }
 
+/** A whole percentage, 1 to 100. */
+export function percent(value: string | undefined, where: string): number | undefined {
+  const n = positiveInt(value, where);
+  if (n !== undefined && n > 100) throw new ConfigError(`${where} is a percentage, 1 to 100, got "${value}"`);
+  return n;
+}
+
 // A DNS label (a Kubernetes pod name is one): it becomes a host name in the router's upstream.
 const REPLICA_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 

@@ -122,6 +122,8 @@ export const fileSchema = z
     sessionInstances: z.number().int().positive().optional(),
     maxBodyBytes: z.number().int().positive().optional(),
     maxMessageBytes: z.number().int().positive().optional(),
+    taskSlotsPercent: z.number().int().min(1).max(100, "taskSlotsPercent is a percentage of each server's slots, 1 to 100").optional(),
+    queuedCallBytes: z.number().int().positive().optional(),
     jsonResponses: z.boolean().optional(),
     mcpServers: z.record(z.string(), serverConfigSchema).optional(),
     rateLimits: rateLimitsSchema.optional(),

@@ -9,6 +9,7 @@
 // its own reference after storeEvent returns; the store only serves replays.
 import type { EventStore } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { approximateJsonSize } from "../protocol/json-size.js";
 
 /** What an event costs beyond its JSON: its id, the map entry, the record (measured: ~150 bytes). */
 const EVENT_OVERHEAD_BYTES = 160;
@@ -199,31 +200,6 @@ export class BoundedEventStore implements EventStore {
       },
     };
   }
-}
-
-/**
- * Roughly the length of a message's JSON, without making it (the SDK serializes each message once
- * to write it; a second JSON.stringify here would double the cost of every large result): strings
- * by their length, everything else by a small constant. Iterative, so deep nesting cannot overflow.
- */
-export function approximateJsonSize(message: unknown): number {
-  let size = 0;
-  const pending: unknown[] = [message];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (typeof value === "string") size += value.length + 2;
-    else if (Array.isArray(value)) {
-      size += 2 + value.length;
-      for (const item of value) pending.push(item);
-    } else if (value !== null && typeof value === "object") {
-      size += 2;
-      for (const key in value) {
-        size += key.length + 4;
-        pending.push((value as Record<string, unknown>)[key]);
-      }
-    } else size += 8;
-  }
-  return size;
 }
 
 function streamOf(eventId: string): string | undefined {

@@ -5,6 +5,7 @@
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
+import { QueueBudgetError } from "../children/queue-budget.js";
 import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
 import { traceChildRequest } from "../observability/tracing.js";
 import { inflightCall, type CallChannel, type ClientSession, type InflightCall } from "./registry.js";
@@ -59,7 +60,8 @@ export async function forward(
     const detached = channel.detached && (() => channel.detached!());
     return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, detached));
   } catch (err) {
-    if (method !== "tools/call" && err instanceof ChildUnavailableError) throw protocolError(ErrorCode.InternalError, err.message);
+    if (method !== "tools/call" && (err instanceof ChildUnavailableError || err instanceof QueueBudgetError))
+      throw protocolError(ErrorCode.InternalError, err.message);
     if (method !== "tools/call" && err instanceof MessageTooLargeError) throw protocolError(ErrorCode.InvalidParams, err.message);
     // the child's message already carries the SDK's "MCP error N:" prefix; a client adds its own
     if (err instanceof McpError) throw protocolError(err.code, withoutCodePrefix(err.message), err.data);
@@ -84,7 +86,9 @@ async function send(
     const notification = { method: "notifications/progress" as const, params: { ...p, progressToken: progressToken as string | number } };
     relayed = relayed.then(() => channel.notify(notification)).catch(() => undefined);
   };
-  const result = await child.request(method, params, { signal: channel.signal, onprogress, detached });
+  // why the call waits for a slot of its server, before any progress of the child's (a task keeps it as its statusMessage)
+  const onqueue = (message: string) => onprogress({ progress: 0, message });
+  const result = await child.request(method, params, { signal: channel.signal, onprogress, onqueue, detached });
   await relayed;
   return result;
 }

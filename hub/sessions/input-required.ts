@@ -41,6 +41,8 @@ interface Ask {
 export interface CallRound {
   // the JSON-RPC id when a client's request carries it (a task's round has none): its trace span names it
   mcpReq: Pick<ServerContext["mcpReq"], "envelope" | "signal" | "notify" | "inputResponses"> & Partial<Pick<ServerContext["mcpReq"], "id">>;
+  /** Set on a task's own round (hub/tasks/store.ts): a call it opens is a task's from its start. */
+  detached?: true;
 }
 
 /** The client capabilities a 2026 request declared in its envelope. */
@@ -71,7 +73,7 @@ export class PendingCall {
   /** What the call left for after its final reply (hub_end_session ends the context). */
   readonly afterReply: Array<() => void> = [];
   /** Set once a task holds the call (hub/tasks/store.ts): no client waits on its reply any more. */
-  detached = false;
+  detached: boolean;
   /** The task holding it, once one does (the audit trail names it). */
   taskId?: string;
 
@@ -81,7 +83,10 @@ export class PendingCall {
     readonly target: string,
     /** The request of the round now carrying the call: its notifications and its client's capabilities. */
     public round: CallRound,
-  ) {}
+  ) {
+    // known before the call starts: its server's queue gives a task only the tasks' share of its slots
+    this.detached = round.detached === true;
+  }
 
   start(run: () => Promise<Result>): void {
     run().then(

@@ -12,6 +12,7 @@ import type { LimitVerdict, RateLimits } from "./rate-limits.js";
 import type { HubMetrics } from "../observability/metrics.js";
 import { traceRequest } from "../observability/tracing.js";
 import { QueueFullError } from "../children/queue.js";
+import { QueueBudgetError } from "../children/queue-budget.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import { inflightCall, type CallChannel, type ClientSession } from "./registry.js";
@@ -179,7 +180,7 @@ export class ToolCalls {
 
   /** A model-actionable message for a failed call, or undefined to pass a protocol error through. */
   private failureMessage(err: unknown, child: Child, tool: string): string | undefined {
-    if (err instanceof ChildUnavailableError || err instanceof MessageTooLargeError) return err.message;
+    if (err instanceof ChildUnavailableError || err instanceof MessageTooLargeError || err instanceof QueueBudgetError) return err.message;
     if (err instanceof QueueFullError) return `The '${child.name}' server is busy (${err.message}); retry ${tool} shortly.`;
     if (err instanceof McpError) {
       if (err.code === ErrorCode.ConnectionClosed) {

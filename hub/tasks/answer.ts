@@ -19,7 +19,7 @@ import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
 import { serverInfoOf, startCall, type ModernCtx, type TaskEscalation } from "../sessions/modern-server.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
-import type { TaskStore } from "./store.js";
+import { TASK_PROGRESS_TOKEN, type TaskStore } from "./store.js";
 import { traceRequest } from "../observability/tracing.js";
 
 type TaskSupport = "forbidden" | "optional" | "required";
@@ -35,15 +35,6 @@ const HEADER_MISMATCH = -32020;
  * asked later, while the tool works, is the task's.
  */
 const ASK_WINDOW_MS = 1000;
-
-/**
- * The progress token a call run as a task is started with: the child reports progress only when
- * asked to, and the task keeps the latest as its statusMessage; and a call is cancelled after its
- * server's timeoutMs (5 min) without progress, which a task nobody waits on must outlive while its
- * tool reports (a ten-minute build that prints as it goes). It never leaves the hub (the
- * child gets a token of its own, and notifications/progress is not sent on tasks).
- */
-const TASK_PROGRESS_TOKEN = "agentbox/task";
 
 interface JsonRpcRequest {
   id: string | number;

@@ -39,7 +39,7 @@ import { unknownName } from "../sessions/tool-calls.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import { taskSupportOf } from "./answer.js";
 import { TaskQuestions } from "./legacy-questions.js";
-import type { Task, TaskStore } from "./store.js";
+import { TASK_PROGRESS_TOKEN, type Task, type TaskStore } from "./store.js";
 
 /** What the session's server says it does at initialize (ServerCapabilities.tasks, 2025-11-25). */
 const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -137,7 +137,8 @@ export class LegacyTasks implements SessionServerExtension {
     // the questions its child may ask are the ones the client that started it can answer
     const meta = { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared };
     const context = { hub: this.hub, session: this.contextOf(session.tenant), view, pending: this.pending };
-    const task = this.store.create(session.tenant.name, params.name, (round) => startCall(context, { ...params, _meta: meta }, round).call, meta);
+    const started = { ...params, _meta: { ...meta, progressToken: TASK_PROGRESS_TOKEN } };
+    const task = this.store.create(session.tenant.name, params.name, (round) => startCall(context, started, round).call, meta);
     if (session.clientCapabilities.tasks) this.tellStatus(task, session);
     return { task: wireTask(task) };
   }

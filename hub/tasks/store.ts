@@ -25,6 +25,16 @@ export interface TaskLimits {
   resultBytes: number;
 }
 
+/**
+ * The progress token a call run as a task is started with, in either era: the child reports
+ * progress only when asked to, and the task keeps the latest as its statusMessage (as it keeps why
+ * the call waits for a slot of its server); and a call is cancelled after its server's timeoutMs
+ * (5 min) without progress, which a task nobody waits on must outlive while its tool reports (a
+ * ten-minute build that prints as it goes). It never leaves the hub (the child gets a token of its
+ * own, and notifications/progress is not sent on tasks).
+ */
+export const TASK_PROGRESS_TOKEN = "agentbox/task";
+
 /** How much of a child's progress message a task keeps as its statusMessage: a child's word, shown to every poll. */
 const STATUS_MESSAGE_CHARS = 500;
 
@@ -88,7 +98,7 @@ export class Task {
     readonly meta: Record<string, unknown> | undefined,
   ) {
     const envelope = meta as CallRound["mcpReq"]["envelope"];
-    this.round = { mcpReq: { envelope, signal: new AbortController().signal, notify: (notification) => this.heard(notification) } };
+    this.round = { mcpReq: { envelope, signal: new AbortController().signal, notify: (notification) => this.heard(notification) }, detached: true };
     this.call = open(this.round);
     this.call.detached = true;
     this.call.taskId = id;

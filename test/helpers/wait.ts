@@ -18,18 +18,19 @@ export interface QueueStats {
   queued: number;
 }
 
-/** The hub's count of calls running in and queued for one of its servers (GET /). */
-export async function queueOf(hub: TestHub, server: string): Promise<QueueStats> {
-  const status = (await (await fetch(`${hub.origin}/`)).json()) as { servers: Array<QueueStats & { name: string }> };
+/** The hub's count of calls running in and queued for one of its servers (GET /; of the tenant whose API key is `key`, on a hub with keys). */
+export async function queueOf(hub: TestHub, server: string, key?: string): Promise<QueueStats> {
+  const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
+  const status = (await (await fetch(`${hub.origin}/`, { headers })).json()) as { servers: Array<QueueStats & { name: string }> };
   const entry = status.servers.find((s) => s.name === server);
   if (!entry) throw new Error(`no server '${server}' in the hub's status`);
   return { running: entry.running, queued: entry.queued };
 }
 
 /** Wait until the hub has handed at least `running` calls to a server and holds `queued` in its queue. */
-export function untilQueue(hub: TestHub, server: string, want: Partial<QueueStats>): Promise<true> {
+export function untilQueue(hub: TestHub, server: string, want: Partial<QueueStats>, key?: string): Promise<true> {
   return until(`${server} to have ${JSON.stringify(want)} calls`, async () => {
-    const now = await queueOf(hub, server);
+    const now = await queueOf(hub, server, key);
     return (now.running >= (want.running ?? 0) && now.queued >= (want.queued ?? 0)) || undefined;
   });
 }

@@ -24,7 +24,7 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
     const route = mayBeModern(req, parsed.body) ? modernRoute(req, parsed.body) : undefined;
-    if (route) return modern.handle(req, parsed, caller, route);
+    if (route) return modern.handle(req, parsed.body, caller, route);
     // both below open a session: a draining replica sends the client on (2026 requests are judged by ./modern.ts)
     if (hub.draining) return drainingRefusal(hub);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);

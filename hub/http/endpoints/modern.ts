@@ -6,7 +6,6 @@
 // a plain tools/call takes the direct path (./modern-direct.ts), which hands anything unusual back to the SDK.
 import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
 import type { HubServices } from "../services.js";
-import type { ParsedBody } from "../../protocol/jsonrpc.js";
 import type { Caller } from "../security.js";
 import { paramHeaderMismatch } from "../param-headers.js";
 import { urlSelects, viewForUrl } from "../../catalog/selection.js";
@@ -19,8 +18,6 @@ import { drainingRefusal, startsSomethingNew } from "../replica.js";
 import { answerTasks } from "../../tasks/answer.js";
 import { listenedUris, ListenSubscriptions } from "../../sessions/listen-subscriptions.js";
 import { whileStreaming } from "./listen-stream.js";
-
-type Parsed = Extract<ParsedBody, { ok: true }>;
 
 /** The 2025-era versions a client may name in MCP-Protocol-Version; any other value is the modern path's to judge. */
 const LEGACY_VERSIONS = new Set(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]);
@@ -69,32 +66,33 @@ export class ModernEndpoint {
     hub.changes.onEnd(() => this.close());
   }
 
-  async handle(req: Request, parsed: Parsed, caller: Caller, route: ModernRoute): Promise<Response> {
-    if (this.hub.draining && startsSomethingNew(this.hub, req, parsed.body)) return drainingRefusal(this.hub);
+  /** `body` is the parsed request alone: the closures below keep it while the call runs or waits in its server's queue, and its text must not stay with it. */
+  async handle(req: Request, body: unknown, caller: Caller, route: ModernRoute): Promise<Response> {
+    if (this.hub.draining && startsSomethingNew(this.hub, req, body)) return drainingRefusal(this.hub);
     const session = this.hub.modernSession(caller.tenant);
     session.touch();
-    const id = (parsed.body as { id?: string | number } | null)?.id;
+    const id = (body as { id?: string | number } | null)?.id;
     // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= apply to this request alone
     const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
     if (view instanceof Response) return view;
     // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (../param-headers.ts)
-    const mismatch = paramHeaderMismatch(req, parsed.body, view);
+    const mismatch = paramHeaderMismatch(req, body, view);
     if (mismatch) return mismatch;
     const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     // the tasks extension's requests, which the SDK does not serve on this revision
     const tasked =
-      route.kind === "modern" && route.messageKind === "request" ? await answerTasks(plain, this.hub.tasks, caller.tenant.name, req, parsed.body) : undefined;
+      route.kind === "modern" && route.messageKind === "request" ? await answerTasks(plain, this.hub.tasks, caller.tenant.name, req, body) : undefined;
     if (tasked instanceof Response) return tasked;
     const context: ModernCtx = tasked ? { ...plain, asTask: tasked } : plain;
     const viaSdk = (adopted?: AdoptedCall) => {
       const extra = { [CONTEXT_KEY]: adopted ? { ...context, adopted } : context };
-      return this.handlerOf(caller.tenant).fetch(req, { parsedBody: parsed.body, authInfo: { token: "", clientId: caller.tenant.name, scopes: [], extra } });
+      return this.handlerOf(caller.tenant).fetch(req, { parsedBody: body, authInfo: { token: "", clientId: caller.tenant.name, scopes: [], extra } });
     };
     // a listen naming resources makes their servers watch them while its stream is open
-    const uris = listenedUris(parsed.body);
+    const uris = listenedUris(body);
     if (uris) return whileStreaming(id, () => this.listensOf(caller.tenant).acquire(context, uris), viaSdk);
     // a call whose rounds end in a task is the SDK's to serve round by round (the direct path answers plain results only)
-    return tasked ? viaSdk() : answerModern(context, req, parsed.body, route, viaSdk);
+    return tasked ? viaSdk() : answerModern(context, req, body, route, viaSdk);
   }
 
   /** Ends every listen stream (the hub is stopping). */

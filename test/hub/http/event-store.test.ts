@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { approximateJsonSize, BoundedEventStore, EventBudget } from "../../../hub/http/event-store.js";
+import { BoundedEventStore, EventBudget } from "../../../hub/http/event-store.js";
+import { approximateJsonSize } from "../../../hub/protocol/json-size.js";
 
 const note = (n: number): JSONRPCMessage => ({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 1, progress: n } });
 
