@@ -9,9 +9,10 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { sessionLabel } from "../../../hub/sessions/session-list.js";
+import { sessionLabel } from "../../../hub/observability/session-label.js";
 import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { startTask } from "../modern/modern-client.js";
+import { auditLines, lineWhere, type Line } from "./audit-lines.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
@@ -19,42 +20,6 @@ const OPERATOR = `operator-${randomBytes(16).toString("hex")}`;
 const VALUE = `argument-value-${randomBytes(8).toString("hex")}`;
 const SECRET = `secret-value-${randomBytes(8).toString("hex")}`;
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-
-interface Line {
-  audit: string;
-  tenant?: string;
-  session?: string;
-  tool?: string;
-  server?: string;
-  outcome?: string;
-  errorType?: string;
-  durationMs?: number;
-  bytesIn?: number;
-  bytesOut?: number;
-  event?: string;
-  reason?: string;
-  client?: string;
-  era?: string;
-  taskId?: string;
-  arguments?: Record<string, unknown>;
-}
-
-const auditLines = (text: string): Line[] =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Line)
-    .filter((l) => l.audit);
-
-/** Waits until the trail holds a line `match` finds (lines are written as calls end, without waiting on the disk). */
-async function lineWhere(read: () => string, match: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 600; i++) {
-    const found = auditLines(read()).find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no audit line matched; the trail:\n${read()}`);
-}
 
 /** Calls echo_slow and cancels it at its first progress. */
 async function cancelledCall(client: Client): Promise<void> {
