@@ -29,7 +29,8 @@ interface Budget {
 function kept(text: string, budget: Budget): string {
   const searched = budget.redact(text.length > budget.left + KEY_CHARS ? text.slice(0, budget.left + KEY_CHARS) : text);
   const shown = searched.length > budget.left ? `${searched.slice(0, budget.left)}${CUT}` : searched;
-  budget.left -= shown.length;
+  // and its quotes: a hundred thousand empty strings cannot pass for free
+  budget.left -= shown.length + 2;
   return shown;
 }
 

@@ -174,10 +174,13 @@ describe("the audit trail on stdout, with arguments", () => {
     assert.equal(line.arguments?.password, "[redacted]");
     assert.deepEqual(line.arguments?.nested, { apiKey: "[redacted]", list: [{ token: "[redacted]" }] });
     assert.ok(String(line.arguments?.big).length < 5000, "a huge argument is cut");
-    // a hundred thousand empty objects cost their brackets: they cannot pass the bound for free
+    // a hundred thousand empty objects cost their brackets, empty strings their quotes: they cannot pass the bound for free
     await call(client, "echo_echo", { text: "second", empties: Array.from({ length: 100_000 }, () => ({})) });
-    const second = await lineWhere(read, (l) => l.tool === "echo_echo" && l.arguments?.text === "second");
-    assert.ok(JSON.stringify(second).length < 12_000, `a line of ${JSON.stringify(second).length} characters`);
+    await call(client, "echo_echo", { text: "third", blanks: Array(100_000).fill("") });
+    for (const text of ["second", "third"]) {
+      const line = await lineWhere(read, (l) => l.tool === "echo_echo" && l.arguments?.text === text);
+      assert.ok(JSON.stringify(line).length < 12_000, `a line of ${JSON.stringify(line).length} characters`);
+    }
     assert.ok(!read().includes(SECRET), "no secret-looking field's value in any log");
     assert.ok(!read().includes(KEY_A), "no key in any log");
   });
