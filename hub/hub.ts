@@ -14,6 +14,7 @@ import { SessionInstances } from "./children/session-instances.js";
 import { QueueBudget } from "./children/queue-budget.js";
 import type { QueueSettings } from "./children/queue.js";
 import { HubMetrics } from "./observability/metrics.js";
+import { MintedSecrets } from "./observability/minted-secrets.js";
 import { CallRecords } from "./sessions/call-records.js";
 import { DiskBudgets } from "./tenants/disk-budget.js";
 import { DiskReserve } from "./tenants/disk-reserve.js";
@@ -79,11 +80,13 @@ export class Hub implements HubServices {
     readonly config: HubConfig,
     readonly log: Logger,
     hubTools?: (hub: SessionServices) => HubTools,
+    /** The credentials the hub mints, known to the log too (hub/main.ts), so neither it nor the audit trail shows them. */
+    readonly secrets = new MintedSecrets(),
     isolation: Isolation = detectIsolation(),
   ) {
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
-    this.records = CallRecords.configured(config.audit, (message) => log.error(message));
+    this.records = CallRecords.configured(config.audit, this.secrets, (message) => log.error(message));
     this.metrics.describeReplica(config.replica, () => this.draining);
     this.metrics.capTenantLabels(config.audit.metricsTenants);
     const hooks: ChildHooks = {
@@ -99,7 +102,9 @@ export class Hub implements HubServices {
     const reserved = new Set(this.hubTools?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
-    const secrets = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
+    const keys = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
+    // not minted, but known: an agent that passes its key along is not to have it written down either
+    for (const key of keys) this.secrets.remember(config, key);
     this.tenants = buildTenants(config, isolation).map((tenant) => {
       // one budget for every server of the tenant: its calls waiting for slots, wherever they wait
       const queueing = { taskSlotsPercent: config.taskSlotsPercent, budget: new QueueBudget(config.queuedCallBytes) };
@@ -108,16 +113,16 @@ export class Hub implements HubServices {
         const key = manifestKey(cfg, name);
         const recorded = key ? manifest[key] : undefined;
         const lazy = cfg.start === "lazy" || (cfg.start === undefined && lazyByDefault);
-        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, secrets, queueing), hooks, childLog(name), lazy ? recorded : undefined);
+        return new Child(name, cfg, this.launchFor(tenant, cfg.prefix ?? name, keys, queueing), hooks, childLog(name), lazy ? recorded : undefined);
       });
       // a session's instance is launched as its server is; it starts on its first request, and its lists are the server's (the catalog's)
       const instances = new SessionInstances(config.sessionInstances, (server, sequence) => {
-        const launch = this.launchFor(tenant, server.prefix, secrets, queueing);
+        const launch = this.launchFor(tenant, server.prefix, keys, queueing);
         return new Child(server.name, server.config, launch, instanceHooks, childLog(server.name).child({ instance: sequence }), offersOf(server));
       });
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     });
-    this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason));
+    this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason), this.secrets);
     this.admission = new SessionAdmission(config.sessionLimits, this.sessions);
     this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
     // a minute without a request counts as idle (sooner when sessions expire sooner)
@@ -137,6 +142,7 @@ export class Hub implements HubServices {
       newId: () => newSessionId(config.replica),
       // a draining replica takes no new sessions, contexts included: the router sends the next request elsewhere
       open: async (...args) => (this.draining ? drainingRefusal(this) : this.openSession(...args)),
+      secrets: this.secrets,
     });
     this.toolCalls = new ToolCalls({
       limits: this.limits,
@@ -150,7 +156,7 @@ export class Hub implements HubServices {
       { perTenant: config.tasksPerTenant, ttlMs: config.taskTtlSeconds * 1000, resultBytes: config.taskResultsMiB * 1024 * 1024 },
       config.replica,
     );
-    this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""));
+    this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""), this.secrets);
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 

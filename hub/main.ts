@@ -6,6 +6,7 @@ import { createLogger, errorMessage, type Logger } from "../servers/lib/log.js";
 import { ConfigError, loadConfig } from "./config/config.js";
 import { createApp } from "./http/app.js";
 import { Hub, VERSION } from "./hub.js";
+import { MintedSecrets } from "./observability/minted-secrets.js";
 import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler } from "./http/listen.js";
 import { hubTools } from "./sessions/hub-tools.js";
 import { firstUntraversable } from "./tenants/tenants.js";
@@ -85,7 +86,9 @@ async function main(): Promise<void> {
   if (readable) process.stderr.write(`agentbox: warning: ${readable}\n`);
   // in stdio mode stdout carries JSON-RPC: logs go to stderr
   const logStream = args.stdio ? process.stderr : process.stdout;
-  const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line) });
+  // what the hub mints is known to its log from the start: no line it writes (or relays from a child) shows a credential
+  const secrets = new MintedSecrets();
+  const log = createLogger({ component: "hub" }, { level: config.logLevel, write: (line) => logStream.write(line), redact: (text) => secrets.redact(text) });
   // an error no code of the hub handled is a bug, and what it left half done cannot be trusted: say
   // so in a log line of its own (tests fail on it, test/helpers/hub.ts) and stop, as Node would
   process.on("uncaughtException", (err, origin) => {
@@ -96,7 +99,7 @@ async function main(): Promise<void> {
   try {
     // OTEL_* (an OTLP endpoint) asks for traces; a protocol this image cannot export with stops the start, said plainly
     if (await startTracing(serviceName())) log.info("exporting traces", { service: serviceName() });
-    hub = new Hub(config, log, hubTools);
+    hub = new Hub(config, log, hubTools, secrets);
   } catch (err) {
     process.stderr.write(`agentbox: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
     process.exit(2);

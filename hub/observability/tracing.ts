@@ -1,7 +1,8 @@
 // The hub's spans (servers/lib/tracing.ts starts the SDK): an HTTP request to an MCP path (SERVER),
 // each MCP request it serves (SERVER, continuing the client's `_meta.traceparent` when it sent one),
 // and each request it forwards to a child (CLIENT, whose context the child is sent in its `_meta`).
-// Attributes follow the OpenTelemetry MCP and GenAI conventions; argument values are never recorded.
+// Attributes follow the OpenTelemetry MCP and GenAI conventions; argument values are never recorded,
+// nor a session's id (its label stands for it).
 import type { MiddlewareHandler } from "hono";
 import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from "@opentelemetry/semantic-conventions";
 import { ATTR_MCP_PROTOCOL_VERSION, ATTR_MCP_SESSION_ID } from "@opentelemetry/semantic-conventions/incubating";
@@ -19,6 +20,7 @@ import {
   tracingEnabled,
   withTraceMeta,
 } from "../../servers/lib/tracing.js";
+import { sessionLabel } from "./session-label.js";
 
 export const TENANT_ATTRIBUTE = "agentbox.tenant";
 export const SERVER_ATTRIBUTE = "agentbox.server";
@@ -107,8 +109,9 @@ export function traceRequest<T>(
   const attributes = {
     ...mcpAttributes(method, target, requestId),
     [TENANT_ATTRIBUTE]: caller.tenant.name,
-    // a 2026 request has no session: its context's id is the hub's, not the client's
-    ...(caller.kind === "modern" ? { [ATTR_MCP_PROTOCOL_VERSION]: "2026-07-28" } : { [ATTR_MCP_SESSION_ID]: caller.id }),
+    // a 2026 request has no session: its context's id is the hub's, not the client's; a session's id
+    // is a credential, so a trace names it as the audit trail and hub_sessions do, by its label
+    ...(caller.kind === "modern" ? { [ATTR_MCP_PROTOCOL_VERSION]: "2026-07-28" } : { [ATTR_MCP_SESSION_ID]: sessionLabel(caller.id) }),
     ...(caller.negotiatedVersion ? { [ATTR_MCP_PROTOCOL_VERSION]: caller.negotiatedVersion } : {}),
   };
   const meta = typeof params === "object" && params !== null ? (params as { _meta?: unknown })._meta : undefined;

@@ -11,7 +11,8 @@ import { pathToApp, toApp, type Forwarding } from "./headers.js";
 import { hostHeaderOf, PreviewProxy, type ProxyTarget } from "./proxy.js";
 import { currentRequestBase } from "./public-address.js";
 import { PreviewStore, type Preview } from "./store.js";
-import { isUnderDomain, newToken, tokenOfHost, tokenOfPath } from "./token.js";
+import { isUnderDomain, newToken, secretOf, tokenOfHost, tokenOfPath } from "./token.js";
+import type { MintedSecrets } from "../observability/minted-secrets.js";
 
 export type { Preview } from "./store.js";
 export type { Forwarding } from "./headers.js";
@@ -66,6 +67,8 @@ export class Previews {
     private readonly replica: string | undefined,
     /** The hub's own address, for a tool called where no request names one (stdio). */
     private readonly fallbackBase: () => string,
+    /** Where a live token is known, so nothing the hub writes down shows it (hub/observability/minted-secrets.ts). */
+    private readonly secrets: MintedSecrets,
   ) {
     this.store = new PreviewStore((preview) => this.ended(preview));
   }
@@ -83,6 +86,7 @@ export class Previews {
     const now = new Date();
     const preview: Preview = { ...request, token: newToken(this.replica), createdAt: now, expiresAt: new Date(now.getTime() + ttl * 1000) };
     this.urls.set(preview.token, this.addresses(preview));
+    this.secrets.remember(preview.token, secretOf(preview.token));
     this.store.add(preview);
     return this.describe(preview);
   }
@@ -142,6 +146,7 @@ export class Previews {
 
   private ended(preview: Preview): void {
     this.urls.delete(preview.token);
+    this.secrets.forget(preview.token);
     for (const exchange of this.exchanges.get(preview.token) ?? []) exchange.destroy();
     this.exchanges.delete(preview.token);
   }

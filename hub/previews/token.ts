@@ -20,6 +20,9 @@ export function newToken(replica?: string): string {
   return replica ? `${replica}-${secret}` : secret;
 }
 
+/** The random part of a token, without the replica's name before it. */
+export const secretOf = (token: string) => token.slice(-SECRET_CHARS);
+
 /** The token and the rest of a path of the form `/preview/<token>/…` (rest undefined for `/preview/<token>`). */
 export function tokenOfPath(pathname: string): { token: string; rest: string | undefined } | undefined {
   const match = PATH.exec(pathname);

@@ -1,19 +1,22 @@
 // What the hub records of each tool call and session: an audit line (hub/observability/audit.ts)
 // and the session's recent calls (hub_calls, the playground). Built from what the hub knows of the
 // caller (its tenant, session, era, client), never from its credentials or, unless the operator
-// asks, its arguments.
+// asks, its arguments; a credential the hub minted is redacted from what the caller chose (the
+// arguments, the tool's name, the client's) wherever it stands in it.
 import { CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ChildUnavailableError, MessageTooLargeError } from "../children/child.js";
 import { sizeOf } from "../children/message-sizes.js";
 import { QueueFullError } from "../children/queue.js";
 import { auditedArguments } from "../observability/audit-arguments.js";
-import { AuditLog, type AuditOutcome, type SessionRecord } from "../observability/audit.js";
+import { AuditLog, FIELD_CHARS, type AuditOutcome, type SessionRecord } from "../observability/audit.js";
+import { KEY_CHARS, type MintedSecrets } from "../observability/minted-secrets.js";
 import type { AuditConfig } from "../config/audit.js";
 import { RecentCalls } from "../observability/recent-calls.js";
 import type { Params } from "./forward.js";
 import type { CallChannel, ClientSession, CloseReason } from "./registry.js";
-import { eraOf, sessionLabel } from "./session-list.js";
+import { sessionLabel } from "../observability/session-label.js";
+import { eraOf } from "./session-list.js";
 
 /** What ToolCalls learns of a call on its way (./tool-calls.ts) that its result does not say. */
 export interface CallNote {
@@ -35,13 +38,19 @@ export class CallRecords {
   constructor(
     private readonly audit: AuditLog,
     private readonly withArguments: boolean,
+    private readonly secrets: MintedSecrets,
   ) {}
 
   /** The records AGENTBOX_AUDIT_* ask for; throws when the trail's file cannot be opened. */
-  static configured(config: AuditConfig, onFailure: (message: string) => void): CallRecords {
+  static configured(config: AuditConfig, secrets: MintedSecrets, onFailure: (message: string) => void): CallRecords {
     const { log } = config;
     const destination = log === "off" ? "off" : typeof log === "object" ? log : { stream: process[log] };
-    return new CallRecords(new AuditLog(destination, config.queueBytes, onFailure), config.arguments);
+    return new CallRecords(new AuditLog(destination, config.queueBytes, onFailure), config.arguments, secrets);
+  }
+
+  /** Text the caller chose, as the trail keeps it (cut to FIELD_CHARS there): searched no further than that. */
+  private shown(text: string): string {
+    return this.secrets.redact(text.length > FIELD_CHARS + KEY_CHARS ? text.slice(0, FIELD_CHARS + KEY_CHARS) : text);
   }
 
   /** Records a call that began at `startedAt` (Date.now()) and `started` (performance.now()). */
@@ -67,8 +76,8 @@ export class CallRecords {
       session: sessionLabel(session.id),
       transport: session.kind,
       ...era,
-      ...(info ? { client: `${String(info.name)} ${String(info.version)}` } : {}),
-      tool,
+      ...(info ? { client: this.shown(`${String(info.name)} ${String(info.version)}`) } : {}),
+      tool: this.shown(tool),
       ...(note.server ? { server: note.server } : {}),
       outcome,
       ...(errorType ? { errorType } : {}),
@@ -76,7 +85,7 @@ export class CallRecords {
       bytesIn: sizeOf(params.arguments ?? {}),
       ...("result" in ending ? { bytesOut: sizeOf(ending.result) } : {}),
       ...(taskId ? { taskId } : {}),
-      ...(this.withArguments ? { arguments: auditedArguments(params.arguments ?? {}) } : {}),
+      ...(this.withArguments ? { arguments: auditedArguments(params.arguments ?? {}, (text) => this.secrets.redact(text)) } : {}),
     });
   }
 

@@ -14,6 +14,7 @@ import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import { isPlainObject } from "../protocol/jsonrpc.js";
+import type { MintedSecrets } from "../observability/minted-secrets.js";
 import type { Params } from "./forward.js";
 import { MODERN_PROTOCOL_VERSION, type ClientSession, type SessionKind, type SessionRegistry } from "./registry.js";
 
@@ -31,6 +32,8 @@ export interface ContextDeps {
   newId(): string;
   /** A session opened under the caps and churn limits (hub/sessions/admission.ts), or the refusal to send. */
   open(id: string, kind: SessionKind, tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response>;
+  /** Where a handle's MAC is known while its context lives, so nothing the hub writes down shows it (its id is known as the session's). */
+  secrets: MintedSecrets;
 }
 
 export interface MintedContext {
@@ -69,7 +72,9 @@ export class Contexts {
     const expiry = Date.now() + this.deps.ttlMs;
     // what it holds is freed when it expires, whether or not anyone calls with it again
     setTimeout(() => void this.deps.sessions.close(opened.id, "ttl"), this.deps.ttlMs).unref();
-    return { handle: `${opened.id}.${expiry.toString(36)}.${this.mac(caller.tenant, opened.id, expiry)}`, session: opened, expiresAt: new Date(expiry) };
+    const mac = this.mac(caller.tenant, opened.id, expiry);
+    if (!opened.closed) this.deps.secrets.remember(opened, mac);
+    return { handle: `${opened.id}.${expiry.toString(36)}.${mac}`, session: opened, expiresAt: new Date(expiry) };
   }
 
   /**

@@ -19,6 +19,7 @@ import { CallCancellation } from "../protocol/cancellation.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import { CAPABILITY_FOR } from "./child-requests.js";
 import type { ClientSession } from "./registry.js";
+import type { MintedSecrets } from "../observability/minted-secrets.js";
 
 /** How long a call waits for its client's retry; the sealed state expires with it. */
 const ANSWER_WAIT_SECONDS = 600;
@@ -240,8 +241,14 @@ export class PendingCalls {
   private readonly calls = new Map<string, PendingCall>();
   private readonly process = randomBytes(8).toString("hex");
 
-  /** @param replica AGENTBOX_REPLICA: which replica a state names as its call's holder. */
-  constructor(private readonly replica?: string) {}
+  /**
+   * @param replica AGENTBOX_REPLICA: which replica a state names as its call's holder.
+   * @param secrets where a state's seal is known until its call takes or drops it, so nothing the hub writes down shows it
+   */
+  constructor(
+    private readonly secrets: MintedSecrets,
+    private readonly replica?: string,
+  ) {}
 
   // a key per hub process: the calls the states name live in this process only
   private readonly codec = createRequestStateCodec<SealedState>({
@@ -253,7 +260,9 @@ export class PendingCalls {
 
   /** Seals the state a call's next round names it by. */
   async seal(call: PendingCall, round: ServerContext): Promise<string> {
-    return `${this.replica ?? ""}:${this.process}:${await this.codec.mint({ call: call.id, round: call.sealedRound }, round)}`;
+    const sealed = await this.codec.mint({ call: call.id, round: call.sealedRound }, round);
+    this.secrets.remember(call, sealed.slice(sealed.lastIndexOf(".") + 1));
+    return `${this.replica ?? ""}:${this.process}:${sealed}`;
   }
 
   /**
@@ -292,6 +301,7 @@ export class PendingCalls {
     clearTimeout(call.expiry);
     call.expiry = setTimeout(() => {
       this.calls.delete(call.id);
+      this.secrets.forget(call);
       call.abandon(`No answer came within ${ANSWER_WAIT_SECONDS} s; the call was cancelled.`);
     }, ANSWER_WAIT_SECONDS * 1000);
     call.expiry.unref();
@@ -312,6 +322,7 @@ export class PendingCalls {
     }
     this.calls.delete(call.id);
     clearTimeout(call.expiry);
+    this.secrets.forget(call);
     return call;
   }
 }

@@ -5,7 +5,7 @@ import { defineTool, reply } from "../../servers/lib/tool.js";
 import type { OpenPreview } from "../previews/previews.js";
 import type { ClientSession } from "./registry.js";
 import type { SessionServices } from "./services.js";
-import { sessionLabel } from "./session-list.js";
+import { sessionLabel } from "../observability/session-label.js";
 import type { HubToolCall } from "./tool-calls.js";
 
 type Context = HubToolCall & { hub: SessionServices };

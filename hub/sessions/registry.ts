@@ -18,6 +18,8 @@ import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import type { MintedSecrets } from "../observability/minted-secrets.js";
+import { sessionLabel } from "../observability/session-label.js";
 import type { SessionView } from "../catalog/selection.js";
 
 /**
@@ -28,6 +30,13 @@ import type { SessionView } from "../catalog/selection.js";
  */
 export const SESSION_KINDS = ["streamable", "sse", "implicit", "stdio", "modern", "context"] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
+
+/**
+ * The sessions whose id a client holds and names them by, so it is a credential (with the tenant's
+ * key): the others' ids never leave the hub but to its children (an implicit session is its client's
+ * address, a tenant's modern context is the hub's own, stdio has one client).
+ */
+const CLIENT_HELD_IDS: ReadonlySet<SessionKind> = new Set(["streamable", "sse", "context"]);
 
 /** The revision a "modern" context's clients speak (the hub serves it with the SDK v2's createMcpHandler). */
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
@@ -174,6 +183,8 @@ export class SessionRegistry {
   constructor(
     private readonly idleMs: number,
     private readonly onClosed: (session: ClientSession, reason: CloseReason) => void,
+    /** Where the sessions' credentials are known, so that nothing the hub writes down shows them (hub/observability/minted-secrets.ts). */
+    private readonly secrets: MintedSecrets,
   ) {
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(idleMs / 2, 60_000)));
     this.sweeper.unref();
@@ -194,6 +205,10 @@ export class SessionRegistry {
   add(session: ClientSession): ClientSession {
     this.sessions.set(session.id, session);
     this.byToken.set(tokenDigest(session.token), session);
+    this.secrets.remember(session, session.token);
+    // the id a client holds (Mcp-Session-Id, a handle's start) is shown by the label the audit trail and hub_sessions use
+    if (CLIENT_HELD_IDS.has(session.kind))
+      this.secrets.remember(session, session.id.slice(session.id.lastIndexOf(".") + 1), `[session ${sessionLabel(session.id)}]`);
     for (const principal of session.principals) {
       const group = this.byPrincipal.get(principal);
       if (group) group.add(session);
@@ -229,6 +244,7 @@ export class SessionRegistry {
     session.closed = true;
     this.sessions.delete(id);
     this.byToken.delete(tokenDigest(session.token));
+    this.secrets.forget(session);
     for (const principal of session.principals) {
       const group = this.byPrincipal.get(principal);
       group?.delete(session);

@@ -16,6 +16,7 @@ import type { Contexts } from "./contexts.js";
 import type { TenantTasks } from "./task-list.js";
 import type { Previews } from "../previews/previews.js";
 import type { CallRecords } from "./call-records.js";
+import type { MintedSecrets } from "../observability/minted-secrets.js";
 
 export interface SessionServices {
   readonly version: string;
@@ -35,6 +36,8 @@ export interface SessionServices {
   readonly previews: Previews;
   /** The audit trail and each session's recent calls (hub_calls shows the caller's). */
   readonly records: CallRecords;
+  /** The credentials the hub minted, so nothing it writes down shows them (hub/observability/minted-secrets.ts). */
+  readonly secrets: MintedSecrets;
   /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
   readonly replica?: string;
   /** The hub's report; one tenant's view when asked for a tenant. */

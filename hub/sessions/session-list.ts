@@ -2,9 +2,9 @@
 // transport, protocol era and version, and the client it serves, for the caller's own tenant only.
 // Ids are never shown for any but the caller's own session: an Mcp-Session-Id is all another client
 // of the same tenant would need to drive that session, so the others are named by a digest.
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { itemPageOutput } from "../../servers/lib/paging.js";
+import { sessionLabel } from "../observability/session-label.js";
 import { MODERN_PROTOCOL_VERSION, SESSION_KINDS, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 
 /** The SDK's names for the two families of revisions (getProtocolEra() on a v2 client). */
@@ -42,8 +42,6 @@ export function eraOf(session: ClientSession): { era: (typeof ERAS)[number]; pro
   if (session.kind === "modern" || session.negotiatedVersion === MODERN_PROTOCOL_VERSION) return { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION };
   return { era: "legacy", protocolVersion: session.negotiatedVersion ?? null };
 }
-
-export const sessionLabel = (id: string) => createHash("sha256").update(id).digest("hex").slice(0, 8);
 
 const seconds = (ms: number) => Math.round(ms / 1000);
 

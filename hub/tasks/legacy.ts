@@ -98,7 +98,7 @@ export class LegacyTasks implements SessionServerExtension {
     /** The tenant's lasting context, where a task's call runs: it outlives the session that started it. */
     private readonly contextOf: (tenant: ServedTenant) => ClientSession,
   ) {
-    this.pending = new PendingCalls(hub.replica);
+    this.pending = new PendingCalls(hub.secrets, hub.replica);
   }
 
   install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void {

@@ -21,6 +21,10 @@ const ARGS = [
   "--disable-sync",
   "--no-first-run",
   "--disable-quic",
+  // what enforces the Connection-Allowlist header workspace pages carry (./workspace-origin.ts): on
+  // by default in Chromium 156, a prototype behind this switch before. Chromium merges the switch
+  // with Playwright's own --enable-features
+  "--enable-features=ConnectionAllowlists",
 ];
 
 /** The operator's CDP port (AGENTBOX_CDP_PORT), or undefined when the endpoint is off. */

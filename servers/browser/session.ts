@@ -85,7 +85,7 @@ export class BrowserSession {
       await context.close().catch(() => undefined);
       throw new ToolError("This client session was closed while the browser was starting.");
     }
-    await serveWorkspace(context, this.workspace);
+    await serveWorkspace(context, this.workspace, (text) => this.notice(text));
     context.setDefaultTimeout(ACTION_TIMEOUT_MS);
     context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
     context.on("page", (page) => this.adopt(page, true));

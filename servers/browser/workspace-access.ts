@@ -79,8 +79,9 @@ export async function mayLoadWorkspace(request: Request): Promise<boolean> {
 /**
  * May this request to another site go ahead? Not when a workspace document sends its tab or a
  * frame there (location, a link, a refresh): its content security policy already stops its
- * fetches, beacons, images, forms and popups, but no policy governs where a document navigates.
- * The browser tools themselves still go anywhere.
+ * fetches, beacons, images, forms and popups, but no such policy governs where a document
+ * navigates (its Connection-Allowlist does, in a Chromium that has that feature: then this never
+ * sees the navigation, see onLeavingHeld). The browser tools themselves still go anywhere.
  */
 export function mayLeaveWorkspace(request: Request): boolean {
   if (!request.isNavigationRequest()) return true;
@@ -94,3 +95,20 @@ export function mayLeaveWorkspace(request: Request): boolean {
   if (parent) return !isWorkspaceUrl(parent.url());
   return !isWorkspaceUrl(frame.url()) || startedByTool(frame.page(), request.url());
 }
+
+/**
+ * Calls `held` when a workspace document's own navigation (a link, `location`, a frame's) ended on
+ * Chromium's error page: its Connection-Allowlist (./workspace-origin.ts) stops such a navigation
+ * before any route sees it. A browser tool's navigation that fails is the tool's to report.
+ */
+export function onLeavingHeld(page: Page, held: () => void): void {
+  const shown = new WeakMap<Frame, string>();
+  page.on("framenavigated", (frame) => {
+    const before = shown.get(frame);
+    shown.set(frame, frame.url());
+    if (frame.url().startsWith(ERROR_PAGE) && before && isWorkspaceUrl(before) && !toolNavigations.get(page)?.size) held();
+  });
+}
+
+/** Where Chromium shows a navigation that failed. */
+const ERROR_PAGE = "chrome-error://";

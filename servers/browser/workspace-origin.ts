@@ -15,7 +15,7 @@ import { toolName } from "../lib/names.js";
 import { ToolError } from "../lib/tool.js";
 import { isInside, relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { DOWNLOADS_FOLDER } from "./recorder.js";
-import { isWorkspaceUrl, mayLeaveWorkspace, mayLoadWorkspace, WORKSPACE_ORIGIN } from "./workspace-access.js";
+import { isWorkspaceUrl, mayLeaveWorkspace, mayLoadWorkspace, onLeavingHeld, WORKSPACE_ORIGIN } from "./workspace-access.js";
 
 export { isWorkspaceUrl, WORKSPACE_ORIGIN } from "./workspace-access.js";
 
@@ -43,6 +43,12 @@ function headers(policy: string): Record<string, string> {
     "access-control-allow-origin": WORKSPACE_ORIGIN,
     "x-content-type-options": "nosniff", // a text file is never run as a script or style
     "x-dns-prefetch-control": "off",
+    // Speculation rules (<script type="speculationrules">, inline, or built by a script) prefetch and
+    // prerender URLs a page writes, and no content security policy governs them: 'unsafe-inline',
+    // which the agent's pages need, allows them too. A Connection-Allowlist (Chromium's
+    // ConnectionAllowlists, switched on in ./chromium.ts) holds everything a document starts to its
+    // own origin, speculation included; Chromium has no switch that turns speculation off.
+    "connection-allowlist": "(response-origin)",
     "referrer-policy": "no-referrer", // workspace paths stay out of requests to other sites
   };
 }
@@ -57,8 +63,11 @@ export function workspaceUrl(workspace: string, fileUrl: string): string {
   return `${WORKSPACE_ORIGIN}/${segments.join("/")}${slash}${parsed.search}${parsed.hash}`;
 }
 
-/** Serve the workspace origin in this context (called once per BrowserContext). */
-export async function serveWorkspace(context: BrowserContext, workspace: string): Promise<void> {
+/**
+ * Serve the workspace origin in this context (called once per BrowserContext); `notice` tells the
+ * next response of what Chromium refused before the route could answer.
+ */
+export async function serveWorkspace(context: BrowserContext, workspace: string, notice: (text: string) => void): Promise<void> {
   await context.route(`${WORKSPACE_ORIGIN}/**`, (route) => fulfil(route, workspace));
   await context.addInitScript(withoutWebRtc, WORKSPACE_ORIGIN);
   // Chromium already pauses every request for the route above, so guarding the rest costs little.
@@ -69,6 +78,12 @@ export async function serveWorkspace(context: BrowserContext, workspace: string)
       else await refuse(route, 403, `A workspace page may not open other sites; open ${route.request().url()} with ${toolName("navigate")}.`);
     },
   );
+  // the page's Connection-Allowlist stops its navigations to other sites before the route sees
+  // them: the tab shows Chromium's error page, so the next response says why and what to do instead
+  const held =
+    "A workspace page may not open other sites: Chromium stopped this page's own navigation away (ERR_NETWORK_ACCESS_REVOKED). " +
+    `Open the address you want with ${toolName("navigate")}.`;
+  context.on("page", (page) => onLeavingHeld(page, () => notice(held)));
 }
 
 /**

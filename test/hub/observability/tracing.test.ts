@@ -1,13 +1,14 @@
 // OpenTelemetry traces end to end: a client's tools/call carrying a W3C traceparent yields spans of
 // that same trace from the hub (its tools/call span, its CLIENT span to the child) and from the
 // server that ran the call, parents linked, exported over OTLP/HTTP to a real collector on loopback;
-// for a 2025 session (SDK v1) and a 2026-07-28 request (SDK v2). No argument value or key is exported;
+// for a 2025 session (SDK v1) and a 2026-07-28 request (SDK v2). No argument value, key or session id is exported;
 // hostile trace context is ignored; nothing is exported when no endpoint is set.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CreateTaskResultSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { startCollector, type OtlpCollector, type ReceivedSpan } from "../../helpers/otlp-collector.js";
@@ -15,6 +16,7 @@ import { until } from "../../helpers/wait.js";
 import { connectModern, postModern, startTask, withTasks } from "../modern/modern-client.js";
 import { tracesProtocol } from "../../../servers/lib/tracing.js";
 import { distRoot } from "../../../hub/config/config.js";
+import { sessionLabel } from "../../../hub/observability/session-label.js";
 import { connectAs, untilStatus } from "../tasks/legacy-client.js";
 
 const KEY = `alice-${randomBytes(16).toString("hex")}`;
@@ -103,7 +105,10 @@ describe("traces over OTLP/HTTP (protobuf)", () => {
   test("a 2025 session's call continues the client's _meta.traceparent through the hub into the server", async () => {
     const client = await hub.connect({ headers: auth });
     const spans = await tracedEcho(client);
-    assert.equal(typeof spans.hubCall.attributes["mcp.session.id"], "string");
+    // the id is a credential: spans name the session by the label the audit trail and hub_sessions use
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    assert.equal(spans.hubCall.attributes["mcp.session.id"], sessionLabel(sessionId));
+    secrets.push(sessionId);
     assert.equal(typeof spans.hubCall.attributes["jsonrpc.request.id"], "string");
     assert.ok(spans.hubCall.encoding === "protobuf");
     await client.close();
