@@ -1,7 +1,7 @@
 // The container smoke test's isolation phases (issue 13), run by docker/smoke.mjs:
 //  - `docker run` with Docker's default capabilities and two tenants (AGENTBOX_TENANTS): each
 //    tenant's commands run under a uid of its own, neither root nor the other's, and one cannot
-//    read the other's files or kill the hub;
+//    read the other's files or kill the hub, nor connect to a service the other listens on;
 //  - `--cap-drop ALL --user agent` with two tenants: refused at once with a message saying what to
 //    change (one tenant only where the hub cannot switch users).
 import { randomBytes } from "node:crypto";
@@ -55,6 +55,29 @@ export async function phaseTenants({ image, check, expect, connect, callOk, text
       expect(/Permission denied/.test(out) && /Operation not permitted/.test(out), `expected refusals:\n${out}`);
       expect(!out.includes(keyB) && !out.includes(keyA), "a key was readable");
       expect((await fetch(`${container.origin}/healthz`)).ok, "the hub died");
+    });
+    await check("two tenants: alice's curl reaches none of bob's listener's addresses; bob's own does", async () => {
+      const status = await (await fetch(`${container.origin}/`, { headers: { Authorization: `Bearer ${keyB}` } })).json();
+      expect(status.isolation?.network === "isolated", `network: ${JSON.stringify(status.isolation)}`);
+      const port = Number(/^(\d+)-/.exec(status.isolation.ports ?? "")?.[1]);
+      const session = await callOk(bob, "terminal_session_create", {});
+      // every address at once: a dual-stack wildcard listener, as a dev server started with --host often is
+      await callOk(bob, "terminal_session_send", {
+        id: session.structuredContent.id,
+        input: `python3 -m http.server ${port} --bind ::\n`,
+        waitFor: "Serving HTTP",
+        timeoutMs: 20_000,
+      });
+      const curl = (address) => `curl -sS -m 5 -o /dev/null -w '${address} %{http_code}\\n' http://${address}:${port}/ 2>&1`;
+      const own = shOut(await callOk(bob, "terminal_exec", { command: curl("127.0.0.1") }), textOf);
+      expect(/127\.0\.0\.1 200/.test(own), `bob's own curl: ${own}`);
+      const probe = await alice.callTool({
+        name: "terminal_exec",
+        arguments: { command: `${["127.0.0.1", "127.0.0.2", "[::1]", "[::ffff:127.0.0.1]"].map(curl).join("; ")}; true` },
+      });
+      const out = textOf(probe);
+      expect(!/ 200/.test(out), `alice reached bob's listener:\n${out}`);
+      expect((out.match(/Permission denied|Failed to connect|Couldn't connect/g) ?? []).length >= 4, `expected four refusals:\n${out}`);
     });
   } finally {
     for (const c of clients) await c.close().catch(() => {});

@@ -36,6 +36,8 @@ import type { HubStatus } from "./sessions/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
 import { Previews } from "./previews/previews.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
+import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
+import { formatRange, parsePortRange } from "./config/network.js";
 
 export const VERSION: string = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
@@ -44,6 +46,8 @@ export class Hub implements HubServices {
   readonly metrics = new HubMetrics();
   readonly limits: RateLimits;
   readonly isolation: Isolation;
+  /** Tenants apart on the network: each one's own TCP ports (hub/tenants/network.ts). */
+  readonly network: NetworkPlan;
   readonly tenants: ServedTenant[];
   readonly sessions: SessionRegistry;
   /** Session caps and churn (hub/sessions/admission.ts). */
@@ -75,6 +79,7 @@ export class Hub implements HubServices {
   /** Set by stop(): sessions closing now need no notice to children about to end anyway. */
   private stopping = false;
   private hubUrl = "";
+  private hubPort?: number;
 
   constructor(
     readonly config: HubConfig,
@@ -105,7 +110,15 @@ export class Hub implements HubServices {
     const keys = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
     // not minted, but known: an agent that passes its key along is not to have it written down either
     for (const key of keys) this.secrets.remember(config, key);
-    this.tenants = buildTenants(config, isolation).map((tenant) => {
+    this.network = planNetwork({
+      network: config.network,
+      tenants: config.tenants,
+      hubPort: config.port,
+      perTenantUids: isolation.mode === "uid",
+      reachable: collectorPorts(process.env),
+      parse: parsePortRange,
+    });
+    this.tenants = buildTenants(config, isolation, this.network).map((tenant) => {
       // one budget for every server of the tenant: its calls waiting for slots, wherever they wait
       const queueing = { taskSlotsPercent: config.taskSlotsPercent, budget: new QueueBudget(config.queuedCallBytes) };
       const childLog = (name: string) => log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
@@ -167,7 +180,8 @@ export class Hub implements HubServices {
     return {
       env,
       cwd: tenant.workspace,
-      command: (command, args) => tenantCommand(tenant, this.isolation, command, args),
+      // its processes may reach the hub (code calls hub tools over HTTP) beside the tenant's own ports
+      command: (command, args) => tenantCommand(tenant, this.isolation, command, args, { hubPort: this.hubPort }),
       maxMessageBytes: this.config.maxMessageBytes,
       output: this.config.childOutput,
       queueing,
@@ -188,8 +202,9 @@ export class Hub implements HubServices {
   }
 
   /** Prepare every tenant's folders and start every enabled child in parallel. */
-  async startChildren(hubUrl: string): Promise<void> {
+  async startChildren(hubUrl: string, hubPort?: number): Promise<void> {
     this.hubUrl = hubUrl;
+    this.hubPort = hubPort;
     for (const tenant of this.tenants) prepareTenant(tenant, this.config, (msg, fields) => this.log.warn(msg, { tenant: tenant.name, ...fields }));
     if (this.isolation.mode === "uid") process.umask(0o077);
     // idle children (known from the manifest) start on their first call
@@ -305,7 +320,14 @@ export class Hub implements HubServices {
       ready: this.readyWith(tenants.flatMap((t) => t.children)),
       sessions: tenant ? this.sessions.of(tenantPrincipal(tenant)).size : this.sessions.size,
       workspace: tenant?.workspace ?? this.config.workspace,
-      isolation: { mode: this.isolation.mode, ...(tenant ? {} : { tenants: this.tenants.length }), summary: this.isolation.summary },
+      isolation: {
+        mode: this.isolation.mode,
+        ...(tenant ? {} : { tenants: this.tenants.length }),
+        summary: this.isolation.summary,
+        network: this.network.network,
+        networkSummary: this.network.networkSummary,
+        ...(tenant?.network ? { ports: formatRange(tenant.network.ports) } : {}),
+      },
       ...(tenant && this.diskBudgets.usage(tenant) ? { disk: this.diskBudgets.usage(tenant) } : {}),
       servers: tenants.flatMap((t) =>
         t.children.map((c) => ({

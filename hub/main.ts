@@ -136,8 +136,9 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void stop("SIGINT"));
 
   log.info("access", { summary: accessSummary(hub, config.host, port) });
+  if (hub.network.warning) log.warn(hub.network.warning);
   try {
-    await hub.startChildren(`http://${loopback}:${port}/mcp`);
+    await hub.startChildren(`http://${loopback}:${port}/mcp`, port);
   } catch (err) {
     log.error("cannot start", { error: errorMessage(err) });
     await hub.stop();

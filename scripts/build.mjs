@@ -72,6 +72,29 @@ step(
   () => node(["dist/hub/playground/build.js"]),
 );
 
+// agentbox-landlock (hub/tenants/network.ts) is C: Landlock is a set of system calls Node cannot make.
+// Without a C compiler the hub still runs; a hub with several tenants then says they share the network.
+step(
+  "landlock",
+  () => digest(filesUnder("hub/tenants/landlock")),
+  ["dist/bin/agentbox-landlock"],
+  () => {
+    const compiler = ["cc", "gcc", "clang"].find((name) => spawnSync(name, ["--version"], { stdio: "ignore" }).status === 0);
+    if (!compiler) {
+      process.stderr.write(
+        "build: no C compiler (cc, gcc or clang): agentbox-landlock not built, so tenants will share the network (npm run setup installs one)\n",
+      );
+      return;
+    }
+    fs.mkdirSync(path.join(root, "dist", "bin"), { recursive: true });
+    const source = path.join(root, "hub", "tenants", "landlock", "agentbox-landlock.c");
+    const result = spawnSync(compiler, ["-O2", "-Wall", "-Wextra", "-Werror", "-o", path.join(root, "dist", "bin", "agentbox-landlock"), source], {
+      stdio: "inherit",
+    });
+    if (result.status !== 0) process.exit(result.status ?? 1);
+  },
+);
+
 // the manifest records what the built-in servers list: it changes with their code (compiled, and
 // the non-TypeScript files they load), the hub modules that list them, and the AGENTBOX_* settings
 // the servers' code names (found in it, so the list keeps itself; a new port or key rebuilds nothing)

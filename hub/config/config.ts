@@ -10,6 +10,7 @@ import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsE
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
 import { previewsFromEnv, type PreviewConfig } from "./previews.js";
 import { auditConfigFromEnv, type AuditConfig } from "./audit.js";
+import { networkFromEnv, type NetworkConfig } from "./network.js";
 import {
   ConfigError,
   describeZodError,
@@ -104,6 +105,8 @@ export interface HubConfig {
   previews: PreviewConfig;
   /** The audit trail and the tenants /metrics names (hub/config/audit.ts). */
   audit: AuditConfig;
+  /** Tenants apart on the network: their port blocks (hub/config/network.ts, hub/tenants/network.ts). */
+  network: NetworkConfig;
 }
 
 export interface CliOverrides {
@@ -229,6 +232,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     audit: auditConfigFromEnv(env),
     sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
     previews: previewsFromEnv(env),
+    network: networkFromEnv(env, file),
   };
 }
 

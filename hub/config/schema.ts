@@ -90,6 +90,17 @@ const tenantLimitsSchema = z
   .strict();
 export type TenantLimits = z.infer<typeof tenantLimitsSchema>;
 
+const portRangeText = z.string().regex(/^\s*\d{1,5}\s*(-\s*\d{1,5}\s*)?$/, 'a port range such as "61000-65535"');
+
+// hub/config/network.ts reads these
+const networkSchema = z
+  .object({
+    isolation: z.enum(["auto", "off"], { message: 'network.isolation is "auto" (tenants\' ports kept apart where the kernel allows) or "off"' }).optional(),
+    ports: portRangeText.optional(),
+    portsPerTenant: z.number().int().min(1).max(10_000).optional(),
+  })
+  .strict();
+
 export const TENANT_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const tenantSchema = z
   .object({
@@ -101,6 +112,8 @@ const tenantSchema = z
       .max(2 ** 31 - 2)
       .optional(),
     limits: tenantLimitsSchema.optional(),
+    // the TCP ports this tenant's processes may listen on, instead of a block given in config order
+    ports: portRangeText.optional(),
     // what this tenant's sessions see by default (hub/config/selection-spec.ts); its keys replace the global ones
     ...selectionConfigShape,
   })
@@ -129,6 +142,7 @@ export const fileSchema = z
     rateLimits: rateLimitsSchema.optional(),
     tenants: z.record(z.string().regex(TENANT_NAME, "a tenant name uses a-z, 0-9 and - (at most 32, starting with a letter)"), tenantSchema).optional(),
     limits: tenantLimitsSchema.optional(),
+    network: networkSchema.optional(),
     stateDir: z.string().optional(),
     // selection hook: default servers/tools/catalog for every session (hub/config/selection-spec.ts)
     ...selectionConfigShape,

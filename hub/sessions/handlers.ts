@@ -11,6 +11,7 @@ import { knownOwner, listResources, resourceOwner } from "./resources.js";
 import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
+import { formatRange, type PortRange } from "../config/network.js";
 
 /** What every handler works with: the hub and the session, seen through the view of this request or session. */
 export interface HandlerCtx {
@@ -30,7 +31,13 @@ export const HUB_CAPABILITIES = {
 
 /** The hub's instructions for a session's view: the selection hook may add to the hub's sentence (search mode: how to find tools). */
 export function hubInstructions({ session, view }: HandlerCtx): string {
-  return mergeInstructions(view.instructions(HUB_INSTRUCTIONS), selectedServers(session.tenant.children, view));
+  return mergeInstructions(view.instructions(HUB_INSTRUCTIONS + portsSentence(session.tenant.network?.ports)), selectedServers(session.tenant.children, view));
+}
+
+/** A confined tenant is told its ports up front: a dev server on 3000 or 5173 would be refused. */
+function portsSentence(ports: PortRange | undefined): string {
+  if (!ports) return "";
+  return ` Programs you start may listen only on TCP ports ${formatRange(ports)} ($PORT is the first); other ports, port 0 included, are refused.`;
 }
 
 export async function checkMethodLimit({ hub, session }: HandlerCtx, method: string): Promise<void> {

@@ -30,6 +30,9 @@ export const hubStatusShape = {
     mode: z.enum(["uid", "shared-uid"]),
     tenants: z.number().optional(),
     summary: z.string(),
+    network: z.enum(["isolated", "shared"]).describe("Whether one tenant's processes are kept from the sockets another's listen on"),
+    networkSummary: z.string().describe("How (Landlock port blocks), or why not"),
+    ports: z.string().optional().describe("The TCP ports this tenant's processes may listen on (also $AGENTBOX_PORTS; $PORT is the first)"),
   }),
   disk: z
     .object({ usedBytes: z.number().optional(), budgetBytes: z.number(), frozen: z.boolean() })

@@ -92,7 +92,9 @@ const hubStatus = defineTool({
         `${s.name.padEnd(12)} ${s.state.padEnd(10)} pid ${s.pid ?? "-"}  tools ${s.tools}  restarts ${s.restarts}${s.lastError ? `\n  why: ${s.lastError}` : ""}`,
     );
     const head = `agentbox ${status.version}, up ${status.uptimeSeconds} s, ${status.sessions} sessions, workspace ${status.workspace}`;
-    return reply.data(`${head}\nisolation: ${status.isolation.mode} (${status.isolation.summary})\n${lines.join("\n")}`, status);
+    const { isolation } = status;
+    const network = `network: ${isolation.network} (${isolation.networkSummary})${isolation.ports ? `; your TCP ports: ${isolation.ports}` : ""}`;
+    return reply.data(`${head}\nisolation: ${isolation.mode} (${isolation.summary})\n${network}\n${lines.join("\n")}`, status);
   },
 });
 

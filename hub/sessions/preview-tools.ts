@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { defineTool, reply } from "../../servers/lib/tool.js";
 import type { OpenPreview } from "../previews/previews.js";
+import { formatRange } from "../config/network.js";
 import type { ClientSession } from "./registry.js";
 import type { SessionServices } from "./services.js";
 import { sessionLabel } from "../observability/session-label.js";
@@ -55,6 +56,13 @@ export const hubPreview = defineTool({
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async run({ port, ttlSeconds }, { hub, session }: Context) {
+    const ports = session.tenant.network?.ports;
+    // only ever the tenant's own block: a port outside it can hold nothing of the tenant's but an unbound listener in the ephemeral range
+    if (ports && (port < ports.low || port > ports.high)) {
+      return reply.error(
+        `Cannot preview port ${port}: your processes listen only on TCP ports ${formatRange(ports)}. Start the app on one of them ($PORT is ${ports.low}), then ask again.`,
+      );
+    }
     const uid = session.tenant.identity?.uid ?? process.getuid?.() ?? 0;
     const opened = hub.previews.open({ tenant: session.tenant.name, uid, session: session.id, port, ttlSeconds });
     if (typeof opened === "string") return reply.error(opened);

@@ -96,8 +96,16 @@ export function fileSizeLimit(disk: DiskLimit): string {
  * supplementary groups, no capabilities (inheritable, ambient, bounding) and no_new_privs, so no
  * setuid binary or file capability can lift it again; prlimit then caps what it may use (as the
  * tenant: it can lower its limits but, without CAP_SYS_RESOURCE, never raise a hard one again).
+ * `confinement` (./network.ts) comes first, still as the hub's uid: the tenant's uid never runs
+ * outside it, so none of its processes can reach (or ptrace) one that does.
  */
-export function asTenant(isolation: Isolation, limits: ProcessLimits, command: string, args: string[]): { command: string; args: string[] } {
+export function asTenant(
+  isolation: Isolation,
+  limits: ProcessLimits,
+  command: string,
+  args: string[],
+  confinement: readonly string[] = [],
+): { command: string; args: string[] } {
   const setpriv = [
     `--reuid=${limits.uid}`,
     `--regid=${limits.gid}`,
@@ -112,5 +120,6 @@ export function asTenant(isolation: Isolation, limits: ProcessLimits, command: s
     `--fsize=${fileSizeLimit(limits.disk)}`,
     "--core=0:0",
   ];
-  return { command: "setpriv", args: [...setpriv, "--", "prlimit", ...prlimit, "--", command, ...args] };
+  const line = [...confinement, "setpriv", ...setpriv, "--", "prlimit", ...prlimit, "--", command, ...args];
+  return { command: line[0], args: line.slice(1) };
 }

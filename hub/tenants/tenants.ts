@@ -7,7 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigError, type HubConfig, type TenantConfig } from "../config/config.js";
 import { DISK_BUDGET_FILE_ENV } from "../../servers/lib/disk-budget.js";
+import { TENANT_PORTS_ENV } from "../../servers/lib/tenant-ports.js";
 import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
+import { formatRange } from "../config/network.js";
+import type { NetworkPlan, TenantNetwork } from "./network.js";
 import { selectionOf, type SelectionSpec } from "../config/selection-spec.js";
 
 // RLIMIT_NPROC counts threads too: a Chromium tab is about 20, a Python kernel about 5, so 36
@@ -43,6 +46,8 @@ export interface Tenant {
   readonly diskStatus?: string;
   /** Its sessions' default selection, over the global one (hub/config/selection-spec.ts). */
   readonly selection?: SelectionSpec;
+  /** Its own TCP ports, when tenants are kept apart on the network (./network.ts). */
+  readonly network?: TenantNetwork;
 }
 
 /**
@@ -60,7 +65,7 @@ export function derivedUid(name: string, workspace: string): number {
   );
 }
 
-export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] {
+export function buildTenants(config: HubConfig, isolation: Isolation, network?: NetworkPlan): Tenant[] {
   const multi = config.tenants.length > 1;
   if (multi && isolation.mode !== "uid") {
     throw new ConfigError(
@@ -93,6 +98,7 @@ export function buildTenants(config: HubConfig, isolation: Isolation): Tenant[] 
       home: state && path.join(state, "home"),
       tmp: state && path.join(state, "tmp"),
       diskStatus: state && path.join(state, "disk.json"),
+      network: network?.tenants.get(t.name),
     };
   });
 }
@@ -232,10 +238,25 @@ export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.Proces
     }
     Object.assign(env, { HOME: tenant.home!, TMPDIR: tenant.tmp!, USER: tenant.name, LOGNAME: tenant.name, [DISK_BUDGET_FILE_ENV]: tenant.diskStatus! });
   }
+  if (tenant.network) {
+    // PORT: what many dev servers listen on when told nothing; the hub's own PORT would only be refused
+    Object.assign(env, { [TENANT_PORTS_ENV]: formatRange(tenant.network.ports), PORT: String(tenant.network.ports.low) });
+  }
   return env;
 }
 
-/** How a server of this tenant is spawned. */
-export function tenantCommand(tenant: Tenant, isolation: Isolation, command: string, args: string[]): { command: string; args: string[] } {
-  return tenant.identity ? asTenant(isolation, tenant.identity, command, args) : { command, args };
+/**
+ * How a program runs as this tenant: a server (given the hub's port, which its processes may reach
+ * beside the tenant's own ports), or one of the hub's own short helpers (no hub port: no network).
+ */
+export function tenantCommand(
+  tenant: Tenant,
+  isolation: Isolation,
+  command: string,
+  args: string[],
+  server?: { hubPort: number | undefined },
+): { command: string; args: string[] } {
+  if (!tenant.identity) return { command, args };
+  const confinement = tenant.network ? (server ? tenant.network.confine(server.hubPort) : tenant.network.confineHelper) : [];
+  return asTenant(isolation, tenant.identity, command, args, confinement);
 }

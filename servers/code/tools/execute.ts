@@ -1,6 +1,7 @@
 // code_execute: run Python or JavaScript in a persistent session, notebook style.
 import { z } from "zod";
 import { defineTool, reply } from "../../lib/tool.js";
+import { portNote } from "../../lib/tenant-ports.js";
 import type { ExecOutcome } from "../kernel.js";
 import { DEFAULT_SESSION } from "../sessions.js";
 import { config, sessions } from "../state.js";
@@ -80,6 +81,8 @@ const execute = defineTool({
         kernel.execute(code, timeoutMs ?? config.defaultTimeoutMs, ctx.signal),
       )
       .finally(() => clearInterval(heartbeat));
+    const ports = outcome.status === "error" ? portNote(`${outcome.error ?? ""}\n${outcome.stderr}`) : undefined;
+    const note = [outcome.note, ports].filter(Boolean).join(" ") || undefined;
     const structured = {
       status: outcome.status,
       stdout: outcome.stdout,
@@ -89,13 +92,13 @@ const execute = defineTool({
       images: outcome.images.length,
       stateKept: outcome.stateKept,
       outputCut: outcome.truncated,
-      ...(outcome.note ? { note: outcome.note } : {}),
+      ...(note ? { note } : {}),
       language,
       session: name,
       cell: outcome.cell,
       durationMs: Date.now() - started,
     };
-    const text = formatOutcome(outcome);
+    const text = formatOutcome({ ...outcome, note });
     const figures = outcome.images.map((image) => ({ type: "image" as const, data: image.data, mimeType: image.mimeType }));
     return outcome.status === "ok" ? reply.data(text, structured, figures) : reply.failure(text, structured, figures);
   },

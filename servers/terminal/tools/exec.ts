@@ -5,6 +5,7 @@ import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
 import { toolName } from "../../lib/names.js";
 import { fileSizeLimitNote } from "../../lib/disk-budget.js";
+import { portNote } from "../../lib/tenant-ports.js";
 import { runCommand, type ExecResult } from "../exec-runner.js";
 import { ProgressStream } from "../progress.js";
 import { settings } from "../settings.js";
@@ -64,7 +65,8 @@ const exec = defineTool({
     }
     const outputCut = result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0;
     const structured = { ...result, outputCut };
-    const note = await fileSizeLimitNote(result);
+    const notes = [await fileSizeLimitNote(result), portNote(`${result.stdout}\n${result.stderr}`)].filter(Boolean);
+    const note = notes.length ? notes.join(" ") : undefined;
     const text = describe(result, timeoutMs, outputCut, note);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
     // a non-zero exit is an error (README "Conventions"), with the exit code and output as data all the same

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { toolName } from "../../lib/names.js";
 import { limitField } from "../../lib/paging.js";
+import { portNote } from "../../lib/tenant-ports.js";
 import { KEY_HELP, keyBytes } from "../keys.js";
 import { defaultShell, resolveProgram } from "../program.js";
 import { closeTerminal, findTerminal, listTerminals, openTerminal } from "../registry.js";
@@ -88,7 +89,8 @@ function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null, mo
   const notes = [`Terminal ${t.id} (${status(t)})`];
   if (waited) notes.push(WAIT_NOTES[waited]);
   if (read.droppedBytes > 0) notes.push(`${read.droppedBytes} unread bytes were dropped by the scrollback cap`);
-  const text = `${notes.join("; ")}.\n${read.text}`;
+  const ports = portNote(read.text);
+  const text = `${notes.join("; ")}.${ports ? ` ${ports}` : ""}\n${read.text}`;
   return reply.data(text, {
     id: t.id,
     output: read.text,

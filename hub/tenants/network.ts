@@ -1,0 +1,215 @@
+// Tenants apart on the network. A tenant's processes may listen only on a block of TCP ports of
+// its own, and may connect to any port but the other tenants' blocks and the kernel's ephemeral
+// range (where a socket that listens without binding lands, whoever owns it); the hub's own port
+// stays open to them. Landlock (Linux 6.7+, allowed by Docker's default seccomp profile and
+// capabilities) enforces it on every address at once, 127.x, ::1, ::ffff:127.0.0.1 and wildcard
+// listeners alike, and scopes abstract UNIX sockets to the process tree they were made in (6.12+).
+// The rules are set by ./landlock/agentbox-landlock.c before the uid switch, so no process of the
+// tenant's uid ever runs outside them. UDP is not covered: Landlock has no UDP rules.
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { distRoot } from "../config/config.js";
+import { formatRange, type NetworkConfig, type PortRange } from "../config/network.js";
+import { ConfigError } from "../config/schema.js";
+
+export type { PortRange };
+
+/** What GET / and hub_status say of the network between tenants. */
+export interface NetworkReport {
+  network: "isolated" | "shared";
+  /** How it is kept apart, or why it is not. */
+  networkSummary: string;
+}
+
+/** A tenant's share of the network, when its ports are confined. */
+export interface TenantNetwork {
+  /** The TCP ports its processes may listen on. */
+  readonly ports: PortRange;
+  /** The helper's command line (to put before setpriv) for a server of the tenant, or for the hub's own short helpers (no network at all). */
+  confine(hubPort: number | undefined): string[];
+  readonly confineHelper: string[];
+}
+
+export interface NetworkPlan extends NetworkReport {
+  /** One warn line for the startup log when tenants can reach each other's sockets. */
+  warning?: string;
+  /** Each confined tenant's share, by name. */
+  tenants: ReadonlyMap<string, TenantNetwork>;
+}
+
+/** The kernel's Landlock ABI as the helper sees it (0: none), or undefined when the helper is not built. */
+export function landlockAbi(helper = landlockHelper()): number | undefined {
+  if (!fs.existsSync(helper)) return undefined;
+  const probe = spawnSync(helper, ["--abi"], { encoding: "utf8", timeout: 5000 });
+  const abi = Number(probe.stdout?.trim());
+  return probe.status === 0 && Number.isInteger(abi) ? abi : 0;
+}
+
+export const landlockHelper = () => path.join(distRoot(), "bin", "agentbox-landlock");
+
+/** The ports the kernel hands out to sockets that bind port 0 or listen unbound. */
+export function ephemeralPorts(): PortRange {
+  try {
+    const [low, high] = fs.readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/).map(Number);
+    if (low > 0 && high >= low && high <= 65535) return { low, high };
+  } catch {
+    // not Linux, or no /proc: Linux's default
+  }
+  return { low: 32768, high: 60999 };
+}
+
+interface TenantPorts {
+  name: string;
+  ports?: string;
+}
+
+const overlaps = (a: PortRange, b: PortRange) => a.low <= b.high && b.low <= a.high;
+const within = (inner: PortRange, outer: PortRange) => inner.low >= outer.low && inner.high <= outer.high;
+
+/**
+ * Each tenant's block: its own "ports" if it names some, else the next free block of
+ * `portsPerTenant` in config order, all inside `region` (a block outside it would be open to every
+ * other tenant) and none shared.
+ */
+export function assignPorts(
+  tenants: readonly TenantPorts[],
+  region: PortRange,
+  perTenant: number,
+  parse: (text: string, where: string) => PortRange,
+): Map<string, PortRange> {
+  const blocks = new Map<string, PortRange>();
+  for (const t of tenants) {
+    if (!t.ports) continue;
+    const block = parse(t.ports, `tenants.${t.name}.ports`);
+    if (!within(block, region))
+      throw new ConfigError(`tenants.${t.name}.ports (${formatRange(block)}) must lie within the tenants' ports ${formatRange(region)} (network.ports).`);
+    const clash = [...blocks].find(([, other]) => overlaps(block, other));
+    if (clash) throw new ConfigError(`tenants.${t.name}.ports (${formatRange(block)}) overlaps tenant '${clash[0]}' (${formatRange(clash[1])}).`);
+    blocks.set(t.name, block);
+  }
+  let next = region.low;
+  for (const t of tenants) {
+    if (blocks.has(t.name)) continue;
+    let block = { low: next, high: next + perTenant - 1 };
+    for (let clash = [...blocks.values()].find((b) => overlaps(b, block)); clash; clash = [...blocks.values()].find((b) => overlaps(b, block))) {
+      block = { low: clash.high + 1, high: clash.high + perTenant };
+    }
+    if (block.high > region.high) {
+      throw new ConfigError(
+        `${tenants.length} tenants need ${perTenant} ports each, more than the tenants' ports ${formatRange(region)} hold: widen network.ports ` +
+          "(AGENTBOX_TENANT_PORTS) or lower network.portsPerTenant (AGENTBOX_PORTS_PER_TENANT).",
+      );
+    }
+    blocks.set(t.name, block);
+    next = block.high + 1;
+  }
+  return blocks;
+}
+
+/** Ports 1-65535 without `holes`, plus `extra`, as the helper's comma-separated ranges. */
+export function portsWithout(holes: readonly PortRange[], extra: readonly PortRange[]): string {
+  const sorted = [...holes].sort((a, b) => a.low - b.low);
+  const open: PortRange[] = [];
+  let from = 1;
+  for (const hole of sorted) {
+    if (hole.low > from) open.push({ low: from, high: hole.low - 1 });
+    from = Math.max(from, hole.high + 1);
+  }
+  if (from <= 65535) open.push({ low: from, high: 65535 });
+  return [...open, ...extra].map((r) => (r.low === r.high ? String(r.low) : formatRange(r))).join(",");
+}
+
+/** The ports of the OTLP collectors the tenants' built-in servers export their spans to, if any. */
+export function collectorPorts(env: NodeJS.ProcessEnv): number[] {
+  const ports = [env.OTEL_EXPORTER_OTLP_ENDPOINT, env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT].flatMap((endpoint) => {
+    try {
+      return endpoint?.trim() ? [Number(new URL(endpoint.trim()).port)] : [];
+    } catch {
+      return []; // the tracing set-up refuses it by name
+    }
+  });
+  return ports.filter((port) => port > 0);
+}
+
+export interface PlanInput {
+  network: NetworkConfig;
+  tenants: readonly TenantPorts[];
+  /** The port the hub is configured to listen on (0: any). */
+  hubPort: number;
+  /** Whether the hub runs tenants under uids of their own. */
+  perTenantUids: boolean;
+  /** Ports the operator's services listen on that every tenant's servers must reach (an OTLP collector). */
+  reachable?: number[];
+  parse: (text: string, where: string) => PortRange;
+  abi?: () => number | undefined;
+  ephemeral?: () => PortRange;
+}
+
+export function planNetwork(input: PlanInput): NetworkPlan {
+  const none = new Map<string, TenantNetwork>();
+  if (input.tenants.length <= 1 || !input.perTenantUids) {
+    return { network: "isolated", networkSummary: "one tenant: no other tenant's sockets to reach", tenants: none };
+  }
+  const shared = (why: string, todo: string): NetworkPlan => ({
+    network: "shared",
+    networkSummary: `tenants can connect to each other's listening sockets: ${why}`,
+    warning: `network: tenants can connect to each other's listening sockets: ${why}. ${todo}`,
+    tenants: none,
+  });
+  if (input.network.isolation === "off") return shared("network isolation is off (AGENTBOX_NETWORK_ISOLATION=off)", "Set it to auto to keep them apart.");
+  const abi = (input.abi ?? landlockAbi)();
+  if (abi === undefined) {
+    return shared(
+      `the Landlock helper ${landlockHelper()} is not built`,
+      "Build agentbox with a C compiler present (npm run setup installs one), or run one container per tenant.",
+    );
+  }
+  if (abi < 4) {
+    return shared(
+      abi === 0 ? "this kernel offers no Landlock" : `this kernel's Landlock (ABI ${abi}) has no network rules`,
+      "Landlock TCP rules need Linux 6.7 or later with landlock in its LSM list (Docker's default seccomp profile allows it); otherwise run one container per tenant.",
+    );
+  }
+  const ephemeral = (input.ephemeral ?? ephemeralPorts)();
+  const region = input.network.ports ?? { low: ephemeral.high + 1, high: 65535 };
+  if (overlaps(region, ephemeral)) {
+    throw new ConfigError(
+      `The tenants' ports ${formatRange(region)} overlap the kernel's ephemeral range ${formatRange(ephemeral)}, which any process may be given: ` +
+        "choose other ports (network.ports, AGENTBOX_TENANT_PORTS).",
+    );
+  }
+  if (region.high < region.low)
+    throw new ConfigError(
+      `The kernel's ephemeral range ${formatRange(ephemeral)} leaves no ports above it for tenants: set network.ports (AGENTBOX_TENANT_PORTS).`,
+    );
+  if (input.hubPort >= region.low && input.hubPort <= region.high)
+    throw new ConfigError(`The hub's port ${input.hubPort} lies within the tenants' ports ${formatRange(region)}: choose another port for one of them.`);
+  const blocks = assignPorts(input.tenants, region, input.network.portsPerTenant, input.parse);
+  const helper = landlockHelper();
+  const tenants = new Map<string, TenantNetwork>();
+  const scope = abi >= 6 ? ["--scope-abstract-unix"] : [];
+  for (const [name, ports] of blocks) {
+    tenants.set(name, {
+      ports,
+      confine: (hubPort) => {
+        const operator = [...(hubPort ? [hubPort] : []), ...(input.reachable ?? [])].map((port) => ({ low: port, high: port }));
+        const reach = portsWithout([ephemeral, region], [ports, ...operator]);
+        return [helper, "--bind", formatRange(ports), "--connect", reach, ...scope, "--"];
+      },
+      confineHelper: [helper, "--bind", "none", "--connect", "none", ...scope, "--"],
+    });
+  }
+  const how =
+    `Landlock (ABI ${abi}): each tenant's processes listen only on TCP ports of its own (${input.network.portsPerTenant} each, from ${formatRange(region)}) ` +
+    `and cannot connect to another tenant's ports or the ephemeral range ${formatRange(ephemeral)}, on any address`;
+  if (abi < 6) {
+    return {
+      network: "shared",
+      networkSummary: `${how}; abstract UNIX sockets are shared (scoping them needs Landlock ABI 6, Linux 6.12)`,
+      warning: `network: tenants can connect to each other's abstract UNIX sockets: this kernel's Landlock is ABI ${abi}, scoping needs ABI 6 (Linux 6.12). TCP ports are kept apart.`,
+      tenants,
+    };
+  }
+  return { network: "isolated", networkSummary: `${how}; abstract UNIX sockets reach only their own server's processes; UDP is not separated`, tenants };
+}
