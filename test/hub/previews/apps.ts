@@ -6,7 +6,8 @@ import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { distRoot } from "../../../hub/config/config.js";
-import { call, textOf } from "../../helpers/hub.js";
+import { call, textOf, type TestHub } from "../../helpers/hub.js";
+import { freePortIn, portsOf } from "../../helpers/tenant-ports.js";
 
 export interface PreviewData {
   port: number;
@@ -17,7 +18,13 @@ export interface PreviewData {
   notes: string[];
 }
 
-/** A port nothing listens on right now. */
+/** A port of the tenant's own block (the key's; a hub with several tenants confines each to one) that nothing listens on now. */
+export async function tenantPort(hub: TestHub, key: string): Promise<number> {
+  const [port] = await freePortIn(await portsOf(hub, key), 1);
+  return port;
+}
+
+/** A port nothing listens on right now (any port is a lone tenant's). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer().listen(0, "127.0.0.1", () => {

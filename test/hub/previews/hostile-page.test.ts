@@ -9,7 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { startHub, type TestHub } from "../../helpers/hub.js";
 import { launch } from "../../playground/browser.js";
-import { freePort, preview, startApp, type PreviewData } from "./apps.js";
+import { tenantPort, preview, startApp, type PreviewData } from "./apps.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
@@ -55,7 +55,7 @@ describe("a hostile previewed page in Chromium", () => {
     });
     const alice = await hub.connect({ headers: auth(KEY_A) });
     const bob = await hub.connect({ headers: auth(KEY_B) });
-    const [alicePort, bobPort] = [await freePort(), await freePort()];
+    const [alicePort, bobPort] = [await tenantPort(hub, KEY_A), await tenantPort(hub, KEY_B)];
     await startApp(alice, alicePort, "alice-private");
     await startApp(bob, bobPort, "bob-hostile");
     hers = await preview(alice, alicePort);

@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 import { callModern, connectModern } from "../modern/modern-client.js";
-import { freePort, get, preview, startApp, startInTerminal, type PreviewData } from "./apps.js";
+import { freePort, get, preview, startApp, startInTerminal, tenantPort, type PreviewData } from "./apps.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
@@ -52,13 +52,13 @@ describe("previews of apps tenants run", () => {
     });
     alice = await hub.connect({ headers: auth(KEY_A) });
     bob = await hub.connect({ headers: auth(KEY_B) });
-    pythonPort = await freePort();
+    pythonPort = await tenantPort(hub, KEY_A);
     await startInTerminal(
       alice,
       `mkdir -p site && printf '<h1>alice python page</h1>' > site/index.html && python3 -m http.server ${pythonPort} --bind 127.0.0.1 --directory site`,
       /Serving HTTP/,
     );
-    appPort = await freePort();
+    appPort = await tenantPort(hub, KEY_A);
     await startApp(alice, appPort, "alice-app");
     python = await preview(alice, pythonPort);
     app = await preview(alice, appPort);
@@ -116,26 +116,22 @@ describe("previews of apps tenants run", () => {
   test("another tenant cannot preview a port one tenant's app holds", async () => {
     const refused = await call(bob, "hub_preview", { port: pythonPort });
     assert.equal(refused.isError, true);
-    assert.match(textOf(refused), /not yours/);
-    const nothing = await call(bob, "hub_preview", { port: await freePort() });
+    assert.match(textOf(refused), /your processes listen only on TCP ports \d+-\d+/);
+    const nothing = await call(bob, "hub_preview", { port: await tenantPort(hub, KEY_B) });
     assert.equal(nothing.isError, true);
     assert.match(textOf(nothing), /Start the app on 127\.0\.0\.1:\d+ first/);
   });
 
-  test("a preview whose port passes to another tenant shows nothing of the new holder's app", async () => {
-    const port = await freePort();
+  test("a preview whose app ends shows nothing more, and another tenant cannot take its port", async () => {
+    const port = await tenantPort(hub, KEY_B);
     const terminal = await startApp(bob, port, "bob-app");
     const bobs = await preview(bob, port);
     assert.match((await get(bobs.url)).body, /page of bob-app/);
-    // bob's app ends; alice's takes the same port
     await call(bob, "terminal_session_kill", { id: terminal });
     await until("bob's app to end", async () => (await get(bobs.url)).status === 502);
-    await startApp(alice, port, "alice-second");
-    for (const path of ["", "headers", "events"]) {
-      const page = await get(bobs.url + path);
-      assert.equal(page.status, 502, page.body);
-      assert.doesNotMatch(page.body, /alice/);
-    }
+    const taken = textOf(await call(alice, "terminal_exec", { command: `python3 -m http.server ${port} --bind 127.0.0.1` }));
+    assert.match(taken, /Permission denied/);
+    for (const path of ["", "headers", "events"]) assert.equal((await get(bobs.url + path)).status, 502);
     await assert.rejects(echo(bobs.url.replace(/^http/, "ws"), "hi"), /upgrade refused: 502/);
   });
 
@@ -226,7 +222,7 @@ describe("previews of apps tenants run", () => {
   });
 
   test("a revoked preview fails, and only its owner can end it", async () => {
-    const port = await freePort();
+    const port = await tenantPort(hub, KEY_B);
     await startApp(bob, port, "bob-revoked");
     const bobs = await preview(bob, port);
     const byAlice = await call(alice, "hub_end_preview", { preview: bobs.url });
@@ -267,7 +263,7 @@ describe("previews of apps tenants run", () => {
   });
 
   test("a tenant may hold only so many previews", async () => {
-    const port = await freePort();
+    const port = await tenantPort(hub, KEY_B);
     await startApp(bob, port, "bob-many");
     // bob may hold some from the tests before: he asks until the hub says no
     const open: PreviewData[] = [];
@@ -284,5 +280,36 @@ describe("previews of apps tenants run", () => {
     await call(alice, "hub_end_preview", { preview: hers.token });
     await call(bob, "hub_end_preview", { preview: open[0].token });
     await preview(bob, port);
+  });
+});
+
+// With the network shared between tenants (AGENTBOX_NETWORK_ISOLATION=off) a port can pass from one
+// tenant to another: the hub's check of the listening socket's owner, per request, still holds.
+describe("previews on a hub whose tenants share the network", () => {
+  test("a preview whose port passes to another tenant shows nothing of the new holder's app", async () => {
+    const hub = await startHub({
+      servers: ["terminal"],
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      env: { AGENTBOX_NETWORK_ISOLATION: "off" },
+    });
+    try {
+      const [alice, bob] = [await hub.connect({ headers: auth(KEY_A) }), await hub.connect({ headers: auth(KEY_B) })];
+      const port = await freePort();
+      const terminal = await startApp(bob, port, "bob-app");
+      const bobs = await preview(bob, port);
+      assert.match((await get(bobs.url)).body, /page of bob-app/);
+      // bob's app ends; alice's takes the same port
+      await call(bob, "terminal_session_kill", { id: terminal });
+      await until("bob's app to end", async () => (await get(bobs.url)).status === 502);
+      await startApp(alice, port, "alice-second");
+      for (const path of ["", "headers", "events"]) {
+        const page = await get(bobs.url + path);
+        assert.equal(page.status, 502, page.body);
+        assert.doesNotMatch(page.body, /alice/);
+      }
+      await assert.rejects(echo(bobs.url.replace(/^http/, "ws"), "hi"), /upgrade refused: 502/);
+    } finally {
+      await hub.stop();
+    }
   });
 });
