@@ -26,6 +26,21 @@ function isJoinedChar(code: number): boolean {
   return isCredentialChar(code) || code === 46 || code === 58;
 }
 
+/** A character as keys hold it: letters lower-cased, as toLowerCase() does to [A-Za-z0-9_-]. */
+const folded = (code: number) => (code >= 65 && code <= 90 ? code + 32 : code);
+const BASE = 131;
+/** Hashes are kept to 30 bits: small integers to V8, never a boxed number per character. */
+const MASK = 0x3fffffff;
+/** BASE ** (KEY_CHARS - 1), within MASK: what the character leaving a window weighs. */
+const LEAVING = Array.from({ length: KEY_CHARS - 1 }).reduce<number>((power) => Math.imul(power, BASE) & MASK, 1);
+
+/** A key's hash, the same the rolling window of redact() arrives at: a text is sliced only where one matches. */
+function hashOf(key: string): number {
+  let hash = 0;
+  for (let i = 0; i < key.length; i++) hash = (Math.imul(hash, BASE) + folded(key.charCodeAt(i))) & MASK;
+  return hash;
+}
+
 /** The first KEY_CHARS credential characters in a row in `text`, if it has so many. */
 function firstRun(text: string): string | undefined {
   let run = 0;
@@ -44,6 +59,8 @@ interface Known {
 
 export class MintedSecrets {
   private readonly known = new Map<string, Known>();
+  /** The known keys' hashes, each with how many keys have it. */
+  private readonly hashes = new Map<number, number>();
   private readonly owned = new Map<unknown, string[]>();
   /** Keys of ended credentials, oldest first, each with when it is dropped. */
   private readonly ending: { keys: string[]; at: number }[] = [];
@@ -59,7 +76,10 @@ export class MintedSecrets {
     if (key === undefined) return;
     const known = this.known.get(key);
     if (known) known.count++;
-    else this.known.set(key, { shownAs, count: 1 });
+    else {
+      this.known.set(key, { shownAs, count: 1 });
+      this.hashes.set(hashOf(key), (this.hashes.get(hashOf(key)) ?? 0) + 1);
+    }
     const keys = this.owned.get(owner);
     if (keys) keys.push(key);
     else this.owned.set(owner, [key]);
@@ -85,12 +105,19 @@ export class MintedSecrets {
     let out = "";
     let copied = 0;
     let run = 0;
+    // the hash of the last KEY_CHARS characters, rolled along: what a hostile server writes to its
+    // stderr passes here, and a slice per character would cost the hub in proportion to it
+    let hash = 0;
     for (let i = 0; i < text.length; i++) {
-      if (!isCredentialChar(text.charCodeAt(i))) {
+      const code = text.charCodeAt(i);
+      if (!isCredentialChar(code)) {
         run = 0;
+        hash = 0;
         continue;
       }
-      if (++run < KEY_CHARS) continue;
+      if (run >= KEY_CHARS) hash = (hash - Math.imul(folded(text.charCodeAt(i - KEY_CHARS)), LEAVING)) & MASK;
+      hash = (Math.imul(hash, BASE) + folded(code)) & MASK;
+      if (++run < KEY_CHARS || !this.hashes.has(hash)) continue;
       const start = i - KEY_CHARS + 1;
       const known = this.known.get(text.slice(start, i + 1).toLowerCase());
       if (!known) continue;
@@ -102,6 +129,7 @@ export class MintedSecrets {
       copied = to;
       i = to - 1;
       run = 0;
+      hash = 0;
     }
     return copied === 0 ? text : out + text.slice(copied);
   }
@@ -111,7 +139,12 @@ export class MintedSecrets {
     while (this.ending.length && this.ending[0].at <= now) {
       for (const key of this.ending.shift()!.keys) {
         const known = this.known.get(key);
-        if (known && --known.count === 0) this.known.delete(key);
+        if (known && --known.count === 0) {
+          this.known.delete(key);
+          const left = (this.hashes.get(hashOf(key)) ?? 1) - 1;
+          if (left > 0) this.hashes.set(hashOf(key), left);
+          else this.hashes.delete(hashOf(key));
+        }
       }
     }
   }
