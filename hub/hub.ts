@@ -32,7 +32,7 @@ import { ToolCalls, type HubTools } from "./sessions/tool-calls.js";
 import { TaskStore } from "./tasks/store.js";
 import { LegacyTasks } from "./tasks/legacy.js";
 import type { HubServices } from "./http/services.js";
-import type { HubStatus } from "./sessions/hub-status.js";
+import type { HubStatus } from "./observability/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
 import { Previews } from "./previews/previews.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";

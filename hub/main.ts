@@ -8,7 +8,7 @@ import { createApp } from "./http/app.js";
 import { Hub, VERSION } from "./hub.js";
 import { MintedSecrets } from "./observability/minted-secrets.js";
 import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler } from "./http/listen.js";
-import { hubTools } from "./sessions/hub-tools.js";
+import { hubTools } from "./tools/hub-tools.js";
 import { firstUntraversable } from "./tenants/tenants.js";
 import { callsInFlight, drain } from "./http/replica.js";
 import { previewUpgrades } from "./http/preview-route.js";

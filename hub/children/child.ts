@@ -349,7 +349,7 @@ export class Child {
    * been handled: a spawned child's output is one ordered stream, so the ping's answer comes after
    * whatever it wrote before, however many reads of its output that took (over HTTP, where each
    * reply has its own stream, this is the best there is). A 2026 round waits on this to carry
-   * every question a child asked in one go (hub/sessions/input-required.ts), not just the first to arrive.
+   * every question a child asked in one go (hub/sessions/pending-call.ts), not just the first to arrive.
    */
   async caughtUp(): Promise<void> {
     const calls = this.calls;

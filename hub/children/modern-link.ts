@@ -157,7 +157,7 @@ export class ModernLink {
           const asked = question as { method: string; params?: Record<string, unknown> };
           // whatever call the child names is not its to name: the question belongs to the call it answered
           const { [SESSION_META_KEY]: _session, [CALL_META_KEY]: _call, ...ownMeta } = (asked.params?._meta ?? {}) as Record<string, unknown>;
-          // the child's key is the caller's key too, where it is free (hub/sessions/input-required.ts)
+          // the child's key is the caller's key too, where it is free (hub/sessions/pending-call.ts)
           const request = { method: asked.method, params: { ...asked.params, _meta: { ...ownMeta, ...named, [INPUT_KEY_META_KEY]: key } } };
           try {
             return [key, await this.events.ask(request, round.signal)] as const;

@@ -10,14 +10,14 @@ import { metricsGate } from "./metrics-gate.js";
 import { mountPlayground } from "../playground/route.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
-import { ModernEndpoint } from "./endpoints/modern.js";
+import { ModernEndpoint } from "../modern/endpoint.js";
 import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 import { knowRequestBase, previewRoute } from "./preview-route.js";
 import { httpTracing } from "../observability/tracing.js";
 
-// Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/http/endpoints/modern.ts)
+// Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/modern/endpoint.ts)
 const MCP_HEADERS = [
   "Content-Type",
   "Accept",

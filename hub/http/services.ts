@@ -1,20 +1,14 @@
-// What the HTTP front uses of the hub as a whole: the sessions room's view of it, plus admission,
+// What the HTTP front uses of the hub as a whole: the 2026-07-28 room's view of it, plus admission,
 // readiness and draining. hub/hub.ts, the composition root, provides it.
 import type { SessionView } from "../catalog/selection.js";
-import type { HubConfig } from "../config/config.js";
 import type { ClientSession } from "../sessions/registry.js";
-import type { SessionServices } from "../sessions/services.js";
-import type { TenantChanges } from "../sessions/changes.js";
+import type { ModernServices } from "../modern/services.js";
 import type { Isolation } from "../tenants/isolation.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
-import type { TaskStore } from "../tasks/store.js";
 import type { EventBudget } from "./event-store.js";
 
-export interface HubServices extends SessionServices {
-  readonly config: HubConfig;
+export interface HubServices extends ModernServices {
   readonly isolation: Isolation;
-  /** Tool calls run as tasks, whichever era's client started them (hub/tasks/store.ts). */
-  readonly tasks: TaskStore;
   /** The bytes all sessions' resumable streams may keep (./event-store.ts). */
   readonly eventBudget: EventBudget;
   /** Set on SIGTERM (./replica.ts drain): not ready, no new sessions, calls in flight finish. */
@@ -28,10 +22,6 @@ export interface HubServices extends SessionServices {
   openSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response>;
   /** The one session all sessionless requests of a client share (per tenant and address), or the refusal to open it. */
   implicitSession(tenant: ServedTenant, clientKey: string): Promise<ClientSession | Response>;
-  /** The tenant's one long-lived context for 2026-07-28 clients (never idles out, not counted against session caps). */
-  modernSession(tenant: ServedTenant): ClientSession;
-  /** Catalog and resource changes per tenant, for 2026-07-28 listen streams. */
-  readonly changes: TenantChanges;
   /** What the configured defaults leave a session; its URL may narrow it. */
   defaultView(tenant: ServedTenant): SessionView;
 }

@@ -14,9 +14,8 @@ import { KEY_CHARS, type MintedSecrets } from "../observability/minted-secrets.j
 import type { AuditConfig } from "../config/audit.js";
 import { RecentCalls } from "../observability/recent-calls.js";
 import type { Params } from "./forward.js";
-import type { CallChannel, ClientSession, CloseReason } from "./registry.js";
+import { eraOf, type CallChannel, type ClientSession, type CloseReason } from "./registry.js";
 import { sessionLabel } from "../observability/session-label.js";
-import { eraOf } from "./session-list.js";
 
 /** What ToolCalls learns of a call on its way (./tool-calls.ts) that its result does not say. */
 export interface CallNote {

@@ -1,5 +1,5 @@
 // What changed in a tenant's catalog or resources, for whoever is told about it without a session
-// of its own to carry it: the 2026-07-28 endpoint's subscriptions/listen streams (hub/http/endpoints/modern.ts).
+// of its own to carry it: the 2026-07-28 endpoint's subscriptions/listen streams (hub/modern/endpoint.ts).
 // The composition root publishes (a child's list_changed, a resource update); a tenant's
 // listeners hear their tenant's changes only.
 import { EventEmitter } from "node:events";

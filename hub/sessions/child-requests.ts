@@ -113,7 +113,7 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   const outgoing = { method: request.method, params: stripSessionMeta(request.params) } as ServerRequest;
   // a call run in another context (hub/sessions/contexts.ts) asks the client that made it
   const asker = origin.call?.caller ?? origin.session;
-  // a 2026-07-28 client is asked only through the call that asks (hub/sessions/input-required.ts), which checks its capabilities
+  // a 2026-07-28 client is asked only through the call that asks (hub/sessions/pending-call.ts), which checks its capabilities
   if (asker.kind === "modern") {
     if (!origin.call) throw unreachableModernClient(request.method, child.name);
     const hint = (request.params?._meta as Record<string, unknown> | undefined)?.[INPUT_KEY_META_KEY];

@@ -92,3 +92,13 @@ async function send(
   await relayed;
   return result;
 }
+
+/** The channel of a request the hub sends on its own (a listen's subscription, a renewal after a restart): no client request carries it. */
+export function quietChannel(): CallChannel {
+  return {
+    signal: AbortSignal.timeout(60_000),
+    notify: () => Promise.resolve(),
+    request: () => Promise.reject(new Error("no client to ask during a subscription the hub makes on its own")),
+    afterReply: (action) => queueMicrotask(action),
+  };
+}

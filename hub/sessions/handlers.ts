@@ -1,6 +1,6 @@
 // What a client's requests (other than tools/call, ./tool-calls.ts) are answered with, whichever
 // protocol era asked: the 2025 session server (./server.ts) and the 2026-07-28 per-request server
-// (./modern-server.ts) register these same functions, so the eras cannot drift apart. Each takes
+// (hub/modern/server.ts) register these same functions, so the eras cannot drift apart. Each takes
 // the hub and session seen through a view, the request's params, and the call's way back.
 import type { GetPromptRequest, ReadResourceRequest, CompleteRequest, SubscribeRequest, UnsubscribeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { forward, type Params } from "./forward.js";
@@ -28,6 +28,9 @@ export const HUB_CAPABILITIES = {
   logging: {},
   completions: {},
 } as const;
+
+/** Who answers, in every 2026-07-28 result's _meta (the SDK stamps it): the same for the SDK's servers, the direct path and the tasks extension's replies. */
+export const serverInfoOf = (hub: { version: string }) => ({ name: "agentbox", version: hub.version, title: "agentbox" });
 
 /** The hub's instructions for a session's view: the selection hook may add to the hub's sentence (search mode: how to find tools). */
 export function hubInstructions({ session, view }: HandlerCtx): string {

@@ -23,7 +23,7 @@ import { sessionLabel } from "../observability/session-label.js";
 import type { SessionView } from "../catalog/selection.js";
 
 /**
- * "modern" is a tenant's one default context for 2026-07-28 clients (hub/http/endpoints/modern.ts):
+ * "modern" is a tenant's one default context for 2026-07-28 clients (hub/modern/endpoint.ts):
  * that revision has no sessions, so what a client's calls leave (terminals, interpreters, pages)
  * lives here for as long as the hub runs. "context" is one more context a client minted a handle for
  * (hub/sessions/contexts.ts), which any client of its tenant may name in a call's `context` argument.
@@ -51,7 +51,7 @@ export interface CallChannel {
   /**
    * A request to the client made while the call runs (sampling, elicitation, roots); `inputKey` is
    * the child's hint for the key a 2026-07-28 client sees it under, `asker` the child that asks
-   * (a 2026 round carries all it asks in one go: hub/sessions/input-required.ts).
+   * (a 2026 round carries all it asks in one go: hub/sessions/pending-call.ts).
    */
   request(request: ServerRequest, signal: AbortSignal, inputKey?: string, asker?: Child): Promise<Result>;
   /** Run `action` once this call's reply has been written (closing the session sooner would cut the reply off). */
@@ -274,3 +274,13 @@ const NONE: ReadonlySet<ClientSession> = new Set();
 export const SESSION_CLOSED = "session closed";
 
 const tokenDigest = (token: string) => createHash("sha256").update(token).digest("base64");
+
+/** The SDK's names for the two families of revisions (getProtocolEra() on a v2 client). */
+export const ERAS = ["modern", "legacy"] as const;
+
+/** The era a session speaks, and the revision it settled on. */
+export function eraOf(session: ClientSession): { era: (typeof ERAS)[number]; protocolVersion: string | null } {
+  // a minted context speaks the era of the client that minted it (hub/sessions/contexts.ts)
+  if (session.kind === "modern" || session.negotiatedVersion === MODERN_PROTOCOL_VERSION) return { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION };
+  return { era: "legacy", protocolVersion: session.negotiatedVersion ?? null };
+}

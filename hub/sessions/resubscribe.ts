@@ -7,8 +7,7 @@ import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
 import { childNotification } from "./child-requests.js";
-import { forward } from "./forward.js";
-import { quietChannel } from "./listen-subscriptions.js";
+import { forward, quietChannel } from "./forward.js";
 import type { SessionRegistry } from "./registry.js";
 import { knownOwner } from "./resources.js";
 

@@ -8,12 +8,11 @@ import type { Logger } from "../../servers/lib/log.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { HubMetrics } from "../observability/metrics.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
-import type { HubStatus } from "./hub-status.js";
+import type { HubStatus } from "../observability/hub-status.js";
 import type { RateLimits } from "./rate-limits.js";
 import type { ClientSession, SessionRegistry } from "./registry.js";
 import type { ToolCalls } from "./tool-calls.js";
 import type { Contexts } from "./contexts.js";
-import type { TenantTasks } from "./task-list.js";
 import type { Previews } from "../previews/previews.js";
 import type { CallRecords } from "./call-records.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
@@ -52,4 +51,26 @@ export type SessionToolCall = (request: CallToolRequest, extra: RequestHandlerEx
 /** Installed on a 2025-era session's server before it connects: its capabilities and handlers, around the session's plain tools/call. */
 export interface SessionServerExtension {
   install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void;
+}
+
+export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
+
+/** What the hub's tools read of a task (hub/tasks/store.ts Task is one). */
+export interface TaskView {
+  readonly id: string;
+  readonly tool: string;
+  readonly status: (typeof TASK_STATUSES)[number];
+  readonly createdAt: string;
+  readonly lastUpdatedAt: string;
+  readonly ttlMs: number;
+  readonly statusMessage?: string;
+  readonly inputRequests?: Record<string, unknown>;
+  readonly terminal: boolean;
+  /** tasks/cancel: the call ends with its child's process tree; a task that already ended stays as it ended. */
+  cancel(by?: string): void;
+}
+
+/** The hub's tasks, by tenant (hub/tasks/store.ts TaskStore is one). */
+export interface TenantTasks {
+  of(tenant: string): readonly TaskView[];
 }

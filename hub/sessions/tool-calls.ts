@@ -26,7 +26,7 @@ export interface HubToolCall {
   log: Logger;
 }
 
-/** Tools the hub serves itself (hub_*, ./hub-tools.ts), checked before the children's. */
+/** Tools the hub serves itself (hub_*, hub/tools/hub-tools.ts), checked before the children's. */
 export interface HubTools {
   list(): ListedTool[];
   /** undefined when the hub has no such tool. */

@@ -12,12 +12,12 @@
 // it answers with the task, so what such a tool asks at once is asked on the request itself.
 import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
-import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type Result } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainObject, jsonRpcError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
-import { checkMethodLimit } from "../sessions/handlers.js";
+import { checkMethodLimit, serverInfoOf, type HandlerCtx } from "../sessions/handlers.js";
 import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
-import { serverInfoOf, startCall, type ModernCtx, type TaskEscalation } from "../sessions/modern-server.js";
+import { startCall, type PendingCall } from "../sessions/pending-call.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
 import { TASK_PROGRESS_TOKEN, type TaskStore } from "./store.js";
 import { traceRequest } from "../observability/tracing.js";
@@ -35,6 +35,20 @@ const HEADER_MISMATCH = -32020;
  * asked later, while the tool works, is the task's.
  */
 const ASK_WINDOW_MS = 1000;
+
+/**
+ * How a call's input_required rounds end in a task (the tasks extension's MRTR-then-task
+ * composition, served by hub/modern/server.ts): each round waits until the call asks (another round, answered by a retry) or the
+ * deadline passes or the call ends; then the tasks room takes the call in flight and the round
+ * answers with the task it made (CreateTaskResult), so what the tool asks at once is settled on
+ * the request itself and what it asks while it works goes to the task (tasks/update).
+ */
+export interface TaskEscalation {
+  /** Settles when a round has waited long enough for the call's questions. */
+  deadline(): Promise<void>;
+  /** The call, made a task from here on: the round's answer. Throws (the call abandoned) when no task can be made. */
+  adopt(call: PendingCall): Result;
+}
 
 interface JsonRpcRequest {
   id: string | number;
@@ -54,14 +68,14 @@ function declaresTasks(request: JsonRpcRequest): boolean {
 }
 
 /** How a tool may run as a task: as its server declares in its listing (`execution.taskSupport`); undefined for a tool this path leaves alone. */
-export function taskSupportOf(ctx: Pick<ModernCtx, "view" | "session">, name: string): TaskSupport | undefined {
+export function taskSupportOf(ctx: Pick<HandlerCtx, "view" | "session">, name: string): TaskSupport | undefined {
   // a tool outside the request's selection, an unknown one, and the hub's own are answered the usual way (refused, or at once)
   if (ctx.view.refuseCall(name) || ctx.view.serverOf(name) === HUB) return undefined;
   const support = (ctx.session.tenant.catalog.tool(name)?.listed as { execution?: { taskSupport?: unknown } } | undefined)?.execution?.taskSupport;
   return support === "optional" || support === "required" ? support : undefined;
 }
 
-const reply = (ctx: ModernCtx, id: JsonRpcRequest["id"], result: Record<string, unknown>) =>
+const reply = (ctx: HandlerCtx, id: JsonRpcRequest["id"], result: Record<string, unknown>) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", id, result: { ...result, _meta: { [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) } } }), {
     status: 200,
     headers: { "content-type": "application/json" },
@@ -81,11 +95,11 @@ function missingExtension(id: JsonRpcRequest["id"], what: string): Response {
 /**
  * The answer to a 2026 request that is the tasks extension's, or undefined for any other (the
  * usual path serves it), or, for a tools/call whose rounds end in a task, how they end (the SDK's
- * path serves its rounds: ../sessions/modern-server.ts). `tenant` is the hub's finding of who
+ * path serves its rounds: hub/modern/server.ts). `tenant` is the hub's finding of who
  * asks, never the client's word.
  */
 export function answerTasks(
-  ctx: ModernCtx,
+  ctx: HandlerCtx,
   tasks: TaskStore,
   tenant: string,
   req: Request,

@@ -30,8 +30,7 @@ import {
 import { protocolError } from "../protocol/jsonrpc.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
-import { PendingCalls } from "../sessions/input-required.js";
-import { startCall } from "../sessions/modern-server.js";
+import { startCall } from "../sessions/pending-call.js";
 import type { ClientSession } from "../sessions/registry.js";
 import { checkedHandler } from "../sessions/server.js";
 import type { SessionServerExtension, SessionServices, SessionToolCall } from "../sessions/services.js";
@@ -47,7 +46,7 @@ const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} }
 export const POLL_INTERVAL_MS = 1000;
 /** How many tasks one tasks/list page holds. */
 const PAGE_SIZE = 100;
-/** The client capabilities a task's call may ask its client by (hub/sessions/input-required.ts checks them). */
+/** The client capabilities a task's call may ask its client by (hub/sessions/pending-call.ts checks them). */
 const ASKING_CAPABILITIES = ["elicitation", "sampling", "roots"] as const;
 
 /** A 2025 client receives a task's questions through tasks/result, not the 2026 extension's tasks/update the task's own message names. */
@@ -88,8 +87,6 @@ function checkTtl(ttl: unknown): void {
 }
 
 export class LegacyTasks implements SessionServerExtension {
-  /** Opens the calls tasks run (only PendingCalls.open is used: a task is answered with Task.update, never by a sealed retry). */
-  private readonly pending: PendingCalls;
   private readonly questions = new TaskQuestions();
 
   constructor(
@@ -97,9 +94,7 @@ export class LegacyTasks implements SessionServerExtension {
     private readonly store: TaskStore,
     /** The tenant's lasting context, where a task's call runs: it outlives the session that started it. */
     private readonly contextOf: (tenant: ServedTenant) => ClientSession,
-  ) {
-    this.pending = new PendingCalls(hub.secrets, hub.replica);
-  }
+  ) {}
 
   install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void {
     server.registerCapabilities({ tasks: TASKS_CAPABILITY });
@@ -136,7 +131,7 @@ export class LegacyTasks implements SessionServerExtension {
     const declared = Object.fromEntries(ASKING_CAPABILITIES.flatMap((c) => (session.clientCapabilities[c] ? [[c, session.clientCapabilities[c]]] : [])));
     // the questions its child may ask are the ones the client that started it can answer
     const meta = { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared };
-    const context = { hub: this.hub, session: this.contextOf(session.tenant), view, pending: this.pending };
+    const context = { hub: this.hub, session: this.contextOf(session.tenant), view };
     const started = { ...params, _meta: { ...meta, progressToken: TASK_PROGRESS_TOKEN } };
     const task = this.store.create(session.tenant.name, params.name, (round) => startCall(context, started, round).call, meta);
     if (session.clientCapabilities.tasks) this.tellStatus(task, session);

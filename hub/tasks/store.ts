@@ -4,13 +4,13 @@
 // A task is its tenant's alone (another tenant's id is an unknown task), keeps its outcome for
 // ttlMs after it ends, and runs through the same PendingCall / ToolCalls path as a plain call, so
 // selection, rate limits, contexts and cancellation (the child's whole process tree) apply once.
-// The SDK v2 answers tasks/* on a 2026 connection with -32601, so hub/http/endpoints/modern.ts
+// The SDK v2 answers tasks/* on a 2026 connection with -32601, so hub/modern/endpoint.ts
 // hands those methods here before the SDK sees them.
 import { EventEmitter, once } from "node:events";
 import type { InputRequest } from "@modelcontextprotocol/server";
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "../protocol/jsonrpc.js";
-import type { CallRound, PendingCall } from "../sessions/input-required.js";
+import type { CallRound, PendingCall } from "../sessions/pending-call.js";
 import { TaskIds } from "./task-ids.js";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";

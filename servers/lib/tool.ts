@@ -67,7 +67,7 @@ export interface ToolInfo {
 
 /**
  * What a call needs whoever serves the tool: a child server's tools get a ToolContext, the hub's
- * own tools (hub/sessions/hub-tools.ts, hub/catalog/tool-search.ts) a context of the hub's.
+ * own tools (hub/tools/hub-tools.ts, hub/catalog/tool-search.ts) a context of the hub's.
  */
 export interface CallContext {
   log: Logger;

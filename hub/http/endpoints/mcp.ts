@@ -1,13 +1,14 @@
 // /mcp (and /v1/mcp): which endpoint a request belongs to, decided once from who sent it
 // (hub/http/security.ts), its Mcp-Session-Id and its body: a sessionless request that claims the
-// 2026-07-28 per-request envelope goes to ./modern.ts; each endpoint then takes it from there to the reply.
+// 2026-07-28 per-request envelope goes to the 2026 room (hub/modern/endpoint.ts); each endpoint then
+// takes it from there to the reply.
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
-import { drainingRefusal } from "../replica.js";
+import { drainingRefusal, startsSomethingNew } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
-import { mayBeModern, modernRoute, type ModernEndpoint } from "./modern.js";
+import { mayBeModern, modernRoute, type ModernEndpoint } from "../../modern/endpoint.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
@@ -24,8 +25,12 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
     const route = mayBeModern(req, parsed.body) ? modernRoute(req, parsed.body) : undefined;
-    if (route) return modern.handle(req, parsed.body, caller, route);
-    // both below open a session: a draining replica sends the client on (2026 requests are judged by ./modern.ts)
+    if (route) {
+      // a draining replica serves what names state it holds (a retry, its own task or context) and sends the rest on
+      if (hub.draining && startsSomethingNew(hub, req, parsed.body)) return drainingRefusal(hub);
+      return modern.handle(req, parsed.body, caller.tenant, route);
+    }
+    // both below open a session: a draining replica sends the client on
     if (hub.draining) return drainingRefusal(hub);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
     const session = await hub.implicitSession(caller.tenant, caller.clientKey);

@@ -4,7 +4,7 @@ import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
 import { coalesced, tenantPanel } from "./tenant-panel.js";
 
-/** hub_calls' entry for one call (hub/sessions/calls-tool.ts). */
+/** hub_calls' entry for one call (hub/tools/calls-tool.ts). */
 interface CallEntry {
   tool: string;
   outcome: string;

@@ -6,7 +6,7 @@ import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
 import { tenantPanel } from "./tenant-panel.js";
 
-/** hub_sessions' entry for one session or context (hub/sessions/session-list.ts). */
+/** hub_sessions' entry for one session or context (hub/tools/session-list.ts). */
 interface SessionEntry {
   label: string;
   current: boolean;

@@ -4,7 +4,7 @@ import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
 import { tenantPanel } from "./tenant-panel.js";
 
-/** hub_sessions' entry for one preview (hub/sessions/preview-tools.ts). */
+/** hub_sessions' entry for one preview (hub/tools/preview-tools.ts). */
 interface PreviewEntry {
   port: number;
   url: string;

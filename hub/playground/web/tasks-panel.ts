@@ -5,7 +5,7 @@ import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
 import { callHubTool, coalesced, tenantPanel } from "./tenant-panel.js";
 
-/** hub_sessions' entry for one task (hub/sessions/task-list.ts). */
+/** hub_sessions' entry for one task (hub/tools/task-list.ts). */
 interface TaskEntry {
   id: string;
   tool: string;

@@ -1,4 +1,4 @@
-// The 2026-07-28 direct path for a plain tools/call (hub/http/endpoints/modern-direct.ts) must
+// The 2026-07-28 direct path for a plain tools/call (hub/modern/direct.ts) must
 // answer exactly as the SDK would. Each request of the table is sent twice: as it is, which the
 // direct path may take, and with its Mcp-Name in the revision's base64 form (the same request to
 // the SDK, which decodes it; the direct path leaves every encoded name to the SDK), and the two

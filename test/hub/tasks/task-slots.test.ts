@@ -11,7 +11,7 @@ import { CallToolResultSchema, type CallToolResult, type Progress } from "@model
 import { startHub, type TestHub } from "../../helpers/hub.js";
 import { queueOf, until, untilQueue } from "../../helpers/wait.js";
 import { envelope, postModern, type ModernReply } from "../modern/modern-client.js";
-import { auth, withTasks } from "../modern/task-client.js";
+import { auth, withTasks } from "./task-client.js";
 import { connectAs, newKey, startTask, textOf } from "./legacy-client.js";
 
 const ALICE = newKey("alice");

@@ -1,40 +1,28 @@
 // The server a 2026-07-28 request is answered by: an SDK v2 low-level Server, built for that one
-// request (hub/http/endpoints/modern.ts serves it through the SDK's createMcpHandler), whose
-// handlers are the 2025 session server's (./handlers.js, ./tool-calls.ts) over the tenant's
-// default modern context and the request's own selection. The revision has no server-to-client
-// requests and no session: a child's question during tools/call, prompts/get or resources/read becomes
-// input_required (./input-required.ts), and log lines reach the client only at the level its request's envelope asks for.
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, LOG_LEVEL_META_KEY, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
-import { ErrorCode, McpError, type LoggingLevel, type Result, type ServerNotification } from "@modelcontextprotocol/sdk/types.js";
-import type { Params } from "./forward.js";
-import * as answer from "./handlers.js";
-import { LOG_LEVELS } from "./child-requests.js";
-import { declaredCapabilities, type CallRound, type PendingCall, type PendingCalls, type SealedState } from "./input-required.js";
-import type { CallChannel } from "./registry.js";
+// request (./endpoint.ts serves it through the SDK's createMcpHandler), whose handlers are the 2025
+// session server's (hub/sessions/handlers.ts, hub/sessions/tool-calls.ts) over the tenant's default
+// modern context and the request's own selection. The revision has no server-to-client requests
+// and no session: a child's question during tools/call, prompts/get or resources/read becomes
+// input_required (./pending-calls.ts keeps the call for the retry), and log lines reach the client
+// only at the level its request's envelope asks for.
+import { inputRequired, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
+import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
+import type { Params } from "../sessions/forward.js";
+import * as answer from "../sessions/handlers.js";
+import { startRequest, TOOLS_CALL, wantsLog, type PendingCall } from "../sessions/pending-call.js";
+import type { CallChannel } from "../sessions/registry.js";
+import type { TaskEscalation } from "../tasks/answer.js";
+import type { PendingCalls, SealedState } from "./pending-calls.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
 import { traceRequest } from "../observability/tracing.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
 export interface ModernCtx extends answer.HandlerCtx {
   pending: PendingCalls;
-  /** A tools/call the hub's direct path (hub/http/endpoints/modern-direct.ts) started and hands to the SDK to answer. */
+  /** A tools/call the hub's direct path (./direct.ts) started and hands to the SDK to answer. */
   adopted?: AdoptedCall;
   /** Set for a tools/call that ends its rounds in a task (hub/tasks/answer.ts): a tool that runs only as a task, a caller that declared the extension. */
   asTask?: TaskEscalation;
-}
-
-/**
- * How a call's input_required rounds end in a task (the tasks extension's MRTR-then-task
- * composition): each round waits until the call asks (another round, answered by a retry) or the
- * deadline passes or the call ends; then the tasks room takes the call in flight and the round
- * answers with the task it made (CreateTaskResult), so what the tool asks at once is settled on
- * the request itself and what it asks while it works goes to the task (tasks/update).
- */
-export interface TaskEscalation {
-  /** Settles when a round has waited long enough for the call's questions. */
-  deadline(): Promise<void>;
-  /** The call, made a task from here on: the round's answer. Throws (the call abandoned) when no task can be made. */
-  adopt(call: PendingCall): Result;
 }
 
 /** A call in flight that this request's tools/call answers, instead of starting one: it joins this round before waiting. */
@@ -42,9 +30,6 @@ export interface AdoptedCall {
   call: PendingCall;
   join(round: ServerContext): void;
 }
-
-/** Who answers, in every result's _meta (the SDK stamps it): the same for the SDK's servers and the direct path. */
-export const serverInfoOf = (hub: ModernCtx["hub"]) => ({ name: "agentbox", version: hub.version, title: "agentbox" });
 
 /**
  * Every list and read answers one tenant, through one request's selection, from a catalog that
@@ -60,13 +45,6 @@ const CACHE_HINTS = {
   "resources/templates/list": NO_SHARED_CACHE,
   "resources/read": NO_SHARED_CACHE,
 };
-
-/** Whether a child's log line reaches a 2026 client: only when its request named a level, and at or above it. */
-function wantsLog(ctx: CallRound, notification: ServerNotification): boolean {
-  if (notification.method !== "notifications/message") return true;
-  const threshold = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
-  return threshold !== undefined && LOG_LEVELS.indexOf(notification.params.level) >= LOG_LEVELS.indexOf(threshold);
-}
 
 function unrelayedQuestion(method: string, during: string): McpError {
   return new McpError(
@@ -88,56 +66,6 @@ function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChann
     request: (request) => Promise.reject(unrelayedQuestion(request.method, ctx.mcpReq.method)),
     afterReply: (action) => afterReply.push(action),
   };
-}
-
-/** A call's way back across its rounds: each round's request carries its notifications, its child's questions become input_required. */
-function callChannel(call: PendingCall): CallChannel {
-  return {
-    signal: call.cancellation,
-    notify: async (notification) => {
-      // between rounds no request carries the call: what it says then is lost, as on a closed stream
-      if (wantsLog(call.round, notification))
-        await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
-    },
-    request: (request, signal, inputKey, asker) => call.ask(request, signal, inputKey, asker),
-    afterReply: (action) => call.afterReply.push(action),
-    detached: () => call.detached,
-    taskId: () => call.taskId,
-  };
-}
-
-/**
- * A new request that may ask its client, started: its first round may bring its answers already (the
- * revision's stateless retry), and its child sees what the caller declared, so it can ask only what
- * the caller can answer. `target` is its method and name (what its sealed state is bound to);
- * `onQuestion` hears each question the child asks; `running` settles with the child's answer (the
- * call's outcome is settled by then).
- */
-function startRequest(
-  ctx: ModernCtx,
-  target: string,
-  params: Params,
-  round: CallRound,
-  run: (params: Params, channel: CallChannel) => Promise<Result>,
-  onQuestion?: () => void,
-): { call: PendingCall; running: Promise<Result> } {
-  const call = ctx.pending.open(ctx.session, target, round);
-  call.given(round.mcpReq.inputResponses);
-  const channel: CallChannel = { ...callChannel(call), requestId: round.mcpReq.id };
-  const declared = declaredCapabilities(round);
-  const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
-  const heard: CallChannel = onQuestion ? { ...channel, request: (...asked) => (onQuestion(), channel.request(...asked)) } : channel;
-  const running = run(forwarded, heard);
-  call.start(() => running);
-  return { call, running };
-}
-
-const TOOLS_CALL = "tools/call";
-
-/** A new tools/call, started (hub/http/endpoints/modern-direct.ts answers a plain one without an SDK server). */
-export function startCall(ctx: ModernCtx, params: Params, round: CallRound, onQuestion?: () => void): { call: PendingCall; running: Promise<unknown> } {
-  const run = (p: Params, channel: CallChannel) => ctx.hub.toolCalls.call(ctx.session, ctx.view, p, channel);
-  return startRequest(ctx, `${TOOLS_CALL} ${String(params.name ?? "")}`, params, round, run, onQuestion);
 }
 
 /**
@@ -203,7 +131,7 @@ async function withChannel<T>(ctx: ServerContext, handler: (channel: CallChannel
 /** The v2 server for one 2026-07-28 request of a tenant's modern context, seen through the request's view. */
 export function createModernServer(ctx: ModernCtx): Server {
   const { hub } = ctx;
-  const server = new Server(serverInfoOf(hub), {
+  const server = new Server(answer.serverInfoOf(hub), {
     // the tasks extension is the hub's own (hub/tasks/), answered before this server sees the request
     capabilities: { ...answer.HUB_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
     instructions: answer.hubInstructions(ctx),

@@ -4,9 +4,9 @@ import { z } from "zod";
 import type { Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { defineTool, reply } from "../../servers/lib/tool.js";
 import { CONTEXT_ARGUMENT, withContextArgument } from "../catalog/context-argument.js";
-import { HUB_CONTEXT_TOOLS, NEW_CONTEXT_TOOL } from "./contexts.js";
-import type { SessionServices } from "./services.js";
-import type { HubToolCall } from "./tool-calls.js";
+import { HUB_CONTEXT_TOOLS, NEW_CONTEXT_TOOL } from "../sessions/contexts.js";
+import type { SessionServices } from "../sessions/services.js";
+import type { HubToolCall } from "../sessions/tool-calls.js";
 
 export const hubNewContext = defineTool({
   name: NEW_CONTEXT_TOOL,

@@ -4,9 +4,9 @@
 // names them: counted per URI, subscribed at the first stream and unsubscribed after the last.
 import type { SubscribeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../servers/lib/log.js";
-import { subscribe, unsubscribe, type HandlerCtx } from "./handlers.js";
-import type { CallChannel } from "./registry.js";
-import { knownOwner } from "./resources.js";
+import { subscribe, unsubscribe, type HandlerCtx } from "../sessions/handlers.js";
+import { quietChannel } from "../sessions/forward.js";
+import { knownOwner } from "../sessions/resources.js";
 
 /** A listen may name at most this many resources (a tenant's file server holds 1000 subscriptions per context). */
 export const MAX_LISTEN_URIS = 100;
@@ -17,16 +17,6 @@ export function listenedUris(body: unknown): string[] | undefined {
   if (request?.method !== "subscriptions/listen") return undefined;
   const uris = request.params?.notifications?.resourceSubscriptions;
   return Array.isArray(uris) && uris.length > 0 && uris.every((u) => typeof u === "string") ? [...new Set(uris as string[])] : undefined;
-}
-
-/** A subscribe or unsubscribe nobody answers to: no client request carries it. */
-export function quietChannel(): CallChannel {
-  return {
-    signal: AbortSignal.timeout(60_000),
-    notify: () => Promise.resolve(),
-    request: () => Promise.reject(new Error("no client to ask during a listen's subscription")),
-    afterReply: (action) => queueMicrotask(action),
-  };
 }
 
 interface Held {

@@ -1,28 +1,25 @@
-// A child's question (sampling, elicitation, roots) during a 2026-07-28 tools/call, prompts/get or
-// resources/read (the requests that revision lets a server answer with input_required). It has no
-// server-to-client requests: the hub answers the request with input_required carrying the child's
-// questions, keeps the request running, and the client's retry brings the answers, which go to the
-// child's waiting requests; then the hub waits for the result or the next questions. The retry
-// names the request by a requestState the hub seals (HMAC, via the SDK's codec), bound to the
-// tenant and the method: another tenant's client, another method, a forged or an expired state reaches nothing.
-import { randomBytes, randomUUID } from "node:crypto";
+// A call that outlives the request that started it: a 2026-07-28 tools/call, prompts/get or
+// resources/read whose child asks its client something (the revision has no server-to-client
+// requests: the questions go out as input_required, hub/modern/, and the client's retry brings the
+// answers), and a tool call run as a task (hub/tasks/, either era), which no request waits on at
+// all. The call collects its child's questions until a round carries them, hands each answer to the
+// question it answers, and keeps its outcome for whichever round asks next.
+import { randomUUID } from "node:crypto";
 import {
   CLIENT_CAPABILITIES_META_KEY,
-  createRequestStateCodec,
+  LOG_LEVEL_META_KEY,
   MissingRequiredClientCapabilityError,
   type InputRequest,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { ErrorCode, McpError, type Result, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, type LoggingLevel, type Result, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Child } from "../children/child.js";
 import { CallCancellation } from "../protocol/cancellation.js";
-import { protocolError } from "../protocol/jsonrpc.js";
-import { CAPABILITY_FOR } from "./child-requests.js";
-import type { ClientSession } from "./registry.js";
-import type { MintedSecrets } from "../observability/minted-secrets.js";
+import { CAPABILITY_FOR, LOG_LEVELS } from "./child-requests.js";
+import type { Params } from "./forward.js";
+import type { HandlerCtx } from "./handlers.js";
+import type { CallChannel, ClientSession } from "./registry.js";
 
-/** How long a call waits for its client's retry; the sealed state expires with it. */
-const ANSWER_WAIT_SECONDS = 600;
 /** A child's input-key hint the hub takes as the key: a short plain name (anything else gets the hub's own key). */
 const INPUT_KEY = /^(?!__proto__$)[A-Za-z0-9_.-]{1,64}$/;
 
@@ -217,112 +214,59 @@ export class PendingCall {
   }
 }
 
-/** What a requestState names: a waiting call, and the round of it the state was sealed for. */
-export interface SealedState {
-  call: string;
-  round: number;
-  /** Set instead for a state another hub process sealed: why no call here can take it, and what to do. */
-  heldElsewhere?: string;
+/** Whether a child's log line reaches a 2026 client: only when its request named a level, and at or above it. */
+export function wantsLog(ctx: CallRound, notification: ServerNotification): boolean {
+  if (notification.method !== "notifications/message") return true;
+  const threshold = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+  return threshold !== undefined && LOG_LEVELS.indexOf(notification.params.level) >= LOG_LEVELS.indexOf(threshold);
+}
+
+/** A call's way back across its rounds: each round's request carries its notifications, its child's questions become input_required. */
+function callChannel(call: PendingCall): CallChannel {
+  return {
+    signal: call.cancellation,
+    notify: async (notification) => {
+      // between rounds no request carries the call: what it says then is lost, as on a closed stream
+      if (wantsLog(call.round, notification))
+        await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
+    },
+    request: (request, signal, inputKey, asker) => call.ask(request, signal, inputKey, asker),
+    afterReply: (action) => call.afterReply.push(action),
+    detached: () => call.detached,
+    taskId: () => call.taskId,
+  };
 }
 
 /**
- * The sealed state behind the name of the process that holds its call (`<replica>:<process>:`), so
- * a retry that reaches another replica (the router's pool changed) or a restarted one is told so
- * in words, where the seal alone could only say "invalid". The name is the client's to forge: it
- * only chooses which refusal the client reads.
+ * A new request that may ask its client, started: its first round may bring its answers already (the
+ * revision's stateless retry), and its child sees what the caller declared, so it can ask only what
+ * the caller can answer. `target` is its method and name (what its sealed state is bound to);
+ * `onQuestion` hears each question the child asks; `running` settles with the child's answer (the
+ * call's outcome is settled by then).
  */
-const HOLDER = /^([a-z0-9-]{0,63}):([0-9a-f]{16}):(.+)$/s;
-const START_AGAIN = "Send the request again without inputResponses and requestState.";
-/** The requests a server may answer with input_required (hub/sessions/modern-server.ts): a retry of any of them names a waiting request. */
-const RETRIED_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+export function startRequest(
+  ctx: HandlerCtx,
+  target: string,
+  params: Params,
+  round: CallRound,
+  run: (params: Params, channel: CallChannel) => Promise<Result>,
+  onQuestion?: () => void,
+): { call: PendingCall; running: Promise<Result> } {
+  const call = new PendingCall(ctx.session, target, round);
+  call.given(round.mcpReq.inputResponses);
+  const channel: CallChannel = { ...callChannel(call), requestId: round.mcpReq.id };
+  const declared = declaredCapabilities(round);
+  const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
+  const heard: CallChannel = onQuestion ? { ...channel, request: (...asked) => (onQuestion(), channel.request(...asked)) } : channel;
+  const running = run(forwarded, heard);
+  call.start(() => running);
+  return { call, running };
+}
 
-/** The hub's 2026 calls waiting for their clients' answers, and the seal on the state that names them. */
-export class PendingCalls {
-  private readonly calls = new Map<string, PendingCall>();
-  private readonly process = randomBytes(8).toString("hex");
+export const TOOLS_CALL = "tools/call";
 
-  /**
-   * @param replica AGENTBOX_REPLICA: which replica a state names as its call's holder.
-   * @param secrets where a state's seal is known until its call takes or drops it, so nothing the hub writes down shows it
-   */
-  constructor(
-    private readonly secrets: MintedSecrets,
-    private readonly replica?: string,
-  ) {}
-
-  // a key per hub process: the calls the states name live in this process only
-  private readonly codec = createRequestStateCodec<SealedState>({
-    key: randomBytes(32),
-    ttlSeconds: ANSWER_WAIT_SECONDS,
-    // the tenant is the hub's own finding (hub/http/endpoints/modern.ts), not the client's word
-    bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ""}`,
-  });
-
-  /** Seals the state a call's next round names it by. */
-  async seal(call: PendingCall, round: ServerContext): Promise<string> {
-    const sealed = await this.codec.mint({ call: call.id, round: call.sealedRound }, round);
-    this.secrets.remember(call, sealed.slice(sealed.lastIndexOf(".") + 1));
-    return `${this.replica ?? ""}:${this.process}:${sealed}`;
-  }
-
-  /**
-   * The SDK's requestState hook: a state this hub did not seal for this tenant and method, or an
-   * expired one, is refused before any handler runs (the SDK answers -32602 "Invalid or expired
-   * requestState", its fixed wording, so nothing of the state is echoed).
-   */
-  readonly verify = async (state: string, round: ServerContext): Promise<SealedState> => {
-    const [, replica, process, sealed] = HOLDER.exec(state) ?? [];
-    if (sealed === undefined) throw new Error("malformed");
-    if (replica === (this.replica ?? "") && process === this.process) return this.codec.verify(sealed, round);
-    // only those requests are retries of a waiting one: for any other method the state is the SDK's to refuse
-    if (!RETRIED_METHODS.has(round.mcpReq.method)) throw new Error("sealed by another hub process");
-    return { call: "", round: -1, heldElsewhere: this.heldElsewhere(replica) };
-  };
-
-  private heldElsewhere(replica: string): string {
-    const here = this.replica ? `replica '${this.replica}'` : "this agentbox";
-    if (replica !== (this.replica ?? ""))
-      return (
-        `This request was held by ${replica ? `replica '${replica}'` : "another agentbox"}, but its retry reached ${here}: a call waiting for input lives only in the replica ` +
-        `that started it (the router moved this client, because that replica is gone or draining or the replicas changed), so this answer ` +
-        `cannot reach it, and the request there is lost to you. ${START_AGAIN}`
-      );
-    return `This request was held by ${here} before it restarted, and was lost with the restart. ${START_AGAIN}`;
-  }
-
-  open(session: ClientSession, target: string, round: CallRound): PendingCall {
-    return new PendingCall(session, target, round);
-  }
-
-  /** Keeps a call for its client's retry, for as long as its state is valid. */
-  keep(call: PendingCall): void {
-    call.sealedRound += 1;
-    this.calls.set(call.id, call);
-    clearTimeout(call.expiry);
-    call.expiry = setTimeout(() => {
-      this.calls.delete(call.id);
-      this.secrets.forget(call);
-      call.abandon(`No answer came within ${ANSWER_WAIT_SECONDS} s; the call was cancelled.`);
-    }, ANSWER_WAIT_SECONDS * 1000);
-    call.expiry.unref();
-  }
-
-  /** The call a verified state names, taken for this round; a finished, another session's or another target's call is no call. */
-  resume(state: SealedState, session: ClientSession, target: string): PendingCall {
-    if (state.heldElsewhere) throw protocolError(ErrorCode.InvalidParams, state.heldElsewhere);
-    const call = this.calls.get(state.call);
-    // an earlier round's state was answered already: replaying it would answer the latest questions with old answers
-    if (!call || call.session !== session || call.target !== target || call.sealedRound !== state.round) {
-      throw protocolError(
-        ErrorCode.InvalidParams,
-        "Invalid requestState: it names no call waiting for an answer here (the call finished, was cancelled or expired, belongs to another " +
-          "tool, prompt or resource, or the state is an earlier round's: send the latest one). " +
-          "Send the request again without inputResponses and requestState.",
-      );
-    }
-    this.calls.delete(call.id);
-    clearTimeout(call.expiry);
-    this.secrets.forget(call);
-    return call;
-  }
+/** A new tools/call, started (hub/modern/direct.ts answers a plain one without an SDK server; hub/tasks/ runs one as a task). */
+export function startCall(ctx: HandlerCtx, params: Params, round: CallRound, onQuestion?: () => void): { call: PendingCall; running: Promise<unknown> } {
+  const run = (p: Params, channel: CallChannel) => ctx.hub.toolCalls.call(ctx.session, ctx.view, p, channel);
+  return startRequest(ctx, `${TOOLS_CALL} ${String(params.name ?? "")}`, params, round, run, onQuestion);
 }

@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 import { getTask, startTask as start } from "../modern/modern-client.js";
-import type { TaskEntry } from "../../../hub/sessions/task-list.js";
+import type { TaskEntry } from "../../../hub/tools/task-list.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { startHub, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, postModern, type ModernReply } from "./modern-client.js";
+import { envelope, postModern, type ModernReply } from "../modern/modern-client.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;

@@ -2,8 +2,8 @@
 // stream is open: taken before the SDK acknowledges the stream, let go when the stream ends, the
 // client goes away, or the SDK refuses the listen.
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage } from "../../../servers/lib/log.js";
-import { jsonRpcError, withoutCodePrefix } from "../../protocol/jsonrpc.js";
+import { errorMessage } from "../../servers/lib/log.js";
+import { jsonRpcError, withoutCodePrefix } from "../protocol/jsonrpc.js";
 
 export async function whileStreaming(id: unknown, take: () => Promise<() => void>, serve: () => Promise<Response>): Promise<Response> {
   let release: () => void;

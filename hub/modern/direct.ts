@@ -10,10 +10,11 @@
 // unusual is handed over while it runs (./modern.ts serves the same request through the SDK,
 // whose tools/call joins the call in flight instead of starting one), so the reply is the SDK's.
 import { isJsonContentType, SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
-import { isPlainObject } from "../../protocol/jsonrpc.js";
-import type { Params } from "../../sessions/forward.js";
-import type { CallRound } from "../../sessions/input-required.js";
-import { serverInfoOf, startCall, type AdoptedCall, type ModernCtx } from "../../sessions/modern-server.js";
+import { isPlainObject } from "../protocol/jsonrpc.js";
+import type { Params } from "../sessions/forward.js";
+import { serverInfoOf } from "../sessions/handlers.js";
+import { startCall, type CallRound } from "../sessions/pending-call.js";
+import type { AdoptedCall, ModernCtx } from "./server.js";
 
 /** The revision this path serves; a request naming any other is the SDK's to answer. */
 const REVISION = "2026-07-28";

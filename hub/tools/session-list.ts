@@ -5,10 +5,7 @@
 import { z } from "zod";
 import { itemPageOutput } from "../../servers/lib/paging.js";
 import { sessionLabel } from "../observability/session-label.js";
-import { MODERN_PROTOCOL_VERSION, SESSION_KINDS, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
-
-/** The SDK's names for the two families of revisions (getProtocolEra() on a v2 client). */
-export const ERAS = ["modern", "legacy"] as const;
+import { ERAS, SESSION_KINDS, eraOf, tenantPrincipal, type ClientSession, type SessionRegistry } from "../sessions/registry.js";
 
 /** A client's own words about itself are shown, bounded: a name is not a place for a novel. */
 const CLIENT_NAME_CHARS = 80;
@@ -36,12 +33,6 @@ export const sessionListOutput = {
 };
 
 export type SessionEntry = z.infer<typeof sessionEntry>;
-
-export function eraOf(session: ClientSession): { era: (typeof ERAS)[number]; protocolVersion: string | null } {
-  // a minted context speaks the era of the client that minted it (hub/sessions/contexts.ts)
-  if (session.kind === "modern" || session.negotiatedVersion === MODERN_PROTOCOL_VERSION) return { era: "modern", protocolVersion: MODERN_PROTOCOL_VERSION };
-  return { era: "legacy", protocolVersion: session.negotiatedVersion ?? null };
-}
 
 const seconds = (ms: number) => Math.round(ms / 1000);
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, getTask, postModern, withTasks } from "./modern-client.js";
+import { envelope, getTask, postModern, withTasks } from "../modern/modern-client.js";
 
 let nextId = 1;
 const callTool = (hub: TestHub, name: string, args: Record<string, unknown>, meta = withTasks) =>

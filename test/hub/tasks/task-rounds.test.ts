@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, type ModernReply } from "./modern-client.js";
+import { envelope, type ModernReply } from "../modern/modern-client.js";
 import { call, KEY_A, KEY_B, taskRequest, TENANTS, withTasks } from "./task-client.js";
 
 async function taskOf(hub: TestHub, key: string, taskId: string): Promise<Record<string, unknown>> {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
 import { processesWith } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
-import { envelope, type ModernReply } from "./modern-client.js";
+import { envelope, type ModernReply } from "../modern/modern-client.js";
 import { call, KEY_A, KEY_B, TASKS, taskRequest, TENANTS } from "./task-client.js";
 
 function created(reply: ModernReply): string {

@@ -2,21 +2,20 @@
 // protocol version, client info and capabilities in params._meta. Each tenant has one SDK
 // createMcpHandler (its listen streams hear that tenant's changes only), built on its first such
 // request; its factory builds a server per request over the tenant's default modern context
-// (hub/sessions/modern-server.ts). Which requests come here is decided by ./mcp.ts (mayBeModern, modernRoute);
-// a plain tools/call takes the direct path (./modern-direct.ts), which hands anything unusual back to the SDK.
+// (./server.ts). Which requests come here is decided by hub/http/endpoints/mcp.ts (with mayBeModern
+// and modernRoute, below), after the HTTP front's checks (key, Origin, a draining replica);
+// a plain tools/call takes the direct path (./direct.ts), which hands anything unusual to the SDK.
 import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
-import type { HubServices } from "../services.js";
-import type { Caller } from "../security.js";
-import { paramHeaderMismatch } from "../param-headers.js";
-import { urlSelects, viewForUrl } from "../../catalog/selection.js";
-import { createModernServer, type AdoptedCall, type ModernCtx } from "../../sessions/modern-server.js";
-import { answerModern, type ModernRoute } from "./modern-direct.js";
-import { PendingCalls } from "../../sessions/input-required.js";
-import type { TenantChange } from "../../sessions/changes.js";
-import type { ServedTenant } from "../../tenants/served-tenant.js";
-import { drainingRefusal, startsSomethingNew } from "../replica.js";
-import { answerTasks } from "../../tasks/answer.js";
-import { listenedUris, ListenSubscriptions } from "../../sessions/listen-subscriptions.js";
+import { paramHeaderMismatch } from "./param-headers.js";
+import { urlSelects, viewForUrl } from "../catalog/selection.js";
+import { createModernServer, type AdoptedCall, type ModernCtx } from "./server.js";
+import type { ModernServices } from "./services.js";
+import { answerModern, type ModernRoute } from "./direct.js";
+import { PendingCalls } from "./pending-calls.js";
+import type { TenantChange } from "../sessions/changes.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
+import { answerTasks } from "../tasks/answer.js";
+import { listenedUris, ListenSubscriptions } from "./listen-subscriptions.js";
 import { whileStreaming } from "./listen-stream.js";
 
 /** The 2025-era versions a client may name in MCP-Protocol-Version; any other value is the modern path's to judge. */
@@ -61,36 +60,34 @@ export class ModernEndpoint {
   private readonly listens = new Map<ServedTenant, ListenSubscriptions>();
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
-  constructor(private readonly hub: HubServices) {
+  constructor(private readonly hub: ModernServices) {
     this.pending = new PendingCalls(hub.secrets, hub.config.replica);
     hub.changes.onEnd(() => this.close());
   }
 
   /** `body` is the parsed request alone: the closures below keep it while the call runs or waits in its server's queue, and its text must not stay with it. */
-  async handle(req: Request, body: unknown, caller: Caller, route: ModernRoute): Promise<Response> {
-    if (this.hub.draining && startsSomethingNew(this.hub, req, body)) return drainingRefusal(this.hub);
-    const session = this.hub.modernSession(caller.tenant);
+  async handle(req: Request, body: unknown, tenant: ServedTenant, route: ModernRoute): Promise<Response> {
+    const session = this.hub.modernSession(tenant);
     session.touch();
     const id = (body as { id?: string | number } | null)?.id;
     // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= apply to this request alone
     const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
     if (view instanceof Response) return view;
-    // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (../param-headers.ts)
+    // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (./param-headers.ts)
     const mismatch = paramHeaderMismatch(req, body, view);
     if (mismatch) return mismatch;
     const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
     // the tasks extension's requests, which the SDK does not serve on this revision
-    const tasked =
-      route.kind === "modern" && route.messageKind === "request" ? await answerTasks(plain, this.hub.tasks, caller.tenant.name, req, body) : undefined;
+    const tasked = route.kind === "modern" && route.messageKind === "request" ? await answerTasks(plain, this.hub.tasks, tenant.name, req, body) : undefined;
     if (tasked instanceof Response) return tasked;
     const context: ModernCtx = tasked ? { ...plain, asTask: tasked } : plain;
     const viaSdk = (adopted?: AdoptedCall) => {
       const extra = { [CONTEXT_KEY]: adopted ? { ...context, adopted } : context };
-      return this.handlerOf(caller.tenant).fetch(req, { parsedBody: body, authInfo: { token: "", clientId: caller.tenant.name, scopes: [], extra } });
+      return this.handlerOf(tenant).fetch(req, { parsedBody: body, authInfo: { token: "", clientId: tenant.name, scopes: [], extra } });
     };
     // a listen naming resources makes their servers watch them while its stream is open
     const uris = listenedUris(body);
-    if (uris) return whileStreaming(id, () => this.listensOf(caller.tenant).acquire(context, uris), viaSdk);
+    if (uris) return whileStreaming(id, () => this.listensOf(tenant).acquire(context, uris), viaSdk);
     // a call whose rounds end in a task is the SDK's to serve round by round (the direct path answers plain results only)
     return tasked ? viaSdk() : answerModern(context, req, body, route, viaSdk);
   }

@@ -4,10 +4,10 @@ import { z } from "zod";
 import { defineTool, reply } from "../../servers/lib/tool.js";
 import type { OpenPreview } from "../previews/previews.js";
 import { formatRange } from "../config/network.js";
-import type { ClientSession } from "./registry.js";
-import type { SessionServices } from "./services.js";
+import type { ClientSession } from "../sessions/registry.js";
+import type { SessionServices } from "../sessions/services.js";
 import { sessionLabel } from "../observability/session-label.js";
-import type { HubToolCall } from "./tool-calls.js";
+import type { HubToolCall } from "../sessions/tool-calls.js";
 
 type Context = HubToolCall & { hub: SessionServices };
 

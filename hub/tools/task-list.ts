@@ -1,33 +1,12 @@
 // What hub_sessions tells a client about its tenant's tasks (tool calls run as tasks, hub/tasks/),
-// and hub_cancel_task. Tasks sit in the room above sessions: this module names the little it reads
-// of a task (TaskView) and hub/hub.ts, the composition root, hands in the task store, which has it.
+// and hub_cancel_task. The hub's services name the little the tools read of a task (TaskView,
+// hub/sessions/services.ts); hub/hub.ts, the composition root, hands in the task store, which has it.
 // A tenant's tasks are every client's of that tenant (any of them may poll one with tasks/get), so
 // their ids are shown; another tenant's are never listed, counted or cancellable here.
 import { z } from "zod";
 import { defineTool, reply } from "../../servers/lib/tool.js";
-import type { HubToolCall } from "./tool-calls.js";
-
-export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;
-
-/** What the hub's tools read of a task (hub/tasks/store.ts Task is one). */
-export interface TaskView {
-  readonly id: string;
-  readonly tool: string;
-  readonly status: (typeof TASK_STATUSES)[number];
-  readonly createdAt: string;
-  readonly lastUpdatedAt: string;
-  readonly ttlMs: number;
-  readonly statusMessage?: string;
-  readonly inputRequests?: Record<string, unknown>;
-  readonly terminal: boolean;
-  /** tasks/cancel: the call ends with its child's process tree; a task that already ended stays as it ended. */
-  cancel(by?: string): void;
-}
-
-/** The hub's tasks, by tenant (hub/tasks/store.ts TaskStore is one). */
-export interface TenantTasks {
-  of(tenant: string): readonly TaskView[];
-}
+import type { HubToolCall } from "../sessions/tool-calls.js";
+import { TASK_STATUSES, type TaskView, type TenantTasks } from "../sessions/services.js";
 
 export const taskEntry = z.object({
   id: z.string().describe("Its taskId, for tasks/get, tasks/update, tasks/cancel or hub_cancel_task"),

@@ -4,8 +4,8 @@
 import { z } from "zod";
 import { defineTool, reply } from "../../servers/lib/tool.js";
 import { RECENT_CALLS } from "../observability/recent-calls.js";
-import type { SessionServices } from "./services.js";
-import type { HubToolCall } from "./tool-calls.js";
+import type { SessionServices } from "../sessions/services.js";
+import type { HubToolCall } from "../sessions/tool-calls.js";
 
 const recentCall = z.object({
   tool: z.string(),

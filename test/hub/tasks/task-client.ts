@@ -2,7 +2,7 @@
 // for two tenants (alice, bob), shared by the tasks tests.
 import { randomBytes } from "node:crypto";
 import type { TestHub } from "../../helpers/hub.js";
-import { envelope, postModern } from "./modern-client.js";
+import { envelope, postModern } from "../modern/modern-client.js";
 
 export const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 export const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
