@@ -4,8 +4,12 @@
 // stays open to them. Landlock (Linux 6.7+, allowed by Docker's default seccomp profile and
 // capabilities) enforces it on every address at once, 127.x, ::1, ::ffff:127.0.0.1 and wildcard
 // listeners alike, and scopes abstract UNIX sockets to the process tree they were made in (6.12+).
-// The rules are set by ./landlock/agentbox-landlock.c before the uid switch, so no process of the
-// tenant's uid ever runs outside them. UDP is not covered: Landlock has no UDP rules.
+// The rules are set by ./landlock/agentbox-landlock.c before the uid switch, so no server of the
+// tenant, nor anything it starts, ever runs outside them. The hub's own short helpers that run as
+// the tenant (the sweeper's claim reader, a disk budget's prlimit) stay outside every domain: they
+// must read and reach the processes of all the tenant's servers, and Landlock keeps a domain's
+// processes from ptracing anything outside it, so no process of the tenant can take one over.
+// UDP is not covered: Landlock has no UDP rules.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -26,9 +30,8 @@ export interface NetworkReport {
 export interface TenantNetwork {
   /** The TCP ports its processes may listen on. */
   readonly ports: PortRange;
-  /** The helper's command line (to put before setpriv) for a server of the tenant, or for the hub's own short helpers (no network at all). */
+  /** The helper's command line (to put before setpriv) for a server of the tenant, which may also reach the hub's port. */
   confine(hubPort: number | undefined): string[];
-  readonly confineHelper: string[];
 }
 
 export interface NetworkPlan extends NetworkReport {
@@ -197,7 +200,6 @@ export function planNetwork(input: PlanInput): NetworkPlan {
         const reach = portsWithout([ephemeral, region], [ports, ...operator]);
         return [helper, "--bind", formatRange(ports), "--connect", reach, ...scope, "--"];
       },
-      confineHelper: [helper, "--bind", "none", "--connect", "none", ...scope, "--"],
     });
   }
   const how =

@@ -246,8 +246,9 @@ export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.Proces
 }
 
 /**
- * How a program runs as this tenant: a server (given the hub's port, which its processes may reach
- * beside the tenant's own ports), or one of the hub's own short helpers (no hub port: no network).
+ * How a program runs as this tenant: a server, confined to the tenant's ports (./network.ts) and
+ * the hub's, or one of the hub's own short helpers, left outside every Landlock domain so it can
+ * read the processes of all the tenant's servers (a domain's processes cannot ptrace it).
  */
 export function tenantCommand(
   tenant: Tenant,
@@ -257,6 +258,6 @@ export function tenantCommand(
   server?: { hubPort: number | undefined },
 ): { command: string; args: string[] } {
   if (!tenant.identity) return { command, args };
-  const confinement = tenant.network ? (server ? tenant.network.confine(server.hubPort) : tenant.network.confineHelper) : [];
+  const confinement = tenant.network && server ? tenant.network.confine(server.hubPort) : [];
   return asTenant(isolation, tenant.identity, command, args, confinement);
 }

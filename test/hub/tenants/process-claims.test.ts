@@ -4,16 +4,24 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import fs from "node:fs";
 import net from "node:net";
 import { describe, test } from "node:test";
 import { bindAddresses, portHolders } from "../../../hub/http/listen.js";
 import { claimIn, ENVIRON_PREFIX_BYTES, readClaims, readClaimsAsTenant } from "../../../hub/tenants/process-claims.js";
 import { listOwners } from "../../../servers/lib/proctree.js";
+import { landlockAbi, planNetwork } from "../../../hub/tenants/network.js";
+import { parsePortRange } from "../../../hub/config/network.js";
+import { tenantCommand, type Tenant } from "../../../hub/tenants/tenants.js";
+import type { Isolation } from "../../../hub/tenants/isolation.js";
+import { until } from "../../helpers/wait.js";
 import { sessionClaim, SESSION_CLAIM_ENV, withSessionClaim } from "../../../servers/lib/session-claim.js";
 
 const claim = sessionClaim("a-token");
 const environ = (...entries: string[]) => Buffer.from(entries.map((e) => `${e}\0`).join(""), "latin1");
 const asSelf = (command: string, args: string[]) => ({ command, args });
+const landlockSkip = () =>
+  process.getuid?.() !== 0 ? "needs root to run as a tenant's uid" : (landlockAbi() ?? 0) < 4 ? "needs Landlock network rules" : false;
 
 describe("session claims", () => {
   test("found first or after others, never as the tail of another name, cut short, or malformed", () => {
@@ -49,6 +57,34 @@ describe("session claims", () => {
     } finally {
       early.kill("SIGKILL");
       late.kill("SIGKILL");
+    }
+  });
+
+  test("a reader run as the tenant finds the claims of the tenant's Landlock-confined servers' processes", { skip: landlockSkip() }, async () => {
+    // as the sweeper does in a container without CAP_SYS_PTRACE, on a hub with several tenants: the
+    // tenant's processes run in a server's Landlock domain, which a reader in a domain of its own
+    // could not read (Landlock keeps ptrace, and so /proc/<pid>/environ, within a domain)
+    const plan = planNetwork({
+      network: { isolation: "auto", portsPerTenant: 100 },
+      tenants: [{ name: "a" }, { name: "b" }],
+      hubPort: 0,
+      perTenantUids: true,
+      parse: parsePortRange,
+    });
+    const uid = 20_000 + (process.pid % 10_000);
+    const identity = { uid, gid: uid, processes: 4096, memoryBytes: 2 ** 33, disk: { budgetBytes: 2 ** 40, frozen: false, locked: false } };
+    const tenant: Tenant = { name: "a", identity, workspace: "/tmp", network: plan.tenants.get("a") };
+    const isolation: Isolation = { mode: "uid", summary: "", canDropBoundingSet: false };
+    const server = tenantCommand(tenant, isolation, "sleep", ["30"], { hubPort: undefined });
+    const daemon = spawn(server.command, server.args, { env: { [SESSION_CLAIM_ENV]: claim, PATH: process.env.PATH }, stdio: "ignore" });
+    try {
+      await once(daemon, "spawn");
+      // the wrappers exec one into the next: the claim is read once sleep runs as the tenant
+      await until("the daemon to run as the tenant", () => fs.readFileSync(`/proc/${daemon.pid}/status`, "utf8").includes(`Uid:\t${uid}`));
+      const claims = await readClaimsAsTenant([daemon.pid!], (command, args) => tenantCommand(tenant, isolation, command, args));
+      assert.equal(claims.get(daemon.pid!), claim);
+    } finally {
+      daemon.kill("SIGKILL");
     }
   });
 
