@@ -9,8 +9,9 @@
 // call starts; a call that notifies, asks its client something, fails, or returns anything
 // unusual is handed over while it runs (./modern.ts serves the same request through the SDK,
 // whose tools/call joins the call in flight instead of starting one), so the reply is the SDK's.
-import { isJsonContentType, SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
+import { SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
 import { isPlainObject } from "../../protocol/jsonrpc.js";
+import { mediaTypeOf } from "../../../servers/lib/media-type.js";
 import type { Params } from "../../sessions/forward.js";
 import type { CallRound } from "../../sessions/input-required.js";
 import { serverInfoOf, startCall, type AdoptedCall, type ModernCtx } from "../../sessions/modern-server.js";
@@ -54,7 +55,7 @@ function isPlainToolCall(req: Request, body: unknown, route: ModernRoute): body 
   const meta = params._meta;
   // (the envelope, its progressToken included, is the classifier's to check: a route is modern only if it is valid)
   if (!isPlainObject(meta)) return false;
-  if (req.method !== "POST" || !isJsonContentType(req.headers.get("content-type")) || req.signal.aborted) return false;
+  if (req.method !== "POST" || mediaTypeOf(req.headers.get("content-type")) !== "application/json" || req.signal.aborted) return false;
   const name = req.headers.get("mcp-name");
   if (req.headers.get("mcp-protocol-version") === null || req.headers.get("mcp-method") === null || name === null) return false;
   const plainName = stripOws(name);
