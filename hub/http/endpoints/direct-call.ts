@@ -17,7 +17,7 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../../protocol/cancellation.js";
-import { isPlainObject } from "../../protocol/jsonrpc.js";
+import { isPlainObject, resultMessage } from "../../protocol/jsonrpc.js";
 import type { Params } from "../../sessions/forward.js";
 import type { HubServices } from "../services.js";
 import type { SessionView } from "../../catalog/selection.js";
@@ -164,7 +164,7 @@ export async function answerToolCall(
   hub.toolCalls
     .call(session, view, call.params as Params, channel)
     .then(
-      (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : { jsonrpc: "2.0", id: call.id, result }),
+      (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : resultMessage(call.id, result)),
       (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
     )
     .finally(() => {

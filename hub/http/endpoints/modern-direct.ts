@@ -10,7 +10,7 @@
 // unusual is handed over while it runs (./modern.ts serves the same request through the SDK,
 // whose tools/call joins the call in flight instead of starting one), so the reply is the SDK's.
 import { SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
-import { isPlainObject } from "../../protocol/jsonrpc.js";
+import { isPlainObject, jsonRpcResult } from "../../protocol/jsonrpc.js";
 import { mediaTypeOf } from "../../../servers/lib/media-type.js";
 import type { Params } from "../../sessions/forward.js";
 import type { CallRound } from "../../sessions/input-required.js";
@@ -125,8 +125,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
       for (const action of call.afterReply) queueMicrotask(action);
       ctx.hub.metrics.modernToolCalls.inc({ answered_by: "direct" });
       const meta = { ...result._meta, [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) };
-      const reply = { result: { ...result, resultType: "complete", _meta: meta }, jsonrpc: "2.0", id: body.id };
-      return new Response(JSON.stringify(reply), { status: 200, headers: { "content-type": "application/json" } });
+      return jsonRpcResult(body.id, { ...result, resultType: "complete", _meta: meta });
     }
   }
   ctx.hub.metrics.modernToolCalls.inc({ answered_by: "sdk" });
