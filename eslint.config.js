@@ -1,11 +1,63 @@
 // The code gate (`npm run lint`, part of `npm test`): ESLint's and typescript-eslint's recommended
-// rules. The architecture (rooms, no import circle) is checked by dependency-cruiser
+// rules on every source file, with type information, so that a promise nobody awaits or catches is
+// an error. The architecture (rooms, no import circle) is checked by dependency-cruiser
 // (.dependency-cruiser.cjs) and the formatting by Prettier (.prettierrc.json).
+//
+// The playground's browser code (hub/playground/web) is TypeScript checked by tsc like the rest,
+// its browser globals from tsconfig.json's DOM library; esbuild bundles it for the browser.
+// The plain-JavaScript scripts (scripts/, docker/, deploy/, bench/*.mjs) run on Node before
+// anything is compiled: their types come from tsconfig.scripts.json, their globals from the list below.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// What Node gives a script without an import, and CommonJS's own names for .cjs
+const nodeGlobals = Object.fromEntries(
+  [
+    "AbortController",
+    "AbortSignal",
+    "Blob",
+    "Buffer",
+    "clearImmediate",
+    "clearInterval",
+    "clearTimeout",
+    "console",
+    "crypto",
+    "Event",
+    "EventTarget",
+    "fetch",
+    "FormData",
+    "global",
+    "Headers",
+    "performance",
+    "process",
+    "queueMicrotask",
+    "ReadableStream",
+    "Request",
+    "Response",
+    "setImmediate",
+    "setInterval",
+    "setTimeout",
+    "structuredClone",
+    "TextDecoder",
+    "TextEncoder",
+    "URL",
+    "URLSearchParams",
+  ].map((name) => [name, "readonly"]),
+);
+const commonJsGlobals = Object.fromEntries(["module", "require", "exports", "__dirname", "__filename"].map((name) => [name, "readonly"]));
+
+// A promise is awaited, or detached on purpose (`void`, with a catch where it can reject): an
+// unhandled rejection ends the hub. node:test's test() and describe() return promises its runner awaits.
+const promiseRules = {
+  "@typescript-eslint/no-floating-promises": [
+    "error",
+    { allowForKnownSafeCalls: [{ from: "package", package: "node:test", name: ["test", "it", "describe", "suite"] }] },
+  ],
+  "@typescript-eslint/no-misused-promises": "error",
+};
+
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "hub/playground/web/**", "workspace/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  { ignores: ["dist/**", "node_modules/**", "workspace/**", "bench/results/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,6 +67,27 @@ export default tseslint.config(
       "no-control-regex": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }],
     },
+  },
+  {
+    files: ["**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      ...promiseRules,
+      // an import only types use says so: a reader, and a compiler that sees one file at a time (esbuild), knows it loads nothing
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+    },
+  },
+  {
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
+    languageOptions: {
+      globals: nodeGlobals,
+      parserOptions: { project: "./tsconfig.scripts.json", tsconfigRootDir: import.meta.dirname },
+    },
+    rules: promiseRules,
+  },
+  {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: commonJsGlobals },
   },
   {
     files: ["test/**/*.ts", "bench/**/*.ts"],

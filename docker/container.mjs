@@ -17,7 +17,7 @@ export async function docker(args, { allowFail = false } = {}) {
   } catch (err) {
     if (allowFail) return null;
     const detail = (err.stderr || err.message || "").toString().trim();
-    throw new Error(`docker ${args.join(" ")} failed: ${detail}`);
+    throw new Error(`docker ${args.join(" ")} failed: ${detail}`, { cause: err });
   }
 }
 

@@ -309,7 +309,7 @@ async function phaseStdio() {
 
 async function main() {
   const fixtures = await startFixtures();
-  let summary = {};
+  let summary;
   try {
     summary = await phaseDefault(fixtures);
     await phaseHardened(fixtures);

@@ -4,6 +4,7 @@
 // The page holds no data of the hub (no status, no tenant), so it is served before the key check
 // and can tell a person without a key how to send one.
 import type { Context, MiddlewareHandler } from "hono";
+import { acceptsMediaType } from "../../servers/lib/media-type.js";
 
 // nothing to run and nothing from elsewhere: the only dynamic text is the request's own origin, escaped
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -11,8 +12,8 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base
 /** A browser navigating here: it asks for HTML and for neither of the MCP transports' types. */
 export function wantsPage(c: Context): boolean {
   if (c.req.method !== "GET" || c.req.header("mcp-session-id")) return false;
-  const accept = (c.req.header("accept") ?? "").toLowerCase();
-  return accept.includes("text/html") && !accept.includes("application/json") && !accept.includes("text/event-stream");
+  const accept = c.req.header("accept");
+  return acceptsMediaType(accept, "text/html") && !acceptsMediaType(accept, "application/json") && !acceptsMediaType(accept, "text/event-stream");
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);

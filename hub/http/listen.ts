@@ -83,7 +83,8 @@ export async function listenEverywhere(
   const { main, twins } = bindAddresses(host);
   const requests = getRequestListener(fetch, { hostname: host });
   const createServer = () => {
-    const server = createHttpServer(requests).on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Hono's listener answers every fault of the app itself (a 500, or the connection ended): its promise never rejects
+    const server = createHttpServer((req, res) => void requests(req, res)).on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       // Node takes its own error listener off a socket it hands over for an upgrade: without one,
       // a client that resets the connection (anyone holding a preview URL) would end the hub
       socket.on("error", () => socket.destroy());

@@ -9,8 +9,9 @@
 // call starts; a call that notifies, asks its client something, fails, or returns anything
 // unusual is handed over while it runs (./modern.ts serves the same request through the SDK,
 // whose tools/call joins the call in flight instead of starting one), so the reply is the SDK's.
-import { isJsonContentType, SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
-import { isPlainObject } from "../protocol/jsonrpc.js";
+import { SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
+import { isPlainObject, jsonRpcResult } from "../protocol/jsonrpc.js";
+import { mediaTypeOf } from "../../servers/lib/media-type.js";
 import type { Params } from "../sessions/forward.js";
 import { serverInfoOf } from "../sessions/handlers.js";
 import { startCall, type CallRound } from "../sessions/pending-call.js";
@@ -55,7 +56,7 @@ function isPlainToolCall(req: Request, body: unknown, route: ModernRoute): body 
   const meta = params._meta;
   // (the envelope, its progressToken included, is the classifier's to check: a route is modern only if it is valid)
   if (!isPlainObject(meta)) return false;
-  if (req.method !== "POST" || !isJsonContentType(req.headers.get("content-type")) || req.signal.aborted) return false;
+  if (req.method !== "POST" || mediaTypeOf(req.headers.get("content-type")) !== "application/json" || req.signal.aborted) return false;
   const name = req.headers.get("mcp-name");
   if (req.headers.get("mcp-protocol-version") === null || req.headers.get("mcp-method") === null || name === null) return false;
   const plainName = stripOws(name);
@@ -125,8 +126,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
       for (const action of call.afterReply) queueMicrotask(action);
       ctx.hub.metrics.modernToolCalls.inc({ answered_by: "direct" });
       const meta = { ...result._meta, [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) };
-      const reply = { result: { ...result, resultType: "complete", _meta: meta }, jsonrpc: "2.0", id: body.id };
-      return new Response(JSON.stringify(reply), { status: 200, headers: { "content-type": "application/json" } });
+      return jsonRpcResult(body.id, { ...result, resultType: "complete", _meta: meta });
     }
   }
   ctx.hub.metrics.modernToolCalls.inc({ answered_by: "sdk" });

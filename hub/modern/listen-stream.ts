@@ -4,6 +4,7 @@
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../../servers/lib/log.js";
 import { jsonRpcError, withoutCodePrefix } from "../protocol/jsonrpc.js";
+import { mediaTypeOf } from "../../servers/lib/media-type.js";
 
 export async function whileStreaming(id: unknown, take: () => Promise<() => void>, serve: () => Promise<Response>): Promise<Response> {
   let release: () => void;
@@ -28,7 +29,7 @@ export async function whileStreaming(id: unknown, take: () => Promise<() => void
     done();
     throw err;
   }
-  if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) {
+  if (!response.body || mediaTypeOf(response.headers.get("content-type")) !== "text/event-stream") {
     done();
     return response;
   }

@@ -20,6 +20,7 @@ import {
   tracingEnabled,
   withTraceMeta,
 } from "../../servers/lib/tracing.js";
+import { mediaTypeOf } from "../../servers/lib/media-type.js";
 import { sessionLabel } from "./session-label.js";
 
 export const TENANT_ATTRIBUTE = "agentbox.tenant";
@@ -42,7 +43,7 @@ export function httpTracing(route: string): MiddlewareHandler {
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, c.res.status);
       if (c.res.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       // a JSON reply is whole by now (the direct path answers once the call has ended): only a stream is followed to its end
-      const body = c.res.headers.get("content-type")?.startsWith("text/event-stream") ? c.res.body : null;
+      const body = mediaTypeOf(c.res.headers.get("content-type")) === "text/event-stream" ? c.res.body : null;
       if (body) {
         c.res = new Response(
           endingWith(body, () => span.end()),

@@ -1,7 +1,11 @@
-// HTTP responses carrying a JSON-RPC error, for faults found before a request reaches an SDK server.
+// HTTP responses carrying a JSON-RPC reply the hub gives itself: errors for faults found before a
+// request reaches an SDK server, results for requests it answers without one.
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 /** A JSON object (not null, not an array): what params, _meta and arguments must be. */
 export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const jsonResponse = (status: number, body: object, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 
 export function jsonRpcError(
   status: number,
@@ -10,10 +14,15 @@ export function jsonRpcError(
   options: { data?: unknown; id?: string | number | null; headers?: Record<string, string> } = {},
 ): Response {
   const body = { jsonrpc: "2.0", id: options.id ?? null, error: { code, message, ...(options.data !== undefined ? { data: options.data } : {}) } };
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json", ...options.headers },
-  });
+  return jsonResponse(status, body, options.headers);
+}
+
+/** The JSON-RPC success reply to request `id`, as a message: the body of jsonRpcResult, or an SSE event. */
+export const resultMessage = (id: string | number, result: object) => ({ jsonrpc: "2.0" as const, id, result });
+
+/** HTTP 200 carrying the JSON-RPC result of request `id`. */
+export function jsonRpcResult(id: string | number, result: object, options: { headers?: Record<string, string> } = {}): Response {
+  return jsonResponse(200, resultMessage(id, result), options.headers);
 }
 
 /**

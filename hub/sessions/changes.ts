@@ -7,11 +7,10 @@ import type { ServedTenant } from "../tenants/served-tenant.js";
 
 export type TenantChange = { kind: "tools" | "prompts" | "resources" } | { kind: "resource"; uri: string };
 
-// a symbol: no tenant's name can be it
-const ENDED = Symbol("ended");
-
 export class TenantChanges {
   private readonly emitter = new EventEmitter();
+  // awaited when the hub stops: an emitter's listeners return nothing anyone waits for
+  private readonly endings = new Set<() => Promise<void>>();
 
   constructor() {
     // one listener per tenant endpoint, however many tenants the hub serves
@@ -24,11 +23,11 @@ export class TenantChanges {
 
   /** The hub is stopping: listeners end what they keep open (listen streams close gracefully, with their result). */
   end(): Promise<unknown> {
-    return Promise.allSettled(this.emitter.listeners(ENDED).map((listener) => (listener as () => Promise<void>)()));
+    return Promise.allSettled([...this.endings].map((listener) => listener()));
   }
 
   onEnd(listener: () => Promise<void>): void {
-    this.emitter.on(ENDED, listener);
+    this.endings.add(listener);
   }
 
   /** Hear one tenant's changes until the returned function is called. */

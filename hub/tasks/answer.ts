@@ -13,7 +13,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolErrorCode, SERVER_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, type Result } from "@modelcontextprotocol/sdk/types.js";
-import { isPlainObject, jsonRpcError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
+import { isPlainObject, jsonRpcError, jsonRpcResult, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
 import { checkMethodLimit, serverInfoOf, type HandlerCtx } from "../sessions/handlers.js";
 import { HUB } from "../catalog/selection.js";
 import type { Params } from "../sessions/forward.js";
@@ -76,10 +76,7 @@ export function taskSupportOf(ctx: Pick<HandlerCtx, "view" | "session">, name: s
 }
 
 const reply = (ctx: HandlerCtx, id: JsonRpcRequest["id"], result: Record<string, unknown>) =>
-  new Response(JSON.stringify({ jsonrpc: "2.0", id, result: { ...result, _meta: { [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) } } }), {
-    status: 200,
-    headers: { "content-type": "application/json" },
-  });
+  jsonRpcResult(id, { ...result, _meta: { [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) } });
 
 /** -32021: in-band, yet HTTP 400, as the revision answers a missing capability. */
 function missingExtension(id: JsonRpcRequest["id"], what: string): Response {

@@ -3,6 +3,7 @@
 // read, off the event loop, so what a tenant controls never costs the hub's event loop in
 // proportion to its size. The servers put the claim first in what they start.
 import { spawn } from "node:child_process";
+import type * as NodeFs from "node:fs";
 import { readStart } from "../../servers/lib/proctree.js";
 import { SESSION_CLAIM_ENV } from "../../servers/lib/session-claim.js";
 
@@ -59,7 +60,7 @@ export async function readClaims(pids: number[], asTenant: TenantCommand): Promi
 function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
   // this function's source runs as `node -e` under the tenant's uid, where only require() exists
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require("node:fs") as typeof import("node:fs");
+  const fs = require("node:fs") as typeof NodeFs;
   const buffer = Buffer.alloc(prefixBytes);
   for (const pid of pids) {
     let claim = "";

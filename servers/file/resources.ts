@@ -1,6 +1,6 @@
 // Workspace files as MCP resources: file:///<path relative to the workspace>, listed (bounded)
 // and read as text, or as a base64 blob for binaries.
-import { McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { type McpServer, ResourceTemplate } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { McpError, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../lib/log.js";
 import { toolName } from "../lib/names.js";

@@ -1,5 +1,6 @@
 // The formats `convert` accepts: one table drives the extension lookup, the MIME lookup for
 // fetched and data: sources, the `formats` tool and the "unsupported format" error message.
+import { mediaTypeOf } from "./media-type.js";
 
 /** Who turns the bytes into Markdown: markitdown-ts itself, or our own code for the gaps it leaves. */
 export type Engine = "markitdown" | "json" | "csv" | "zip" | "media";
@@ -72,7 +73,7 @@ export function formatByExtension(ext: string): Format | undefined {
 }
 
 export function formatByMime(contentType: string | null | undefined): Format | undefined {
-  const mime = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  const mime = mediaTypeOf(contentType);
   return mime ? FORMATS.find((f) => f.mimeTypes.includes(mime)) : undefined;
 }
 

@@ -116,13 +116,13 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
         }, PIPE_GRACE_MS);
       });
     });
-    child.once("close", async () => {
+    const finish = async (): Promise<ExecResult> => {
       await kill();
       clearTimeout(timer);
       clearTimeout(graceTimer);
       options.signal.removeEventListener("abort", onAbort);
       running.delete(tree);
-      resolve({
+      return {
         exitCode: exit?.code ?? null,
         signal: exit?.signal ?? null,
         stdout: out.stdout.text(),
@@ -132,7 +132,9 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
         timedOut,
         cancelled,
         killedProcesses: killed,
-      });
-    });
+      };
+    };
+    // a fault while finishing fails the call rather than leaving it unanswered
+    child.once("close", () => void finish().then(resolve, reject));
   });
 }

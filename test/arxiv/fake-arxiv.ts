@@ -64,7 +64,7 @@ export async function startFakeArxiv(): Promise<FakeArxiv> {
   const atom = (res: http.ServerResponse, body: string, status = 200) =>
     res.writeHead(status, { "content-type": "application/atom+xml; charset=utf-8" }).end(body);
 
-  const server = http.createServer(async (req, res) => {
+  const answer = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1");
     state.requests.push({ path: url.pathname, params: url.searchParams, startedAt: Date.now() });
     inFlight += 1;
@@ -86,7 +86,9 @@ export async function startFakeArxiv(): Promise<FakeArxiv> {
     if (ids.includes("9999.99999")) return atom(res, fixture("error.xml"));
     if (ids.length) return atom(res, idFeed(ids));
     return atom(res, fixture(url.searchParams.get("start") === "2" ? "search-page2.xml" : "search-page1.xml"));
-  });
+  };
+  // a fault of the fake (a PDF it could not make) reaches the test as a 500 naming it
+  const server = http.createServer((req, res) => void answer(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

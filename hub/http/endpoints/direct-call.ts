@@ -17,11 +17,12 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../../protocol/cancellation.js";
-import { isPlainObject } from "../../protocol/jsonrpc.js";
+import { isPlainObject, resultMessage } from "../../protocol/jsonrpc.js";
 import type { Params } from "../../sessions/forward.js";
 import type { HubServices } from "../services.js";
 import type { SessionView } from "../../catalog/selection.js";
 import { SESSION_CLOSED, type CallChannel, type ClientSession } from "../../sessions/registry.js";
+import { acceptsMediaType, mediaTypeOf } from "../../../servers/lib/media-type.js";
 import { acceptsSse } from "./sse-to-json.js";
 
 export interface DirectToolCall {
@@ -45,8 +46,8 @@ export function isDirectToolCall(body: unknown, headers: Headers, session: Clien
   if (caps.sampling || caps.elicitation || caps.roots || caps.tasks) return false;
   // no Accept at all is a plain JSON client, answered with JSON on every path
   const accept = headers.get("accept");
-  if (accept !== null && !accept.includes("application/json") && !accept.includes("*/*")) return false;
-  if ((headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase() !== "application/json") return false;
+  if (accept !== null && !acceptsMediaType(accept, "application/json") && !acceptsMediaType(accept, "*/*")) return false;
+  if (mediaTypeOf(headers.get("content-type")) !== "application/json") return false;
   const version = headers.get("mcp-protocol-version");
   return version === null || SUPPORTED_PROTOCOL_VERSIONS.includes(version);
 }
@@ -163,7 +164,7 @@ export async function answerToolCall(
   hub.toolCalls
     .call(session, view, call.params as Params, channel)
     .then(
-      (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : { jsonrpc: "2.0", id: call.id, result }),
+      (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : resultMessage(call.id, result)),
       (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
     )
     .finally(() => {

@@ -4,6 +4,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { SseServerTransport } from "./sse-transport.js";
 import type { HubServices } from "../services.js";
 import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
+import { mediaTypeOf } from "../../../servers/lib/media-type.js";
 import { newSessionId } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
@@ -45,8 +46,8 @@ export class LegacySseEndpoint {
     if (!parsed.ok) return parsed.response;
     session.touch();
     if (!transport.connected) return c.text("SSE connection not established", 500);
-    const type = (c.req.header("content-type") ?? "").split(";")[0].trim().toLowerCase();
-    if (type !== "application/json") return c.text(`Error: Unsupported content-type: ${type}`, 400);
+    const type = c.req.header("content-type");
+    if (mediaTypeOf(type) !== "application/json") return c.text(`Error: Unsupported content-type: ${type ?? "none"}`, 400);
     const requestInfo = { headers: c.env.incoming.headers, url: new URL(c.req.url) };
     if (!transport.receive(parsed.body, { requestInfo })) return c.text(`Invalid message: ${JSON.stringify(parsed.body)}`, 400);
     return c.text("Accepted", 202);

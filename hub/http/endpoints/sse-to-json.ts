@@ -4,17 +4,20 @@
 // JSON-RPC response(s) it carries.
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { RATE_LIMITED_CODE } from "../../protocol/jsonrpc.js";
+import { acceptsMediaType, mediaTypeOf } from "../../../servers/lib/media-type.js";
 
 export function acceptsSse(req: Request): boolean {
-  return (req.headers.get("accept") ?? "").includes("text/event-stream");
+  return acceptsMediaType(req.headers.get("accept"), "text/event-stream");
 }
 
-/** The request with an Accept header the SDK transport takes. */
+// what SDK clients send; the transport looks for both names in the header, in this case
+const FULL_ACCEPT = "application/json, text/event-stream";
+
+/** The request with an Accept header the SDK transport takes (what the client reads is decided on its own header, acceptsSse). */
 export function withFullAccept(req: Request, body?: string): Request {
-  const accept = req.headers.get("accept") ?? "";
-  if (accept.includes("text/event-stream") && accept.includes("application/json")) return req;
+  if (req.headers.get("accept") === FULL_ACCEPT) return req;
   const headers = new Headers(req.headers);
-  headers.set("accept", "application/json, text/event-stream");
+  headers.set("accept", FULL_ACCEPT);
   return new Request(req.url, { method: req.method, headers, body: body ?? (req.method === "POST" ? req.body : undefined), duplex: "half" } as RequestInit);
 }
 
@@ -42,7 +45,7 @@ function parseSse(text: string): JSONRPCMessage[] {
 
 /** Collect the JSON-RPC responses of an SSE reply into a JSON reply; batch requests get an array. */
 export async function sseToJson(res: Response, batch: boolean): Promise<Response> {
-  if (!(res.headers.get("content-type") ?? "").includes("text/event-stream")) return withRateLimitStatus(res);
+  if (mediaTypeOf(res.headers.get("content-type")) !== "text/event-stream") return withRateLimitStatus(res);
   const responses = parseSse(await res.text()).filter(isResponse);
   const headers = new Headers(res.headers);
   headers.set("content-type", "application/json");
@@ -64,7 +67,7 @@ export const retryAfterSeconds = (ms: number) => String(Math.ceil(ms / 1000));
 
 /** A plain-JSON reply that is only a rate-limit error becomes HTTP 429 with Retry-After. */
 async function withRateLimitStatus(res: Response): Promise<Response> {
-  if (!(res.headers.get("content-type") ?? "").includes("application/json") || res.status !== 200) return res;
+  if (mediaTypeOf(res.headers.get("content-type")) !== "application/json" || res.status !== 200) return res;
   const text = await res.text();
   let retryAfterMs: number | undefined;
   try {

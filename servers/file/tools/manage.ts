@@ -1,5 +1,5 @@
 // move, copy, delete, mkdir and info: managing entries rather than their content.
-import fs from "node:fs";
+import type fs from "node:fs";
 import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";

@@ -1,6 +1,6 @@
 // read and read_many: text by line window (paged), images as image content, other binaries as
 // base64 only when asked.
-import fs from "node:fs";
+import type fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { both, initialize, json, post } from "../../helpers/raw-http.js";
 

@@ -1,7 +1,7 @@
 // API key, Origin/Host checks, CORS and rate limits, as a client meets them over HTTP.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { json } from "../../helpers/raw-http.js";
 import { until } from "../../helpers/wait.js";

@@ -77,9 +77,12 @@ describe("rate-limit status", () => {
   });
 });
 
-test("Accept is widened for the SDK only when it lacks JSON or SSE", async () => {
+test("Accept is set for the SDK unless it is already what SDK clients send", async () => {
   const full = new Request("http://h/mcp", { method: "POST", headers: { accept: "application/json, text/event-stream" }, body: "{}" });
   assert.equal(withFullAccept(full), full);
+  // the SDK transport looks for both names as written: the same types in capitals would be refused there with 406
+  const shouted = new Request("http://h/mcp", { method: "POST", headers: { accept: "Application/JSON, Text/Event-Stream" }, body: "{}" });
+  assert.equal(withFullAccept(shouted, "{}").headers.get("accept"), "application/json, text/event-stream");
   const plain = withFullAccept(
     new Request("http://h/mcp", { method: "POST", headers: { "content-type": "application/json", "x-api-key": "k" }, body: "{}" }),
     '{"a":1}',

@@ -48,6 +48,24 @@ describe("transports", () => {
     assert.equal(called.body.result.content[0].text, "in session");
   });
 
+  test("a session's Accept is read whatever its case and parameters: SSE named in capitals is SSE, SSE refused with q=0 is JSON", async () => {
+    const sessionId = await initialize(hub);
+    const list = (accept: string) =>
+      post(
+        hub,
+        { jsonrpc: "2.0", id: 5, method: "tools/list" },
+        { "Content-Type": "Application/JSON; charset=UTF-8", Accept: accept, "mcp-session-id": sessionId },
+      );
+    const shouted = await list("Application/JSON, Text/Event-Stream");
+    assert.equal(shouted.res.status, 200, shouted.text);
+    assert.equal(shouted.res.headers.get("content-type"), "text/event-stream");
+    assert.match(shouted.text, /^data: .*"echo_echo"/m);
+    const refused = await list("application/json, text/event-stream;q=0");
+    assert.equal(refused.res.status, 200, refused.text);
+    assert.equal(refused.res.headers.get("content-type"), "application/json");
+    assert.ok(refused.body.result.tools.some((t: { name: string }) => t.name === "echo_echo"));
+  });
+
   test("a JSON-RPC batch gets an array of responses", async () => {
     const batch = await post(hub, [
       { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo_echo", arguments: { text: "a" } } },

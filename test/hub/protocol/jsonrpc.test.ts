@@ -2,7 +2,7 @@
 // body reaches the SDK, attacked with the bodies a hostile client would send.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { jsonRpcError, parseJsonRpc, protocolError, withoutCodePrefix } from "../../../hub/protocol/jsonrpc.js";
+import { jsonRpcError, jsonRpcResult, parseJsonRpc, protocolError, resultMessage, withoutCodePrefix } from "../../../hub/protocol/jsonrpc.js";
 
 async function refusal(text: string): Promise<{ status: number; body: { id: unknown; error: { code: number; message: string } } }> {
   const parsed = parseJsonRpc(text);
@@ -91,4 +91,14 @@ test("error replies and messages", async () => {
   assert.equal(protocolError(-32602, "bad").message, "bad");
   assert.equal(withoutCodePrefix("MCP error -32602: MCP error -32602: bad"), "bad");
   assert.equal(withoutCodePrefix("bad: MCP error -1: x"), "bad: MCP error -1: x");
+});
+
+test("result replies and messages", async () => {
+  const res = jsonRpcResult("a", { content: [], _meta: { x: 1 } }, { headers: { "Mcp-Session-Id": "s" } });
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "application/json");
+  assert.equal(res.headers.get("mcp-session-id"), "s");
+  assert.deepEqual(await res.json(), { jsonrpc: "2.0", id: "a", result: { content: [], _meta: { x: 1 } } });
+  assert.deepEqual(await jsonRpcResult(0, {}).json(), { jsonrpc: "2.0", id: 0, result: {} });
+  assert.deepEqual(resultMessage(7, { ok: true }), { jsonrpc: "2.0", id: 7, result: { ok: true } });
 });
