@@ -16,8 +16,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { distRoot, installRoot, loadConfig, type ServerConfig } from "../../../hub/config/config.js";
 import { fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 
-/** DESIGN.md's entry, as printed there (DESIGN.md lives outside the repository, so it is copied here). */
-const DESIGN_BROWSER: ServerConfig = { command: "node", args: ["dist/servers/browser/main.js"], env: {} };
+/** The browser entry as an operator writes it by hand: a relative path, and an empty env. */
+const HANDWRITTEN_BROWSER: ServerConfig = { command: "node", args: ["dist/servers/browser/main.js"], env: {} };
 
 /** The README "Configuration" section's config file example, comments removed. */
 function readmeConfig(): { mcpServers: Record<string, ServerConfig> } {
@@ -83,8 +83,8 @@ describe("config paths: the examples users copy", () => {
     await assertBrowserAnswers(hub, planted);
   });
 
-  test("DESIGN's browser entry, as printed, from another working directory", async () => {
-    const { hub, planted } = await browserHubFrom(DESIGN_BROWSER);
+  test("a hand-written browser entry (an empty env), from another working directory", async () => {
+    const { hub, planted } = await browserHubFrom(HANDWRITTEN_BROWSER);
     await assertBrowserAnswers(hub, planted);
   });
 
