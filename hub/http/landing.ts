@@ -25,7 +25,7 @@ export function landingPage(origin: string, keyed: boolean): string {
     [`Any HTTP client's JSON config`, `{ "mcpServers": { "agentbox": { "type": "http", "url": "${mcp}"${header} } } }`],
     [
       `curl (plain JSON, no session needed)`,
-      `curl -s ${mcp} -H 'Content-Type: application/json'${keyed ? ` -H 'Authorization: Bearer <key>'` : ""}` +
+      `curl -sS ${mcp} -H 'Content-Type: application/json'${keyed ? ` -H 'Authorization: Bearer <key>'` : ""}` +
         ` \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
     ],
   ];
