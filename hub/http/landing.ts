@@ -58,7 +58,7 @@ ${key}
 Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a>.</p>
 <h2>Connect a client</h2>
 ${snippets.map(([name, text]) => `<p>${escapeHtml(name!)}:</p><pre>${escapeHtml(text!)}</pre>`).join("\n")}
-<p>More clients (Claude Desktop and other stdio clients, mcp-remote, agent frameworks) are in the README's “Connecting clients” section.</p>
+<p>More clients (Claude Desktop and other stdio clients, mcp-remote, agent frameworks) are in the project's docs/clients.md.</p>
 </main></body></html>
 `;
 }
