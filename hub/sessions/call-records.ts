@@ -36,9 +36,10 @@ export type CallEnding = { result: CallToolResult } | { error: unknown };
 
 /**
  * The hub's own tools that only read what their caller may see anyway. A call of one that its client
- * marked as bookkeeping (BOOKKEEPING_META_KEY) and that succeeded changed nothing, so it is counted
- * rather than written to the audit trail; the mark on any other call, or on a call that failed or was
- * refused, is ignored: a client cannot hide what it did.
+ * marked as bookkeeping (BOOKKEEPING_META_KEY) and that succeeded, or was cancelled (a page closed
+ * while its panel refreshed), changed nothing, so it is counted rather than written to the audit
+ * trail; the mark on any other call, or on a call that failed or was refused, is ignored: a client
+ * cannot hide what it did.
  */
 const READ_ONLY_HUB_TOOLS: ReadonlySet<string> = new Set(["hub_status", "hub_sessions", "hub_calls", "hub_metrics"]);
 
@@ -80,7 +81,12 @@ export class CallRecords {
       ...(errorType ? { errorType } : {}),
       ...(taskId ? { taskId } : {}),
     });
-    if (outcome === "ok" && note.server === HUB && READ_ONLY_HUB_TOOLS.has(tool) && params._meta?.[BOOKKEEPING_META_KEY] === true) {
+    if (
+      (outcome === "ok" || outcome === "cancelled") &&
+      note.server === HUB &&
+      READ_ONLY_HUB_TOOLS.has(tool) &&
+      params._meta?.[BOOKKEEPING_META_KEY] === true
+    ) {
       this.onBookkeeping(tool);
       return;
     }

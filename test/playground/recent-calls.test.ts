@@ -117,13 +117,13 @@ describe("the playground's recent calls", () => {
     const trail = () =>
       hub.logs.flatMap((line) => {
         try {
-          const entry = JSON.parse(line) as { audit?: string; tenant?: string; tool?: string };
-          return entry.audit === "call" && entry.tenant === "alice" ? [entry.tool!] : [];
+          const entry = JSON.parse(line) as { audit?: string; tenant?: string; tool?: string; outcome?: string };
+          return entry.audit === "call" && entry.tenant === "alice" ? [`${entry.tool!}${entry.outcome === "ok" ? "" : ` ${entry.outcome}`}`] : [];
         } catch {
           return [];
         }
       });
-    await until("the sentinel's audit line", () => trail().includes("sentinel_tool"));
+    await until("the sentinel's audit line", () => trail().includes("sentinel_tool refused"));
     const tools = trail();
     assert.ok(tools.includes("echo_echo"), `the page's echo_echo call is audited: ${tools.join(", ")}`);
     assert.deepEqual(

@@ -1,6 +1,6 @@
 // A client's own bookkeeping (the playground filling its side panels from hub_sessions and hub_calls)
 // stays out of the audit trail: a call marked `_meta["agentbox/bookkeeping"]: true` of one of the hub's
-// read-only tools that succeeds is counted on /metrics instead of written as a line. A hostile client
+// read-only tools that succeeds (or is cancelled) is counted on /metrics instead of written as a line. A hostile client
 // cannot use the mark to hide what it did: on any other tool (a server's, or a hub tool that changes
 // something), on a call that failed or was refused, or with any value but true, the line is written.
 import assert from "node:assert/strict";
