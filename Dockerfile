@@ -33,7 +33,7 @@ RUN npm run build \
 
 FROM node:22-bookworm-slim
 # chromium-headless-shell rather than chromium: it drives Playwright headless just the same and is
-# much smaller (see DESIGN.md). Fonts: Liberation for Latin metrics, WenQuanYi Zen Hei for CJK,
+# much smaller (it leaves out what a windowed browser needs). Fonts: Liberation for Latin metrics, WenQuanYi Zen Hei for CJK,
 # so pages in those scripts render as text rather than boxes. python3-munkres satisfies
 # python3-fonttools' "python3-scipy | python3-munkres" (matplotlib needs fonttools): without it apt
 # picks scipy, which drags in pythran and with it g++, boost and BLAS headers (~600 MB of compilers).

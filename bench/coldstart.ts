@@ -1,6 +1,6 @@
 // 4. Cold start: from spawning the hub process to /readyz answering 200, and to the first
 // tools/list that holds a tool of every built-in server. The docker run figure comes from
-// bench/results/docker.json (written by bench/docker.*), shown in the README when present.
+// bench/results/docker.json (written by bench/docker.*), shown in bench/README.md when present.
 import fs from "node:fs";
 import { presentBuiltins, serversConfig } from "./builtin.js";
 import { writeResult } from "./results.js";

@@ -20,7 +20,7 @@ import { round, sleep } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_SOAK_ROUNDS ?? 3);
 const SESSIONS = Number(process.env.BENCH_SOAK_SESSIONS ?? 12);
-/** The hub's resident memory the soak must stay within (README, Security). */
+/** The hub's resident memory the soak must stay within (docs/security.md, "What one tenant can cost the others"). */
 export const SOAK_RSS_BUDGET_MIB = Number(process.env.BENCH_SOAK_BUDGET_MIB ?? 512);
 const HONEST = `honest-${randomBytes(12).toString("hex")}`;
 const HOSTILE = `mallory-${randomBytes(12).toString("hex")}`;

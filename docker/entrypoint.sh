@@ -34,7 +34,14 @@ remap_agent() {
   [[ -z "$uid" && -z "$gid" ]] && return 0
   if [[ -n "$uid" ]] && ! is_id "$uid"; then say "AGENTBOX_UID must be a numeric user id, got '$uid'"; exit 64; fi
   if [[ -n "$gid" ]] && ! is_id "$gid"; then say "AGENTBOX_GID must be a numeric group id, got '$gid'"; exit 64; fi
-  if [[ "$uid" == 0 || "$gid" == 0 ]]; then say "AGENTBOX_UID/AGENTBOX_GID 0 would run the hub as root; give the host user's ids"; exit 64; fi
+  # as numbers: "00" is root too
+  [[ -n "$uid" ]] && uid=$((10#$uid))
+  [[ -n "$gid" ]] && gid=$((10#$gid))
+  # `-e AGENTBOX_UID=$(id -u)` typed by root on the host: agents never run as root, and root on the
+  # host reads and writes the files of any uid, so agent keeps its own ids and the container starts.
+  if [[ "$uid" == 0 ]]; then say "AGENTBOX_UID=0 (root) is ignored: agents never run as root; agent keeps uid $(id -u agent), whose files root on the host can use"; uid=""; fi
+  if [[ "$gid" == 0 ]]; then say "AGENTBOX_GID=0 (root) is ignored: agent keeps gid $(id -g agent)"; gid=""; fi
+  [[ -z "$uid" && -z "$gid" ]] && return 0
   old_uid="$(id -u agent)"
   home="$(home_of agent)"
   # -o: the host's id may already belong to someone in the image (1000 was `node` upstream)

@@ -12,6 +12,8 @@
 // 2. Hardened: --cap-drop ALL --user agent --security-opt no-new-privileges: ready, Chromium
 //    opens a page, a command runs as agent, clean stop.
 // 3. Root with --cap-drop ALL: the entrypoint refuses at once and says what to do instead.
+//    docs/deploy.md's `docker run … -e AGENTBOX_UID=$(id -u) -e AGENTBOX_GID=$(id -g)` as root on the host
+//    types it (ids 0): it starts, agent keeps its ids (docker/smoke-readme.mjs).
 // 4. `docker run -i --rm IMAGE --stdio`: a stdio MCP client lists every server's tools and calls one.
 // 5. --read-only with a tmpfs /tmp and a volume for /workspace (docker/smoke-deploy.mjs).
 // 6. Two replicas behind nginx with deploy/nginx's config: sessions stay put, losing one costs
@@ -28,6 +30,7 @@ import { docker, imageSize, logs, removeContainer, startContainer, stopContainer
 import { PAGE_TITLE, PAGE_TOKEN, PAPER_TITLE, startFixtures } from "./fixtures.mjs";
 import { phaseReadOnly, phaseReplicas } from "./smoke-deploy.mjs";
 import { phaseTenants } from "./smoke-tenants.mjs";
+import { phaseRootHostUser } from "./smoke-readme.mjs";
 
 const SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"];
 const CALL_TIMEOUT_MS = 120_000; // Chromium's and Python's first start in a cold container
@@ -316,6 +319,7 @@ async function main() {
     await phaseRootWithoutCaps();
     await phaseStdio();
     const helpers = { image, fixtures, check, expect, connect, callOk, textOf };
+    await phaseRootHostUser(helpers);
     await phaseReadOnly(helpers);
     await phaseReplicas(helpers);
     await phaseTenants(helpers);

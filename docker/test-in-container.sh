@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's test command on a fresh machine: a clean copy of the checkout, in a new container of
+# The README's test command (its Quick start) on a fresh machine: a clean copy of the checkout, in a new container of
 # the node:22-bookworm-slim stand-in (docker/base-image.sh: root, Docker's default capabilities,
 # host networking so only what the host reaches is reachable), runs exactly
 #

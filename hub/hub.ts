@@ -91,7 +91,12 @@ export class Hub implements HubServices {
   ) {
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
-    this.records = CallRecords.configured(config.audit, this.secrets, (message) => log.error(message));
+    this.records = CallRecords.configured(
+      config.audit,
+      this.secrets,
+      (message) => log.error(message),
+      (tool) => this.metrics.bookkeepingCalls.inc({ tool }),
+    );
     this.metrics.describeReplica(config.replica, () => this.draining);
     this.metrics.capTenantLabels(config.audit.metricsTenants);
     const hooks: ChildHooks = {

@@ -167,7 +167,7 @@ async function main(): Promise<void> {
 }
 
 /**
- * Bind the hub's port on every address its clients may use (./listen.ts), once nothing of a tenant
+ * Bind the hub's port on every address its clients may use (./http/listen.ts), once nothing of a tenant
  * is left to hold it: a tenant's process left from an earlier run is killed first, and a port a
  * tenant still holds is refused by name. Exits when the hub cannot listen.
  */

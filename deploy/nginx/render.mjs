@@ -128,7 +128,8 @@ function main() {
   process.stdout.write(renderNginx({ listen: values.listen, replicas, kubernetes, prefix: values.prefix, workers: values.workers, accessLog: values["access-log"], errorLog: values["error-log"] }));
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+// run as a script (by any path to it: a symlinked checkout too), not imported
+if (process.argv[1] && import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href) {
   try {
     main();
   } catch (err) {

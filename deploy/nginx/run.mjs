@@ -83,7 +83,8 @@ export async function startRouter({ listen, replicas }) {
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+// run as a script (by any path to it: a symlinked checkout too), not imported
+if (process.argv[1] && import.meta.url === pathToFileURL(fs.realpathSync(process.argv[1])).href) {
   const { values } = parseArgs({ options: { listen: { type: "string", default: "127.0.0.1:8080" }, replica: { type: "string", multiple: true, default: [] } } });
   const replicas = values.replica.map((spec) => ({ name: spec.split("=")[0], address: spec.split("=").slice(1).join("=") }));
   const router = await startRouter({ listen: values.listen, replicas });

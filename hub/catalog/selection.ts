@@ -3,7 +3,7 @@
 // `?catalog=search`) and fixed at initialize. A view is a stack of layers, each of which may
 // only remove: a URL is checked against the layers below it, so it can narrow and never widen.
 //
-// Rules (also in the README):
+// Rules (also in docs/clients.md, "Choosing the tools of a session"):
 // - `servers` keeps the named servers' tools, resources and prompts;
 // - `tools` keeps tools matching a name or glob; `!glob` removes; hub_* tools are not affected by
 //   `servers` or by positive patterns, only by an exclusion (`?tools=!hub_metrics`);

@@ -78,7 +78,7 @@ export class Child {
   private client?: Client;
   /** The connection to a child speaking 2026-07-28 (`protocol` in its config), instead of `client` and `calls`. */
   private modern?: ModernLink;
-  /** The hub's own requests to the current process (./child-calls.ts). */
+  /** The hub's own requests to the current process (./calls.ts). */
   private calls?: ChildCalls;
   private readonly queue: CallQueue;
   private attempt = 0;

@@ -2,7 +2,7 @@
 // the SDK's StdioClientTransport in what it leaves out: a line is parsed with JSON.parse and
 // handed on, not also validated against the SDK's message schemas (the SDK Client checks the
 // messages it handles itself, and the hub's own calls take the child's replies as they are, see
-// ./child-calls.ts); a request can be written already serialized, so it is serialized once.
+// ./calls.ts); a request can be written already serialized, so it is serialized once.
 import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";

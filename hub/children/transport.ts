@@ -45,7 +45,7 @@ export interface ChildConnection {
 
 /**
  * The transport to a child. A stdio child's stderr is always drained (an unread pipe fills up and
- * blocks it), its lines bounded and relayed into the hub's log (./child-stderr.ts).
+ * blocks it), its lines bounded and relayed into the hub's log (./stderr.ts).
  */
 export function childTransport(config: ServerConfig, launch: ChildLaunch, prefix: string, log: Logger): ChildConnection {
   if (config.url) {
@@ -147,7 +147,7 @@ const BOUNDED_NOTICES = new Set(["notifications/message", "notifications/resourc
 
 /**
  * Every message from the child: the watchdog hears it, the hub's own calls take their replies and
- * progress (./child-calls.ts), and the rest goes to the SDK Client. The Client runs notification
+ * progress (./calls.ts), and the rest goes to the SDK Client. The Client runs notification
  * handlers a microtask late but settles a response at once, dropping its progress handler: a
  * progress notification written just before its result (the usual progress === total, then
  * return) would be discarded as "unknown token" (modelcontextprotocol/typescript-sdk#2580).

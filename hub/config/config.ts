@@ -134,7 +134,7 @@ export function builtinServers(names: readonly string[] = BUILTIN_SERVERS): Reco
   return servers;
 }
 
-/** A config file's servers, their relative paths resolved the way README "Configuration" says. */
+/** A config file's servers, their relative paths resolved the way docs/configuration.md ("Relative paths") says. */
 export function configuredServers(servers: Record<string, ServerConfig>, configPath: string): Record<string, ServerConfig> {
   return resolveServerPaths(servers, path.dirname(path.resolve(configPath)), installRoot(), configPath);
 }

@@ -31,6 +31,26 @@ const taskSupportSchema = z
 
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
 
+// What an HTTP header can carry (RFC 9110): a token for the name; for the value, tab and the
+// characters from space to "~" and from U+0080 to U+00FF (sent as those bytes). fetch refuses anything else
+// only when the server is first reached, with a message naming neither the server nor the header.
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const UNSENDABLE_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/u;
+
+/** Why a header of a server entry cannot be sent, or undefined when it can. */
+export function unsendableHeader(server: string, name: string, value: string): string | undefined {
+  const header = `server "${server}", header "${name}"`;
+  if (!HEADER_NAME.test(name)) return `${header}: not a header name (letters, digits and !#$%&'*+-.^_\`|~ only)`;
+  const bad = UNSENDABLE_IN_VALUE.exec(value);
+  if (!bad) return undefined;
+  const code = bad[0].codePointAt(0)!;
+  const what = code < 0x20 || code === 0x7f ? "a control character" : `"${bad[0]}"`;
+  return (
+    `${header}: its value holds ${what} (U+${code.toString(16).toUpperCase().padStart(4, "0")}) at character ${bad.index + 1}, which an HTTP ` +
+    'header cannot carry (tab, printable ASCII and Latin-1 only). Write the real value there (a placeholder such as "Bearer …" must be replaced).'
+  );
+}
+
 export const serverConfigSchema = z
   .object({
     command: z.string().min(1).optional(),
@@ -138,7 +158,17 @@ export const fileSchema = z
     taskSlotsPercent: z.number().int().min(1).max(100, "taskSlotsPercent is a percentage of each server's slots, 1 to 100").optional(),
     queuedCallBytes: z.number().int().positive().optional(),
     jsonResponses: z.boolean().optional(),
-    mcpServers: z.record(z.string(), serverConfigSchema).optional(),
+    mcpServers: z
+      .record(z.string(), serverConfigSchema)
+      .superRefine((servers, ctx) => {
+        for (const [server, entry] of Object.entries(servers)) {
+          for (const [name, value] of Object.entries(entry.headers ?? {})) {
+            const message = unsendableHeader(server, name, value);
+            if (message) ctx.addIssue({ code: "custom", path: [server, "headers", name], message });
+          }
+        }
+      })
+      .optional(),
     rateLimits: rateLimitsSchema.optional(),
     tenants: z.record(z.string().regex(TENANT_NAME, "a tenant name uses a-z, 0-9 and - (at most 32, starting with a letter)"), tenantSchema).optional(),
     limits: tenantLimitsSchema.optional(),

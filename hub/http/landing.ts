@@ -26,7 +26,7 @@ export function landingPage(origin: string, keyed: boolean): string {
     [`Any HTTP client's JSON config`, `{ "mcpServers": { "agentbox": { "type": "http", "url": "${mcp}"${header} } } }`],
     [
       `curl (plain JSON, no session needed)`,
-      `curl -s ${mcp} -H 'Content-Type: application/json'${keyed ? ` -H 'Authorization: Bearer <key>'` : ""}` +
+      `curl -sS ${mcp} -H 'Content-Type: application/json'${keyed ? ` -H 'Authorization: Bearer <key>'` : ""}` +
         ` \\\n  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
     ],
   ];
@@ -59,7 +59,7 @@ ${key}
 Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a>.</p>
 <h2>Connect a client</h2>
 ${snippets.map(([name, text]) => `<p>${escapeHtml(name!)}:</p><pre>${escapeHtml(text!)}</pre>`).join("\n")}
-<p>More clients (Claude Desktop and other stdio clients, mcp-remote, agent frameworks) are in the README's “Connecting clients” section.</p>
+<p>More clients (Claude Desktop and other stdio clients, mcp-remote, agent frameworks) are in the project's docs/clients.md.</p>
 </main></body></html>
 `;
 }

@@ -70,6 +70,12 @@ export class HubMetrics {
     labelNames: ["answered_by"],
     registers: [this.registry],
   });
+  readonly bookkeepingCalls = new Counter({
+    name: "agentbox_bookkeeping_calls_total",
+    help: "Calls of the hub's read-only tools a client marked as its bookkeeping (the playground's side panels), counted here instead of written to the audit trail",
+    labelNames: ["tool"],
+    registers: [this.registry],
+  });
   readonly sessionsOpened = new Counter({
     name: "agentbox_sessions_opened_total",
     help: "Client sessions opened, by transport",

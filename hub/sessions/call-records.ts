@@ -5,6 +5,8 @@
 // arguments, the tool's name, the client's) wherever it stands in it.
 import { CLIENT_INFO_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { BOOKKEEPING_META_KEY } from "../../servers/lib/session-events.js";
+import { HUB } from "../catalog/selection.js";
 import { ChildUnavailableError, MessageTooLargeError } from "../children/child.js";
 import { sizeOf } from "../children/message-sizes.js";
 import { QueueFullError } from "../children/queue.js";
@@ -31,6 +33,15 @@ export interface CallNote {
 
 export type CallEnding = { result: CallToolResult } | { error: unknown };
 
+/**
+ * The hub's own tools that only read what their caller may see anyway. A call of one that its client
+ * marked as bookkeeping (BOOKKEEPING_META_KEY) and that succeeded, or was cancelled (a page closed
+ * while its panel refreshed), changed nothing, so it is counted rather than written to the audit
+ * trail; the mark on any other call, or on a call that failed or was refused, is ignored: a client
+ * cannot hide what it did.
+ */
+const READ_ONLY_HUB_TOOLS: ReadonlySet<string> = new Set(["hub_status", "hub_sessions", "hub_calls", "hub_metrics"]);
+
 export class CallRecords {
   readonly recent = new RecentCalls();
 
@@ -38,13 +49,15 @@ export class CallRecords {
     private readonly audit: AuditLog,
     private readonly withArguments: boolean,
     private readonly secrets: MintedSecrets,
+    /** Counts a bookkeeping call left out of the trail (the hub's metrics). */
+    private readonly onBookkeeping: (tool: string) => void = () => undefined,
   ) {}
 
   /** The records AGENTBOX_AUDIT_* ask for; throws when the trail's file cannot be opened. */
-  static configured(config: AuditConfig, secrets: MintedSecrets, onFailure: (message: string) => void): CallRecords {
+  static configured(config: AuditConfig, secrets: MintedSecrets, onFailure: (message: string) => void, onBookkeeping?: (tool: string) => void): CallRecords {
     const { log } = config;
     const destination = log === "off" ? "off" : typeof log === "object" ? log : { stream: process[log] };
-    return new CallRecords(new AuditLog(destination, config.queueBytes, onFailure), config.arguments, secrets);
+    return new CallRecords(new AuditLog(destination, config.queueBytes, onFailure), config.arguments, secrets, onBookkeeping);
   }
 
   /** Text the caller chose, as the trail keeps it (cut to FIELD_CHARS there): searched no further than that. */
@@ -67,6 +80,15 @@ export class CallRecords {
       ...(errorType ? { errorType } : {}),
       ...(taskId ? { taskId } : {}),
     });
+    if (
+      (outcome === "ok" || outcome === "cancelled") &&
+      note.server === HUB &&
+      READ_ONLY_HUB_TOOLS.has(tool) &&
+      params._meta?.[BOOKKEEPING_META_KEY] === true
+    ) {
+      this.onBookkeeping(tool);
+      return;
+    }
     if (!this.audit.enabled) return;
     const era = eraOf(session);
     const info = (params._meta?.[CLIENT_INFO_META_KEY] as ClientSession["clientInfo"]) ?? caller.clientInfo;

@@ -1,7 +1,7 @@
 // Client sessions, whatever carries them (Streamable HTTP, legacy SSE, plain JSON without a
 // session, code calling back, stdio): who the client is, what it may see, what it is running.
 // What a transport needs to keep (its SDK transport object, its streams) stays in its endpoint
-// (hub/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
+// (hub/http/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
 // free the session's browser contexts, terminals and interpreters.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type {

@@ -1,4 +1,4 @@
-// The session claims (../servers/lib/session-claim.ts) of a tenant's processes, read for the
+// The session claims (servers/lib/session-claim.ts) of a tenant's processes, read for the
 // sweeper. A process makes its environment as large as it likes: only a fixed prefix of each is
 // read, off the event loop, so what a tenant controls never costs the hub's event loop in
 // proportion to its size. The servers put the claim first in what they start.

@@ -2,7 +2,7 @@
 // so leave the tree its server kills when a session ends. Under per-tenant uids every process of a
 // tenant's uid is either below one of the tenant's servers (from the moment a server is spawned,
 // so one that is slow to start is never taken for an escapee) or an escapee; escapees live only
-// while the session their claim names lives (../servers/lib/session-claim.ts). Nothing of a
+// while the session their claim names lives (servers/lib/session-claim.ts). Nothing of a
 // tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
 // it when the hub stops.
 //

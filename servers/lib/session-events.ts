@@ -17,6 +17,12 @@ export const TOKEN_META_KEY = "agentbox/token";
  * question into input_required.
  */
 export const INPUT_KEY_META_KEY = "agentbox/inputKey";
+/**
+ * The _meta key (value `true`) by which a client says a call is its own bookkeeping, such as the
+ * playground filling its side panels: the hub keeps such a call of one of its read-only tools out of
+ * the audit trail (hub/sessions/call-records.ts) and only counts it. Any other call stays in it, marked or not.
+ */
+export const BOOKKEEPING_META_KEY = "agentbox/bookkeeping";
 /** The _meta key of a rate-limited result: milliseconds until the call may be retried. */
 export const RETRY_AFTER_META_KEY = "agentbox/retryAfterMs";
 /** What a child echoes of a call's _meta on the requests and log lines it sends during that call: the session and the call the hub named. */

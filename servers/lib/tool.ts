@@ -41,7 +41,7 @@ export interface ToolContext {
 type Result = Promise<CallToolResult> | CallToolResult;
 
 /**
- * The four hints every tool states (DESIGN): none is left out, so a client never falls back to the
+ * The four hints every tool states: none is left out, so a client never falls back to the
  * spec's defaults (not read-only, destructive, not idempotent, open-world) for a tool by accident.
  * `title` is not among them: it is ToolInfo's own.
  */

@@ -1,4 +1,4 @@
-// The sizes the README quotes for `tools/list` (the full catalog, the hub's own tools in search
+// The sizes docs/clients.md quotes for `tools/list` (the full catalog, the hub's own tools in search
 // mode) against a real hub with every built-in server, measured as the playground shows them: the
 // JSON of the result, in KB of 1024 bytes. "About" allows 5% (at least half a KB).
 import assert from "node:assert/strict";
@@ -8,12 +8,13 @@ import { after, before, describe, test } from "node:test";
 import { distRoot } from "../../hub/config/config.js";
 import { startHub, type TestHub } from "../helpers/hub.js";
 
-const readme = fs.readFileSync(path.join(path.dirname(distRoot()), "README.md"), "utf8");
+const PAGE = "docs/clients.md";
+const page = fs.readFileSync(path.join(path.dirname(distRoot()), PAGE), "utf8");
 
-/** The number of KB a README sentence quotes, found by the words around it. */
+/** The number of KB a sentence of the page quotes, found by the words around it. */
 function quoted(pattern: RegExp): number {
-  const match = readme.match(pattern);
-  assert.ok(match, `README.md no longer says ${pattern}; update this test with it`);
+  const match = page.match(pattern);
+  assert.ok(match, `${PAGE} no longer says ${pattern}; update this test with it`);
   return Number(match[1]);
 }
 
@@ -22,7 +23,7 @@ function assertAbout(saidKb: number, bytes: number, what: string): void {
   const slack = Math.max(0.5, saidKb * 0.05);
   assert.ok(
     Math.abs(kb - saidKb) <= slack,
-    `README.md says ${what} is about ${saidKb} KB; it is ${kb.toFixed(1)} KB (${bytes} bytes): write about ${Math.round(kb)} KB`,
+    `${PAGE} says ${what} is about ${saidKb} KB; it is ${kb.toFixed(1)} KB (${bytes} bytes): write about ${Math.round(kb)} KB`,
   );
 }
 
@@ -31,7 +32,7 @@ const listedBytes = async (hub: TestHub, pathAndQuery: string) => {
   return Buffer.byteLength(JSON.stringify({ tools: (await client.listTools()).tools }));
 };
 
-describe("the README's catalog figures", () => {
+describe("the catalog figures docs/clients.md quotes", () => {
   let hub: TestHub;
   before(async () => {
     hub = await startHub();

@@ -33,7 +33,7 @@ defineTool({
   run: ({ word, times }: { word: string; times: number }) => reply.text(word.repeat(times)),
 });
 
-// every tool states all four hints DESIGN asks for: one left out is a compile error, not the
+// every tool states all four annotation hints: one left out is a compile error, not the
 // spec's default (destructive, open-world) silently published
 defineTool({
   name: "unhinted",

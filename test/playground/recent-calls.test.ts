@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { call, fixture, startHub, type TestHub } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 import { launch } from "./browser.js";
 
 const KEY_A = `alice-${randomBytes(12).toString("hex")}`;
@@ -103,5 +104,32 @@ describe("the playground's recent calls", () => {
       ["echo_echo"],
     );
     await page.context().close();
+  });
+
+  test("the page's own bookkeeping (its panels reading hub_sessions and hub_calls) is no audit line; what it ran is", async () => {
+    const page = await openPage("");
+    await run(page, "echo_echo", { text: "audited" });
+    await shown(page, 1);
+    await page.context().close();
+    // every line the pages' calls got stands before the line of a call made after them
+    const alice = await hub.connect({ headers: auth(KEY_A) });
+    await assert.rejects(alice.callTool({ name: "sentinel_tool", arguments: {} }), /Unknown tool/);
+    const trail = () =>
+      hub.logs.flatMap((line) => {
+        try {
+          const entry = JSON.parse(line) as { audit?: string; tenant?: string; tool?: string; outcome?: string };
+          return entry.audit === "call" && entry.tenant === "alice" ? [`${entry.tool!}${entry.outcome === "ok" ? "" : ` ${entry.outcome}`}`] : [];
+        } catch {
+          return [];
+        }
+      });
+    await until("the sentinel's audit line", () => trail().includes("sentinel_tool refused"));
+    const tools = trail();
+    assert.ok(tools.includes("echo_echo"), `the page's echo_echo call is audited: ${tools.join(", ")}`);
+    assert.deepEqual(
+      tools.filter((t) => t.startsWith("hub_")),
+      [],
+      "the panels' hub_sessions and hub_calls calls are bookkeeping, not audit lines",
+    );
   });
 });

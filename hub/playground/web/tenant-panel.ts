@@ -1,12 +1,23 @@
 // What the side panels (fed by hub_sessions or hub_calls) share: a folding section with a count, a Refresh button,
 // and a list; and a call of one of the hub's own tools whose tool error is thrown with its text.
 import type { CallToolResult } from "@modelcontextprotocol/client";
+import { BOOKKEEPING_META_KEY } from "../../../servers/lib/session-events.js";
 import type { Connection } from "./connection.js";
 import { h, replace } from "./dom.js";
 
-/** A hub tool's structuredContent; its tool error (isError) thrown with the words the hub gave. */
-export async function callHubTool(connection: Connection, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = (await connection.client.request({ method: "tools/call", params: { name, arguments: args } })) as CallToolResult;
+/**
+ * A hub tool's structuredContent; its tool error (isError) thrown with the words the hub gave. A
+ * `bookkeeping` call (the panels reading hub_sessions and hub_calls) says so in its _meta, so the
+ * hub counts it instead of writing an audit line a person reading the trail must scroll past.
+ */
+export async function callHubTool(
+  connection: Connection,
+  name: string,
+  args: Record<string, unknown>,
+  { bookkeeping = false } = {},
+): Promise<Record<string, unknown>> {
+  const params = { name, arguments: args, ...(bookkeeping ? { _meta: { [BOOKKEEPING_META_KEY]: true } } : {}) };
+  const result = (await connection.client.request({ method: "tools/call", params })) as CallToolResult;
   if (result.isError) throw new Error(result.content.map((c) => (c.type === "text" ? c.text : "")).join(" "));
   return (result.structuredContent ?? {}) as Record<string, unknown>;
 }
@@ -76,7 +87,7 @@ export function tenantPanel(kind: string, title: string, refresh: () => void, so
     if (!connection) return;
     element.dataset.state = "loading";
     try {
-      show(await callHubTool(connection, tool, args));
+      show(await callHubTool(connection, tool, args, { bookkeeping: true }));
       element.dataset.state = "ok";
     } catch (err) {
       failed(err);

@@ -69,7 +69,7 @@ const exec = defineTool({
     const note = notes.length ? notes.join(" ") : undefined;
     const text = describe(result, timeoutMs, outputCut, note);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;
-    // a non-zero exit is an error (README "Conventions"), with the exit code and output as data all the same
+    // a non-zero exit is an error (docs/tools.md, "Failures keep their data"), with the exit code and output as data all the same
     return failed ? reply.failure(text, structured) : reply.data(text, structured);
   },
 });

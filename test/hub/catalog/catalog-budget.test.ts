@@ -86,7 +86,7 @@ describe("the catalog a model reads", () => {
         .map((name) => `${tool.name}.${name}`),
     );
     assert.deepEqual(foreign, []);
-    // the ones that page by characters all take the same two fields (test/lib/paging-catalog.test.ts checks every paging tool)
+    // the ones that page by characters all take the same two fields (test/hub/catalog/tool-shapes.test.ts checks every paging tool)
     for (const name of ["browser_snapshot", "browser_get_text", "browser_get_markdown", "markitdown_convert", "arxiv_read"]) {
       const tool = tools.find((t) => t.name === name)!;
       assert.deepEqual(

@@ -1,6 +1,6 @@
 // "One tool, one shape" as a client meets it: tools/list of a real hub with every built-in server
 // and the hub's own tools (hub_find_tools included, from a search-mode session).
-// - Every tool states all four annotation hints DESIGN asks for (the compiler checks defineTool's
+// - Every tool states all four annotation hints (readOnly, destructive, idempotent, openWorld; the compiler checks defineTool's
 //   callers; this checks what is really sent, so a tool built another way is caught too).
 // - One paging vocabulary: a tool that takes `offset` takes `limit` and answers `nextOffset`;
 //   nobody says "there is more" another way (hasMore, truncated) or sizes a page another way

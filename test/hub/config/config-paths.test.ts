@@ -1,7 +1,7 @@
 // Config examples that users copy work as printed: a relative path in a server entry is looked up
 // in the config file's folder, then in the agentbox install folder; never in the tenant's workspace
 // (the children's working directory, which the agent writes) and never in the hub's own working
-// directory. README's example is read from README.md at test time, so the two cannot drift apart.
+// directory. The documented example is read from docs/configuration.md at test time, so the two cannot drift apart.
 // Of the examples' mcpServers only the browser entry can run here: "memory" runs
 // `npx -y @modelcontextprotocol/server-memory` (a download) and "remote" names
 // https://example.test/mcp (not loopback); they are checked only for being left as written.
@@ -16,17 +16,16 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { distRoot, installRoot, loadConfig, type ServerConfig } from "../../../hub/config/config.js";
 import { fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 
-/** DESIGN.md's entry, as printed there (DESIGN.md lives outside the repository, so it is copied here). */
-const DESIGN_BROWSER: ServerConfig = { command: "node", args: ["dist/servers/browser/main.js"], env: {} };
+/** The browser entry as an operator writes it by hand: a relative path, and an empty env. */
+const HANDWRITTEN_BROWSER: ServerConfig = { command: "node", args: ["dist/servers/browser/main.js"], env: {} };
 
-/** The README "Configuration" section's config file example, comments removed. */
-function readmeConfig(): { mcpServers: Record<string, ServerConfig> } {
-  const readme = fs.readFileSync(path.join(installRoot(), "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Configuration"));
-  const block = section.match(/The config file \(JSON; every key optional\):\n\n```jsonc\n([\s\S]*?)\n```/);
-  assert.ok(block, "README's Configuration section has the config file example");
-  // `//` starts a comment only outside a string ("https://…" stays)
-  return JSON.parse(block[1].replace(/("(?:[^"\\]|\\.)*")|\/\/[^\n]*/g, (_all, str: string | undefined) => str ?? ""));
+/** docs/configuration.md's complete config file example (the first JSON block under "The config file"), as printed. */
+function documentedConfig(): { mcpServers: Record<string, ServerConfig> } {
+  const page = fs.readFileSync(path.join(installRoot(), "docs", "configuration.md"), "utf8");
+  const section = page.slice(page.indexOf("\n## The config file"));
+  const block = section.match(/\n```json\n([\s\S]*?)\n```/);
+  assert.ok(block, "docs/configuration.md's section The config file has the config file example");
+  return JSON.parse(block[1]) as { mcpServers: Record<string, ServerConfig> };
 }
 
 /** A folder the hub's tenant (another uid when the test runs as root) may read. */
@@ -76,15 +75,15 @@ describe("config paths: the examples users copy", () => {
     assert.equal(fs.existsSync(planted), false, "the file the agent planted in its workspace never ran");
   }
 
-  test("README's browser entry, as printed, from another working directory", async () => {
-    const entry = readmeConfig().mcpServers.browser;
-    assert.deepEqual(entry.args, ["dist/servers/browser/main.js"], "README's example still names the browser by a relative path");
+  test("the documented browser entry, as printed, from another working directory", async () => {
+    const entry = documentedConfig().mcpServers.browser;
+    assert.deepEqual(entry.args, ["dist/servers/browser/main.js"], "the documented example still names the browser by a relative path");
     const { hub, planted } = await browserHubFrom(entry);
     await assertBrowserAnswers(hub, planted);
   });
 
-  test("DESIGN's browser entry, as printed, from another working directory", async () => {
-    const { hub, planted } = await browserHubFrom(DESIGN_BROWSER);
+  test("a hand-written browser entry (an empty env), from another working directory", async () => {
+    const { hub, planted } = await browserHubFrom(HANDWRITTEN_BROWSER);
     await assertBrowserAnswers(hub, planted);
   });
 
@@ -125,7 +124,7 @@ describe("config paths: the examples users copy", () => {
     fs.mkdirSync(path.join(configDir, "tools"));
     fs.writeFileSync(path.join(configDir, "tools", "server.py"), "");
     fs.writeFileSync(path.join(configDir, "tools", "run.sh"), "");
-    const { mcpServers } = readmeConfig();
+    const { mcpServers } = documentedConfig();
     const servers = {
       memory: mcpServers.memory,
       remote: mcpServers.remote,

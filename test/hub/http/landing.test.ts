@@ -83,7 +83,7 @@ describe("landing pages on a keyless hub", () => {
       assert.match(html, new RegExp(`<pre id="endpoint">${hub.origin}/mcp</pre>`));
       assert.match(shownText(html), new RegExp(`claude mcp add --transport http agentbox ${hub.origin}/mcp</pre>`));
       assert.ok(shownText(html).includes(`{ "mcpServers": { "agentbox": { "type": "http", "url": "${hub.origin}/mcp" } } }`));
-      assert.match(html, /Connecting clients/);
+      assert.match(html, /docs\/clients\.md/);
       assert.doesNotMatch(html, /API key|"uptimeSeconds"|echo_/, "a keyless hub's page asks for no key and shows no status");
     });
   }

@@ -1,4 +1,4 @@
-// hub/plain-json.ts on its own: an SSE reply turned back into the JSON-RPC reply a plain HTTP
+// hub/http/endpoints/sse-to-json.ts on its own: an SSE reply turned back into the JSON-RPC reply a plain HTTP
 // client can read, and a reply that is only a rate-limit error turned into HTTP 429.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";

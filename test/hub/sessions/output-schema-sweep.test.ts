@@ -3,7 +3,7 @@
 // on isError results — and throws when they disagree (the model then never sees the message).
 // Each tool goes through at least one success and one error path; the rule checked is: a success's
 // structuredContent always validates, and an error's does too whenever it carries one (the data a
-// failure keeps, such as a command's exit code; README "Conventions"). The table below must name
+// failure keeps, such as a command's exit code; docs/tools.md, "Failures keep their data"). The table below must name
 // every such tool, so a new tool cannot slip past the sweep.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
