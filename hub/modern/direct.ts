@@ -7,7 +7,7 @@
 // call ends in a result the SDK would pass through unchanged. Anything else goes the SDK's way,
 // which answers it to the letter: a request this path does not take is handed over before the
 // call starts; a call that notifies, asks its client something, fails, or returns anything
-// unusual is handed over while it runs (./modern.ts serves the same request through the SDK,
+// unusual is handed over while it runs (./endpoint.ts serves the same request through the SDK,
 // whose tools/call joins the call in flight instead of starting one), so the reply is the SDK's.
 import { SERVER_INFO_META_KEY, type classifyInboundRequest, type ServerContext } from "@modelcontextprotocol/server";
 import { isPlainObject, jsonRpcResult } from "../protocol/jsonrpc.js";

@@ -141,7 +141,7 @@ export function createModernServer(ctx: ModernCtx): Server {
   });
   // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against
   type Any = never;
-  // each request in its trace span; a tools/call has its own where it runs (./tool-calls.ts), across its rounds
+  // each request in its trace span; a tools/call has its own where it runs (hub/sessions/tool-calls.ts), across its rounds
   const traced = <T>(req: { method: string; params?: unknown }, c: ServerContext, work: () => Promise<T>) =>
     traceRequest(ctx.session, req.method, req.params, c.mcpReq.id, work);
   server.setRequestHandler("tools/list", (req, c) => traced(req, c, () => answer.listTools(ctx)) as Any);

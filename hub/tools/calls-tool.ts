@@ -1,5 +1,5 @@
 // hub_calls: the calling session's (or 2026 context's) latest tool calls with their outcomes and
-// durations, from the records the audit trail is written from (./call-records.ts). Only the
+// durations, from the records the audit trail is written from (hub/sessions/call-records.ts). Only the
 // caller's own: another session's calls are not its news, and no arguments are kept to show.
 import { z } from "zod";
 import { defineTool, reply } from "../../servers/lib/tool.js";

@@ -1,4 +1,4 @@
-// hub_new_context: a new context of the caller's tenant and the handle that names it (./contexts.ts),
+// hub_new_context: a new context of the caller's tenant and the handle that names it (hub/sessions/contexts.ts),
 // and the `context` argument of the hub's own tools that describe or end one.
 import { z } from "zod";
 import type { Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
