@@ -90,6 +90,27 @@ export default tseslint.config(
     languageOptions: { sourceType: "commonjs", globals: commonJsGlobals },
   },
   {
+    // docs/development.md's rule: the hub's edges are typed, the two MCP SDKs meeting in hub/protocol/sdk-seam.ts (`as any` is no-explicit-any's)
+    files: ["hub/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "TSAsExpression > TSNeverKeyword.typeAnnotation",
+          message: "`as never` silences a type mismatch: convert the value (hub/protocol/sdk-seam.ts for SDK types).",
+        },
+        {
+          selector: "TSAsExpression > TSAsExpression.expression > TSUnknownKeyword.typeAnnotation",
+          message: "`as unknown as` silences a type mismatch: convert or check the value instead.",
+        },
+        {
+          selector: "TSTypeAliasDeclaration > TSNeverKeyword.typeAnnotation",
+          message: "A type alias of never is a cast in disguise: convert the value instead.",
+        },
+      ],
+    },
+  },
+  {
     files: ["test/**/*.ts", "bench/**/*.ts"],
     rules: {
       // tests read structured results loosely and assert on their shape themselves

@@ -231,6 +231,7 @@ export class Child {
       link = await ModernLink.connect(this.name, this.config, limits, {
         ask: (request, signal) => this.hooks.onRequest(this, request, signal),
         listChanged: (what) => this.listRefresh?.request(what),
+        warn: (message, fields) => this.log.warn(message, fields),
       });
       await this.refreshLists(link);
       this.capabilities = link.capabilities;

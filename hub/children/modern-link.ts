@@ -11,6 +11,8 @@ import { Client, isInputRequiredResult, StreamableHTTPClientTransport, type Inpu
 import type { Prompt, Request, ResourceTemplate, Result, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
+import { isPlainObject } from "../protocol/jsonrpc.js";
+import { elicitAnswer, relayedMethod, rootsAnswer, samplingAnswer, toolFromV2 } from "../protocol/sdk-seam.js";
 import type { ServerConfig } from "../config/config.js";
 import type { CallOptions } from "./calls.js";
 
@@ -19,6 +21,8 @@ export interface ModernLinkEvents {
   /** A question for the client whose call (named in its _meta) asked it: routed like a 2025 child's request. */
   ask(request: Request, signal: AbortSignal): Promise<Result>;
   listChanged(what: "tools" | "prompts" | "resources"): void;
+  /** Something the child listed that the hub lists otherwise than it came (hub/protocol/sdk-seam.ts says what and why). */
+  warn(message: string, fields: Record<string, unknown>): void;
 }
 
 export interface ModernLimits {
@@ -70,15 +74,15 @@ export class ModernLink {
     );
     const link = new ModernLink(client, name, limits, events);
     // "auto" may land on the 2025 era: there the child asks with requests of its own, routed by the _meta it names
-    for (const method of ["sampling/createMessage", "elicitation/create", "roots/list"] as const) {
-      client.setRequestHandler(method, ((request: Request, ctx: { mcpReq: { signal: AbortSignal } }) => events.ask(request, ctx.mcpReq.signal)) as never);
-    }
+    client.setRequestHandler("sampling/createMessage", async (request, ctx) => samplingAnswer(await events.ask(request, ctx.mcpReq.signal)));
+    client.setRequestHandler("elicitation/create", async (request, ctx) => elicitAnswer(await events.ask(request, ctx.mcpReq.signal)));
+    client.setRequestHandler("roots/list", async (request, ctx) => rootsAnswer(await events.ask(request, ctx.mcpReq.signal)));
     await client.connect(new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } }));
     return link;
   }
 
   get capabilities(): ServerCapabilities {
-    return (this.client.getServerCapabilities() ?? {}) as ServerCapabilities;
+    return this.client.getServerCapabilities() ?? {};
   }
 
   get instructions(): string | undefined {
@@ -90,10 +94,11 @@ export class ModernLink {
     const caps = this.capabilities;
     // the hub keeps its own copy and refreshes it on list_changed: the client's cache would only serve it stale
     const fresh = { cacheMode: "refresh" } as const;
+    const leftOut = (tool: string) => (why: string) => this.events.warn("part of a listed tool is left out", { tool, why });
     return {
-      tools: caps.tools ? ((await this.client.listTools(undefined, fresh)).tools as Tool[]) : [],
-      prompts: caps.prompts ? ((await this.client.listPrompts(undefined, fresh)).prompts as Prompt[]) : [],
-      resourceTemplates: caps.resources ? ((await this.client.listResourceTemplates(undefined, fresh)).resourceTemplates as ResourceTemplate[]) : [],
+      tools: caps.tools ? (await this.client.listTools(undefined, fresh)).tools.map((tool) => toolFromV2(tool, this.name, leftOut(tool.name))) : [],
+      prompts: caps.prompts ? (await this.client.listPrompts(undefined, fresh)).prompts : [],
+      resourceTemplates: caps.resources ? (await this.client.listResourceTemplates(undefined, fresh)).resourceTemplates : [],
     };
   }
 
@@ -117,10 +122,11 @@ export class ModernLink {
       ...(options.onprogress ? { onprogress: options.onprogress } : {}),
     };
     try {
+      const relayed = relayedMethod(method);
       const own = withoutEnvelope(params);
       let sent = own;
       for (let round = 0; ; round++) {
-        const result = (await this.client.request({ method, params: sent } as never, wire as never)) as Result;
+        const result = await this.client.request({ method: relayed, params: sent }, wire);
         if (!isInputRequiredResult(result)) return result;
         if (round >= MAX_ROUNDS) {
           throw new McpError(ErrorCode.InternalError, `The '${this.name}' server still asked for input after ${MAX_ROUNDS} rounds; the call was given up.`);
@@ -146,7 +152,7 @@ export class ModernLink {
     call: Record<string, unknown> | undefined,
     signal: AbortSignal,
   ): Promise<Record<string, Result>> {
-    const callMeta = (call?._meta ?? {}) as Record<string, unknown>;
+    const callMeta = isPlainObject(call?._meta) ? call._meta : {};
     const named = Object.fromEntries([SESSION_META_KEY, CALL_META_KEY].filter((k) => typeof callMeta[k] === "string").map((k) => [k, callMeta[k]]));
     const round = new AbortController();
     const onAbort = () => round.abort(signal.reason);
@@ -154,11 +160,11 @@ export class ModernLink {
     try {
       const answered = await Promise.all(
         Object.entries(inputRequests).map(async ([key, question]) => {
-          const asked = question as { method: string; params?: Record<string, unknown> };
+          const { method, params } = question;
           // whatever call the child names is not its to name: the question belongs to the call it answered
-          const { [SESSION_META_KEY]: _session, [CALL_META_KEY]: _call, ...ownMeta } = (asked.params?._meta ?? {}) as Record<string, unknown>;
+          const { [SESSION_META_KEY]: _session, [CALL_META_KEY]: _call, ...ownMeta } = params?._meta ?? {};
           // the child's key is the caller's key too, where it is free (hub/sessions/pending-call.ts)
-          const request = { method: asked.method, params: { ...asked.params, _meta: { ...ownMeta, ...named, [INPUT_KEY_META_KEY]: key } } };
+          const request = { method, params: { ...params, _meta: { ...ownMeta, ...named, [INPUT_KEY_META_KEY]: key } } };
           try {
             return [key, await this.events.ask(request, round.signal)] as const;
           } catch (err) {

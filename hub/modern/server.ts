@@ -5,7 +5,7 @@
 // and no session: a child's question during tools/call, prompts/get or resources/read becomes
 // input_required (./pending-calls.ts keeps the call for the retry), and log lines reach the client
 // only at the level its request's envelope asks for.
-import { inputRequired, Server, type CacheHint, type ServerContext } from "@modelcontextprotocol/server";
+import { inputRequired, Server, type CacheHint, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "../sessions/forward.js";
 import * as answer from "../sessions/handlers.js";
@@ -14,6 +14,7 @@ import type { CallChannel } from "../sessions/registry.js";
 import type { TaskEscalation } from "../tasks/answer.js";
 import type { PendingCalls, SealedState } from "./pending-calls.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
+import { completionResult, notificationForV2, promptResult, readResult, toolCallResult, toolsForV2 } from "../protocol/sdk-seam.js";
 import { traceRequest } from "../observability/tracing.js";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
@@ -60,7 +61,8 @@ function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChann
     signal: ctx.mcpReq.signal,
     requestId: ctx.mcpReq.id,
     notify: async (notification) => {
-      if (wantsLog(ctx, notification)) await ctx.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]);
+      const carried = notificationForV2(notification);
+      if (carried && wantsLog(ctx, notification)) await ctx.mcpReq.notify(carried);
     },
     // the revision lets only tools/call, prompts/get and resources/read answer input_required (see inRounds)
     request: (request) => Promise.reject(unrelayedQuestion(request.method, ctx.mcpReq.method)),
@@ -72,17 +74,18 @@ function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChann
  * A request that may ask its client (tools/call, prompts/get, resources/read), in as many rounds as
  * its child asks questions: the first starts it (or joins the call the direct path started and
  * handed over), each retry (named by its sealed requestState, which names this method and this
- * tool, prompt or resource) answers them, and every round ends with the result or the next questions.
+ * tool, prompt or resource) answers them, and every round ends with the result (`resultOf` gives
+ * it the SDK's type for the method) or the next questions.
  */
-async function inRounds(
+async function inRounds<P extends Params, R>(
   ctx: ModernCtx,
-  request: { method: string; params: unknown },
+  request: { method: string; params: P },
   round: ServerContext,
-  name: unknown,
-  run: (params: Params, channel: CallChannel) => Promise<Result>,
-) {
-  const params = request.params as Params;
-  const target = `${request.method} ${String(name)}`;
+  name: string,
+  run: (params: P, channel: CallChannel) => Promise<Result>,
+  resultOf: (result: Result) => R,
+): Promise<R | InputRequiredResult> {
+  const target = `${request.method} ${name}`;
   const state = round.mcpReq.requestState<SealedState>();
   let call: PendingCall;
   if (ctx.adopted && request.method === TOOLS_CALL) {
@@ -92,7 +95,7 @@ async function inRounds(
     call = ctx.pending.resume(state, ctx.session, target);
     call.answer(round.mcpReq.inputResponses);
   } else {
-    call = startRequest(ctx, target, params, round, run).call;
+    call = startRequest(ctx, target, request.params, round, run).call;
   }
   // only a tools/call becomes a task (the extension's one task-augmented method)
   const escalation = request.method === TOOLS_CALL ? ctx.asTask : undefined;
@@ -108,9 +111,9 @@ async function inRounds(
       const created = escalation.adopt(call);
       // the task holds the call from here: what it leaves for after its reply is the task's to run when it ends
       kept = true;
-      return created;
+      return resultOf(created);
     }
-    if ("result" in next) return next.result;
+    if ("result" in next) return resultOf(next.result);
     throw new Error("a round without a deadline ended with the call still running");
   } finally {
     if (!kept) for (const action of call.afterReply) queueMicrotask(action);
@@ -139,27 +142,53 @@ export function createModernServer(ctx: ModernCtx): Server {
     // a forged, expired or another tenant's state is refused before any handler runs
     requestState: { verify: ctx.pending.verify },
   });
-  // the SDK's own request types are the same wire shapes as the 2025 SDK's the handlers are written against
-  type Any = never;
   // each request in its trace span; a tools/call has its own where it runs (hub/sessions/tool-calls.ts), across its rounds
   const traced = <T>(req: { method: string; params?: unknown }, c: ServerContext, work: () => Promise<T>) =>
     traceRequest(ctx.session, req.method, req.params, c.mcpReq.id, work);
-  server.setRequestHandler("tools/list", (req, c) => traced(req, c, () => answer.listTools(ctx)) as Any);
-  server.setRequestHandler(
-    "tools/call",
-    (req, c) => inRounds(ctx, req, c, req.params.name, (p, ch) => hub.toolCalls.call(ctx.session, ctx.view, p, ch)) as Any,
+  // the handlers answer in the 2025 SDK's types; hub/protocol/sdk-seam.ts gives each answer the v2 SDK's, by method
+  const leftOut = (tool: string) => hub.log.warn("a tool is left out of 2026-07-28 listings: its schema is not JSON", { tool });
+  server.setRequestHandler("tools/list", (req, c) => traced(req, c, async () => ({ tools: toolsForV2((await answer.listTools(ctx)).tools, leftOut) })));
+  server.setRequestHandler("tools/call", (req, c) =>
+    inRounds(
+      ctx,
+      req,
+      c,
+      req.params.name,
+      (p, ch) => hub.toolCalls.call(ctx.session, ctx.view, p, ch),
+      (result) => toolCallResult(result, req.params.name),
+    ),
   );
-  server.setRequestHandler("prompts/list", (req, c) => traced(req, c, () => answer.listPrompts(ctx)) as Any);
-  server.setRequestHandler(
-    "prompts/get",
-    (req, c) => traced(req, c, () => inRounds(ctx, req, c, req.params.name, (p, ch) => answer.getPrompt(ctx, p as Any, ch))) as Any,
+  server.setRequestHandler("prompts/list", (req, c) => traced(req, c, () => answer.listPrompts(ctx)));
+  server.setRequestHandler("prompts/get", (req, c) =>
+    traced(req, c, () =>
+      inRounds(
+        ctx,
+        req,
+        c,
+        req.params.name,
+        (p, ch) => answer.getPrompt(ctx, p, ch),
+        (result) => promptResult(result, req.params.name),
+      ),
+    ),
   );
-  server.setRequestHandler("resources/list", (req, c) => traced(req, c, () => answer.listAllResources(ctx)) as Any);
-  server.setRequestHandler("resources/templates/list", (req, c) => traced(req, c, () => answer.listResourceTemplates(ctx)) as Any);
-  server.setRequestHandler(
-    "resources/read",
-    (req, c) => traced(req, c, () => inRounds(ctx, req, c, req.params.uri, (p, ch) => answer.readResource(ctx, p as Any, ch))) as Any,
+  server.setRequestHandler("resources/list", (req, c) => traced(req, c, () => answer.listAllResources(ctx)));
+  server.setRequestHandler("resources/templates/list", (req, c) => traced(req, c, () => answer.listResourceTemplates(ctx)));
+  server.setRequestHandler("resources/read", (req, c) =>
+    traced(req, c, () =>
+      inRounds(
+        ctx,
+        req,
+        c,
+        req.params.uri,
+        (p, ch) => answer.readResource(ctx, p, ch),
+        (result) => readResult(result, req.params.uri),
+      ),
+    ),
   );
-  server.setRequestHandler("completion/complete", (req, c) => traced(req, c, () => withChannel(c, (ch) => answer.complete(ctx, req.params as Any, ch))) as Any);
+  server.setRequestHandler("completion/complete", (req, c) => {
+    const { ref } = req.params;
+    const of = ref.type === "ref/prompt" ? `prompt '${ref.name}'` : `resource template '${ref.uri}'`;
+    return traced(req, c, async () => completionResult(await withChannel(c, (ch) => answer.complete(ctx, req.params, ch)), of));
+  });
   return server;
 }

@@ -15,6 +15,7 @@ import {
 import { ErrorCode, McpError, type LoggingLevel, type Result, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Child } from "../children/child.js";
 import { CallCancellation } from "../protocol/cancellation.js";
+import { inputRequestFor, notificationForV2 } from "../protocol/sdk-seam.js";
 import { CAPABILITY_FOR, LOG_LEVELS } from "./child-requests.js";
 import type { Params } from "./forward.js";
 import type { HandlerCtx } from "./handlers.js";
@@ -108,6 +109,11 @@ export class PendingCall {
       const why = `the revision has no ${request.method} for a server to send`;
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
     }
+    const asked = inputRequestFor(request);
+    if (!asked)
+      return Promise.reject(
+        new McpError(ErrorCode.InvalidParams, `The ${request.method} request carries metadata that is not JSON, so no client can be asked it.`),
+      );
     if (!declaredCapabilities(this.round)?.[needed]) {
       // the revision fails the whole call (-32021, HTTP 400) naming what the caller must declare to be asked
       const missing = new MissingRequiredClientCapabilityError(
@@ -126,10 +132,7 @@ export class PendingCall {
       return Promise.resolve(given);
     }
     return new Promise<Result>((resolve, reject) => {
-      const params = { ...(request.params as Record<string, unknown>) };
-      // the 2026 URL-mode shape has no elicitationId: the state carries the correlation
-      delete params.elicitationId;
-      this.unsent.set(key, { request: { method: request.method, params } as InputRequest, resolve, reject });
+      this.unsent.set(key, { request: asked, resolve, reject });
       if (asker) this.askers.add(asker);
       signal.addEventListener("abort", () => {
         this.unsent.delete(key);
@@ -227,8 +230,8 @@ function callChannel(call: PendingCall): CallChannel {
     signal: call.cancellation,
     notify: async (notification) => {
       // between rounds no request carries the call: what it says then is lost, as on a closed stream
-      if (wantsLog(call.round, notification))
-        await call.round.mcpReq.notify(notification as Parameters<ServerContext["mcpReq"]["notify"]>[0]).catch(() => undefined);
+      const carried = notificationForV2(notification);
+      if (carried && wantsLog(call.round, notification)) await call.round.mcpReq.notify(carried).catch(() => undefined);
     },
     request: (request, signal, inputKey, asker) => call.ask(request, signal, inputKey, asker),
     afterReply: (action) => call.afterReply.push(action),
@@ -244,12 +247,12 @@ function callChannel(call: PendingCall): CallChannel {
  * `onQuestion` hears each question the child asks; `running` settles with the child's answer (the
  * call's outcome is settled by then).
  */
-export function startRequest(
+export function startRequest<P extends Params>(
   ctx: HandlerCtx,
   target: string,
-  params: Params,
+  params: P,
   round: CallRound,
-  run: (params: Params, channel: CallChannel) => Promise<Result>,
+  run: (params: P, channel: CallChannel) => Promise<Result>,
   onQuestion?: () => void,
 ): { call: PendingCall; running: Promise<Result> } {
   const call = new PendingCall(ctx.session, target, round);

@@ -101,6 +101,24 @@ describe("a child speaking only 2026-07-28", () => {
     assert.match(failure, /needs the elicitation client capability/);
   });
 
+  test("a tool whose schemas only the revision takes is listed to clients of both eras, its output schema left out", { timeout: 60_000 }, async () => {
+    // passed on as the child wrote them, its boolean property and array-rooted output schema fail a 2025 client's whole tools/list
+    const client = await hub.connect();
+    closing.push(client);
+    const listed = (await client.listTools()).tools.find((t) => t.name === "modern_loose");
+    assert.deepEqual(listed?.inputSchema.properties, { anything: {} });
+    assert.equal(listed?.outputSchema, undefined);
+    const modern = await connectModern(hub);
+    closing.push(modern);
+    const seen = (await modern.listTools()).tools.find((t) => t.name === "modern_loose");
+    assert.deepEqual(seen?.inputSchema.properties, { anything: {} });
+    assert.equal(textOf(await callModern(modern, "modern_loose")), "loose");
+    assert.ok(
+      hub.logs.some((line) => line.includes("part of a listed tool is left out") && line.includes("loose") && line.includes("outputSchema")),
+      hub.logs.join("\n"),
+    );
+  });
+
   test('"auto" finds the 2026-07-28 era the child offers', { timeout: 60_000 }, async () => {
     const client = await hub.connect();
     closing.push(client);
