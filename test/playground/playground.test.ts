@@ -246,7 +246,7 @@ describe("playground page", () => {
     // an entry folds open to its full JSON
     const entry = page.locator(".log-entry", { hasText: "tools/call demo_slow" }).first();
     await entry.locator("summary").click();
-    assert.match((await entry.locator(".json-tree").textContent()) ?? "", /"delayMs"/);
+    assert.match((await entry.locator(".json-tree").textContent()) ?? "", /delayMs: 100/);
     // the filter narrows the log
     await page.fill(".log-filter", "notifications/progress");
     const shown = await page.locator(".log-list > li:not([hidden])").allTextContents();
