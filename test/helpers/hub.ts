@@ -160,7 +160,9 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
       await Promise.allSettled(clients.map((c) => c.close()));
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
+        // SIGINT stops it at once; SIGTERM would drain first (AGENTBOX_DRAIN_MS, 25 s), waiting on
+        // whatever call a test left running: the tests of draining send SIGTERM themselves
+        child.kill("SIGINT");
         const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
         await exited;
         clearTimeout(timer);
