@@ -103,11 +103,11 @@ describe("drain on SIGTERM", () => {
       hub.process.kill("SIGTERM");
 
       // not ready, with a reason, as soon as the signal is handled
-      let ready: { status: number; body: { ready: boolean; reason?: string } };
-      do {
+      const ready = await until("the replica to stop being ready", async () => {
         const res = await fetch(`${hub.origin}/readyz`);
-        ready = { status: res.status, body: (await res.json()) as { ready: boolean; reason?: string } };
-      } while (ready.status === 200);
+        const body = (await res.json()) as { ready: boolean; reason?: string };
+        return res.status !== 200 && { status: res.status, body };
+      });
       assert.equal(ready.status, 503);
       assert.match(ready.body.reason ?? "", /draining/);
 
