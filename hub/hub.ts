@@ -38,11 +38,12 @@ import { Previews } from "./previews/previews.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
+import { systemClock, type Clock } from "./protocol/clock.js";
 
 export const VERSION: string = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
 export class Hub implements HubServices {
-  readonly startedAt = Date.now();
+  readonly startedAt: number;
   readonly metrics = new HubMetrics();
   readonly limits: RateLimits;
   readonly isolation: Isolation;
@@ -88,7 +89,10 @@ export class Hub implements HubServices {
     /** The credentials the hub mints, known to the log too (hub/main.ts), so neither it nor the audit trail shows them. */
     readonly secrets = new MintedSecrets(),
     isolation: Isolation = detectIsolation(),
+    /** The hub's time, handed to everything time decides in (hub/protocol/clock.ts). */
+    readonly clock: Clock = systemClock,
   ) {
+    this.startedAt = clock.now();
     this.isolation = isolation;
     this.limits = new RateLimits(config.rateLimits);
     this.records = CallRecords.configured(
@@ -140,7 +144,7 @@ export class Hub implements HubServices {
       });
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     });
-    this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason), this.secrets);
+    this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason), this.secrets, clock);
     this.admission = new SessionAdmission(config.sessionLimits, this.sessions);
     this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
     // a minute without a request counts as idle (sooner when sessions expire sooner)
@@ -150,6 +154,7 @@ export class Hub implements HubServices {
       this.sessions,
       log,
       (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args),
+      clock,
       config.sweepMs,
     );
     this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
@@ -161,6 +166,7 @@ export class Hub implements HubServices {
       // a draining replica takes no new sessions, contexts included: the router sends the next request elsewhere
       open: async (...args) => (this.draining ? drainingRefusal(this) : this.openSession(...args)),
       secrets: this.secrets,
+      clock,
     });
     this.toolCalls = new ToolCalls({
       limits: this.limits,
@@ -172,9 +178,10 @@ export class Hub implements HubServices {
     });
     this.tasks = new TaskStore(
       { perTenant: config.tasksPerTenant, ttlMs: config.taskTtlSeconds * 1000, resultBytes: config.taskResultsMiB * 1024 * 1024 },
+      clock,
       config.replica,
     );
-    this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""), this.secrets);
+    this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""), this.secrets, clock);
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 
@@ -190,6 +197,7 @@ export class Hub implements HubServices {
       maxMessageBytes: this.config.maxMessageBytes,
       output: this.config.childOutput,
       queueing,
+      clock: this.clock,
     };
   }
 
@@ -239,7 +247,7 @@ export class Hub implements HubServices {
 
   newSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view = this.defaultView(tenant)): ClientSession {
     this.metrics.sessionsOpened.inc({ transport: kind });
-    const session = this.sessions.add(new ClientSession(id, kind, tenant, clientKey, view));
+    const session = this.sessions.add(new ClientSession(id, kind, tenant, clientKey, view, this.clock));
     this.records.opened(session);
     return session;
   }
@@ -320,7 +328,7 @@ export class Hub implements HubServices {
       version: VERSION,
       ...(this.config.replica ? { replica: this.config.replica } : {}),
       ...(this.draining ? { draining: true } : {}),
-      uptimeSeconds: Math.round((Date.now() - this.startedAt) / 1000),
+      uptimeSeconds: Math.round((this.clock.now() - this.startedAt) / 1000),
       // a tenant's view holds its own servers only: another tenant's failing server is not its news
       ready: this.readyWith(tenants.flatMap((t) => t.children)),
       sessions: tenant ? this.sessions.of(tenantPrincipal(tenant)).size : this.sessions.size,

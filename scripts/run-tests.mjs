@@ -41,9 +41,12 @@ function run(group, concurrency, prefix) {
   return new Promise((resolve) => child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
+const started = Date.now();
 const halves = [];
 if (long.length > 0) halves.push(run(long, long.length, rest.length > 0 ? "[long] " : undefined));
 if (rest.length > 0) halves.push(run(rest, 2));
 const statuses = await Promise.all(halves);
 if (long.length > 0 && rest.length > 0) console.log(`# long tests exited ${statuses[0]}, the rest ${statuses[1]}`);
+// the whole run's wall time, both halves together (each half's own is its duration_ms line)
+console.log(`# suite took ${Math.round((Date.now() - started) / 1000)} s`);
 process.exit(statuses.every((status) => status === 0) ? 0 : 1);

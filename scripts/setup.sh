@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install what agentbox needs on a Debian/Ubuntu host (Chromium, Python with numpy/matplotlib, the
-# compilers node-pty is built with), then its npm packages, then build. Safe to run again: it
-# installs only what is missing, so it also runs as an ordinary user once everything is there.
+# compilers node-pty is built with), then its npm packages, then build; and what its tests need
+# (nginx for the replica tests, a Node 22 for the conformance suite on an older Node), so that
+# `npm test` installs nothing while it runs. Safe to run again: it installs only what is missing,
+# so it also runs as an ordinary user once everything is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,13 +18,20 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -gt 0 ]; then
+# the replica tests run the shipped router config (deploy/nginx/run.mjs) with any nginx there is
+nginx_missing=true
+for candidate in /usr/sbin/nginx /usr/bin/nginx /usr/local/sbin/nginx; do [ -x "$candidate" ] && nginx_missing=false; done
+if [ ${#missing[@]} -gt 0 ] || $nginx_missing; then
   if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null; then sudo="sudo"; else
-    echo "agentbox setup: need root (or sudo) to install: ${missing[*]}" >&2
+    echo "agentbox setup: need root (or sudo) to install: ${missing[*]}$($nginx_missing && echo " nginx-light")" >&2
     exit 1
   fi
-  echo "agentbox setup: installing ${missing[*]}"
   $sudo apt-get update -qq
+  # Debian 12 and Ubuntu ship the small build as nginx-light; later Debian has only nginx
+  if $nginx_missing; then
+    if apt-cache show nginx-light >/dev/null 2>&1; then missing+=(nginx-light); else missing+=(nginx); fi
+  fi
+  echo "agentbox setup: installing ${missing[*]}"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
@@ -50,5 +59,14 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   grep -v EBADENGINE "$npm_log" >&2 || true
   node scripts/engine-notes.mjs explain "$npm_log"
   rm -f "$npm_log"
+fi
+
+# The MCP conformance suite (a dev dependency) runs on Node 22 or later. On an older Node, a Node 22
+# from the npm package node-linux-<arch> goes into .node22/ (not node_modules: its bin/node would
+# shadow this Node in every npm script), where test/helpers/node22.ts finds it.
+node22="node-linux-$(node -p process.arch)"
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ] && [ ! -x ".node22/node_modules/$node22/bin/node" ]; then
+  echo "agentbox setup: installing Node 22 ($node22) into .node22/ for the conformance suite"
+  npm install --prefix .node22 --no-save --no-audit --no-fund --loglevel=error "$node22@22" >/dev/null
 fi
 npm run build

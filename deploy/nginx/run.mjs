@@ -3,7 +3,7 @@
 // for the tests (test/deploy/nginx.test.ts) and for the container test (docker/smoke.mjs).
 //
 //   node deploy/nginx/run.mjs --listen 127.0.0.1:8080 --replica r1=127.0.0.1:8081 --replica r2=127.0.0.1:8082
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -14,19 +14,11 @@ import { renderNginx } from "./render.mjs";
 
 const NGINX_CANDIDATES = ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"];
 
-/** The nginx binary; installs Debian's nginx-light when there is none (as root, as CI runs). */
+/** The nginx binary (`npm run setup` installs Debian's nginx-light when there is none). */
 export function ensureNginx() {
-  const found = () => NGINX_CANDIDATES.find((p) => fs.existsSync(p));
-  if (found()) return found();
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const apt = (...args) => execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=600", ...args], { env, stdio: ["ignore", "ignore", "inherit"] });
-  try {
-    apt("install", "-y", "-q", "--no-install-recommends", "nginx-light");
-  } catch {
-    apt("update", "-q");
-    apt("install", "-y", "-q", "--no-install-recommends", "nginx-light");
-  }
-  return found() ?? (() => { throw new Error("nginx is not installed and apt-get install nginx-light did not provide it"); })();
+  const found = NGINX_CANDIDATES.find((p) => fs.existsSync(p));
+  if (found) return found;
+  throw new Error(`nginx is not installed (looked for ${NGINX_CANDIDATES.join(", ")}): run npm run setup, or apt-get install nginx-light`);
 }
 
 /** A port free on the loopback right now. */

@@ -113,8 +113,11 @@ export class Child {
     }
     this.queue = new CallQueue(name, config.maxConcurrency ?? 32, config.maxQueue ?? 512, launch.queueing);
     const perSecond = launch.output.notificationsPerSecond;
-    this.notices = new FloodGate(perSecond, (count) =>
-      log.warn(`dropped ${count} notifications from the child`, { dropped: count, limit: `${perSecond}/s (AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND)` }),
+    this.notices = new FloodGate(
+      perSecond,
+      (count) =>
+        log.warn(`dropped ${count} notifications from the child`, { dropped: count, limit: `${perSecond}/s (AGENTBOX_CHILD_NOTIFICATIONS_PER_SECOND)` }),
+      launch.clock,
     );
   }
 
@@ -242,7 +245,7 @@ export class Child {
     }
     if (this.stopping) return void (await link.close());
     const current = (this.modern = link);
-    this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(current, changed));
+    this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(current, changed), this.launch.clock);
     this.becameReady(listedBefore);
   }
 
@@ -251,7 +254,7 @@ export class Child {
       client.setRequestHandler(schema, (request, extra) => this.hooks.onRequest(this, request, extra.signal));
     }
     // a burst of list_changed costs one refresh now and one after the interval, never a loop
-    const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed)));
+    const refresh = (this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(client, changed), this.launch.clock));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => refresh.request("tools"));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => refresh.request("prompts"));
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => refresh.request("resources"));

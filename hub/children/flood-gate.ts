@@ -1,6 +1,7 @@
 // Bounds on what one child can make the hub do per second. A child's output is untrusted (a
 // tenant can write to its own server's stdout and stderr), so a flood of log lines or
 // notifications is cut off instead of filling the hub's log, CPU and clients.
+import type { Clock, Timer } from "../protocol/clock.js";
 
 /**
  * Lets through at most `perSecond` events in each one-second window and counts the rest; the
@@ -11,15 +12,16 @@ export class FloodGate {
   private windowStart = 0;
   private admitted = 0;
   private dropped = 0;
-  private timer?: NodeJS.Timeout;
+  private timer?: Timer;
 
   constructor(
     private readonly perSecond: number,
     private readonly onDropped: (count: number) => void,
+    private readonly clock: Clock,
   ) {}
 
   admit(): boolean {
-    const now = Date.now();
+    const now = this.clock.now();
     if (now - this.windowStart >= 1000) {
       this.report();
       this.windowStart = now;
@@ -29,13 +31,13 @@ export class FloodGate {
       this.admitted++;
       return true;
     }
-    if (this.dropped++ === 0) this.timer = setTimeout(() => this.report(), this.windowStart + 1000 - now).unref();
+    if (this.dropped++ === 0) this.timer = this.clock.after(this.windowStart + 1000 - now, () => this.report());
     return false;
   }
 
   /** Report what was dropped and not yet reported (when the window ends, or the child goes away). */
   report(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     if (this.dropped === 0) return;
     const count = this.dropped;
@@ -53,11 +55,12 @@ export class Coalescer<K> {
   private running = false;
   private readonly wanted = new Set<K>();
   private lastRun = 0;
-  private timer?: NodeJS.Timeout;
+  private timer?: Timer;
 
   constructor(
     private readonly intervalMs: number,
     private readonly task: (keys: K[]) => Promise<void>,
+    private readonly clock: Clock,
   ) {}
 
   request(key: K): void {
@@ -67,12 +70,12 @@ export class Coalescer<K> {
 
   private schedule(): void {
     if (this.running || this.timer) return;
-    const wait = this.lastRun + this.intervalMs - Date.now();
+    const wait = this.lastRun + this.intervalMs - this.clock.now();
     if (wait > 0) {
-      this.timer = setTimeout(() => {
+      this.timer = this.clock.after(wait, () => {
         this.timer = undefined;
         void this.run();
-      }, wait).unref();
+      });
       return;
     }
     void this.run();
@@ -82,7 +85,7 @@ export class Coalescer<K> {
     this.running = true;
     const keys = [...this.wanted];
     this.wanted.clear();
-    this.lastRun = Date.now();
+    this.lastRun = this.clock.now();
     try {
       await this.task(keys);
     } finally {
@@ -92,7 +95,7 @@ export class Coalescer<K> {
   }
 
   cancel(): void {
-    clearTimeout(this.timer);
+    this.timer?.cancel();
     this.timer = undefined;
     this.wanted.clear();
   }

@@ -6,6 +6,7 @@ import type { Readable } from "node:stream";
 import type { Logger } from "../../servers/lib/log.js";
 import type { OutputLimits } from "../config/config.js";
 import { FloodGate } from "./flood-gate.js";
+import type { Clock } from "../protocol/clock.js";
 
 const LEVELS = new Set(["debug", "info", "warn", "error"]);
 const KEPT_LINES = 20;
@@ -46,12 +47,16 @@ export class ChildStderr {
     stream: Readable,
     private readonly log: Logger,
     limits: OutputLimits,
+    clock: Clock,
   ) {
-    this.gate = new FloodGate(limits.linesPerSecond, (count) =>
-      this.log.warn(`dropped ${count} lines from the child's stderr`, {
-        dropped: count,
-        limit: `${limits.linesPerSecond} lines/s (AGENTBOX_CHILD_LOG_LINES_PER_SECOND)`,
-      }),
+    this.gate = new FloodGate(
+      limits.linesPerSecond,
+      (count) =>
+        this.log.warn(`dropped ${count} lines from the child's stderr`, {
+          dropped: count,
+          limit: `${limits.linesPerSecond} lines/s (AGENTBOX_CHILD_LOG_LINES_PER_SECOND)`,
+        }),
+      clock,
     );
     this.ended = new Promise<void>((resolve) => {
       readLines(stream, limits.maxLineBytes, (line, cut) => this.line(line, cut));

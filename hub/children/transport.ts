@@ -13,6 +13,7 @@ import type { ChildCalls } from "./calls.js";
 import { failureMessage, missingCommand, telling } from "./failure.js";
 import { ChildStderr } from "./stderr.js";
 import type { FloodGate } from "./flood-gate.js";
+import type { Clock } from "../protocol/clock.js";
 import type { QueueSettings } from "./queue.js";
 import type { OutputLimits, ServerConfig } from "../config/config.js";
 import { StdioChildTransport } from "./stdio-transport.js";
@@ -28,6 +29,8 @@ export interface ChildLaunch {
   output: OutputLimits;
   /** The tenant's share of slots for tasks and its budget for waiting calls (./queue.ts). */
   queueing: QueueSettings;
+  /** The hub's time: the windows of its output's flood gates and the pauses between list refreshes. */
+  clock: Clock;
 }
 
 // the SDK's stdio readers give up on a line longer than 10 MiB; a child's answer may be larger
@@ -59,7 +62,7 @@ export function childTransport(config: ServerConfig, launch: ChildLaunch, prefix
     cwd: config.cwd ?? launch.cwd,
     maxLineBytes: CHILD_REPLY_LIMIT,
   });
-  return { transport, stderr: new ChildStderr(transport.stderr, log, launch.output) };
+  return { transport, stderr: new ChildStderr(transport.stderr, log, launch.output, launch.clock) };
 }
 
 export function childEnv(config: ServerConfig, launch: ChildLaunch, prefix: string): Record<string, string> {

@@ -61,7 +61,7 @@ export class ModernEndpoint {
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
   constructor(private readonly hub: ModernServices) {
-    this.pending = new PendingCalls(hub.secrets, hub.config.replica);
+    this.pending = new PendingCalls(hub.secrets, hub.clock, hub.config.replica);
     hub.changes.onEnd(() => this.close());
   }
 

@@ -10,9 +10,10 @@ import { protocolError } from "../protocol/jsonrpc.js";
 import type { PendingCall } from "../sessions/pending-call.js";
 import type { ClientSession } from "../sessions/registry.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
+import type { Clock } from "../protocol/clock.js";
 
-/** How long a call waits for its client's retry; the sealed state expires with it. */
-const ANSWER_WAIT_SECONDS = 600;
+/** How long a call waits for its client's retry; the sealed state expires with it (the SDK's codec reads Date.now for that). */
+export const ANSWER_WAIT_SECONDS = 600;
 
 /** What a requestState names: a waiting call, and the round of it the state was sealed for. */
 export interface SealedState {
@@ -41,9 +42,11 @@ export class PendingCalls {
   /**
    * @param replica AGENTBOX_REPLICA: which replica a state names as its call's holder.
    * @param secrets where a state's seal is known until its call takes or drops it, so nothing the hub writes down shows it
+   * @param clock when a kept call stops waiting for its retry
    */
   constructor(
     private readonly secrets: MintedSecrets,
+    private readonly clock: Clock,
     private readonly replica?: string,
   ) {}
 
@@ -91,13 +94,12 @@ export class PendingCalls {
   keep(call: PendingCall): void {
     call.sealedRound += 1;
     this.calls.set(call.id, call);
-    clearTimeout(call.expiry);
-    call.expiry = setTimeout(() => {
+    call.expiry?.cancel();
+    call.expiry = this.clock.after(ANSWER_WAIT_SECONDS * 1000, () => {
       this.calls.delete(call.id);
       this.secrets.forget(call);
       call.abandon(`No answer came within ${ANSWER_WAIT_SECONDS} s; the call was cancelled.`);
-    }, ANSWER_WAIT_SECONDS * 1000);
-    call.expiry.unref();
+    });
   }
 
   /** The call a verified state names, taken for this round; a finished, another session's or another target's call is no call. */
@@ -114,7 +116,7 @@ export class PendingCalls {
       );
     }
     this.calls.delete(call.id);
-    clearTimeout(call.expiry);
+    call.expiry?.cancel();
     this.secrets.forget(call);
     return call;
   }

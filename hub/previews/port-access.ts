@@ -3,6 +3,7 @@
 // answer names the address to connect to: the tenant's own socket's, so a request never reaches
 // another uid's socket on the same port at another address.
 import { listeningSockets, ownSocketInodes, type ListeningSocket } from "./listening-sockets.js";
+import type { Clock } from "../protocol/clock.js";
 
 export type PortAccess = { ok: true; host: string } | { ok: false; why: "nothing listens" | "another user's" | "the hub's own" };
 
@@ -27,10 +28,14 @@ interface Snapshot {
 export class PortAccessCheck {
   private snapshot?: Snapshot;
 
-  constructor(private readonly read: () => ListeningSocket[] = () => listeningSockets()) {}
+  constructor(
+    /** How old a read of the tables may be. */
+    private readonly clock: Clock,
+    private readonly read: () => ListeningSocket[] = () => listeningSockets(),
+  ) {}
 
   private current(fresh: boolean): Snapshot {
-    const now = Date.now();
+    const now = this.clock.now();
     if (fresh || !this.snapshot || now - this.snapshot.at > CACHE_MS) {
       const byPort = new Map<number, ListeningSocket[]>();
       for (const socket of this.read()) byPort.set(socket.port, [...(byPort.get(socket.port) ?? []), socket]);

@@ -13,6 +13,7 @@ import { currentRequestBase } from "./public-address.js";
 import { PreviewStore, type Preview } from "./store.js";
 import { isUnderDomain, newToken, secretOf, tokenOfHost, tokenOfPath } from "./token.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
+import type { Clock } from "../protocol/clock.js";
 
 export type { Preview } from "./store.js";
 export type { Forwarding } from "./headers.js";
@@ -56,7 +57,7 @@ function page(res: ServerResponse | Duplex, status: number, text: string, header
 
 export class Previews {
   private readonly store: PreviewStore;
-  private readonly access = new PortAccessCheck();
+  private readonly access: PortAccessCheck;
   private readonly proxy = new PreviewProxy();
   private readonly urls = new Map<string, { url: string; subdomainUrl?: string }>();
   /** What each live preview's visitors hold open, to cut when it ends. */
@@ -69,8 +70,11 @@ export class Previews {
     private readonly fallbackBase: () => string,
     /** Where a live token is known, so nothing the hub writes down shows it (hub/observability/minted-secrets.ts). */
     private readonly secrets: MintedSecrets,
+    /** When previews are made and expire. */
+    private readonly clock: Clock,
   ) {
-    this.store = new PreviewStore((preview) => this.ended(preview));
+    this.store = new PreviewStore((preview) => this.ended(preview), clock);
+    this.access = new PortAccessCheck(clock);
   }
 
   /** A new preview, or why not (a sentence for the model). */
@@ -83,8 +87,8 @@ export class Previews {
     if (this.store.count(request.tenant) >= perTenant) {
       return `You have ${perTenant} open previews, the most this hub allows (AGENTBOX_PREVIEWS_PER_TENANT); end one with hub_end_preview first.`;
     }
-    const now = new Date();
-    const preview: Preview = { ...request, token: newToken(this.replica), createdAt: now, expiresAt: new Date(now.getTime() + ttl * 1000) };
+    const now = this.clock.now();
+    const preview: Preview = { ...request, token: newToken(this.replica), createdAt: new Date(now), expiresAt: new Date(now + ttl * 1000) };
     this.urls.set(preview.token, this.addresses(preview));
     this.secrets.remember(preview.token, secretOf(preview.token));
     this.store.add(preview);

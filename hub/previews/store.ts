@@ -2,6 +2,7 @@
 // ended lately (so a browser is told "ended" rather than "unknown"). Bounded per tenant; a lookup
 // compares the whole token in constant time after finding it by its digest.
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { Clock, Timer } from "../protocol/clock.js";
 
 export interface Preview {
   token: string;
@@ -26,15 +27,18 @@ const ENDED_KEPT = 4096;
 const digest = (token: string) => createHash("sha256").update(token).digest("base64");
 
 export class PreviewStore {
-  private readonly live = new Map<string, Preview & { timer: NodeJS.Timeout }>();
+  private readonly live = new Map<string, Preview & { timer: Timer }>();
   private readonly ended = new Map<string, Ending>();
 
-  /** Called when a preview ends, however it ends: its open connections are cut. */
-  constructor(private readonly onEnd: (preview: Preview, why: Ending) => void) {}
+  constructor(
+    /** Called when a preview ends, however it ends: its open connections are cut. */
+    private readonly onEnd: (preview: Preview, why: Ending) => void,
+    /** When a preview expires. */
+    private readonly clock: Clock,
+  ) {}
 
   add(preview: Preview): void {
-    const timer = setTimeout(() => this.end(preview.token, "expired"), preview.expiresAt.getTime() - Date.now());
-    timer.unref();
+    const timer = this.clock.after(preview.expiresAt.getTime() - this.clock.now(), () => this.end(preview.token, "expired"));
     this.live.set(digest(preview.token), { ...preview, timer });
   }
 
@@ -42,7 +46,7 @@ export class PreviewStore {
     const key = digest(token);
     const found = this.live.get(key);
     if (found && found.token.length === token.length && timingSafeEqual(Buffer.from(found.token), Buffer.from(token))) {
-      if (found.expiresAt.getTime() <= Date.now()) {
+      if (found.expiresAt.getTime() <= this.clock.now()) {
         this.end(found.token, "expired");
         return { ended: "expired" };
       }
@@ -57,7 +61,7 @@ export class PreviewStore {
     const key = digest(token);
     const found = this.live.get(key);
     if (!found || found.token !== token) return false;
-    clearTimeout(found.timer);
+    found.timer.cancel();
     this.live.delete(key);
     this.ended.set(key, why);
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);

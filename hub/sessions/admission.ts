@@ -4,6 +4,8 @@
 // and opened at a bounded rate per client (429). At a cap, the principal's own longest-idle
 // sessions with nothing running make room first, so a client that leaks sessions is not locked
 // out for the 30 minutes they take to expire, and a session in use is never closed for it.
+// How long a session has been idle is its own clock's (./registry.ts); the churn windows are
+// rate-limiter-flexible's, which reads the global clock (see ./rate-limits.ts).
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { SessionLimits } from "../config/session-limits.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";

@@ -120,7 +120,7 @@ export class CallRecords {
   }
 
   closed(session: ClientSession, reason: CloseReason): void {
-    this.audit.session({ ...who(session), event: "closed", reason, ageSeconds: Math.round((Date.now() - session.createdAt) / 1000) });
+    this.audit.session({ ...who(session), event: "closed", reason, ageSeconds: Math.round(session.ageMs / 1000) });
   }
 }
 

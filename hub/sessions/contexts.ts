@@ -8,6 +8,7 @@
 // the MAC (a key random per hub process) covers the tenant, the id and the expiry, so a forged,
 // altered, another tenant's or an earlier run's handle names nothing, and an expired one is refused
 // whatever the clock of the session sweep says.
+import type { Clock } from "../protocol/clock.js";
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
@@ -34,6 +35,8 @@ export interface ContextDeps {
   open(id: string, kind: SessionKind, tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response>;
   /** Where a handle's MAC is known while its context lives, so nothing the hub writes down shows it (its id is known as the session's). */
   secrets: MintedSecrets;
+  /** When a context expires. */
+  clock: Clock;
 }
 
 export interface MintedContext {
@@ -69,9 +72,9 @@ export class Contexts {
     const opened = await this.deps.open(this.deps.newId(), "context", caller.tenant, caller.clientKey, caller.view);
     if (opened instanceof Response) return refusalText(opened);
     opened.negotiatedVersion = caller.kind === "modern" ? MODERN_PROTOCOL_VERSION : caller.negotiatedVersion;
-    const expiry = Date.now() + this.deps.ttlMs;
+    const expiry = this.deps.clock.now() + this.deps.ttlMs;
     // what it holds is freed when it expires, whether or not anyone calls with it again
-    setTimeout(() => void this.deps.sessions.close(opened.id, "ttl"), this.deps.ttlMs).unref();
+    this.deps.clock.after(this.deps.ttlMs, () => void this.deps.sessions.close(opened.id, "ttl"));
     const mac = this.mac(caller.tenant, opened.id, expiry);
     if (!opened.closed) this.deps.secrets.remember(opened, mac);
     return { handle: `${opened.id}.${expiry.toString(36)}.${mac}`, session: opened, expiresAt: new Date(expiry) };
@@ -109,7 +112,7 @@ export class Contexts {
       );
     }
     const session = this.deps.sessions.get(id);
-    if (Date.now() >= expiry) {
+    if (this.deps.clock.now() >= expiry) {
       if (session) void this.deps.sessions.close(id, "ttl");
       return `This context expired at ${new Date(expiry).toISOString()} (contexts last at most ${duration(this.deps.ttlMs)}), and what it held was freed. ${NEW_ONE}`;
     }

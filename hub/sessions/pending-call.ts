@@ -4,6 +4,7 @@
 // answers), and a tool call run as a task (hub/tasks/, either era), which no request waits on at
 // all. The call collects its child's questions until a round carries them, hands each answer to the
 // question it answers, and keeps its outcome for whichever round asks next.
+import type { Timer } from "../protocol/clock.js";
 import { randomUUID } from "node:crypto";
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -68,7 +69,8 @@ export class PendingCall {
   sealedRound = 0;
   /** Answers the first round brought unasked, each used for the question of its key at most once. */
   private answered?: Record<string, unknown>;
-  expiry?: NodeJS.Timeout;
+  /** When it stops waiting for its client's retry (hub/modern/pending-calls.ts). */
+  expiry?: Timer;
   /** What the call left for after its final reply (hub_end_session ends the context). */
   readonly afterReply: Array<() => void> = [];
   /** Set once a task holds the call (hub/tasks/store.ts): no client waits on its reply any more. */

@@ -1,6 +1,8 @@
 // Rate limits per client (API key, else remote address): per method ("tools/list") and per tool,
 // where a tool's limit comes from the most specific matching pattern ("file_read" beats "file_*"
 // beats "*"). Counters are kept per client and tool, so one busy tool does not starve the others.
+// The windows are rate-limiter-flexible's, which reads Date.now and setTimeout itself, so it takes
+// no clock (hub/protocol/clock.ts): node:test's mock.timers drives it as it drives the hub's clock.
 import picomatch from "picomatch";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimitsConfig } from "../config/config.js";

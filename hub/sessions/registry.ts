@@ -16,6 +16,7 @@ import type {
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
+import type { Clock, Timer } from "../protocol/clock.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
@@ -98,8 +99,8 @@ export class InflightCalls extends Set<InflightCall> {
 }
 
 export class ClientSession {
-  readonly createdAt = Date.now();
-  lastActivity = Date.now();
+  readonly createdAt: number;
+  lastActivity: number;
   readonly inflight = new InflightCalls();
   readonly subscriptions = new Set<string>();
   logLevel?: LoggingLevel;
@@ -131,7 +132,11 @@ export class ClientSession {
     readonly clientKey: string,
     /** What this session may see and call, fixed when it starts (hub/catalog/selection.ts). */
     readonly view: SessionView,
-  ) {}
+    /** The hub's time: how long the session has been idle decides when it expires or makes room (./admission.ts). */
+    private readonly clock: Clock,
+  ) {
+    this.createdAt = this.lastActivity = clock.now();
+  }
 
   /** Whose rate-limit budget this session spends: its tenant's when it has a key, else its own. */
   get budget(): string {
@@ -139,11 +144,22 @@ export class ClientSession {
   }
 
   touch(): void {
-    this.lastActivity = Date.now();
+    this.lastActivity = this.clock.now();
   }
 
+  /** How long the session has been open. */
+  get ageMs(): number {
+    return this.clock.now() - this.createdAt;
+  }
+
+  /** How long since the client last sent anything for it, calls in flight or not (hub_session shows it). */
+  get quietMs(): number {
+    return this.clock.now() - this.lastActivity;
+  }
+
+  /** How long it has been idle: not at all while a call runs. */
   get idleMs(): number {
-    return this.inflight.size > 0 || this.directCalls.size > 0 ? 0 : Date.now() - this.lastActivity;
+    return this.inflight.size > 0 || this.directCalls.size > 0 ? 0 : this.quietMs;
   }
 
   /** Lives while the hub runs: never closed for idling, never closed to make room for another. */
@@ -178,16 +194,17 @@ export class SessionRegistry {
   private readonly byPrincipal = new Map<string, Set<ClientSession>>();
   /** The principals with an open modern context (one at most each). */
   private readonly modern = new Set<string>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly sweeper: Timer;
 
   constructor(
     private readonly idleMs: number,
     private readonly onClosed: (session: ClientSession, reason: CloseReason) => void,
     /** Where the sessions' credentials are known, so that nothing the hub writes down shows them (hub/observability/minted-secrets.ts). */
     private readonly secrets: MintedSecrets,
+    /** When sessions idle out: the sessions' own clock (ClientSession). */
+    clock: Clock,
   ) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.min(idleMs / 2, 60_000)));
-    this.sweeper.unref();
+    this.sweeper = clock.every(Math.max(1000, Math.min(idleMs / 2, 60_000)), () => this.sweep());
   }
 
   get size(): number {
@@ -257,7 +274,7 @@ export class SessionRegistry {
   }
 
   async closeAll(): Promise<void> {
-    clearInterval(this.sweeper);
+    this.sweeper.cancel();
     await Promise.allSettled(this.all().map((s) => this.close(s.id, "hub_stopping")));
   }
 

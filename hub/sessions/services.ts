@@ -16,6 +16,7 @@ import type { Contexts } from "./contexts.js";
 import type { Previews } from "../previews/previews.js";
 import type { CallRecords } from "./call-records.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
+import type { Clock } from "../protocol/clock.js";
 
 export interface SessionServices {
   readonly version: string;
@@ -39,6 +40,8 @@ export interface SessionServices {
   readonly secrets: MintedSecrets;
   /** This replica's name (AGENTBOX_REPLICA), when the hub is one of several. */
   readonly replica?: string;
+  /** The hub's time (hub/protocol/clock.ts). */
+  readonly clock: Clock;
   /** The hub's report; one tenant's view when asked for a tenant. */
   status(tenant?: ServedTenant): HubStatus;
   /** A session opened without admission checks (the one stdio session). */

@@ -12,6 +12,7 @@ import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import type { CallRound, PendingCall } from "../sessions/pending-call.js";
 import { TaskIds } from "./task-ids.js";
+import type { Clock, Timer } from "../protocol/clock.js";
 
 export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
 const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
@@ -52,8 +53,6 @@ function progressMessage(params: Record<string, unknown>): string | undefined {
   return typeof params.total === "number" && Number.isFinite(params.total) ? `${params.progress} of ${params.total}` : `${params.progress}`;
 }
 
-const now = () => new Date().toISOString();
-
 /** A JSON-RPC error object as tasks/get inlines it for a failed task. */
 function errorObject(error: unknown): { code: number; message: string; data?: unknown } {
   const e = error as { code?: unknown; message?: unknown; data?: unknown } | null;
@@ -63,15 +62,16 @@ function errorObject(error: unknown): { code: number; message: string; data?: un
 }
 
 export class Task {
-  readonly createdAt = now();
-  lastUpdatedAt = this.createdAt;
+  readonly createdAt: string;
+  lastUpdatedAt: string;
   status: TaskStatus = "working";
   result?: unknown;
   error?: { code: number; message: string; data?: unknown };
   inputRequests?: Record<string, InputRequest>;
   /** What the task is doing, for whoever polls: the child's latest progress while it works, why it waits, failed or was cancelled. */
   statusMessage?: string;
-  expiry?: NodeJS.Timeout;
+  /** When its kept outcome is dropped (TaskStore.keepFor). */
+  expiry?: Timer;
   /** The size of its kept outcome, once it ended (TaskStore.keepFor). */
   keptBytes = 0;
   /** Whether a tasks/get has shown how it ended: a draining replica stays up until it has (hub/http/replica.ts). */
@@ -96,7 +96,10 @@ export class Task {
     readonly ttlMs: number,
     open: (round: CallRound) => PendingCall,
     readonly meta: Record<string, unknown> | undefined,
+    /** The hub's time, for the task's createdAt and lastUpdatedAt. */
+    private readonly clock: Clock,
   ) {
+    this.createdAt = this.lastUpdatedAt = this.now();
     const envelope = meta as CallRound["mcpReq"]["envelope"];
     this.round = { mcpReq: { envelope, signal: new AbortController().signal, notify: (notification) => this.heard(notification) }, detached: true };
     this.call = open(this.round);
@@ -104,12 +107,16 @@ export class Task {
     this.call.taskId = id;
   }
 
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
   private heard(notification: Parameters<CallRound["mcpReq"]["notify"]>[0]): Promise<void> {
     if (notification.method !== "notifications/progress" || this.status !== "working" || !notification.params) return Promise.resolve();
     const message = progressMessage(notification.params);
     if (message !== undefined && message !== this.statusMessage) {
       this.statusMessage = message;
-      this.lastUpdatedAt = now();
+      this.lastUpdatedAt = this.now();
     }
     return Promise.resolve();
   }
@@ -121,7 +128,7 @@ export class Task {
   private set(status: TaskStatus, statusMessage?: string): void {
     this.status = status;
     this.statusMessage = statusMessage;
-    this.lastUpdatedAt = now();
+    this.lastUpdatedAt = this.now();
     for (const watcher of [...this.watchers]) watcher();
   }
 
@@ -220,9 +227,13 @@ export class TaskStore {
   /** The same tasks by tenant: a tenant's count, its oldest and its listing never walk every tenant's tasks. */
   private readonly byTenant = new Map<string, Set<Task>>();
 
-  /** @param replica AGENTBOX_REPLICA: task ids name it, so a router sends tasks/* to the replica holding the task. */
+  /**
+   * @param clock when tasks are stamped, and when an ended task's outcome is dropped (ttlMs after it ended)
+   * @param replica AGENTBOX_REPLICA: task ids name it, so a router sends tasks/* to the replica holding the task.
+   */
   constructor(
     private readonly limits: TaskLimits,
+    private readonly clock: Clock,
     replica?: string,
   ) {
     this.ids = new TaskIds(replica);
@@ -246,7 +257,7 @@ export class TaskStore {
         );
       this.drop(oldestEnded);
     }
-    const task = new Task(this.ids.mint(), tenant, tool, this.limits.ttlMs, open, meta);
+    const task = new Task(this.ids.mint(), tenant, tool, this.limits.ttlMs, open, meta, this.clock);
     this.tasks.set(task.id, task);
     this.byTenant.set(tenant, (this.byTenant.get(tenant) ?? new Set<Task>()).add(task));
     void task.follow().then(() => {
@@ -269,12 +280,11 @@ export class TaskStore {
       kept -= old.keptBytes;
       this.drop(old);
     }
-    task.expiry = setTimeout(() => this.drop(task), task.ttlMs);
-    task.expiry.unref();
+    task.expiry = this.clock.after(task.ttlMs, () => this.drop(task));
   }
 
   private drop(task: Task): void {
-    clearTimeout(task.expiry);
+    task.expiry?.cancel();
     this.tasks.delete(task.id);
     const held = this.byTenant.get(task.tenant);
     held?.delete(task);
@@ -312,7 +322,7 @@ export class TaskStore {
   close(): void {
     for (const task of this.tasks.values()) {
       task.cancel("the hub stopping");
-      clearTimeout(task.expiry);
+      task.expiry?.cancel();
     }
     this.tasks.clear();
     this.byTenant.clear();

@@ -14,6 +14,7 @@ import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
+import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
 export interface ClaimingSession {
@@ -34,7 +35,7 @@ const CLAIMS_PER_SWEEP = 1_000;
 const KILL_ROUNDS = 20;
 
 export class ProcessSweeper {
-  private timer?: NodeJS.Timeout;
+  private timer?: Timer;
   /** The sweep under way; tenants asked for meanwhile wait in `pending` for the next one. */
   private running?: Promise<void>;
   private readonly pending = new Set<ServedTenant>();
@@ -47,18 +48,19 @@ export class ProcessSweeper {
     private readonly sessions: LiveSessions,
     private readonly log: Logger,
     private readonly commandFor: (tenant: ServedTenant) => TenantCommand,
+    /** When sweeps run: every `everyMs`, and twice after a session ends. */
+    private readonly clock: Clock,
     private readonly everyMs = 5_000,
   ) {}
 
   start(): void {
     if (!this.tenants.some((t) => t.identity)) return;
-    this.timer = setInterval(() => void this.sweep(this.tenants), this.everyMs);
-    this.timer.unref();
+    this.timer = this.clock.every(this.everyMs, () => void this.sweep(this.tenants));
   }
 
   /** Stop sweeping; settles once a sweep under way has finished. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
+    this.timer?.cancel();
     this.pending.clear();
     await this.running;
   }
@@ -72,13 +74,13 @@ export class ProcessSweeper {
     if (!tenant.identity || this.afterEndPending.has(tenant)) return;
     this.afterEndPending.add(tenant);
     const [first, second] = AFTER_SESSION_END_MS;
-    setTimeout(() => {
+    this.clock.after(first, () => {
       void this.sweep([tenant]);
-      setTimeout(() => {
+      this.clock.after(second - first, () => {
         this.afterEndPending.delete(tenant);
         void this.sweep([tenant]);
-      }, second - first).unref();
-    }, first).unref();
+      });
+    });
   }
 
   /** Sweep these tenants: now, or right after the sweep under way (never two at once). Settles when done. */
@@ -95,6 +97,8 @@ export class ProcessSweeper {
       try {
         const procs = await listOwners();
         for (const tenant of tenants) await this.sweepTenant(tenant, procs);
+        // what shows that sweeps ran (and found nothing to kill): a test waits on it rather than on time
+        this.log.debug("process sweep done", { tenants: tenants.length });
       } catch (err) {
         this.log.warn("process sweep failed", { error: errorMessage(err) });
       }

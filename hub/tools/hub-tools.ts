@@ -215,7 +215,7 @@ const hubSessions = defineTool({
       era: own.era,
       protocolVersion: own.protocolVersion,
       ageSeconds: own.ageSeconds,
-      idleSeconds: Math.round((Date.now() - session.lastActivity) / 1000),
+      idleSeconds: Math.round(session.quietMs / 1000),
       callsInFlight: own.callsInFlight,
       held,
       tenantSessions: page.items.map((s) => describeSession(s, session)),

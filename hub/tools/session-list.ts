@@ -45,7 +45,7 @@ export function describeSession(session: ClientSession, caller: ClientSession): 
     transport: session.kind,
     ...eraOf(session),
     ...(client ? { client } : {}),
-    ageSeconds: seconds(Date.now() - session.createdAt),
+    ageSeconds: seconds(session.ageMs),
     callsInFlight: session.inflight.size,
   };
 }

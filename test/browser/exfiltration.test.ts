@@ -26,11 +26,17 @@ describe("browser workspace exfiltration", () => {
   };
   const fileUrl = (rel: string) => `file://${path.join(h.workspace, rel)}`;
 
-  /** Wait (bounded) for the secret to reach /exfil; it must not. */
-  async function assertNothingStolen(waitMs = 4000): Promise<void> {
-    const deadline = Date.now() + waitMs;
-    while (Date.now() < deadline && !evil.received.some((r) => r.includes(SECRET))) await new Promise((r) => setTimeout(r, 100));
+  /**
+   * Nothing the hostile site received holds the secret. Called once the attack is known to be over:
+   * its page was refused, Chromium blocked its script, or its script's last step was seen.
+   */
+  function assertNothingStolen(): void {
     for (const got of evil.received) assert.doesNotMatch(got, new RegExp(SECRET), `the hostile site received workspace content: ${got.slice(0, 300)}`);
+  }
+
+  /** How many console messages of this session say Chromium blocked a sandboxed document's script. */
+  async function blockedScripts(): Promise<number> {
+    return (textOf(await ok(c, "console_messages", { level: "error", limit: 1000 })).match(/Blocked script execution/g) ?? []).length;
   }
 
   /** Every tab's text: none may show the secret. */
@@ -57,21 +63,22 @@ describe("browser workspace exfiltration", () => {
   test("a hostile page that downloads a page and opens it through the workspace origin gets nothing", async () => {
     await ok(c, "navigate", { url: `${evil.origin}/attack` });
     const downloaded = path.join(h.workspace, "downloads", "evil.html");
-    const deadline = Date.now() + 10_000;
-    while (!fs.existsSync(downloaded) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.ok(fs.existsSync(downloaded), "the browser saved the page's download into the workspace under its name");
-    await ok(c, "wait_for", { time: 2 }); // the page sends its tab to the download after 1.5 s
-    await assertNothingStolen();
+    await until("the browser to save the page's download into the workspace under its name", () => fs.existsSync(downloaded));
+    // the page sends its tab to the download after 1.5 s: the hub's refusal, not the download, is shown
+    await ok(c, "wait_for", { text: "only reachable from workspace pages" });
     assert.match(textOf(await ok(c, "snapshot")), /only reachable from workspace pages or browser_navigate/);
+    assertNothingStolen();
     await assertNoTabShowsSecret();
   });
 
   test("the downloaded page stays inert when the agent opens it itself", async () => {
+    const blockedBefore = await blockedScripts();
     const snap = textOf(await ok(c, "navigate", { url: fileUrl("downloads/evil.html") }));
     assert.match(snap, /evil page/, "the download is shown");
-    assert.match(snap, /Title: Evil/, "its script did not run");
+    await until("Chromium to block the download's script", async () => (await blockedScripts()) > blockedBefore);
+    assert.match(textOf(await ok(c, "snapshot")), /Title: Evil/, "its script did not run");
     assert.equal(await evaluate(c, "document.getElementById('got')"), null);
-    await assertNothingStolen();
+    assertNothingStolen();
     await assertNoTabShowsSecret();
   });
 
@@ -88,13 +95,11 @@ describe("browser workspace exfiltration", () => {
     const before = evil.received.length;
     const packetsBefore = evil.turnPackets;
     await ok(c, "navigate", { url: `${evil.origin}/steal` });
-    const deadline = Date.now() + 10_000;
-    while ((evil.received.length === before || evil.turnPackets === packetsBefore) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     // a foreign page keeps WebRTC: this shows the TURN channel the workspace test relies on is live
-    assert.ok(evil.turnPackets > packetsBefore, "the foreign page's WebRTC reached the TURN port");
+    await until("the page to send what it got, and its WebRTC to reach the TURN port", () => evil.received.length > before && evil.turnPackets > packetsBefore);
     const sent = evil.received.slice(before).join("\n");
     assert.match(sent, /fetch failed/, `the page ran its reads and sent what it got: ${sent.slice(0, 300)}`);
-    await assertNothingStolen(0);
+    assertNothingStolen();
     await assertNoTabShowsSecret();
   });
 
@@ -107,7 +112,7 @@ describe("browser workspace exfiltration", () => {
     // before the jump, which then cut the next test's navigation short)
     await ok(c, "wait_for", { text: "only reachable from workspace pages" });
     await assertNoTabShowsSecret();
-    await assertNothingStolen(0);
+    assertNothingStolen();
   });
 
   test("a page the agent saved in the workspace runs but cannot read its siblings, and sends nothing anywhere", async () => {
@@ -122,7 +127,8 @@ describe("browser workspace exfiltration", () => {
       )}</script>`,
     );
     // its last try, location to the hostile site, is stopped by Chromium itself (the page's
-    // Connection-Allowlist), and the first response after says so
+    // Connection-Allowlist), and the first response after says so: every send before it was tried
+    // (and stopped) by then
     const replies = [textOf(await ok(c, "navigate", { url: fileUrl("saved/page.html") }))];
     const held = /A workspace page may not open other sites: Chromium stopped .* Open the address you want with browser_navigate/;
     await until("the notice of the held navigation", async () => {
@@ -130,7 +136,7 @@ describe("browser workspace exfiltration", () => {
       replies.push(textOf(await ok(c, "snapshot")));
       return false;
     });
-    await assertNothingStolen();
+    assertNothingStolen();
     await assertNoTabShowsSecret();
     const messages = textOf(await ok(c, "console_messages"));
     assert.match(messages, /stolen: fetch failed.*xhr failed.*frame failed/s, "the page's script ran and every read failed");
@@ -176,10 +182,12 @@ describe("browser workspace exfiltration", () => {
     assert.equal(await evaluate(c, "document.getElementById('plot').naturalWidth"), 7, "the page read the image");
     // the page added its rules, and Chromium takes speculation rules; then (bounded) nothing may arrive
     await until("the page's rules", async () => /rules added: true/.test(textOf(await ok(c, "console_messages"))));
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && !evil.received.slice(before).some((r) => /via=/.test(r))) await new Promise((r) => setTimeout(r, 100));
+    // Chromium says nothing when it declines a speculation, so this waits (bounded) for one that
+    // must not come: the only way to see that something did not happen. The ordinary site's own
+    // prefetch above shows how soon one comes when it is allowed.
+    await until("a speculation to reach the hostile site", () => evil.received.slice(before).some((r) => /via=/.test(r)), 5_000).catch(() => undefined);
     assert.deepEqual(evil.received.slice(before), [], "no speculation (static, prefetch, prerender, document rule) reached the hostile site");
-    await assertNothingStolen(0);
+    assertNothingStolen();
   });
 
   test("a listing never runs markup from a file name", async () => {

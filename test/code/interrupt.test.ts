@@ -5,25 +5,17 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { run, openCodeHub, type CodeHub } from "./harness.js";
 import { isAlive as alive } from "../../servers/lib/proctree.js";
+import { until } from "../helpers/wait.js";
 
-async function waitBusy(client: Client, name: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const listed = await client.callTool({ name: "code_sessions", arguments: {} });
-    const sessions = (listed.structuredContent as { sessions: Array<{ name: string; language: string; busy: boolean }> }).sessions;
-    if (sessions.some((s) => s.name === name && s.language === "python" && s.busy)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`session ${name} never became busy`);
+type Listed = Array<{ name: string; language: string; busy: boolean }>;
+const listed = async (client: Client) => ((await client.callTool({ name: "code_sessions", arguments: {} })).structuredContent as { sessions: Listed }).sessions;
+
+function waitBusy(client: Client, name: string): Promise<true> {
+  return until(`session ${name} to be busy`, async () => (await listed(client)).some((s) => s.name === name && s.language === "python" && s.busy), 20_000);
 }
 
-async function waitIdle(client: Client, name = "default"): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const listed = await client.callTool({ name: "code_sessions", arguments: {} });
-    const sessions = (listed.structuredContent as { sessions: Array<{ name: string; busy: boolean }> }).sessions;
-    if (!sessions.some((s) => s.name === name && s.busy)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`session ${name} stayed busy`);
+function waitIdle(client: Client, name = "default"): Promise<true> {
+  return until(`session ${name} to be idle`, async () => !(await listed(client)).some((s) => s.name === name && s.busy), 10_000);
 }
 
 describe("code_execute: interrupts and isolation", () => {
@@ -160,8 +152,6 @@ describe("code_execute: interrupts and isolation", () => {
     await (other.transport as StreamableHTTPClientTransport).terminateSession();
     await other.close();
     const pids = pidsBefore.sessions.map((s) => s.pid);
-    const deadline = Date.now() + 15_000;
-    while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.deepEqual(pids.filter(alive), [], "interpreters of a closed client session are stopped");
+    await until("the interpreters of a closed client session to stop", () => !pids.some(alive));
   });
 });

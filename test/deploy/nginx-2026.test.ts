@@ -11,6 +11,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { callModern, connectModern, envelope, postModern, samplingAnswer as answer, samplingCall, type ModernReply } from "../hub/modern/modern-client.js";
 import { auth, endpoint, replicaFor, replicasBehindNginx, rootWith } from "./router.js";
+import { until } from "../helpers/wait.js";
 
 const NAMES = ["r1", "r2"];
 
@@ -141,11 +142,11 @@ describe("MCP 2026-07-28 clients over two replicas behind nginx (deploy/nginx)",
     const subscription = await listener.listen({ toolsListChanged: true });
     const exited = new Promise<number | null>((r) => hub.process.once("exit", (code) => r(code)));
     hub.process.kill("SIGTERM");
-    for (;;) {
+    await until("the replica to stop being ready", async () => {
       const ready = await fetch(`${hub.origin}/readyz`);
       await ready.body?.cancel();
-      if (ready.status === 503) break;
-    }
+      return ready.status === 503;
+    });
 
     // a new request straight to it: the 503 refusal nginx retries on
     const refused = await postModern(hub, { id: 3, method: "tools/list", params: { _meta: envelope() } }, auth(key));

@@ -33,10 +33,44 @@ async function plainCall(origin: string, key: string, name: string, args: Record
   return (await res.json()) as { result: { content: Array<{ text: string }>; structuredContent?: Record<string, unknown>; isError?: boolean } };
 }
 
+interface Agent {
+  key: string;
+  client: Client;
+  transport: StreamableHTTPClientTransport;
+  replica: string;
+  file: string;
+  text: string;
+}
+
 describe("three replicas behind nginx (deploy/nginx)", () => {
   const hubs = new Map<string, TestHub>();
   let router: Router;
-  const sessions: Array<{ client: Client; transport: StreamableHTTPClientTransport; replica: string; file: string; text: string }> = [];
+  /** Every agent a test connected, closed at the end. */
+  const agents: Agent[] = [];
+
+  /**
+   * Agents, one API key each, until there are `total` and each replica has `each` (the router
+   * hashes keys over the replicas, so enough keys reach all three); each writes a file of its own.
+   */
+  async function spread(prefix: string, total: number, each: number): Promise<Agent[]> {
+    const spread: Agent[] = [];
+    const per = new Map<string, number>(NAMES.map((n) => [n, 0]));
+    for (let i = 0; spread.length < total || [...per.values()].some((n) => n < each); i++) {
+      assert.ok(i < 100, `100 keys did not reach every replica ${each} times: ${JSON.stringify([...per])}`);
+      const key = `${prefix}-${i}`;
+      const { client, transport } = await connect(router.origin, key);
+      const replica = await replicaOf(client);
+      assert.ok(transport.sessionId?.startsWith(`${replica}.`), `session ${transport.sessionId} was minted by ${replica}`);
+      const file = `notes/${key}.txt`;
+      const text = `${key} on ${replica}`;
+      assert.equal((await call(client, "file_write", { path: file, content: text })).isError, undefined);
+      const agent = { key, client, transport, replica, file, text };
+      spread.push(agent);
+      agents.push(agent);
+      per.set(replica, per.get(replica)! + 1);
+    }
+    return spread;
+  }
 
   before(async () => {
     const started = await Promise.all(NAMES.map((name) => startHub({ servers: ["file"], env: { AGENTBOX_REPLICA: name } })));
@@ -44,25 +78,13 @@ describe("three replicas behind nginx (deploy/nginx)", () => {
     router = await routeTo(hubs);
   });
   after(async () => {
-    await Promise.allSettled(sessions.map((s) => s.client.close()));
+    await Promise.allSettled(agents.map((s) => s.client.close()));
     await router?.stop();
     await Promise.allSettled([...hubs.values()].map((h) => h.stop()));
   });
 
   it("spreads a dozen sessions over all three replicas, each keeping its state across calls", async () => {
-    // one API key per agent: the router hashes keys over the replicas, so enough keys reach all three
-    const per = new Map<string, number>(NAMES.map((n) => [n, 0]));
-    for (let i = 0; sessions.length < 12 || [...per.values()].some((n) => n < 2); i++) {
-      assert.ok(i < 100, `100 keys did not reach every replica twice: ${JSON.stringify([...per])}`);
-      const { client, transport } = await connect(router.origin, `agent-${i}`);
-      const replica = await replicaOf(client);
-      assert.ok(transport.sessionId?.startsWith(`${replica}.`), `session ${transport.sessionId} was minted by ${replica}`);
-      const file = `notes/agent-${i}.txt`;
-      const text = `agent ${i} on ${replica}`;
-      assert.equal((await call(client, "file_write", { path: file, content: text })).isError, undefined);
-      sessions.push({ client, transport, replica, file, text });
-      per.set(replica, per.get(replica)! + 1);
-    }
+    const sessions = await spread("agent", 12, 2);
     // each replica has its own workspace: reading it back proves every call reached the same one
     for (const s of sessions) {
       assert.match(textOf(await call(s.client, "file_read", { path: s.file })), new RegExp(s.text));
@@ -117,8 +139,8 @@ describe("three replicas behind nginx (deploy/nginx)", () => {
 
   it("breaks only the lost replica's sessions, with a clear 404, and sends new sessions to live ones", async () => {
     const victim = "r2";
+    const sessions = await spread("survivor", 3, 1);
     const lost = sessions.filter((x) => x.replica === victim);
-    assert.ok(lost.length > 0 && lost.length < sessions.length, `sessions on ${victim} and elsewhere, from the test before: ${sessions.map((s) => s.replica)}`);
     const hub = hubs.get(victim)!;
     const exited = new Promise((r) => hub.process.once("exit", r));
     hub.process.kill("SIGKILL");
@@ -137,8 +159,7 @@ describe("three replicas behind nginx (deploy/nginx)", () => {
     }
     // the agents whose key hashed to the lost replica start over on a live one
     for (const s of lost) {
-      const key = s.file.match(/agent-\d+/)![0];
-      const { client } = await connect(router.origin, key);
+      const { client } = await connect(router.origin, s.key);
       const replica = await replicaOf(client);
       assert.notEqual(replica, victim);
       assert.ok(NAMES.includes(replica));

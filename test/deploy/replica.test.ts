@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { distRoot } from "../../hub/config/config.js";
+import { distRoot, loadConfig } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, eventStream, initialize, json, post } from "../helpers/raw-http.js";
 import { postModern, samplingAnswer, samplingCall } from "../hub/modern/modern-client.js";
@@ -56,15 +56,18 @@ describe("AGENTBOX_REPLICA", () => {
   });
 
   it("refuses to start with a name a router could not use as a host name, saying what is allowed", () => {
+    const allowed = /AGENTBOX_REPLICA must be a DNS label .*lower-case letters, digits and '-'/;
+    // each name as the hub's configuration reads it; then one, end to end, as the hub refuses to start
     for (const bad of ["R1", "-r1", "r1-", "r_1", "r1.evil", "a".repeat(64), "r1/../x"]) {
-      const run = spawnSync(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0"], {
-        env: { ...process.env, AGENTBOX_REPLICA: bad },
-        encoding: "utf8",
-        timeout: 20_000,
-      });
-      assert.equal(run.status, 2, `AGENTBOX_REPLICA=${bad} should be refused:\n${run.stderr}`);
-      assert.match(run.stderr, /AGENTBOX_REPLICA must be a DNS label .*lower-case letters, digits and '-'/);
+      assert.throws(() => loadConfig({}, { AGENTBOX_REPLICA: bad }), allowed, `AGENTBOX_REPLICA=${bad} should be refused`);
     }
+    const run = spawnSync(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0"], {
+      env: { ...process.env, AGENTBOX_REPLICA: "r1.evil" },
+      encoding: "utf8",
+      timeout: 20_000,
+    });
+    assert.equal(run.status, 2, `AGENTBOX_REPLICA=r1.evil should be refused:\n${run.stderr}`);
+    assert.match(run.stderr, allowed);
   });
 });
 
@@ -100,11 +103,11 @@ describe("drain on SIGTERM", () => {
       hub.process.kill("SIGTERM");
 
       // not ready, with a reason, as soon as the signal is handled
-      let ready: { status: number; body: { ready: boolean; reason?: string } };
-      do {
+      const ready = await until("the replica to stop being ready", async () => {
         const res = await fetch(`${hub.origin}/readyz`);
-        ready = { status: res.status, body: (await res.json()) as { ready: boolean; reason?: string } };
-      } while (ready.status === 200);
+        const body = (await res.json()) as { ready: boolean; reason?: string };
+        return res.status !== 200 && { status: res.status, body };
+      });
       assert.equal(ready.status, 503);
       assert.match(ready.body.reason ?? "", /draining/);
 

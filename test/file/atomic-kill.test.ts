@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { descendantsOf } from "../../servers/lib/proctree.js";
 import { textOf } from "../helpers/hub.js";
 import { startFiles, type FileHarness } from "./harness.js";
+import { until } from "../helpers/wait.js";
 
 let f: FileHarness;
 before(async () => {
@@ -35,12 +36,14 @@ function fileServerPid(hubPid: number): number {
 const sha = (p: string) => crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex");
 
 async function untilReady(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const r = await f.tool("info", { path: "." }).catch(() => undefined);
-    if (r && !r.isError) return;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error("file server did not come back");
+  await until(
+    "the file server to come back",
+    async () => {
+      const r = await f.tool("info", { path: "." }).catch(() => undefined);
+      return r && !r.isError;
+    },
+    20_000,
+  );
 }
 
 test("a write killed mid-way leaves the old file intact", async () => {
@@ -60,11 +63,9 @@ test("a write killed mid-way leaves the old file intact", async () => {
       (r) => ({ error: r.isError === true, text: textOf(r) }),
       (err: Error) => ({ error: true, text: err.message }),
     );
-    const deadline = Date.now() + 30_000;
-    while (!tempSeen && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
-    watcher.close();
-    assert.ok(tempSeen, "the write used a temp file in the target's folder");
-    const midWrite = fs.existsSync(path.join(f.workspace, tempSeen));
+    // polled every millisecond: the freeze must come before the rename
+    const temp = await until("the write to use a temp file in the target's folder", () => tempSeen, 30_000, 1).finally(() => watcher.close());
+    const midWrite = fs.existsSync(path.join(f.workspace, temp));
     process.kill(pid, "SIGKILL");
     process.kill(pid, "SIGCONT");
     const outcome = await pending;

@@ -30,7 +30,8 @@ export function conformanceCli(packageFolder: string): string {
 }
 
 export function preflight(cli: string): void {
-  if (!fs.existsSync(NODE22)) throw new Error(`Node 22 not found at ${NODE22}: set AGENTBOX_NODE22 to a Node 22 binary.`);
+  if (!fs.existsSync(NODE22))
+    throw new Error(`Node 22 not found at ${NODE22}: run npm run setup (it installs one there on an older Node), or set AGENTBOX_NODE22.`);
   if (!fs.existsSync(cli)) throw new Error(`Conformance suite not found at ${cli}: run npm install (it is a dev dependency).`);
 }
 

@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { builtinServers, distRoot, type ServerConfig } from "../../hub/config/config.js";
+import { until } from "./wait.js";
 
 export interface HubOptions {
   /** Built-in servers to run (default: none unless `extraServers` is empty, then all). */
@@ -159,7 +160,9 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
       await Promise.allSettled(clients.map((c) => c.close()));
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
-        child.kill("SIGTERM");
+        // SIGINT stops it at once; SIGTERM would drain first (AGENTBOX_DRAIN_MS, 25 s), waiting on
+        // whatever call a test left running: the tests of draining send SIGTERM themselves
+        child.kill("SIGINT");
         const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
         await exited;
         clearTimeout(timer);
@@ -174,20 +177,21 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
 }
 
 async function waitReady(origin: string, logs: string[], child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
   let last = "";
-  while (Date.now() < deadline) {
+  const ready = async () => {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`hub exited with ${child.exitCode ?? child.signalCode}:\n${logs.join("\n")}`);
     try {
       const res = await fetch(`${origin}/readyz`);
       last = await res.text();
-      if (res.ok) return;
+      return res.ok;
     } catch (err) {
       last = String(err);
+      return false;
     }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`hub not ready after 60 s: ${last}\n${logs.slice(-30).join("\n")}`);
+  };
+  await until("the hub to be ready", ready, 60_000, 100).catch((err: Error) => {
+    throw /^timed out/.test(err.message) ? new Error(`hub not ready after 60 s: ${last}\n${logs.slice(-30).join("\n")}`) : err;
+  });
 }
 
 /** Call a tool and return its result (tool errors come back as isError results, not throws). */

@@ -1,6 +1,10 @@
 // Waiting on an event instead of sleeping a fixed time before asserting it happened: poll a
 // condition until it holds, with a generous deadline that only a real failure reaches.
-import type { TestHub } from "./hub.js";
+
+/** What the queue helpers need of a hub (./hub.ts's TestHub is one). */
+interface HubOrigin {
+  origin: string;
+}
 
 /** Poll `probe` until it returns something other than false/undefined/null; that value is returned. */
 export async function until<T>(what: string, probe: () => T | Promise<T>, ms = 15_000, everyMs = 50): Promise<Exclude<T, false | undefined | null>> {
@@ -19,7 +23,7 @@ export interface QueueStats {
 }
 
 /** The hub's count of calls running in and queued for one of its servers (GET /; of the tenant whose API key is `key`, on a hub with keys). */
-export async function queueOf(hub: TestHub, server: string, key?: string): Promise<QueueStats> {
+export async function queueOf(hub: HubOrigin, server: string, key?: string): Promise<QueueStats> {
   const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
   const status = (await (await fetch(`${hub.origin}/`, { headers })).json()) as { servers: Array<QueueStats & { name: string }> };
   const entry = status.servers.find((s) => s.name === server);
@@ -28,7 +32,7 @@ export async function queueOf(hub: TestHub, server: string, key?: string): Promi
 }
 
 /** Wait until the hub has handed at least `running` calls to a server and holds `queued` in its queue. */
-export function untilQueue(hub: TestHub, server: string, want: Partial<QueueStats>, key?: string): Promise<true> {
+export function untilQueue(hub: HubOrigin, server: string, want: Partial<QueueStats>, key?: string): Promise<true> {
   return until(`${server} to have ${JSON.stringify(want)} calls`, async () => {
     const now = await queueOf(hub, server, key);
     return (now.running >= (want.running ?? 0) && now.queued >= (want.queued ?? 0)) || undefined;

@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { distRoot } from "../../hub/config/config.js";
 import { call, fixture, tempDir, textOf } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 
 describe("stdio mode", () => {
   let client: Client;
@@ -50,16 +51,10 @@ describe("stdio mode", () => {
     const crashed = await call(client, "echo_crash");
     assert.equal(crashed.isError, true);
     assert.match(textOf(crashed), /exited while running/);
-    const deadline = Date.now() + 15_000;
-    let text = "";
-    while (Date.now() < deadline) {
+    const text = await until("the child to be back", async () => {
       const r = await call(client, "echo_echo", { text: "again" }).catch(() => undefined);
-      if (r && !r.isError) {
-        text = textOf(r);
-        break;
-      }
-      await new Promise((res) => setTimeout(res, 100));
-    }
+      return r && !r.isError && textOf(r);
+    });
     assert.equal(text, "again");
     assert.ok(changed >= 1);
   });

@@ -7,6 +7,7 @@ import path from "node:path";
 import { PNG } from "pngjs";
 import type { Browser, Page } from "playwright-core";
 import { call, fixture, startHub, type TestHub } from "../helpers/hub.js";
+import { until } from "../helpers/wait.js";
 import { launch, openPage } from "./browser.js";
 
 const SCREENSHOT = path.join(os.tmpdir(), "agentbox-playground.png");
@@ -203,7 +204,10 @@ describe("playground page", () => {
     assert.match((await fail.locator(".result .kind-text").textContent()) ?? "", /It failed: disk full/);
   });
 
-  test("shows a long call's progress live and cancels it on the server", async () => {
+  test("shows a long call's progress live, cancels it on the server, and logs the session's requests, responses and notifications", async () => {
+    // a call that completes, for the log below
+    await openTool(page, "demo_stats");
+    await runAndWait(page, "demo_stats");
     const panel = await openTool(page, "demo_slow");
     await panel.locator('[name="steps"]').fill("200");
     await panel.locator('[name="delayMs"]').fill("100");
@@ -218,15 +222,15 @@ describe("playground page", () => {
 
     // the cancellation crossed the hub: the fixture saw its call aborted
     const client = await hub.connect();
-    let cancelled = 0;
-    for (let i = 0; i < 50 && cancelled === 0; i++) {
-      cancelled = ((await call(client, "demo_stats")).structuredContent as { cancelledCalls: number }).cancelledCalls;
-      if (cancelled === 0) await new Promise((r) => setTimeout(r, 100));
-    }
+    const cancelled = await until(
+      "the fixture to see its call aborted",
+      async () => ((await call(client, "demo_stats")).structuredContent as { cancelledCalls: number }).cancelledCalls || undefined,
+      5_000,
+      100,
+    );
     assert.equal(cancelled, 1);
-  });
 
-  test("logs the session's requests, responses and notifications", async () => {
+    // what the page logged of all that
     const labels = await page.locator(".log-entry .log-label").allTextContents();
     // 2026-07-28 (the page's default): the probe instead of initialize, and a listen stream for list changes
     assert.ok(labels.includes("server/discover #server-discover-probe-1"), labels.join("\n"));
@@ -237,11 +241,12 @@ describe("playground page", () => {
     // a 2026 cancellation is the request's stream closing, which the log notes
     const cancelNote = page.locator(".log-note", { hasText: /^closed the stream of request #\d+: its cancellation in 2026-07-28$/ });
     assert.equal(await cancelNote.count(), 1);
-    assert.ok(labels.some((l) => /^tools\/call #\d+ result/.test(l)) || labels.some((l) => /^tools\/call demo_order #\d+/.test(l)));
+    assert.ok(labels.some((l) => /^tools\/call demo_stats #\d+$/.test(l)));
+    assert.ok(labels.some((l) => /^tools\/call #\d+ result/.test(l)));
     // an entry folds open to its full JSON
-    const entry = page.locator(".log-entry", { hasText: "tools/call demo_order" }).first();
+    const entry = page.locator(".log-entry", { hasText: "tools/call demo_slow" }).first();
     await entry.locator("summary").click();
-    assert.match((await entry.locator(".json-tree").textContent()) ?? "", /"Ada"/);
+    assert.match((await entry.locator(".json-tree").textContent()) ?? "", /delayMs: 100/);
     // the filter narrows the log
     await page.fill(".log-filter", "notifications/progress");
     const shown = await page.locator(".log-list > li:not([hidden])").allTextContents();
@@ -263,12 +268,8 @@ describe("playground page", () => {
     await page.close({ runBeforeUnload: true });
     assert.equal(await sessions(), before, "the 2026 page held no session of its own");
     await legacy.close({ runBeforeUnload: true });
-    let now = before;
-    for (let i = 0; i < 50 && now === before; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      now = await sessions();
-    }
-    assert.equal(now, before - 1);
+    await until("the closed tab's session to end", async () => (await sessions()) < before, 5_000, 100);
+    assert.equal(await sessions(), before - 1);
   });
 });
 

@@ -4,7 +4,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { eventually, leftovers, startTerminal, textOf, type Agent, type Harness } from "./harness.js";
+import { leftovers, startTerminal, textOf, type Agent, type Harness } from "./harness.js";
+import { until } from "../helpers/wait.js";
 
 describe("terminal exec", () => {
   let h: Harness;
@@ -165,7 +166,7 @@ describe("terminal exec", () => {
       { signal: controller.signal, onprogress: () => controller.abort() },
     );
     await assert.rejects(pending);
-    await eventually("the cancelled command's processes are gone", () => leftovers(server).length === 0);
+    await until("the cancelled command's processes to be gone", () => leftovers(server).length === 0);
   });
 
   test("hundreds of execs leave the process table as it was", async () => {

@@ -134,12 +134,3 @@ export function leftovers(serverPid: number): string[] {
   }
   return [...found].map((pid) => `${pid} ${cmdline(pid)}`);
 }
-
-/** Poll until `check` returns true; fails with `what` after `ms`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

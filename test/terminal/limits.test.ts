@@ -3,7 +3,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { eventually, leftovers, startTerminal, textOf, type Agent, type Harness } from "./harness.js";
+import { leftovers, startTerminal, textOf, type Agent, type Harness } from "./harness.js";
+import { until } from "../helpers/wait.js";
 
 describe("terminal limits", () => {
   let h: Harness;
@@ -61,10 +62,10 @@ describe("terminal limits", () => {
     const server = await h.serverPid();
     await agent.ok("session_create", { shell: "sh", args: ["-c", "sleep 300 & sleep 301"] });
     const pending = agent.call("exec", { command: "sleep 302 & sleep 303", timeoutMs: 60_000 }).catch(() => undefined);
-    await eventually("the command is running", () => leftovers(server).some((l) => l.includes("sleep 303")));
+    await until("the command to run", () => leftovers(server).some((l) => l.includes("sleep 303")));
     await h.stop();
     await pending;
-    await eventually("nothing the server started is left", () => leftovers(server).length === 0 && !fs.existsSync(`/proc/${server}`));
+    await until("nothing the server started to be left", () => leftovers(server).length === 0 && !fs.existsSync(`/proc/${server}`));
   });
 });
 
@@ -81,7 +82,7 @@ describe("terminal idle limit", () => {
   test("a terminal left untouched for the idle time is killed", async () => {
     const agent = await h.connect();
     const t = await agent.ok("session_create", { shell: "sh" });
-    await eventually("the idle terminal is gone", async () => (await agent.ok("session_list")).terminals.length === 0);
+    await until("the idle terminal to be gone", async () => (await agent.ok("session_list")).terminals.length === 0);
     assert.equal(fs.existsSync(`/proc/${t.pid}`), false);
     const r = await agent.call("session_read", { id: t.id });
     assert.equal(r.isError, true);

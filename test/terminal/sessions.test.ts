@@ -4,7 +4,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { eventually, leftovers, startTerminal, textOf, type Agent, type Harness } from "./harness.js";
+import { leftovers, startTerminal, textOf, type Agent, type Harness } from "./harness.js";
+import { until } from "../helpers/wait.js";
 
 const PROMPT = "\\$ $";
 
@@ -181,7 +182,7 @@ describe("terminal sessions", () => {
     const id = await bash();
     await agent.ok("session_send", { id, input: "echo last words; exit 7\n" });
     const ended = async () => ((await agent.ok("session_list", {})).terminals as Array<{ id: string; alive: boolean }>).some((t) => t.id === id && !t.alive);
-    await eventually("the terminal's shell exits", ended);
+    await until("the terminal's shell to exit", ended);
     const sent = await agent.call("session_send", { id, input: "anyone there?\n" });
     assert.equal(sent.isError, true);
     assert.match(textOf(sent), /exited[^]*nothing was sent/);
@@ -229,7 +230,7 @@ describe("terminal sessions", () => {
     const herPid = await pidOf(carol, hers);
     const hisPid = await pidOf(dave, his);
     await carol.end();
-    await eventually("the closed session's shell is gone", () => !fs.existsSync(`/proc/${herPid}`));
+    await until("the closed session's shell to be gone", () => !fs.existsSync(`/proc/${herPid}`));
     assert.ok(fs.existsSync(`/proc/${hisPid}`), "another session's terminal is untouched");
     const r = await dave.ok("session_send", { id: his, input: "echo alive\n", waitFor: "^alive" });
     assert.equal(r.alive, true);

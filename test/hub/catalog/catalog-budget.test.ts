@@ -46,7 +46,8 @@ describe("the catalog a model reads", () => {
   const servers = Object.keys(builtinServers());
 
   before(async () => {
-    hub = await startHub();
+    // the catalog as a client first reads it: every server listed from the build's manifest, none started (as by default)
+    hub = await startHub({ env: { AGENTBOX_START: "" } });
     client = await hub.connect();
     tools = (await client.listTools()).tools;
     published = new Set(tools.map((t) => t.name));

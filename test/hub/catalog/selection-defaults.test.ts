@@ -40,7 +40,12 @@ for (const scope of scopes) {
     let hub: TestHub;
     const connect = (path = "/mcp") => hub.connect({ path, headers: scope.headers });
     before(async () => {
-      hub = await startHub({ servers: SERVERS, config: scope.config({ servers: ["file", "terminal"], tools: ["!terminal_session_*"] }) });
+      // servers as by default: listed from the build's manifest, started on their first call
+      hub = await startHub({
+        servers: SERVERS,
+        config: scope.config({ servers: ["file", "terminal"], tools: ["!terminal_session_*"] }),
+        env: { AGENTBOX_START: "" },
+      });
     });
     after(() => hub.stop());
 
@@ -99,7 +104,7 @@ for (const scope of scopes) {
   describe(`configured search mode (${scope.name})`, () => {
     let hub: TestHub;
     before(async () => {
-      hub = await startHub({ servers: ["file", "terminal"], config: scope.config({ catalog: "search", servers: ["terminal"] }) });
+      hub = await startHub({ servers: ["file", "terminal"], config: scope.config({ catalog: "search", servers: ["terminal"] }), env: { AGENTBOX_START: "" } });
     });
     after(() => hub.stop());
 

@@ -22,7 +22,8 @@ async function find(client: Client, query: string, limit?: number): Promise<Foun
 describe("search mode", () => {
   let hub: TestHub;
   before(async () => {
-    hub = await startHub({ servers: [...BUILTIN_SERVERS] });
+    // built-in servers as by default, listed from the build's manifest and started on their first call
+    hub = await startHub({ servers: [...BUILTIN_SERVERS], env: { AGENTBOX_START: "" } });
   });
   after(() => hub.stop());
 

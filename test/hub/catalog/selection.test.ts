@@ -29,7 +29,8 @@ describe("tool selection by URL", () => {
   let hub: TestHub;
   let all: string[];
   before(async () => {
-    hub = await startHub({ servers: [...BUILTIN_SERVERS], extraServers: { conformance: fixture("conformance-server") } });
+    // built-in servers as by default, listed from the build's manifest and started on their first call
+    hub = await startHub({ servers: [...BUILTIN_SERVERS], extraServers: { conformance: fixture("conformance-server") }, env: { AGENTBOX_START: "" } });
     all = await names(await hub.connect());
   });
   after(() => hub.stop());

@@ -52,7 +52,8 @@ describe("one shape for every tool in tools/list", () => {
   let tools: Tool[];
 
   before(async () => {
-    hub = await startHub();
+    // the catalog as a client first reads it: every server listed from the build's manifest, none started (as by default)
+    hub = await startHub({ env: { AGENTBOX_START: "" } });
     const client = await hub.connect();
     const search = await hub.connect({ path: "/mcp?catalog=search" });
     const found = (await search.listTools()).tools.filter((t) => t.name === "hub_find_tools");

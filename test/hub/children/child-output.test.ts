@@ -6,7 +6,12 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -19,13 +24,15 @@ interface Seen {
   updated: string[];
   logs: string[];
   toolListChanged: number;
+  promptListChanged: number;
 }
 
 function watch(client: Client): Seen {
-  const seen: Seen = { updated: [], logs: [], toolListChanged: 0 };
+  const seen: Seen = { updated: [], logs: [], toolListChanged: 0, promptListChanged: 0 };
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void seen.updated.push(n.params.uri));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.logs.push(String(n.params.data)));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void seen.toolListChanged++);
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () => void seen.promptListChanged++);
   return seen;
 }
 
@@ -150,9 +157,11 @@ describe("a child's output is untrusted input", () => {
     const before = aliceSeen.toolListChanged;
     await emit(alice, { stdout: [rpc("notifications/tools/list_changed", {})], times: 1000 });
     await until("the trailing refresh to reach alice", () => aliceSeen.toolListChanged - before >= 2);
-    // settle: a refresh per notification would go on arriving here; nothing marks "no more will
-    // come", so a pause it is (this checks that something did not happen)
-    await new Promise((r) => setTimeout(r, 2500));
+    // a refresh per notification would go on arriving after these: a later change of another list,
+    // which takes the same way behind them, marks that they are all through
+    const promptsBefore = aliceSeen.promptListChanged;
+    await emit(alice, { stdout: [rpc("notifications/prompts/list_changed", {})] });
+    await until("the later change to reach alice", () => aliceSeen.promptListChanged > promptsBefore);
     assert.ok(aliceSeen.toolListChanged - before < 100, `${aliceSeen.toolListChanged - before} list refreshes for 1000 notifications`);
   });
 });

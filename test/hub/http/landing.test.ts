@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
+import { until } from "../../helpers/wait.js";
 
 // what Chromium sends when a person types the address
 const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
@@ -21,8 +22,8 @@ const get = (hub: TestHub, path: string, headers: Record<string, string> = {}) =
 
 /** The last JSON log line the hub wrote before `ready`, waited for (the helper returns at /readyz). */
 async function readyLine(hub: TestHub): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 100; i++) {
-    const ready = hub.logs
+  const last = () =>
+    hub.logs
       .map((l) => {
         try {
           return JSON.parse(l) as Record<string, unknown>;
@@ -32,10 +33,10 @@ async function readyLine(hub: TestHub): Promise<Record<string, unknown>> {
       })
       .filter((e) => e?.component === "hub")
       .at(-1);
-    if (ready && String(ready.msg).startsWith("ready")) return ready;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`no ready line in:\n${hub.logs.join("\n")}`);
+  return until("the hub's ready line", () => {
+    const line = last();
+    return line && String(line.msg).startsWith("ready") && line;
+  }).catch(() => assert.fail(`no ready line in:\n${hub.logs.join("\n")}`));
 }
 
 /** A browser request whose Host header carries markup: the page must not echo it as markup. */

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import net from "node:net";
 import { describe, test } from "node:test";
 import { isAlive } from "../../../servers/lib/proctree.js";
+import { derivedUid } from "../../../hub/tenants/tenants.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -62,20 +63,17 @@ describe("the hub owns its port", () => {
   );
 
   const rootOnly = { skip: asRoot ? false : "needs root: tenants have uids of their own only then" };
-  const workspace = tempDir("agentbox-ws-");
-  let port: number;
-  let uid: number;
-  let waiting: number;
 
   test("a daemon of a live session waiting for the port dies with the hub", rootOnly, async () => {
-    port = await freePort();
-    const hub = await startHub({ servers: ["terminal"], workspace, port });
+    const port = await freePort();
+    const hub = await startHub({ servers: ["terminal"], port });
+    let waiting: number;
     try {
       const client = await hub.connect();
       const result = await call(client, "terminal_exec", {
-        command: `id -u; env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5`,
+        command: `env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5`,
       });
-      [uid, waiting] = (result.structuredContent as { stdout: string }).stdout.split(/\s+/).map(Number);
+      waiting = Number((result.structuredContent as { stdout: string }).stdout.trim());
       assert.ok(isAlive(waiting), "the daemon of a live session runs");
     } finally {
       await hub.stop();
@@ -84,8 +82,10 @@ describe("the hub owns its port", () => {
   });
 
   test("a tenant's process left from an earlier run on the port is killed before the hub binds", rootOnly, async () => {
-    assert.ok(uid, "the tenant's uid is known from the test before");
-    if (isAlive(waiting)) process.kill(waiting, "SIGKILL"); // the test before failed: start clean
+    // the keyless tenant's uid, derived from its name and workspace, as the hub will derive it
+    const workspace = tempDir("agentbox-ws-");
+    const port = await freePort();
+    const uid = derivedUid("default", workspace);
     // what a crash of the hub (or an older version) would have left: a tenant process on the port
     const leftover = spawn("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", "-c", squatter("127.0.0.1", port)], {
       stdio: ["ignore", "pipe", "ignore"],

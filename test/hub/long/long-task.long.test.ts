@@ -5,9 +5,9 @@
 // (scripts/run-tests.mjs starts *.long.test.js files in a process of their own): it is idle waiting.
 import assert from "node:assert/strict";
 import { randomBytes, randomInt } from "node:crypto";
-import fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { startHub, type TestHub } from "../../helpers/hub.js";
+import { processesWith } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
 import { connectModern, envelope, postModern, type ModernReply } from "../modern/modern-client.js";
 
@@ -30,20 +30,6 @@ async function taskOf(hub: TestHub, taskId: string): Promise<Record<string, unkn
   const reply = await taskRequest(hub, "tasks/get", taskId);
   assert.ok(reply.json?.result, reply.text);
   return reply.json.result;
-}
-
-/** Processes whose command line holds `marker`, as the kernel lists them (whoever runs them). */
-function processesWith(marker: string): number[] {
-  const found: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ").includes(marker)) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
 }
 
 const textOf = (result: unknown) => ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("");
@@ -102,8 +88,9 @@ describe("a ten-minute terminal_exec as a task", { timeout: (TEN_MINUTES_S + 240
       () => processesWith(`sleep ${TEN_MINUTES_S + 5}.${mark}`).length > 0 && processesWith(`sleep ${TEN_MINUTES_S + 5}.${other}`).length > 0,
     );
 
-    // midway through the second: cancelled by a client that did not start it, its whole tree goes
-    await new Promise((resolve) => setTimeout(resolve, 90_000));
+    // midway through the second (its third line, 90 s in, is its task's statusMessage): cancelled by a
+    // client that did not start it, its whole tree goes
+    await until(`the third line of ${doomed}`, async () => String((await taskOf(hub, doomed)).statusMessage ?? "").includes(`tick 3 ${other}`), 180_000, 1_000);
     const canceller = await connectModern(hub, { headers: auth });
     assert.equal((await taskOf(hub, doomed)).status, "working");
     const ack = await taskRequest(hub, "tasks/cancel", doomed);

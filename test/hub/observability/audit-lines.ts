@@ -1,5 +1,7 @@
 // Reading the audit trail in the audit tests: its lines, and waiting for one (lines are written as
 // calls end, without waiting on the disk).
+import { until } from "../../helpers/wait.js";
+
 export interface Line {
   audit: string;
   tenant?: string;
@@ -28,10 +30,7 @@ export const auditLines = (text: string): Line[] =>
 
 /** Waits until the trail holds a line `match` finds. */
 export async function lineWhere(read: () => string, match: (line: Line) => boolean): Promise<Line> {
-  for (let i = 0; i < 600; i++) {
-    const found = auditLines(read()).find(match);
-    if (found) return found;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`no audit line matched; the trail:\n${read()}`);
+  return until("an audit line to match", () => auditLines(read()).find(match), 15_000, 25).catch((err: Error) => {
+    throw new Error(`${err.message}; the trail:\n${read()}`);
+  });
 }

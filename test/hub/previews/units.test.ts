@@ -3,13 +3,14 @@
 // in paths and hosts, what crosses the proxy, cookie jars, and the store's ends and bounds.
 import assert from "node:assert/strict";
 import net from "node:net";
-import { describe, test } from "node:test";
+import { afterEach, describe, mock, test } from "node:test";
 import { cookieJar, cookiesFromApp, cookiesToApp } from "../../../hub/previews/cookies.js";
 import { fromApp, pathToApp, toApp } from "../../../hub/previews/headers.js";
 import { listeningSockets, ownSocketInodes, parseListening } from "../../../hub/previews/listening-sockets.js";
 import { PortAccessCheck } from "../../../hub/previews/port-access.js";
 import { PreviewStore, type Preview } from "../../../hub/previews/store.js";
 import { newToken, tokenOfHost, tokenOfPath } from "../../../hub/previews/token.js";
+import { systemClock } from "../../../hub/protocol/clock.js";
 
 const TCP = [
   "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode",
@@ -48,7 +49,7 @@ describe("listening sockets from /proc/net/tcp*", () => {
       assert.equal(found[0].uid, process.getuid!());
       assert.ok(ownSocketInodes().has(found[0].inode));
       // the hub's own sockets are never previewed, whoever asks
-      assert.deepEqual(new PortAccessCheck().check(port, process.getuid!()), { ok: false, why: "the hub's own" });
+      assert.deepEqual(new PortAccessCheck(systemClock).check(port, process.getuid!()), { ok: false, why: "the hub's own" });
     } finally {
       server.close();
     }
@@ -60,12 +61,33 @@ describe("listening sockets from /proc/net/tcp*", () => {
       { address: "::1", port: 5000, uid: 2002, inode: "2", family: 6 as const },
       { address: "::", port: 6000, uid: 2002, inode: "3", family: 6 as const },
     ];
-    const check = new PortAccessCheck(() => sockets);
+    const check = new PortAccessCheck(systemClock, () => sockets);
     assert.deepEqual(check.check(5000, 2001), { ok: true, host: "127.0.0.1" });
     assert.deepEqual(check.check(5000, 2002), { ok: true, host: "::1" });
     assert.deepEqual(check.check(5000, 2003), { ok: false, why: "another user's" });
     assert.deepEqual(check.check(6000, 2002), { ok: true, host: "::1" });
     assert.deepEqual(check.check(7000, 2002), { ok: false, why: "nothing listens" });
+  });
+
+  test("one read of the tables serves for 250 ms; a fresh check, or one after, reads them again", () => {
+    mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
+    try {
+      let reads = 0;
+      let sockets = [{ address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const }];
+      const check = new PortAccessCheck(systemClock, () => (reads++, sockets));
+      assert.equal(check.check(5000, 2001).ok, true);
+      sockets = [];
+      mock.timers.tick(250);
+      assert.equal(check.check(5000, 2001).ok, true, "a page's burst of requests shares one read");
+      assert.equal(reads, 1);
+      assert.deepEqual(check.check(5000, 2001, true), { ok: false, why: "nothing listens" }, "an agent's own check reads the tables now");
+      sockets = [{ address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const }];
+      mock.timers.tick(251);
+      assert.equal(check.check(5000, 2001).ok, true, "past 250 ms the tables are read again");
+      assert.equal(reads, 3);
+    } finally {
+      mock.timers.reset();
+    }
   });
 });
 
@@ -176,6 +198,7 @@ describe("cookie jars", () => {
 });
 
 describe("the store", () => {
+  afterEach(() => mock.timers.reset());
   const preview = (token: string, session = "s1", seconds = 60): Preview => ({
     token,
     tenant: "alice",
@@ -188,7 +211,7 @@ describe("the store", () => {
 
   test("a live token is found whole; a near one is not; an ended one says how it ended", () => {
     const ended: string[] = [];
-    const store = new PreviewStore((p, why) => ended.push(`${p.token} ${why}`));
+    const store = new PreviewStore((p, why) => ended.push(`${p.token} ${why}`), systemClock);
     const t = newToken();
     store.add(preview(t));
     assert.equal("preview" in (store.lookup(t) ?? {}), true);
@@ -200,7 +223,7 @@ describe("the store", () => {
   });
 
   test("a session's end ends its previews only; an expired one is ended when looked up", () => {
-    const store = new PreviewStore(() => undefined);
+    const store = new PreviewStore(() => undefined, systemClock);
     const [a, b, c] = [newToken(), newToken(), newToken()];
     store.add(preview(a, "s1"));
     store.add(preview(b, "s2"));
@@ -211,5 +234,21 @@ describe("the store", () => {
     assert.deepEqual(store.lookup(c), { ended: "expired" });
     assert.equal(store.count("alice"), 1);
     store.endAll({}, "hub stopped");
+  });
+
+  test("a preview ends when its time is up, on the hub's clock; one ended sooner does not end again", () => {
+    mock.timers.enable({ apis: ["Date", "setTimeout"], now: 1_000_000 });
+    const ended: string[] = [];
+    const store = new PreviewStore((p, why) => ended.push(`${p.session} ${why}`), systemClock);
+    const [a, b] = [newToken(), newToken()];
+    store.add(preview(a, "a", 60));
+    store.add(preview(b, "b", 60));
+    store.end(b, "revoked");
+    mock.timers.tick(59_999);
+    assert.equal("preview" in (store.lookup(a) ?? {}), true, "live until its expiry");
+    mock.timers.tick(1);
+    assert.deepEqual(ended, ["b revoked", "a expired"], "it ends when its time is up, its connections cut (onEnd), once");
+    assert.deepEqual(store.lookup(a), { ended: "expired" });
+    assert.equal(store.count("alice"), 0);
   });
 });

@@ -1,7 +1,8 @@
-// Rate-rule choice and counting in hub/sessions/rate-limits.ts on its own: which pattern governs a tool, and
-// which calls share a budget. Limits of 1-3 per minute, so no test depends on the clock.
+// Rate-rule choice and counting in hub/sessions/rate-limits.ts on its own: which pattern governs a tool,
+// which calls share a budget, and when a window's budget comes back. Limits of 1-3 per minute, so
+// only the last, which drives the clock with mock.timers, depends on it.
 import assert from "node:assert/strict";
-import { describe, test } from "node:test";
+import { describe, mock, test } from "node:test";
 import { RateLimits } from "../../../hub/sessions/rate-limits.js";
 
 /** How many calls in a row the limiter allows before refusing, and the rule it names then. */
@@ -70,5 +71,26 @@ describe("who shares a budget", () => {
     const limits = new RateLimits({ methods: { "tools/*": "1/min", "tools/list": "5/min" } });
     for (let i = 0; i < 5; i++) assert.ok((await limits.checkMethod("m", "tools/list")).allowed, `call ${i + 1}`);
     assert.equal((await limits.checkMethod("m", "tools/list")).rule, "tools/list 5/min");
+  });
+});
+
+describe("rate windows", () => {
+  test("a refusal says how long until the window ends, and the budget comes back when it has", async () => {
+    // rate-limiter-flexible reads Date.now and setTimeout itself: mock.timers drives it as it drives the hub's clock
+    mock.timers.enable({ apis: ["Date", "setTimeout"], now: 1_000_000 });
+    try {
+      const limits = new RateLimits({ tools: { "*": "2/min" } });
+      assert.equal((await budget(limits, "file_read")).allowed, 2);
+      mock.timers.tick(45_000);
+      const refused = await limits.checkTool("c", "file_read");
+      assert.equal(refused.allowed, false);
+      assert.equal(refused.retryAfterMs, 15_000);
+      mock.timers.tick(14_999);
+      assert.equal((await limits.checkTool("c", "file_read")).allowed, false, "not before the window ends");
+      mock.timers.tick(1);
+      assert.equal((await budget(limits, "file_read")).allowed, 2, "a new window, the whole budget");
+    } finally {
+      mock.timers.reset();
+    }
   });
 });

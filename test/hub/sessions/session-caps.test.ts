@@ -6,6 +6,7 @@ import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { both } from "../../helpers/raw-http.js";
+import { until, untilQueue } from "../../helpers/wait.js";
 
 const initBody = JSON.stringify({
   jsonrpc: "2.0",
@@ -83,26 +84,40 @@ describe("session caps per tenant", () => {
     assert.equal(await close(hub, opened.pop()!, alice), 200);
     assert.equal((await open(hub, alice)).status, 200, "closing a session with DELETE makes room at once");
   });
+});
 
-  test("at the cap, idle sessions are closed to make room, never one with a call running", async () => {
-    // time is the condition here: a session is reclaimable once idle past the floor, and no event
-    // says so; a pause longer than the floor makes it so on any machine (it only errs long)
-    const pause = () => new Promise((r) => setTimeout(r, 1800));
-    await pause();
-    // alice's 4 sessions from the test before are idle past the floor: one makes room for this one
-    const busy = await hub.connect({ headers: alice });
+describe("session caps: idle sessions make room", () => {
+  // the floor is a millisecond, so every session not running a call is idle past it: which ones
+  // make room is what is checked here; how long they must be idle first is admission.test.ts's, on
+  // a mock clock
+  let hub: TestHub;
+  const carol = { Authorization: "Bearer carol-key" };
+  before(async () => {
+    hub = await startHub({
+      extraServers: { echo: fixture("echo-server") },
+      env: { AGENTBOX_TENANTS: "carol:carol-key", AGENTBOX_MAX_SESSIONS: "4", AGENTBOX_SESSION_RATE: "off", AGENTBOX_SESSION_RECLAIM_IDLE_MS: "1" },
+    });
+  });
+  after(() => hub.stop());
+
+  test("at the cap, idle sessions are closed to make room, the longest idle first, never one with a call running", async () => {
+    const idle: string[] = [];
+    for (let i = 0; i < 3; i++) idle.push((await open(hub, carol)).sessionId!);
+    const busy = await hub.connect({ headers: carol });
     const running = call(busy, "echo_slow", { steps: 60, delayMs: 100 });
-    const statuses = async (n: number) => {
-      const out: number[] = [];
-      for (let i = 0; i < n; i++) out.push((await open(hub, alice)).status);
-      return out;
-    };
-    assert.deepEqual(await statuses(4), [200, 200, 200, 503], "the 3 idle sessions made room; the fresh ones and the busy one did not");
-    await pause();
-    // now the 3 new ones are idle past the floor too, and the busy one has been idle as long, but its call runs
-    assert.deepEqual(await statuses(4), [200, 200, 200, 503], "the session with a call running is never taken");
+    await untilQueue(hub, "echo", { running: 1 }, "carol-key");
+    // the busy session holds the fourth place; each new one takes an idle one's
+    const fresh: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await open(hub, carol);
+      assert.equal(res.status, 200, `session ${i} made room for`);
+      fresh.push(res.sessionId!);
+    }
+    const held = async (id: string) => (await close(hub, id, carol)) === 200;
+    for (const id of idle) assert.equal(await held(id), false, "the idle sessions were closed first");
+    assert.deepEqual(await Promise.all(fresh.slice(0, 3).map(held)), [false, false, false], "then the next longest idle");
     assert.match(textOf(await running), /done after 60 steps/);
-    assert.equal(textOf(await call(busy, "echo_echo", { text: "still open" })), "still open");
+    assert.equal(textOf(await call(busy, "echo_echo", { text: "still open" })), "still open", "the session with a call running was never taken");
   });
 });
 
@@ -127,10 +142,11 @@ describe("session caps per client address, and churn", () => {
   });
 
   test("the cap holds for legacy SSE streams too", async () => {
+    for (let i = 0; i < 3; i++) assert.equal((await open(hub, {}, "127.0.0.7")).status, 200);
     const url = new URL(hub.origin);
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request(
-        { host: url.hostname, port: url.port, path: "/sse", method: "GET", localAddress: "127.0.0.2", headers: { Accept: "text/event-stream" } },
+        { host: url.hostname, port: url.port, path: "/sse", method: "GET", localAddress: "127.0.0.7", headers: { Accept: "text/event-stream" } },
         (res) => {
           resolve(res.statusCode!);
           res.destroy();
@@ -139,7 +155,7 @@ describe("session caps per client address, and churn", () => {
       req.on("error", reject);
       req.end();
     });
-    assert.equal(status, 429, "127.0.0.2 holds its 3 sessions from the test before");
+    assert.equal(status, 429, "127.0.0.7 holds its 3 sessions");
   });
 
   test("opening sessions faster than the churn rate gets 429 with Retry-After, per client", async () => {
@@ -169,8 +185,7 @@ describe("session caps per client address, and churn", () => {
     // the client's own session is gone: a new one asks
     const asker = await hub.connect();
     const stats = async () => ((await call(asker, "echo_stats")).structuredContent as { closedSessions: string[] }).closedSessions;
-    for (let i = 0; i < 50 && !(await stats()).includes(used); i++) await new Promise((r) => setTimeout(r, 100));
-    assert.ok((await stats()).includes(used), "the server a session used is told it ended");
+    await until("the server a session used to be told it ended", async () => (await stats()).includes(used));
     assert.ok(!(await stats()).includes(untouched), "a server the session never reached is not");
   });
 });

@@ -8,6 +8,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
+import { until } from "../../helpers/wait.js";
 
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
@@ -20,15 +21,8 @@ const exec = async (client: Client, command: string) => {
   return { text: textOf(result), ok: !result.isError && /^Exit code 0\./.test(textOf(result)) };
 };
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** A measurement walks every tenant's folders and /tmp, every 2 s or ten times as long as the last walk took: long on a busy machine. */
+const MEASURED_WITHIN_MS = 120_000;
 
 const budgetRefusal = /Disk budget used up: this tenant's files take [\d.]+ of its 20\.0 MiB[^]*Delete files/;
 
@@ -50,7 +44,12 @@ describe("disk budget per tenant", { skip }, () => {
   });
   after(() => hub?.stop());
 
-  test("one dd cannot write past the budget, and the shell says why", async () => {
+  // One story, in order: each step starts where the one before left alice (over budget, then
+  // locked, then back under), so they run as the steps of one test, the rest skipped once one fails.
+  const steps: Array<{ name: string; run: () => Promise<void> }> = [];
+  const step = (name: string, run: () => Promise<void>) => void steps.push({ name, run });
+
+  step("one dd cannot write past the budget, and the shell says why", async () => {
     const dd = await exec(alice, "dd if=/dev/zero of=big bs=1M count=100");
     assert.equal(dd.ok, false, dd.text);
     assert.match(dd.text, /SIGXFSZ|File size limit exceeded|File too large/);
@@ -58,12 +57,17 @@ describe("disk budget per tenant", { skip }, () => {
     assert.ok(fs.statSync(path.join(aliceDir(), "big")).size <= 20 * MIB);
   });
 
-  test("over budget, alice's file tools say so and her shell cannot write", async () => {
+  step("over budget, alice's file tools say so and her shell cannot write", async () => {
     // within seconds the hub measures her over budget and tells her (and only her)
-    const disk = await eventually("alice to be measured over budget", async () => {
-      const status = await (await fetch(`${hub.origin}/`, { headers: auth(KEY_A) })).json();
-      return status.disk?.frozen ? (status.disk as { usedBytes: number; budgetBytes: number }) : undefined;
-    });
+    const disk = await until(
+      "alice to be measured over budget",
+      async () => {
+        const status = await (await fetch(`${hub.origin}/`, { headers: auth(KEY_A) })).json();
+        return status.disk?.frozen ? (status.disk as { usedBytes: number; budgetBytes: number }) : undefined;
+      },
+      MEASURED_WITHIN_MS,
+      250,
+    );
     assert.equal(disk.budgetBytes, 20 * MIB);
     assert.ok(disk.usedBytes >= 20 * MIB);
     const result = await call(alice, "file_write", { path: "more.bin", content: "x".repeat(MIB) });
@@ -78,7 +82,7 @@ describe("disk budget per tenant", { skip }, () => {
     assert.ok(!fs.existsSync(path.join(aliceDir(), "small.bin")) || fs.statSync(path.join(aliceDir(), "small.bin")).size === 0);
   });
 
-  test("bob still writes, runs commands and starts his servers", async () => {
+  step("bob still writes, runs commands and starts his servers", async () => {
     const written = await call(bob, "file_write", { path: "notes.bin", content: "y".repeat(MIB) });
     assert.equal(written.isError, undefined, textOf(written));
     const shell = await exec(bob, "head -c 2097152 /dev/zero > two.bin && stat -c %s two.bin");
@@ -91,15 +95,15 @@ describe("disk budget per tenant", { skip }, () => {
       );
     const before = (await pidOf())!.pid!;
     process.kill(before, "SIGKILL");
-    await eventually("bob's terminal server to restart", async () => {
+    await until("bob's terminal server to restart", async () => {
       const now = await pidOf();
-      return now?.state === "ready" && now.pid && now.pid !== before ? true : undefined;
+      return now?.state === "ready" && now.pid && now.pid !== before;
     });
     const after = await exec(bob, "echo started > again.txt && cat again.txt");
     assert.ok(after.ok, after.text);
   });
 
-  test("raising the soft limit back, or writing many files, is stopped and locks alice out", async () => {
+  step("raising the soft limit back, or writing many files, is stopped and locks alice out", async () => {
     // what a hostile agent does once frozen: lift its own soft limit to the hard one, then write
     // many files below the per-file limit, for longer than the hub takes to notice
     const attack = await exec(alice, "ulimit -S -f $(ulimit -H -f); for i in $(seq 1 300); do head -c 1048576 /dev/zero > f$i; sleep 0.1; done; echo survived");
@@ -108,39 +112,68 @@ describe("disk budget per tenant", { skip }, () => {
     const written = fs.readdirSync(aliceDir()).filter((f) => /^f\d+$/.test(f)).length;
     assert.ok(written < 300, `${written} files written`);
     // locked: no command of alice's can lift its file size limit any more
-    const hard = await eventually("alice to be locked", async () => {
-      const r = await exec(alice, "ulimit -H -f");
-      return /--- stdout ---\n0\n/.test(r.text) ? r.text : undefined;
-    });
+    const hard = await until(
+      "alice to be locked",
+      async () => {
+        const r = await exec(alice, "ulimit -H -f");
+        return /--- stdout ---\n0\n/.test(r.text) ? r.text : undefined;
+      },
+      MEASURED_WITHIN_MS,
+      250,
+    );
     assert.match(hard, /--- stdout ---\n0\n/);
   });
 
-  test("space preallocated past a file's end, which no limit stops, is given back", async () => {
+  step("space preallocated past a file's end, which no limit stops, is given back", async () => {
     // fallocate --keep-size allocates without extending the file, so RLIMIT_FSIZE never sees it;
     // read-only, so that a truncation by the tenant's own uid would be refused
     const attack = await exec(alice, "touch pre && fallocate --keep-size -l 40M pre && chmod 444 pre && du -k pre");
     assert.ok(attack.ok, attack.text);
     const pre = path.join(aliceDir(), "pre");
-    await eventually("the preallocated blocks to be freed", async () => (fs.statSync(pre).blocks * 512 < MIB ? true : undefined));
+    await until("the preallocated blocks to be freed", () => fs.statSync(pre).blocks * 512 < MIB, MEASURED_WITHIN_MS, 250);
     assert.equal(fs.statSync(pre).size, 0);
     assert.equal(fs.statSync(pre).mode & 0o777, 0o444);
   });
 
-  test("after alice deletes files she can write again", async () => {
+  step("after alice deletes files she can write again", async () => {
     for (const name of fs.readdirSync(aliceDir()).filter((f) => f === "big" || f === "pre" || /^f\d+$/.test(f))) {
       const removed = await call(alice, "file_delete", { path: name });
       assert.equal(removed.isError, undefined, textOf(removed));
     }
-    const text = await eventually("alice's file_write to succeed again", async () => {
-      const result = await call(alice, "file_write", { path: "after.txt", content: "back under budget" }).catch(() => undefined);
-      return result && !result.isError ? textOf(result) : undefined;
-    });
+    const text = await until(
+      "alice's file_write to succeed again",
+      async () => {
+        const result = await call(alice, "file_write", { path: "after.txt", content: "back under budget" }).catch(() => undefined);
+        return result && !result.isError ? textOf(result) : undefined;
+      },
+      MEASURED_WITHIN_MS,
+      250,
+    );
     assert.ok(text);
     assert.equal(fs.readFileSync(path.join(aliceDir(), "after.txt"), "utf8"), "back under budget");
-    const shell = await eventually("alice's shell to write again", async () => {
-      const r = await exec(alice, "head -c 1048576 /dev/zero > again.bin && stat -c %s again.bin").catch(() => undefined);
-      return r?.ok ? r.text : undefined;
-    });
+    const shell = await until(
+      "alice's shell to write again",
+      async () => {
+        const r = await exec(alice, "head -c 1048576 /dev/zero > again.bin && stat -c %s again.bin").catch(() => undefined);
+        return r?.ok ? r.text : undefined;
+      },
+      MEASURED_WITHIN_MS,
+      250,
+    );
     assert.match(shell, /1048576/);
+  });
+
+  test("alice fills her budget and writes past it every way an agent would, then deletes files and writes again; bob works throughout", async (t) => {
+    let failed: string | undefined;
+    for (const { name, run } of steps) {
+      await t.test(name, { skip: failed ? `'${failed}' failed, and this step starts where it left alice` : false }, async () => {
+        try {
+          await run();
+        } catch (err) {
+          failed = name;
+          throw err;
+        }
+      });
+    }
   });
 });

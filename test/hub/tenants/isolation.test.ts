@@ -10,6 +10,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { isAlive, realUid } from "../../../servers/lib/proctree.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { json } from "../../helpers/raw-http.js";
+import { until } from "../../helpers/wait.js";
 
 // random per run: no file but the hub's config can hold them (a search finds only real leaks)
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
@@ -25,15 +26,6 @@ async function sh(client: Client, command: string): Promise<{ exitCode: number; 
   const parts = /^Exit code (\d+)\.[^]*?--- stdout ---\n([^]*)\n--- stderr ---\n?([^]*)$/.exec(text);
   assert.ok(parts, `unexpected terminal_exec reply: ${text.slice(0, 500)}`);
   return { exitCode: Number(parts[1]), stdout: parts[2], stderr: parts[3] };
-}
-
-async function eventually(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("two tenants on one hub", { skip }, () => {
@@ -182,7 +174,7 @@ describe("two tenants on one hub", { skip }, () => {
     const uid = Number((await sh(alice, "id -u")).stdout.trim());
     await (other.transport as StreamableHTTPClientTransport).terminateSession(); // DELETE: the session ends
     await other.close();
-    await eventually("the session's processes to die", () => pids.every((pid) => !isAlive(pid)), 15_000);
+    await until("the session's processes to die", () => pids.every((pid) => !isAlive(pid)));
     // the tenant's other session and its servers live on
     assert.equal((await sh(alice, "echo alive")).stdout.trim(), "alive");
     const servers = await serverPids(KEY_A);

@@ -42,7 +42,8 @@ describe("process sweeper", { skip }, () => {
   test("a server that takes several sweeps to start (re)starts, with what it started, and is never killed", async () => {
     const hub = await startHub({
       extraServers: { slow: { ...fixture("slow-start-server"), env: { AGENTBOX_FIXTURE_START_MS: "3000" } } },
-      env: { AGENTBOX_SWEEP_MS: "500" },
+      // debug: each sweep logs that it ran, which is what the test waits on below
+      env: { AGENTBOX_SWEEP_MS: "500", AGENTBOX_LOG_LEVEL: "debug" },
       waitReady: false,
     });
     try {
@@ -65,9 +66,10 @@ describe("process sweeper", { skip }, () => {
       await call(client, "slow_exit");
       await until("the server to exit", () => !isAlive(first.pid), 5_000);
       const second = await served();
-      // a few more sweeps with the server up: they must not kill it, and nothing marks that they
-      // ran but time (AGENTBOX_SWEEP_MS), so a pause it is (this checks that something did not happen)
-      await new Promise((r) => setTimeout(r, 1500));
+      // a few more sweeps with the server up must not kill it: each logs that it ran
+      const sweeps = () => hub.logs.filter((l) => l.includes('"msg":"process sweep done"')).length;
+      const swept = sweeps();
+      await until("three more sweeps to run", () => sweeps() >= swept + 3);
       assert.ok(isAlive(second.pid) && isAlive(second.helper), "the server and its helper live");
       const status = await (await fetch(hub.origin + "/")).json();
       const slow = status.servers.find((s: { name: string }) => s.name === "slow");
