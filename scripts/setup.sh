@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what agentbox needs on a Debian/Ubuntu host (Chromium, Python with numpy/matplotlib, the
 # compilers node-pty is built with), then its npm packages, then build; and what its tests need
-# (nginx for the replica tests, a Node 22 for the conformance suite on an older Node), so that
+# (nginx for the replica tests, curl for the documentation's examples, a Node 22 for the conformance suite on an older Node), so that
 # `npm test` installs nothing while it runs. Safe to run again: it installs only what is missing,
 # so it also runs as an ordinary user once everything is there.
 set -euo pipefail
@@ -13,6 +13,8 @@ packages=(
   make g++
   # setpriv and prlimit (the hub runs servers under other uids, with limits), ps and friends
   util-linux procps
+  # the documentation's shell examples use curl, and test/docs runs every one as printed
+  curl
 )
 missing=()
 for p in "${packages[@]}"; do
