@@ -37,6 +37,9 @@ const bytesRead = (pid: number) => Number(/^rchar: (\d+)/m.exec(fs.readFileSync(
 const daemon = (env: string, seconds: number) => `env -i ${env} setsid sleep ${seconds} >/dev/null 2>&1 </dev/null & echo $!`;
 // the command's end kills what is still in its group: a daemon has left it by then
 const settle = "; sleep 0.5";
+// a daemon is `sleep` only once env and setsid have exec'd it, which on a busy machine takes a
+// while for a hundred 1 MB environments: wait (up to 30 s) until all of them are, not a fixed time
+const untilSleeping = (count: number) => `for _ in $(seq 150); do [ "$(pgrep -u $(id -u) -x sleep | wc -l)" -ge ${count} ] && break; sleep 0.2; done`;
 
 describe("process sweeper", { skip }, () => {
   test("a server that takes several sweeps to start (re)starts, with what it started, and is never killed", async () => {
@@ -130,7 +133,7 @@ describe("process sweeper", { skip }, () => {
       // the claim first, then 1 MB: a live session's daemons, which every sweep must look at
       const fat = await sh(
         alice,
-        `B=$(head -c 100000 /dev/zero | tr '\\0' x); for i in $(seq ${count}); do ${daemon(`AGENTBOX_SESSION=$AGENTBOX_SESSION ${big}`, 1000)} >/dev/null; done; sleep 1; pgrep -u $(id -u) -x sleep`,
+        `B=$(head -c 100000 /dev/zero | tr '\\0' x); for i in $(seq ${count}); do ${daemon(`AGENTBOX_SESSION=$AGENTBOX_SESSION ${big}`, 1000)} >/dev/null; done; ${untilSleeping(count)}; pgrep -u $(id -u) -x sleep`,
       );
       const fatPids = pidsIn(fat);
       assert.equal(fatPids.length, count, `daemons started: ${fat}`);
