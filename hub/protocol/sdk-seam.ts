@@ -29,6 +29,7 @@ import type {
 import type { Tool as ChildTool } from "@modelcontextprotocol/client";
 import { ErrorCode, type Result, type ServerNotification, type ServerRequest, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { isPlainObject, protocolError } from "./jsonrpc.js";
+import { TASK_SUPPORT_META_KEY } from "../../servers/lib/session-events.js";
 
 /** A JSON value, however deep (no recursion, so no nesting overflows the stack); a property set to undefined counts as absent, as JSON.stringify drops it. */
 export function isJsonValue(value: unknown): value is JSONValue {
@@ -67,6 +68,17 @@ function jsonProperties(properties: Record<string, object>): JsonProperties | fa
   return json;
 }
 
+/**
+ * The tool with its task support in `_meta` (TASK_SUPPORT_META_KEY): a 2026-07-28 listing has no
+ * `execution.taskSupport` (the SDK deletes it from tools/list), yet a client of the tasks extension
+ * wants to know which calls can become tasks before it asks (the playground offers "Run as a task" by it).
+ */
+function withTaskSupport(tool: Tool): Tool {
+  const support = (tool.execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+  if (support !== "optional" && support !== "required" && support !== "forbidden") return tool;
+  return { ...tool, _meta: { ...tool._meta, [TASK_SUPPORT_META_KEY]: support } };
+}
+
 /** Each tool's v2 form, made once: the catalog keeps its tool objects until a server lists again (null: its schema is not JSON). */
 const served = new WeakMap<Tool, ServedTool | null>();
 
@@ -77,7 +89,7 @@ function servedTool(tool: Tool, onLeftOut?: (name: string) => void): ServedTool 
     const { properties, ...input } = tool.inputSchema;
     const json = properties && jsonProperties(properties);
     // (the properties keep their place in the schema: a listing reads as its server wrote it)
-    v2 = json === false ? null : { ...tool, inputSchema: json ? { ...tool.inputSchema, properties: json } : input };
+    v2 = json === false ? null : { ...withTaskSupport(tool), inputSchema: json ? { ...tool.inputSchema, properties: json } : input };
     served.set(tool, v2);
     if (!v2) onLeftOut?.(tool.name);
   }

@@ -25,6 +25,11 @@ export const INPUT_KEY_META_KEY = "agentbox/inputKey";
 export const BOOKKEEPING_META_KEY = "agentbox/bookkeeping";
 /** The _meta key of a rate-limited result: milliseconds until the call may be retried. */
 export const RETRY_AFTER_META_KEY = "agentbox/retryAfterMs";
+/**
+ * A tool's `_meta` key in a 2026-07-28 tools/list: how it may run as a task (optional, required,
+ * forbidden), which that revision's listing has no execution.taskSupport to say.
+ */
+export const TASK_SUPPORT_META_KEY = "agentbox/taskSupport";
 /** What a child echoes of a call's _meta on the requests and log lines it sends during that call: the session and the call the hub named. */
 export function attributionOf(meta: Record<string, unknown> | undefined): Record<string, string> {
   const out: Record<string, string> = {};

@@ -52,7 +52,7 @@ export class CallsPanel {
             title: `${c.at}${c.taskId ? `, task ${c.taskId}` : ""}`,
           },
           h("span", { class: `badge call-outcome outcome-${c.outcome}` }, c.outcome),
-          h("code", { class: "call-tool" }, c.tool),
+          h("code", { class: "call-tool", title: c.tool }, c.tool),
           h("span", { class: "call-duration" }, duration(c.durationMs)),
           c.errorType ? h("span", { class: "muted call-error" }, c.errorType) : null,
         ),

@@ -111,12 +111,19 @@ export class CatalogPicker {
     );
   }
 
-  /** Show the size of the session's current tools/list. */
-  showSize(tools: Tool[]): void {
+  /**
+   * Show the session's tools and their size: its tools/list, and the `found` of them a 2026 page
+   * keeps beside it (hub_find_tools returned their definitions, which the model read all the same).
+   */
+  showSize(tools: Tool[], found = 0): void {
     const bytes = catalogBytes(tools);
     this.size.dataset.bytes = String(bytes);
-    this.size.textContent = `${tools.length} tools · ${formatBytes(bytes)} · ~${Math.round(bytes / BYTES_PER_TOKEN).toLocaleString("en")} tokens`;
-    this.size.title = `tools/list is ${bytes} bytes of JSON, which a model reads on every turn (about ${BYTES_PER_TOKEN} bytes a token)`;
+    this.size.dataset.tools = String(tools.length);
+    const count = found ? `${tools.length} tools (${found} found)` : `${tools.length} tools`;
+    this.size.textContent = `${count} · ${formatBytes(bytes)} · ~${Math.round(bytes / BYTES_PER_TOKEN).toLocaleString("en")} tokens`;
+    this.size.title =
+      `The tool definitions are ${bytes} bytes of JSON, which a model reads on every turn (about ${BYTES_PER_TOKEN} bytes a token)` +
+      (found ? `; ${found} of them came with hub_find_tools' answer, as a 2026-07-28 session keeps no list to grow` : "");
   }
 
   private apply(): void {

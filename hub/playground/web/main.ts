@@ -14,6 +14,8 @@ import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
 import { PreviewsPanel } from "./previews-panel.js";
 import { CallsPanel } from "./calls-panel.js";
+import { sessionServers } from "./session-servers.js";
+import { serverCards } from "./sidebar.js";
 
 const STATUS_EVERY_MS = 5000;
 
@@ -97,77 +99,31 @@ function setPill(state: "connecting" | "connected" | "error", text: string): voi
   pill.textContent = text;
 }
 
-function serverOf(toolName: string, servers: ServerStatus[]): string {
-  // the longest matching prefix wins, so "db" never claims "db_admin_*" of a "db_admin" server
-  const match = servers.filter((s) => s.prefix && toolName.startsWith(`${s.prefix}_`)).sort((a, b) => b.prefix.length - a.prefix.length)[0];
-  if (match) return match.name;
-  const unprefixed = servers.find((s) => !s.prefix);
-  if (unprefixed) return unprefixed.name;
-  return toolName.startsWith("hub_") ? "hub" : "other";
+/** The session's servers (not every server of the tenant: the selection may leave some out). */
+function mine(): ServerStatus[] {
+  return sessionServers(status?.servers ?? [], tools);
 }
 
 function renderHubInfo(): void {
   if (!status) return;
+  const servers = mine();
+  const all = status.servers.length;
   replace(
     hubInfo,
     h("span", null, `v${status.version}`),
-    h("span", null, `${status.servers.length} server${status.servers.length === 1 ? "" : "s"}`),
-    h("span", null, `${tools.length} tools`),
+    h(
+      "span",
+      { class: "hub-servers", title: servers.length < all ? `This session has ${servers.map((s) => s.name).join(", ")} of the hub's ${all} servers` : "" },
+      servers.length < all ? `${servers.length} of ${all} servers` : `${all} server${all === 1 ? "" : "s"}`,
+    ),
+    h("span", { class: "hub-tools" }, `${tools.length} tools`),
   );
 }
 
 function renderSidebar(): void {
-  const servers = status?.servers ?? [];
-  const groups = new Map<string, Tool[]>(servers.map((s) => [s.name, []]));
-  for (const tool of tools) {
-    const owner = serverOf(tool.name, servers);
-    if (!groups.has(owner)) groups.set(owner, []);
-    groups.get(owner)!.push(tool);
-  }
-  const q = toolFilter.value.trim().toLowerCase();
-  const cards = [...groups].map(([name, list]) => {
-    const server = servers.find((s) => s.name === name);
-    const shown = list.filter((t) => !q || t.name.toLowerCase().includes(q) || (t.description ?? "").toLowerCase().includes(q));
-    // a filter, or a catalog that leaves the server out (selection, search mode), hides its card
-    if ((q || selectionQuery()) && shown.length === 0) return null;
-    const meta = server
-      ? [server.pid ? `pid ${server.pid}` : "no process", `${server.restarts} restart${server.restarts === 1 ? "" : "s"}`, `${list.length} tools`].join(" · ")
-      : `${list.length} tools, served by the hub`;
-    return h(
-      "section",
-      { class: "server", "data-server": name },
-      h(
-        "div",
-        { class: "server-head" },
-        h("span", { class: "server-name" }, name),
-        h("span", { class: `state state-${server?.state ?? "ready"}` }, server?.state ?? "built-in"),
-      ),
-      h("div", { class: "server-meta muted" }, meta),
-      server?.lastError ? h("div", { class: "server-error" }, server.lastError) : null,
-      h(
-        "ul",
-        { class: "tool-list" },
-        shown.map((t) =>
-          h(
-            "li",
-            null,
-            h(
-              "button",
-              {
-                type: "button",
-                class: `tool-link${t.name === selected ? " active" : ""}`,
-                "data-tool": t.name,
-                title: t.description ?? "",
-                onclick: () => select(t.name),
-              },
-              h("code", null, t.name),
-            ),
-          ),
-        ),
-      ),
-    );
-  });
-  replace(sidebar, cards.filter(Boolean).length ? cards : h("p", { class: "muted pad" }, q ? "No tool matches the filter." : "No servers."));
+  const query = toolFilter.value.trim().toLowerCase();
+  const cards = serverCards({ servers: mine(), tools, query, selected, onSelect: select });
+  replace(sidebar, cards.length ? cards : h("p", { class: "muted pad" }, query ? "No tool matches the filter." : "No servers."));
   renderHubInfo();
 }
 
@@ -175,7 +131,7 @@ function select(name: string | undefined): void {
   selected = name;
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
-    replace(main, welcome(status));
+    replace(main, welcome(status, mine(), tools));
   } else {
     let panel = panels.get(tool.name);
     if (!panel || panel.tool !== tool) {
@@ -202,7 +158,6 @@ function select(name: string | undefined): void {
 async function listTools(client: Client): Promise<void> {
   // the SDK walks every page of the list
   listed = (await client.listTools()).tools;
-  picker.showSize(listed);
   showTools();
 }
 
@@ -214,6 +169,8 @@ function showTools(): void {
     if (old && JSON.stringify(old) === JSON.stringify(tool)) all[all.indexOf(tool)] = old;
   }
   tools = all.sort((a, b) => a.name.localeCompare(b.name));
+  // the card counts what the list shows: in 2026 search mode, what hub_find_tools found besides the hub's list
+  picker.showSize(tools, tools.length - listed.length);
   select(tools.some((t) => t.name === selected) ? selected : undefined);
 }
 
@@ -317,5 +274,5 @@ async function start(): Promise<void> {
 }
 
 layout();
-replace(main, welcome(status));
+replace(main, welcome(status, [], []));
 void start();

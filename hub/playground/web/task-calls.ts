@@ -8,7 +8,19 @@ import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_ME
 
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
-const POLL_MS = 500;
+/**
+ * tasks/get is the only way a 2026-07-28 client hears of its task (the hub sends no status
+ * notification in this era): it asks soon after a change, then less and less often while nothing
+ * changes, so a task that runs for minutes costs a request every few seconds, not twice a second.
+ */
+export const POLL_FIRST_MS = 500;
+const POLL_GROWTH = 1.5;
+export const POLL_MAX_MS = 5000;
+
+/** How long to wait before the next tasks/get, after waiting `previous` ms and seeing nothing change. */
+export function nextPoll(previous: number): number {
+  return Math.min(POLL_MAX_MS, Math.round(previous * POLL_GROWTH));
+}
 /** Keeps the client's per-request timeout from running out on a task that runs long in silence (a progress notification resets it). */
 const KEEP_ALIVE_MS = 30_000;
 
@@ -119,11 +131,20 @@ export class TaskCalls {
   private async follow(requestId: Id, call: Outgoing, taskId: string, first: TaskStatus): Promise<void> {
     const state: TaskState = { taskId, tool: call.tool, status: first, requestId };
     this.events.onTask({ ...state });
-    // the page's Cancel aborts the client's request: the task is what has to stop
-    const onAbort = () => void this.request("tasks/cancel", { taskId }, call.envelope).catch(() => undefined);
+    // the page's Cancel aborts the client's request: the task is what has to stop, and the page hears how it ended
+    // (cancelled, or completed if it ended first: a task that ended stays as it ended)
+    const onAbort = () =>
+      void this.request("tasks/cancel", { taskId }, call.envelope)
+        .catch(() => undefined)
+        .then(() => this.request("tasks/get", { taskId }, call.envelope))
+        .then((task) => this.events.onTask({ ...state, status: task.status as TaskStatus }))
+        .catch(() => undefined);
     call.signal?.addEventListener("abort", onAbort, { once: true });
     const asked = new Set<string>();
     let lastSign = Date.now();
+    let wait = POLL_FIRST_MS;
+    /** Ends the pause between two polls early: the call was cancelled, or the page answered the task's questions. */
+    let wake = () => {};
     try {
       for (;;) {
         if (call.signal?.aborted) return;
@@ -131,6 +152,7 @@ export class TaskCalls {
         if (call.signal?.aborted) return;
         const status = task.status as TaskStatus;
         if (status !== state.status) this.events.onTask({ ...state, status });
+        wait = status !== state.status ? POLL_FIRST_MS : nextPoll(wait);
         state.status = status;
         if (status === "completed") return this.deliver({ jsonrpc: "2.0", id: requestId, result: { ...(task.result as object), resultType: "complete" } });
         if (status === "failed") return this.deliver({ jsonrpc: "2.0", id: requestId, error: task.error as { code: number; message: string } });
@@ -145,18 +167,28 @@ export class TaskCalls {
           if (fresh.length) {
             fresh.forEach((key) => asked.add(key));
             const requests = task.inputRequests as Record<string, InputRequest>;
-            this.events.onInput(
-              { ...state },
-              requests,
-              async (responses) => void (await this.request("tasks/update", { taskId, inputResponses: responses }, call.envelope)),
-            );
+            this.events.onInput({ ...state }, requests, async (responses) => {
+              await this.request("tasks/update", { taskId, inputResponses: responses }, call.envelope);
+              // answered, the task works on at once: look again now, then soon
+              wait = POLL_FIRST_MS;
+              wake();
+            });
           }
         }
         if (call.progressToken !== undefined && Date.now() - lastSign > KEEP_ALIVE_MS) {
           lastSign = Date.now();
           this.deliver({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: call.progressToken, progress: lastSign } });
         }
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            call.signal?.removeEventListener("abort", done);
+            resolve();
+          };
+          const timer = setTimeout(done, wait);
+          wake = done;
+          call.signal?.addEventListener("abort", done, { once: true });
+        });
       }
     } catch (err) {
       if (!call.signal?.aborted)

@@ -7,8 +7,8 @@ import { formatDuration, h, replace } from "./dom.js";
 import { renderResult, type OutputCheck } from "./result-view.js";
 import { buildForm, type JsonSchema } from "./schema-form.js";
 import { StreamedOutput } from "./streamed-output.js";
+import { TaskArea } from "./task-area.js";
 import type { InputRequest, TaskState } from "./task-calls.js";
-import { taskQuestions } from "./task-questions.js";
 
 // long tools (a build, a crawl) run as long as they keep reporting progress
 const CALL_TIMEOUT_MS = 10 * 60_000;
@@ -28,11 +28,9 @@ export class ToolPanel {
   private readonly runButton = h("button", { type: "submit", class: "primary", "data-action": "run" }, "Run");
   private readonly cancelButton = h("button", { type: "button", class: "secondary danger", "data-action": "cancel", hidden: true }, "Cancel");
   private readonly status = h("div", { class: "call-status", "data-state": "idle" });
-  private readonly asTask = h("input", { type: "checkbox", name: "as-task", "data-action": "as-task" });
   private readonly result = h("div", { class: "result", "aria-live": "polite" });
   /** The task the running call became (2026-07-28, a task-capable tool): its id, status and questions. */
-  private readonly task = h("div", { class: "task-area", hidden: true });
-  private taskState?: TaskState;
+  private readonly task: TaskArea;
   private abort?: AbortController;
 
   /** @param onCallEnd runs before a call's outcome is shown, so what the call changed (a server it started) shows with it */
@@ -42,6 +40,7 @@ export class ToolPanel {
     private readonly onCallEnd: (result?: CallToolResult) => Promise<void> = async () => undefined,
   ) {
     this.form = buildForm(tool.inputSchema as JsonSchema);
+    this.task = new TaskArea(tool, connection().era === "modern");
     const annotations = ANNOTATIONS.filter(([key]) => tool.annotations?.[key] === true).map(([key, label, title]) =>
       h("span", { class: `badge ann-${key}`, title }, label),
     );
@@ -55,18 +54,11 @@ export class ToolPanel {
         { class: "actions" },
         this.runButton,
         this.cancelButton,
-        // 2026-07-28 only: the tasks extension is declared per request; a tool that may not run as a task runs the usual way
-        connection().era === "modern"
-          ? h(
-              "label",
-              { class: "as-task", title: "Declare the tasks extension: a task-capable tool runs as a task (polled; no live output)" },
-              this.asTask,
-              " Run as a task",
-            )
-          : null,
+        // 2026-07-28 only: the tasks extension is declared per request
+        this.task.control,
         this.status,
       ),
-      this.task,
+      this.task.element,
     );
     formEl.addEventListener("submit", (e) => {
       e.preventDefault();
@@ -98,27 +90,17 @@ export class ToolPanel {
 
   /** Whether the person asked to run this tool's calls as tasks. */
   get runsAsTask(): boolean {
-    return this.asTask.checked;
+    return this.task.runsAsTask;
   }
 
-  /** The running call became a task, or its task changed status (./task-calls.ts). */
+  /** The running call became a task, or its task changed status (./task-calls.ts), also after the call's outcome. */
   onTask(task: TaskState): void {
-    if (!this.abort) return;
-    const first = !this.taskState;
-    this.taskState = task;
-    this.task.hidden = false;
-    this.task.dataset.status = task.status;
-    const line = h("p", { class: "task-line" }, "Running as task ", h("code", null, task.taskId), " · ", h("span", { class: "task-status" }, task.status));
-    if (first) replace(this.task, line);
-    else this.task.replaceChild(line, this.task.firstChild!);
-    if (task.status !== "input_required") this.task.querySelector(".task-questions[data-state='asking']")?.remove();
+    this.task.onTask(task, this.abort !== undefined);
   }
 
   /** The task waits for input: its questions, answered with tasks/update. */
   onInput(requests: Record<string, InputRequest>, answer: (responses: Record<string, unknown>) => Promise<void>): void {
-    if (!this.abort) return;
-    this.task.querySelector(".task-questions")?.remove();
-    this.task.append(taskQuestions(requests, answer));
+    if (this.abort) this.task.onInput(requests, answer);
   }
 
   /** onCallEnd, but never holding back the outcome for long (the hub may be slow to answer GET /). */
@@ -139,8 +121,7 @@ export class ToolPanel {
       return;
     }
     const abort = (this.abort = new AbortController());
-    this.task.hidden = true;
-    replace(this.task);
+    this.task.begin();
     const started = performance.now();
     const bar = h("progress", { class: "progress" });
     const progressText = h("span", { class: "progress-text" }, "Running…");
@@ -153,7 +134,7 @@ export class ToolPanel {
     this.showResult("running", "Output so far", output.element);
     const onprogress = (p: Progress) => {
       // a task's call hears only the page's own keep-alive (./task-calls.ts): it says nothing
-      if (this.taskState && !p.message && !p.total) return;
+      if (this.task.running && !p.message && !p.total) return;
       if (p.total) {
         bar.max = p.total;
         bar.value = p.progress;
@@ -171,7 +152,7 @@ export class ToolPanel {
       )) as CallToolResult;
       const took = formatDuration(performance.now() - started);
       await this.afterCall(result);
-      this.setStatus(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
+      this.setOutcome(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
       this.showResult(
         result.isError ? "error" : "ok",
         result.isError ? "Tool reported an error" : "Result",
@@ -181,7 +162,7 @@ export class ToolPanel {
       const took = formatDuration(performance.now() - started);
       await this.afterCall();
       if (abort.signal.aborted) {
-        this.setStatus("cancelled", `Cancelled after ${took}`);
+        this.setOutcome("cancelled", `Cancelled after ${took}`);
         // what the tool printed before the cancel is often the reason for it: keep it on screen
         this.showResult(
           "cancelled",
@@ -192,8 +173,8 @@ export class ToolPanel {
             h(
               "p",
               { class: "muted" },
-              this.taskState
-                ? `The call was cancelled: task ${this.taskState.taskId} was sent tasks/cancel, which ends it with every process it started.`
+              this.task.running
+                ? `The call was cancelled: task ${this.task.running.taskId} was sent tasks/cancel, which ends it with every process it started.`
                 : "The call was cancelled; the hub forwarded the cancellation to the tool.",
             ),
             output.kept(),
@@ -203,7 +184,7 @@ export class ToolPanel {
         const message = err instanceof Error ? err.message : String(err);
         // 404 on /mcp: the hub restarted or let the session idle out; only a new session helps
         const gone = err instanceof SdkHttpError && err.status === 404 && this.connection().sessionId !== undefined;
-        this.setStatus("failed", `Request failed · ${took}`);
+        this.setOutcome("failed", `Request failed · ${took}`);
         this.showResult(
           "failed",
           "Request failed",
@@ -227,12 +208,30 @@ export class ToolPanel {
     } finally {
       clearInterval(tick);
       this.abort = undefined;
-      this.taskState = undefined;
-      // the task's last status stays on screen with the outcome; its questions are moot
-      this.task.querySelector(".task-questions")?.remove();
+      this.task.end();
+      if (this.result.dataset.state !== "running") this.revealResult();
       this.runButton.disabled = false;
       this.cancelButton.hidden = true;
     }
+  }
+
+  /** The outcome by the Run button, with a jump to the result, which may be far below a long form. */
+  private setOutcome(state: string, text: string): void {
+    const jump = h("button", { type: "button", class: "ghost small to-result", "data-action": "to-result", title: "Scroll to the result" }, "Result ↓");
+    jump.addEventListener("click", () => this.revealResult());
+    this.setStatus(state, h("span", { class: "outcome-text" }, text), jump);
+  }
+
+  /** Brings the result's head into view when it is out of sight (below a long form, or scrolled away), so the outcome is seen without hunting. */
+  private revealResult(): void {
+    if (!this.result.isConnected) return; // the person moved on to another tool
+    const scroller = this.element.closest(".main") ?? document.scrollingElement;
+    if (!scroller) return;
+    const view = scroller.getBoundingClientRect();
+    const head = this.result.getBoundingClientRect();
+    if (head.top >= view.top && head.top + Math.min(head.height, 120) <= view.bottom) return;
+    const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+    this.result.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
   }
 
   private checkOutput(result: CallToolResult): OutputCheck | undefined {

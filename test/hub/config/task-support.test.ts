@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../../hub/config/config.js";
+import { TASK_SUPPORT_META_KEY } from "../../../servers/lib/session-events.js";
 import { fixture, startHub, tempDir, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 import { postModern, withTasks } from "../modern/modern-client.js";
@@ -42,6 +43,20 @@ describe("config taskSupport on a third-party server", () => {
     assert.equal(support("plain_slow"), undefined, "the same server unmarked");
     assert.equal(support("slow_compute"), "forbidden", "a glob overrides what the server declared");
     assert.equal(support("confirm_delete"), "optional", "what the server declared stands where the config says nothing");
+  });
+
+  test("a 2026-07-28 listing, which has no execution.taskSupport, says it in each tool's _meta", async () => {
+    const reply = await postModern(hub, { id: nextId++, method: "tools/list", params: { _meta: withTasks } });
+    const tools = reply.json?.result?.tools as Array<{ name: string; execution?: unknown; _meta?: Record<string, unknown> }>;
+    const support = (name: string) => tools.find((t) => t.name === name)?._meta?.[TASK_SUPPORT_META_KEY];
+    assert.equal(support("echo_slow"), "optional");
+    assert.equal(support("echo_echo"), undefined);
+    assert.equal(support("slow_compute"), "forbidden");
+    assert.equal(support("confirm_delete"), "optional");
+    assert.ok(
+      tools.every((t) => t.execution === undefined),
+      "the revision's own field stays out",
+    );
   });
 
   test("a tool that declares nothing becomes a task when the config marks it, and is polled to its result", async () => {
