@@ -8,6 +8,7 @@ import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { landing } from "./landing.js";
 import { metricsGate } from "./metrics-gate.js";
 import { mountPlayground } from "../playground/route.js";
+import { mountTraceViewer } from "../playground/trace-viewer.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
 import { ModernEndpoint } from "../modern/endpoint.js";
@@ -97,6 +98,7 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
   mountPlayground(app);
+  mountTraceViewer(app);
   // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
