@@ -40,9 +40,7 @@ async function gather(session: ClientSession): Promise<RecordingEntry[]> {
 export const hubRecordings = defineTool({
   name: "hub_recordings",
   title: "Recordings",
-  description:
-    "Recordings of your session's terminals (asciicast) and browser (Playwright trace): when, size, and a URL that downloads it. " +
-    "Record with terminal_session_create {record: true} or browser_record.",
+  description: "Your session's terminal and browser recordings, each with a URL that downloads it.",
   input: pagingInput({ unit: "recording", defaultLimit: 50, maxLimit: 500 }),
   output: { recordings: z.array(entryShape), ...itemPageOutput },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

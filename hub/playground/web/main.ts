@@ -13,6 +13,7 @@ import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
 import { PreviewsPanel } from "./previews-panel.js";
+import { RecordingsPanel } from "./recordings-panel.js";
 import { CallsPanel } from "./calls-panel.js";
 
 const STATUS_EVERY_MS = 5000;
@@ -29,6 +30,7 @@ const picker = new CatalogPicker();
 const clients = new ClientsPanel(() => connection);
 const tasks = new TasksPanel(() => connection);
 const previews = new PreviewsPanel(() => connection);
+const recordings = new RecordingsPanel(() => connection);
 const calls = new CallsPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
@@ -82,6 +84,7 @@ function layout(): void {
         clients.element,
         tasks.element,
         previews.element,
+        recordings.element,
         calls.element,
         h("div", { class: "sidebar-tools" }, toolFilter),
         sidebar,
@@ -187,6 +190,7 @@ function select(name: string | undefined): void {
           keepFound(tool, result);
           void tasks.refresh();
           void previews.refresh();
+          void recordings.refresh();
           void calls.refresh();
           await refreshStatus();
         },
@@ -310,6 +314,7 @@ async function start(): Promise<void> {
   void clients.refresh();
   void tasks.refresh();
   void previews.refresh();
+  void recordings.refresh();
   void calls.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);

@@ -7,10 +7,8 @@ import { browserTool } from "../runtime.js";
 const record = browserTool({
   name: "record",
   title: "Record the browser",
-  description:
-    "Record this session's browser (all tabs: actions, screenshots, DOM snapshots, network) as a Playwright trace, or stop and save it. " +
-    "hub_recordings lists it. Also stopped and saved when the browser closes.",
-  input: { record: z.boolean().describe("true starts recording, false stops and saves it") },
+  description: "Record this session's browser (all tabs) as a Playwright trace, or stop and save it (also saved when the browser closes).",
+  input: { record: z.boolean().describe("true: start; false: stop and save") },
   output: {
     recording: z.string().nullable().describe("The recording's id"),
     active: z.boolean(),

@@ -122,7 +122,7 @@ const sessionCreate = defineTool({
     env: envSchema.optional(),
     cols: cols.default(120).describe("Width in columns."),
     rows: rows.default(40).describe("Height in rows."),
-    record: z.boolean().optional().describe("Record its output as asciicast (hub_recordings lists it); on for every terminal when the hub records terminals."),
+    record: z.boolean().optional().describe("Record it (asciicast; see hub_recordings)."),
   },
   output: infoShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
