@@ -6,7 +6,7 @@
 //   2  children                              child processes, their transports, calls and queue
 //   3  catalog                               the merged catalog, selection, tool search
 //   4  tenants                               tenants, isolation, process sweeps, disk budgets
-//   5  previews                              previews of apps tenants serve: tokens, port ownership, the proxy
+//   5  previews                              links under the hub's address: previews of apps tenants serve, recordings' downloads
 //   6  sessions                              client sessions, the 2025 session server, the call pipeline, calls that outlive their request
 //   7  tasks                                 tool calls run as tasks, both eras (the 2026 tasks extension's requests included)
 //   8  modern                                the 2026-07-28 revision: its endpoint, per-request server, direct path, input_required, listen streams, parameter headers

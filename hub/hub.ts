@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import type { Logger } from "../servers/lib/log.js";
 import { SESSION_CLOSED_METHOD } from "../servers/lib/session-events.js";
+import { RECORD_ENV } from "../servers/lib/recording-names.js";
 import { Catalog } from "./catalog/catalog.js";
 import { childNotification, childRequest } from "./sessions/child-requests.js";
 import { resubscribe } from "./sessions/resubscribe.js";
@@ -35,6 +36,7 @@ import type { HubServices } from "./http/services.js";
 import type { HubStatus } from "./observability/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
 import { Previews } from "./previews/previews.js";
+import { RecordingLinks } from "./previews/recordings.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
@@ -66,6 +68,8 @@ export class Hub implements HubServices {
   readonly contexts: Contexts;
   /** Previews of apps the tenants serve (hub/previews/). */
   readonly previews: Previews;
+  /** Links that download recordings (hub/previews/recordings.ts). */
+  readonly recordings: RecordingLinks;
   /** The hub's own tools (hub_*), served beside the children's. */
   readonly hubTools?: HubTools;
   readonly version = VERSION;
@@ -182,11 +186,13 @@ export class Hub implements HubServices {
       config.replica,
     );
     this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""), this.secrets, clock);
+    this.recordings = new RecordingLinks(config.previews.ttlSeconds, config.replica, () => this.previews.baseUrl(), this.secrets, clock);
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 
   private launchFor(tenant: Tenant, prefix: string, secrets: string[], queueing: QueueSettings): ChildLaunch {
     const env = tenantEnv(tenant, secrets);
+    env[RECORD_ENV] = this.config.record.join(",");
     // a getter: the hub's URL is known only once the HTTP server listens
     Object.defineProperty(env, "AGENTBOX_HUB_URL", { enumerable: true, get: () => this.hubUrl });
     return {
@@ -298,6 +304,7 @@ export class Hub implements HubServices {
     // a session that never reached a child (a client churning through sessions) costs none a message
     for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
     this.previews.endSession(session.id);
+    this.recordings.endSession(session.id);
     void session.tenant.instances.endSession(session.id);
     this.sweeper.sessionEnded(session);
   }
@@ -364,6 +371,7 @@ export class Hub implements HubServices {
     // the children end below, which frees everything of every session at once
     this.stopping = true;
     this.previews.stop();
+    this.recordings.stop();
     await this.changes.end();
     this.tasks.close();
     await this.sweeper.stop();

@@ -9,6 +9,8 @@ import { parseLogLevel, type LogLevel } from "../../servers/lib/log.js";
 import { checkedProxies, limitsFromEnv, loadTenants, parsePort, parseRateLimitsEnv, parseReplica, percent, positiveInt } from "./env.js";
 import { sessionLimitsFromEnv, type SessionLimits } from "./session-limits.js";
 import { previewsFromEnv, type PreviewConfig } from "./previews.js";
+import { recordFrom } from "./record.js";
+import type { RecordingKind } from "../../servers/lib/recording-names.js";
 import { auditConfigFromEnv, type AuditConfig } from "./audit.js";
 import { networkFromEnv, type NetworkConfig } from "./network.js";
 import {
@@ -103,6 +105,8 @@ export interface HubConfig {
   queuedCallBytes: number;
   /** Previews of apps agents started (hub/config/previews.ts). */
   previews: PreviewConfig;
+  /** What every session records (AGENTBOX_RECORD, hub/config/record.ts); passed to the servers. */
+  record: RecordingKind[];
   /** The audit trail and the tenants /metrics names (hub/config/audit.ts). */
   audit: AuditConfig;
   /** Tenants apart on the network: their port blocks (hub/config/network.ts, hub/tenants/network.ts). */
@@ -232,6 +236,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     audit: auditConfigFromEnv(env),
     sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
     previews: previewsFromEnv(env),
+    record: recordFrom(env.AGENTBOX_RECORD, file.record),
     network: networkFromEnv(env, file),
   };
 }

@@ -174,6 +174,8 @@ export const fileSchema = z
     limits: tenantLimitsSchema.optional(),
     network: networkSchema.optional(),
     stateDir: z.string().optional(),
+    // what every session records (hub/config/record.ts)
+    record: z.array(z.enum(["terminal", "browser"])).optional(),
     // selection hook: default servers/tools/catalog for every session (hub/config/selection-spec.ts)
     ...selectionConfigShape,
   })

@@ -8,6 +8,7 @@ import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { landing } from "./landing.js";
 import { metricsGate } from "./metrics-gate.js";
 import { mountPlayground } from "../playground/route.js";
+import { mountTraceViewer } from "../playground/trace-viewer.js";
 import { LegacySseEndpoint } from "./endpoints/legacy-sse.js";
 import { mcpEndpoint } from "./endpoints/mcp.js";
 import { ModernEndpoint } from "../modern/endpoint.js";
@@ -15,6 +16,7 @@ import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 import { knowRequestBase, previewRoute } from "./preview-route.js";
+import { recordingRoute } from "./recording-route.js";
 import { httpTracing } from "../observability/tracing.js";
 
 // Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/modern/endpoint.ts)
@@ -71,6 +73,8 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   const proxies = new TrustedProxies(hub.config.trustedProxies);
   // a preview's token is its credential, and a browser opening it sends nothing else: first of all
   app.use("*", previewRoute(hub.previews, proxies));
+  // so is a recording's download token
+  app.use("/recordings/*", recordingRoute(hub.recordings));
   // before the checks, so the span holds everything the request costs (OpenTelemetry; a no-op unless OTEL_* asks for traces)
   for (const path of ["/mcp", "/v1/mcp", "/messages"]) app.use(path, httpTracing(path));
 
@@ -94,6 +98,7 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
   mountPlayground(app);
+  mountTraceViewer(app);
   // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for

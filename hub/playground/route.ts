@@ -18,9 +18,10 @@ const FILES: Record<string, string> = {
 };
 
 // No inline script, no eval, no remote anything: images only from data:/blob: (tool results).
+// WebAssembly may compile (asciinema-player's terminal is one), which runs no JavaScript from text.
 const CSP = [
   "default-src 'none'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "media-src data: blob:",

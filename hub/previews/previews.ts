@@ -96,14 +96,15 @@ export class Previews {
   }
 
   private addresses(preview: Preview): { url: string; subdomainUrl?: string } {
-    const base = this.base();
+    const base = this.baseUrl();
     const path = base.pathname.replace(/\/$/, "");
     const url = `${base.origin}${path}/preview/${preview.token}/`;
     if (!this.config.domain) return { url };
     return { url, subdomainUrl: `${base.protocol}//${preview.port}-${preview.token}.${this.config.domain}${base.port ? `:${base.port}` : ""}/` };
   }
 
-  private base(): URL {
+  /** The address links under the hub's own are made with: the public URL, else the one the caller used. */
+  baseUrl(): URL {
     try {
       return new URL(this.config.publicUrl ?? currentRequestBase() ?? this.fallbackBase());
     } catch {

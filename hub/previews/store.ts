@@ -1,50 +1,55 @@
-// The previews a hub holds: each token's tenant, port and session, when it ends, and the tokens
-// ended lately (so a browser is told "ended" rather than "unknown"). Bounded per tenant; a lookup
-// compares the whole token in constant time after finding it by its digest.
+// The tokens a hub holds for links under its own address (previews; recordings' downloads): each
+// token's tenant and session, when it ends, and the tokens ended lately (so a browser is told
+// "ended" rather than "unknown"). A lookup compares the whole token in constant time after finding
+// it by its digest.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Clock, Timer } from "../protocol/clock.js";
 
-export interface Preview {
+/** What a token grants, and to whom: it ends with its session, or when it expires. */
+export interface Grant {
   token: string;
   tenant: string;
-  /** The uid whose listening socket the port must be (the tenant's). */
-  uid: number;
-  port: number;
-  /** The session that asked for it: the preview ends with it. */
+  /** The session that asked for it: the grant ends with it. */
   session: string;
   createdAt: Date;
   expiresAt: Date;
 }
 
+export interface Preview extends Grant {
+  /** The uid whose listening socket the port must be (the tenant's). */
+  uid: number;
+  port: number;
+}
+
 export type Ending = "revoked" | "expired" | "session ended" | "hub stopped";
 
-/** What a token names: a live preview, one that ended (and why), or nothing known. */
-export type Lookup = { preview: Preview } | { ended: Ending } | undefined;
+/** What a token names: a live grant, one that ended (and why), or nothing known. */
+export type Lookup<T extends Grant = Preview> = { preview: T } | { ended: Ending } | undefined;
 
 // ended tokens remembered for a clearer answer; beyond this the oldest are forgotten (then 404)
 const ENDED_KEPT = 4096;
 
 const digest = (token: string) => createHash("sha256").update(token).digest("base64");
 
-export class PreviewStore {
-  private readonly live = new Map<string, Preview & { timer: Timer }>();
+export class TokenStore<T extends Grant = Preview> {
+  private readonly live = new Map<string, { grant: T; timer: Timer }>();
   private readonly ended = new Map<string, Ending>();
 
   constructor(
-    /** Called when a preview ends, however it ends: its open connections are cut. */
-    private readonly onEnd: (preview: Preview, why: Ending) => void,
-    /** When a preview expires. */
+    /** Called when a grant ends, however it ends (a preview's open connections are cut). */
+    private readonly onEnd: (grant: T, why: Ending) => void,
+    /** When a grant expires. */
     private readonly clock: Clock,
   ) {}
 
-  add(preview: Preview): void {
-    const timer = this.clock.after(preview.expiresAt.getTime() - this.clock.now(), () => this.end(preview.token, "expired"));
-    this.live.set(digest(preview.token), { ...preview, timer });
+  add(grant: T): void {
+    const timer = this.clock.after(grant.expiresAt.getTime() - this.clock.now(), () => this.end(grant.token, "expired"));
+    this.live.set(digest(grant.token), { grant, timer });
   }
 
-  lookup(token: string): Lookup {
+  lookup(token: string): Lookup<T> {
     const key = digest(token);
-    const found = this.live.get(key);
+    const found = this.live.get(key)?.grant;
     if (found && found.token.length === token.length && timingSafeEqual(Buffer.from(found.token), Buffer.from(token))) {
       if (found.expiresAt.getTime() <= this.clock.now()) {
         this.end(found.token, "expired");
@@ -56,29 +61,29 @@ export class PreviewStore {
     return ended ? { ended } : undefined;
   }
 
-  /** End one preview; false when the token names no live one. */
+  /** End one grant; false when the token names no live one. */
   end(token: string, why: Ending): boolean {
     const key = digest(token);
     const found = this.live.get(key);
-    if (!found || found.token !== token) return false;
+    if (!found || found.grant.token !== token) return false;
     found.timer.cancel();
     this.live.delete(key);
     this.ended.set(key, why);
     if (this.ended.size > ENDED_KEPT) this.ended.delete(this.ended.keys().next().value!);
-    this.onEnd(found, why);
+    this.onEnd(found.grant, why);
     return true;
   }
 
-  /** Live previews, optionally only those of a tenant or of a session, oldest first. */
-  list(filter: { tenant?: string; session?: string } = {}): Preview[] {
+  /** Live grants, optionally only those of a tenant or of a session, oldest first. */
+  list(filter: { tenant?: string; session?: string } = {}): T[] {
     return [...this.live.values()]
-      .filter((p) => (filter.tenant === undefined || p.tenant === filter.tenant) && (filter.session === undefined || p.session === filter.session))
-      .map(({ timer: _timer, ...p }) => p);
+      .map(({ grant }) => grant)
+      .filter((p) => (filter.tenant === undefined || p.tenant === filter.tenant) && (filter.session === undefined || p.session === filter.session));
   }
 
   count(tenant: string): number {
     let n = 0;
-    for (const p of this.live.values()) if (p.tenant === tenant) n++;
+    for (const { grant } of this.live.values()) if (grant.tenant === tenant) n++;
     return n;
   }
 
@@ -86,3 +91,6 @@ export class PreviewStore {
     for (const p of this.list(filter)) this.end(p.token, why);
   }
 }
+
+/** The previews a hub holds. */
+export class PreviewStore extends TokenStore<Preview> {}

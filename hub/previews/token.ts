@@ -7,7 +7,8 @@ const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
 export const SECRET_CHARS = 26;
 // the replica's name is a DNS label (hub/config/env.ts parseReplica)
 const REPLICA = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
-const TOKEN = `(?:${REPLICA}-)?[a-z2-7]{${SECRET_CHARS}}`;
+/** A token as a regular expression's source: the replica's name and a dash, if any, then the secret. */
+export const TOKEN = `(?:${REPLICA}-)?[a-z2-7]{${SECRET_CHARS}}`;
 const PATH = new RegExp(`^/preview/(${TOKEN})(/.*)?$`);
 const HOST_LABEL = new RegExp(`^([0-9]{1,5})-(${TOKEN})$`);
 

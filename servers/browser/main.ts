@@ -5,6 +5,7 @@ import content from "./tools/content.js";
 import interaction from "./tools/interaction.js";
 import navigation from "./tools/navigation.js";
 import session from "./tools/session.js";
+import record from "./tools/record.js";
 import { toolName } from "../lib/names.js";
 
 await serve({
@@ -13,7 +14,7 @@ await serve({
   instructions: () =>
     `A headless Chromium. ${toolName("navigate")} to a page, read it with ${toolName("snapshot")} (elements carry [ref=eN]), act with ` +
     `${toolName("click")}/${toolName("type")}/${toolName("fill")}/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.`,
-  tools: [...navigation, ...interaction, ...content, ...session],
+  tools: [...navigation, ...interaction, ...content, ...session, ...record],
   setup: (_server, { workspace, log }) => void initRuntime(workspace, log),
   onShutdown: shutdownRuntime,
 });

@@ -29,7 +29,7 @@ function idleMs(): number {
 export function initRuntime(workspace: string, log: Logger): Runtime {
   const host = new ChromiumHost(log);
   const store = new SessionStore<BrowserSession>({
-    create: () => new BrowserSession(host, workspace, log),
+    create: (session) => new BrowserSession(host, workspace, log, session),
     dispose: async (b, session, reason) => {
       log.info("closing browser context", { session, reason });
       await b.dispose();

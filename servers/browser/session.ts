@@ -9,6 +9,9 @@ import { Recorder } from "./recorder.js";
 import { asToolNavigation } from "./workspace-access.js";
 import { serveWorkspace } from "./workspace-origin.js";
 import { toolName } from "../lib/names.js";
+import { errorMessage } from "../lib/log.js";
+import { recordedKinds } from "../lib/recording-names.js";
+import { BrowserTrace } from "./trace.js";
 
 export const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 const ACTION_TIMEOUT_MS = 10_000;
@@ -48,11 +51,15 @@ export class BrowserSession {
   leaving?: Promise<void>;
   /** Set once the session ended (closed or idle): its state is never rebuilt. */
   private closed = false;
+  /** The context's recording (./trace.ts), while it is recorded and after, until the context closes. */
+  trace?: BrowserTrace;
 
   constructor(
     private readonly host: ChromiumHost,
     readonly workspace: string,
     private readonly log: Logger,
+    /** The client session (the hub's id) this browser is, for its recordings. */
+    private readonly session = "standalone",
   ) {
     this.recorder = new Recorder(
       workspace,
@@ -91,7 +98,27 @@ export class BrowserSession {
     context.on("page", (page) => this.adopt(page, true));
     this.context = context;
     this.generation = this.host.generation;
+    if (recordedKinds().has("browser")) await this.record(true);
     return context;
+  }
+
+  /**
+   * Start recording this session's browser (every tab), or stop and write the recording. A trace
+   * that cannot start is logged and the browser works unrecorded.
+   */
+  async record(on: boolean): Promise<BrowserTrace | undefined> {
+    if (!on) {
+      await this.trace?.stop();
+      return this.trace;
+    }
+    const context = await this.ensureContext();
+    if (this.trace?.recording.active) return this.trace;
+    try {
+      this.trace = await BrowserTrace.start(context, this.workspace, this.session, this.log);
+    } catch (err) {
+      this.log.warn("browser not recorded", { session: this.session, error: errorMessage(err) });
+    }
+    return this.trace;
   }
 
   /** The current tab (opening one if there is none). Refuses while a dialog blocks the page. */
@@ -197,6 +224,7 @@ export class BrowserSession {
   /** Close this session's context: all its tabs, cookies and storage (the `close` tool). */
   async close(): Promise<void> {
     const context = this.context;
+    if (context && !this.browserLost) await this.trace?.stop();
     this.forget();
     await context?.close().catch((err) => this.log.debug("context close failed", { error: String(err) }));
   }
@@ -209,5 +237,7 @@ export class BrowserSession {
     this.blockedAction = undefined;
     this.lastSnapshot = undefined;
     this.recorder.clear();
+    this.trace?.lost();
+    this.trace = undefined;
   }
 }

@@ -18,6 +18,8 @@ import {
 } from "./session-events.js";
 import { configureToolNames, resolveText, type Text } from "./names.js";
 import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
+import { RECORDINGS_LIST_METHOD } from "./recording-names.js";
+import { listRecordings } from "./recordings.js";
 import { workspaceRoot } from "./workspace.js";
 import { inSpan, mcpAttributes, mcpSpanName, parentFrom, serviceName, SpanKind, startTracing, stopTracing, TracingConfigError } from "./tracing.js";
 
@@ -155,6 +157,10 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
   server.server.setRequestHandler(
     z.object({ method: z.literal(DESCRIBE_SESSION_METHOD), params: z.object({ session: z.string() }).passthrough() }),
     async (request) => ({ state: await describeSession(request.params.session) }),
+  );
+  server.server.setRequestHandler(
+    z.object({ method: z.literal(RECORDINGS_LIST_METHOD), params: z.object({ session: z.string() }).passthrough() }),
+    async (request) => ({ recordings: await listRecordings(workspace, request.params.session) }),
   );
 
   let stopping = false;

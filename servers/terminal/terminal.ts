@@ -33,6 +33,13 @@ export interface WaitOptions {
   signal: AbortSignal;
 }
 
+/** Someone following a terminal as it runs (a recording): its output, size changes and end. */
+export interface TerminalWatcher {
+  output?(data: string): void;
+  resize?(cols: number, rows: number): void;
+  exit?(): void;
+}
+
 export type WaitOutcome = "pattern" | "quiet" | "exited" | "timeout" | "cancelled";
 
 export interface ReadResult {
@@ -68,6 +75,7 @@ export class Terminal {
   private cursor = 0;
   private lastOutputAt = Date.now();
   private readonly listeners = new Set<() => void>();
+  private readonly watchers = new Set<TerminalWatcher>();
   private readonly exited: Promise<void>;
 
   constructor(readonly options: TerminalOptions) {
@@ -85,11 +93,13 @@ export class Terminal {
     this.pty.onData((data) => {
       this.output.append(data);
       this.lastOutputAt = Date.now();
+      for (const watcher of this.watchers) watcher.output?.(data);
       this.notify();
     });
     this.exited = new Promise((resolve) => {
       this.pty.onExit(({ exitCode, signal }) => {
         this.exit = { exitCode, signal: signal || null };
+        for (const watcher of this.watchers) watcher.exit?.();
         this.notify();
         resolve();
       });
@@ -131,6 +141,13 @@ export class Terminal {
     this.pty.resize(cols, rows);
     this.cols = cols;
     this.rows = rows;
+    for (const watcher of this.watchers) watcher.resize?.(cols, rows);
+  }
+
+  /** Follow the terminal from now on; returns how to stop. */
+  watch(watcher: TerminalWatcher): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
   }
 
   /** Output since the last read, and mark it read. */

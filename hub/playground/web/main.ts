@@ -13,6 +13,7 @@ import { protocolChoice, protocolBadge } from "./protocol-choice.js";
 import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
 import { PreviewsPanel } from "./previews-panel.js";
+import { RecordingsPanel } from "./recordings-panel.js";
 import { CallsPanel } from "./calls-panel.js";
 import { sessionServers } from "./session-servers.js";
 import { serverCards } from "./sidebar.js";
@@ -31,6 +32,7 @@ const picker = new CatalogPicker();
 const clients = new ClientsPanel(() => connection);
 const tasks = new TasksPanel(() => connection);
 const previews = new PreviewsPanel(() => connection);
+const recordings = new RecordingsPanel(() => connection);
 const calls = new CallsPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
@@ -84,6 +86,7 @@ function layout(): void {
         clients.element,
         tasks.element,
         previews.element,
+        recordings.element,
         calls.element,
         h("div", { class: "sidebar-tools" }, toolFilter),
         sidebar,
@@ -143,6 +146,7 @@ function select(name: string | undefined): void {
           keepFound(tool, result);
           void tasks.refresh();
           void previews.refresh();
+          void recordings.refresh();
           void calls.refresh();
           await refreshStatus();
         },
@@ -267,6 +271,7 @@ async function start(): Promise<void> {
   void clients.refresh();
   void tasks.refresh();
   void previews.refresh();
+  void recordings.refresh();
   void calls.refresh();
   const fromHash = decodeURIComponent(location.hash.slice(1));
   if (fromHash) select(fromHash);

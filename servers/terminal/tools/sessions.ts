@@ -11,6 +11,8 @@ import { closeTerminal, findTerminal, listTerminals, openTerminal } from "../reg
 import { settings } from "../settings.js";
 import type { ReadResult, Terminal, WaitOutcome } from "../terminal.js";
 import { envSchema, resolveCwd } from "./common.js";
+import { recordedKinds } from "../../lib/recording-names.js";
+import { recordingNote, recordingOf, recordTerminal } from "../recording.js";
 
 const MAX_WAIT_MS = 10 * 60_000;
 
@@ -37,6 +39,7 @@ const infoShape = {
   exitCode: z.number().nullable(),
   unreadBytes: z.number(),
   createdAt: z.string(),
+  recording: z.string().optional().describe("Its recording's id (hub_recordings lists it), when it is recorded"),
 };
 const readShape = {
   id: z.string(),
@@ -60,6 +63,7 @@ function info(t: Terminal) {
     exitCode: t.exit?.exitCode ?? null,
     unreadBytes: t.unread,
     createdAt: t.createdAt.toISOString(),
+    ...(recordingOf(t) ? { recording: recordingOf(t) } : {}),
   };
 }
 
@@ -89,6 +93,8 @@ function readReply(t: Terminal, read: ReadResult, waited: WaitOutcome | null, mo
   const notes = [`Terminal ${t.id} (${status(t)})`];
   if (waited) notes.push(WAIT_NOTES[waited]);
   if (read.droppedBytes > 0) notes.push(`${read.droppedBytes} unread bytes were dropped by the scrollback cap`);
+  const recorded = recordingNote(t);
+  if (recorded) notes.push(recorded);
   const ports = portNote(read.text);
   const text = `${notes.join("; ")}.${ports ? ` ${ports}` : ""}\n${read.text}`;
   return reply.data(text, {
@@ -116,15 +122,19 @@ const sessionCreate = defineTool({
     env: envSchema.optional(),
     cols: cols.default(120).describe("Width in columns."),
     rows: rows.default(40).describe("Height in rows."),
+    record: z.boolean().optional().describe("Record it (asciicast; see hub_recordings)."),
   },
   output: infoShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  async run({ shell, args, cwd, env, cols, rows }, ctx) {
+  async run({ shell, args, cwd, env, cols, rows, record }, ctx) {
     const program = shell ? resolveProgram(shell) : defaultShell();
     const dir = resolveCwd(ctx.workspace, cwd);
     const t = await openTerminal(ctx.session, { program, args, cwd: dir, env, sessionToken: ctx.sessionToken, cols, rows, scrollback: settings.maxOutput });
+    // the operator's setting wins over the agent's false: what is recorded is the operator's call
+    if (record || recordedKinds().has("terminal")) await recordTerminal(t, ctx.workspace, ctx.session, ctx.log);
     ctx.log.info("terminal opened", { session: ctx.session, id: t.id, pid: t.pid, program });
-    return reply.data(`Terminal ${t.id} started: ${program} ${args.join(" ")} (pid ${t.pid}, ${cols}x${rows}) in ${dir}.`, info(t));
+    const recording = recordingOf(t) ? `; recorded as ${recordingOf(t)}` : "";
+    return reply.data(`Terminal ${t.id} started: ${program} ${args.join(" ")} (pid ${t.pid}, ${cols}x${rows}) in ${dir}${recording}.`, info(t));
   },
 });
 

@@ -19,6 +19,7 @@ const HUB_TOOLS = [
   "hub_cancel_task",
   "hub_preview",
   "hub_end_preview",
+  "hub_recordings",
 ];
 
 async function names(client: Client): Promise<string[]> {

@@ -137,6 +137,7 @@ const SWEEP: Record<string, Entry> = {
   browser_network_requests: { ok: {}, error: { limit: 0 } },
   browser_pdf: { ok: { path: "sweep/page.pdf" }, error: { path: "/etc/agentbox-sweep.pdf" } },
   browser_info: { ok: {}, error: RATE_LIMITED_ONLY },
+  browser_record: { ok: { record: true }, error: { record: "yes" } },
 
   // the hub's own tools take no arguments: an unknown one is their error path
   hub_status: { ok: {}, error: { verbose: true } },
@@ -157,6 +158,7 @@ const SWEEP: Record<string, Entry> = {
     error: { port: 1 },
   },
   hub_end_preview: { ok: (memo) => ({ preview: memo.preview }), error: { preview: "made-up" } },
+  hub_recordings: { ok: {}, error: { offset: 5000 } },
 };
 
 /** Every tool the hub lists, all pages of it (listTools also primes the client's output validators). */
