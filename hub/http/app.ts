@@ -15,6 +15,7 @@ import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
 import { knowRequestBase, previewRoute } from "./preview-route.js";
+import { liveRoute } from "./live-route.js";
 import { httpTracing } from "../observability/tracing.js";
 
 // Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/modern/endpoint.ts)
@@ -71,6 +72,8 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   const proxies = new TrustedProxies(hub.config.trustedProxies);
   // a preview's token is its credential, and a browser opening it sends nothing else: first of all
   app.use("*", previewRoute(hub.previews, proxies));
+  // so is a live view's (hub/live/)
+  app.use("/live/*", liveRoute(hub.live));
   // before the checks, so the span holds everything the request costs (OpenTelemetry; a no-op unless OTEL_* asks for traces)
   for (const path of ["/mcp", "/v1/mcp", "/messages"]) app.use(path, httpTracing(path));
 

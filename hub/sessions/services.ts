@@ -14,6 +14,7 @@ import type { ClientSession, SessionRegistry } from "./registry.js";
 import type { ToolCalls } from "./tool-calls.js";
 import type { Contexts } from "./contexts.js";
 import type { Previews } from "../previews/previews.js";
+import type { LiveViews } from "../live/views.js";
 import type { CallRecords } from "./call-records.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
 import type { Clock } from "../protocol/clock.js";
@@ -34,6 +35,8 @@ export interface SessionServices {
   readonly tasks: TenantTasks;
   /** Previews of apps the tenants' processes serve (hub/previews/): hub_preview opens one, a session's end ends its own. */
   readonly previews: Previews;
+  /** Live views of the tenants' tabs and terminals (hub/live/): hub_live_view opens one, a session's end ends its own. */
+  readonly live: LiveViews;
   /** The audit trail and each session's recent calls (hub_calls shows the caller's). */
   readonly records: CallRecords;
   /** The credentials the hub minted, so nothing it writes down shows them (hub/observability/minted-secrets.ts). */

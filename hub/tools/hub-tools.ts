@@ -18,6 +18,7 @@ import { hubNewContext, offerContext } from "./context-tool.js";
 import { hubCalls } from "./calls-tool.js";
 import { describeTask, hubCancelTask, taskLine, taskListOutput, tenantTasks } from "./task-list.js";
 import { hubEndPreview, hubPreview, previewEntry, sessionPreviews } from "./preview-tools.js";
+import { hubLiveView } from "./live-tools.js";
 
 /** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
 interface HubToolContext extends HubToolCall {
@@ -260,7 +261,18 @@ const hubEndSession = defineTool({
   },
 });
 
-const TOOLS: Tool<HubToolContext>[] = [hubStatus, hubMetrics, hubSessions, hubCalls, hubEndSession, hubNewContext, hubCancelTask, hubPreview, hubEndPreview];
+const TOOLS: Tool<HubToolContext>[] = [
+  hubStatus,
+  hubMetrics,
+  hubSessions,
+  hubCalls,
+  hubEndSession,
+  hubNewContext,
+  hubCancelTask,
+  hubPreview,
+  hubEndPreview,
+  hubLiveView,
+];
 
 /** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */
 export function hubTools(hub: SessionServices): HubTools {

@@ -6,6 +6,9 @@ import interaction from "./tools/interaction.js";
 import navigation from "./tools/navigation.js";
 import session from "./tools/session.js";
 import { toolName } from "../lib/names.js";
+import { workspaceRoot } from "../lib/workspace.js";
+import { createLogger } from "../lib/log.js";
+import { browserLive } from "./live.js";
 
 await serve({
   name: "browser",
@@ -15,5 +18,6 @@ await serve({
     `${toolName("click")}/${toolName("type")}/${toolName("fill")}/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.`,
   tools: [...navigation, ...interaction, ...content, ...session],
   setup: (_server, { workspace, log }) => void initRuntime(workspace, log),
+  live: browserLive(workspaceRoot, createLogger({ server: "browser", part: "live" })),
   onShutdown: shutdownRuntime,
 });
