@@ -68,6 +68,12 @@ export class Terminal {
   private cursor = 0;
   private lastOutputAt = Date.now();
   private readonly listeners = new Set<() => void>();
+  /** Live views watching the output as it comes (./live.ts). */
+  private readonly outputWatchers = new Set<(data: string) => void>();
+  /** A person types into it through a live view: the agent's input waits meanwhile. */
+  heldByPerson = false;
+  /** A person handed it back since the agent last sent input: its next send says so, once. */
+  handedBack = false;
   private readonly exited: Promise<void>;
 
   constructor(readonly options: TerminalOptions) {
@@ -85,6 +91,7 @@ export class Terminal {
     this.pty.onData((data) => {
       this.output.append(data);
       this.lastOutputAt = Date.now();
+      for (const watcher of this.outputWatchers) watcher(data);
       this.notify();
     });
     this.exited = new Promise((resolve) => {
@@ -121,6 +128,18 @@ export class Terminal {
   /** Whether the client has left it alone since before `cutoff` (no call on it, none waiting). */
   idleSince(cutoff: number): boolean {
     return this.waiting === 0 && this.lastUsed < cutoff;
+  }
+
+  /** Call `watcher` with each piece of output, and `exited` once the program ends; returns how to stop. */
+  watchOutput(watcher: (data: string) => void, exited: () => void): () => void {
+    this.outputWatchers.add(watcher);
+    void this.exited.then(() => this.outputWatchers.has(watcher) && exited());
+    return () => this.outputWatchers.delete(watcher);
+  }
+
+  /** The last `chars` characters of the scrollback, escape sequences and all (what a view draws first). */
+  recentOutput(chars: number): string {
+    return this.output.text(this.output.start).slice(-chars);
   }
 
   write(data: string): void {
