@@ -11,14 +11,11 @@ type Context = HubToolCall & { hub: SessionServices };
 export const hubLiveView = defineTool({
   name: "hub_live_view",
   title: "Live view",
-  description:
-    "A URL where a person watches one of your browser tabs or terminals live and can take control (you are told while they hold it). " +
-    "Give tab (a browser_tabs index) or terminal (a terminal_session_create id); neither follows your current browser tab. " +
-    "Ends when it expires or with your session.",
+  description: "A URL where a person watches your browser tab or terminal live and can take over. No tab or terminal: your current tab.",
   input: {
-    tab: z.number().int().min(0).optional().describe("A tab of this session (browser_tabs); the view stays on it"),
-    terminal: z.string().min(1).max(64).optional().describe("A terminal of this session (its id, e.g. t1a2b3c4d)"),
-    ttlSeconds: z.number().int().min(1).optional().describe("Lifetime (default 1 h)"),
+    tab: z.number().int().min(0).optional(),
+    terminal: z.string().min(1).max(64).optional().describe("Terminal id"),
+    ttlSeconds: z.number().int().min(1).optional(),
   },
   output: {
     url: z.string().describe("Opens the view in a plain browser: /live/<token> under the hub's address"),
