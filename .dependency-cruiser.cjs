@@ -7,11 +7,12 @@
 //   3  catalog                               the merged catalog, selection, tool search
 //   4  tenants                               tenants, isolation, process sweeps, disk budgets
 //   5  previews                              links under the hub's address: previews of apps tenants serve, recordings' downloads
-//   6  sessions                              client sessions, the 2025 session server, the call pipeline, calls that outlive their request
-//   7  tasks                                 tool calls run as tasks, both eras (the 2026 tasks extension's requests included)
-//   8  modern                                the 2026-07-28 revision: its endpoint, per-request server, direct path, input_required, listen streams, parameter headers
-//   9  tools                                 the hub's own tools (hub_*)
-//  10  http                                  the HTTP front: app, security, endpoints, event store
+//   6  live                                  live views of tenants' tabs and terminals: tokens, streams, viewers, the page
+//   7  sessions                              client sessions, the 2025 session server, the call pipeline, calls that outlive their request
+//   8  tasks                                 tool calls run as tasks, both eras (the 2026 tasks extension's requests included)
+//   9  modern                                the 2026-07-28 revision: its endpoint, per-request server, direct path, input_required, listen streams, parameter headers
+//  10  tools                                 the hub's own tools (hub_*)
+//  11  http                                  the HTTP front: app, security, endpoints, event store
 // and the top (hub/main.ts, hub/hub.ts the composition root, hub/stdio.ts), which nothing imports.
 // Servers import only servers/lib and their own folder.
 const layers = [
@@ -21,6 +22,7 @@ const layers = [
   ["catalog"],
   ["tenants"],
   ["previews"],
+  ["live"],
   ["sessions"],
   ["tasks"],
   ["modern"],

@@ -9,9 +9,10 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
  * plus hub_preview and hub_end_preview since issue 26 (~0.7 KB: a URL for an app an agent started),
  * plus file_changes since issue 26 (0.8 KB: the change feed for clients without resource subscriptions),
  * plus hub_calls since issue 27 (~0.3 KB: a session's recent calls),
- * plus hub_recordings, browser_record and terminal_session_create's `record` since issue 38 (~0.8 KB: replaying what an agent did).
+ * plus hub_recordings, browser_record and terminal_session_create's `record` since issue 38 (~0.8 KB: replaying what an agent did),
+ * and hub_live_view (~0.35 KB: a URL where a person watches a tab or terminal and takes over).
  */
-export const CATALOG_BUDGET_BYTES = 45_700;
+export const CATALOG_BUDGET_BYTES = 46_100;
 
 export interface SizeEntry {
   tools: number;

@@ -364,6 +364,26 @@ function tracing(r: J | undefined): string {
   ].join("\n\n");
 }
 
+function live(r: J | undefined): string {
+  const title = "13. A live view of a tab: frames, CPU, freshness (issue 38)";
+  const bad = failed(title, r);
+  if (bad || !r) return bad!;
+  const l = r.latencyMs ?? {};
+  const rows = ((r.streaming ?? []) as J[]).map((s) => [
+    String(s.viewers),
+    `${s.framesPerSecond?.mean} (min ${s.framesPerSecond?.min})`,
+    `${s.cpuPercent?.hub}%`,
+    `${s.cpuPercent?.browserAndChromium}%`,
+  ]);
+  return [
+    `### ${title}`,
+    header(r),
+    String(r.method ?? ""),
+    table(["viewers", "frames/s per viewer", "hub CPU", "browser server + Chromium CPU"], rows),
+    table(["DOM change to frame: p50", "p99", "max"], [[ms(l.p50, 0), ms(l.p99, 0), ms(l.max, 0)]]),
+  ].join("\n\n");
+}
+
 export function renderResults(): string {
   return [
     overhead(readResult("overhead")),
@@ -377,6 +397,7 @@ export function renderResults(): string {
     restart(readResult("restart")),
     watch(readResult("watch")),
     tracing(readResult("tracing")),
+    live(readResult("live")),
   ].join("\n\n");
 }
 

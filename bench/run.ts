@@ -14,6 +14,7 @@ import { writeResult } from "./results.js";
 import { runThroughput } from "./throughput.js";
 import { runWatch } from "./watch.js";
 import { runTracing } from "./tracing.js";
+import { runLive } from "./live.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -29,6 +30,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["restart", runRestart],
   ["watch", runWatch],
   ["tracing", runTracing],
+  ["live", runLive],
 ];
 
 async function main(): Promise<void> {

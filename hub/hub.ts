@@ -37,6 +37,7 @@ import type { HubStatus } from "./observability/hub-status.js";
 import type { ServedTenant } from "./tenants/served-tenant.js";
 import { Previews } from "./previews/previews.js";
 import { RecordingLinks } from "./previews/recordings.js";
+import { LiveViews, type LiveKind } from "./live/views.js";
 import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
@@ -70,6 +71,8 @@ export class Hub implements HubServices {
   readonly previews: Previews;
   /** Links that download recordings (hub/previews/recordings.ts). */
   readonly recordings: RecordingLinks;
+  /** Live views of the tenants' tabs and terminals (hub/live/). */
+  readonly live: LiveViews;
   /** The hub's own tools (hub_*), served beside the children's. */
   readonly hubTools?: HubTools;
   readonly version = VERSION;
@@ -112,6 +115,7 @@ export class Hub implements HubServices {
       onRequest: (child, request, signal) => childRequest(this.sessions, this.tenantOf(child), child, request, signal),
       onNotification: (child, notification) => childNotification(this.sessions, this.changes, this.tenantOf(child), child, notification, log),
       onRestart: (child) => this.metrics.childRestarts.inc({ server: child.name }),
+      onLiveEvent: (child, params) => this.live.onEvent(child, params),
       onRestarted: (child) => resubscribe(this.sessions, this.changes, this.tenantOf(child), child, log),
     };
     // the catalog lists a per-session server from the configured one: an instance's lists change nothing
@@ -187,6 +191,14 @@ export class Hub implements HubServices {
     );
     this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""), this.secrets, clock);
     this.recordings = new RecordingLinks(config.previews.ttlSeconds, config.replica, () => this.previews.baseUrl(), this.secrets, clock);
+    this.live = new LiveViews(
+      config.previews,
+      config.replica,
+      () => this.hubUrl.replace(/\/mcp$/, ""),
+      this.secrets,
+      (tenant, session, kind) => this.liveChild(tenant, session, kind),
+      clock,
+    );
     this.sessionTasks = new LegacyTasks(this, this.tasks, (tenant) => this.modernSession(tenant));
   }
 
@@ -305,8 +317,16 @@ export class Hub implements HubServices {
     for (const child of session.reached) void child.notify(SESSION_CLOSED_METHOD, { session: session.id });
     this.previews.endSession(session.id);
     this.recordings.endSession(session.id);
+    this.live.endSession(session.id);
     void session.tenant.instances.endSession(session.id);
     this.sweeper.sessionEnded(session);
+  }
+
+  /** The tenant's built-in browser or terminal server, as it serves this session (its own instance, if configured so). */
+  private liveChild(tenantName: string, session: string, kind: LiveKind): Child | undefined {
+    const tenant = this.tenants.find((t) => t.name === tenantName);
+    const child = tenant?.children.find((c) => c.name === kind && c.enabled);
+    return child && tenant ? tenant.instances.route(child, session) : undefined;
   }
 
   private tenantOf(child: Child): ServedTenant {
@@ -372,6 +392,7 @@ export class Hub implements HubServices {
     this.stopping = true;
     this.previews.stop();
     this.recordings.stop();
+    this.live.stop();
     await this.changes.end();
     this.tasks.close();
     await this.sweeper.stop();

@@ -11,7 +11,7 @@ import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler 
 import { hubTools } from "./tools/hub-tools.js";
 import { firstUntraversable } from "./tenants/tenants.js";
 import { callsInFlight, drain } from "./http/replica.js";
-import { previewUpgrades } from "./http/preview-route.js";
+import { upgradesOf } from "./http/live-route.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
 import { serveStdio } from "./stdio.js";
 import { serviceName, startTracing, stopTracing } from "../servers/lib/tracing.js";
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
   }
   const app = createApp(hub);
 
-  const upgrades = previewUpgrades(hub.previews, new TrustedProxies(config.trustedProxies));
+  const upgrades = upgradesOf(hub.previews, hub.live, new TrustedProxies(config.trustedProxies));
   const server = await listenOnce(hub, app.fetch, config.host, config.port, log, upgrades);
   const { port } = server;
   const shownHost = config.host.includes(":") ? `[${config.host}]` : config.host;

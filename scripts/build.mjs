@@ -72,6 +72,13 @@ step(
   () => node(["dist/hub/playground/build.js"]),
 );
 
+step(
+  "live",
+  () => digest([...filesUnder("hub/live/web"), path.join(root, "dist", "hub", "live", "build.js")], lockAndNode()),
+  ["dist/hub/live/static/view.html", "dist/hub/live/static/view.js", "dist/hub/live/static/view.css"],
+  () => node(["dist/hub/live/build.js"]),
+);
+
 // agentbox-landlock (hub/tenants/network.ts) is C: Landlock is a set of system calls Node cannot make.
 // Without a C compiler the hub still runs; a hub with several tenants then says they share the network.
 step(
@@ -100,8 +107,9 @@ step(
 // the servers' code names (found in it, so the list keeps itself; a new port or key rebuilds nothing)
 const manifestFile = process.env.AGENTBOX_MANIFEST || "dist/manifest.json";
 const PER_RUN = /^AGENTBOX_(API_KEY|SESSION.*|HUB_URL|LOG_LEVEL|WORKSPACE|CDP_PORT)$/;
-// the playground (page and bundle) lists no server's tools
-const compiled = (file) => file.endsWith(".js") && !file.includes(`${path.sep}hub${path.sep}playground${path.sep}`);
+// the playground and the live view (pages and bundles) list no server's tools
+const pages = [`${path.sep}hub${path.sep}playground${path.sep}`, `${path.sep}hub${path.sep}live${path.sep}`];
+const compiled = (file) => file.endsWith(".js") && !pages.some((dir) => file.includes(dir));
 function serverSettings(serverFiles) {
   const names = new Set(serverFiles.flatMap((f) => fs.readFileSync(f, "utf8").match(/AGENTBOX_[A-Z0-9_]+/g) ?? []));
   return JSON.stringify(

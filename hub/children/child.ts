@@ -31,6 +31,11 @@ import { Coalescer, FloodGate } from "./flood-gate.js";
 import { CallQueue } from "./queue.js";
 import { CallCancellation } from "../protocol/cancellation.js";
 import { ModernLink } from "./modern-link.js";
+import { z } from "zod";
+import { LIVE_EVENT_METHOD } from "../../servers/lib/live.js";
+
+// checked in full by hub/live/stream.ts: here only that it is an object naming its stream
+const LIVE_EVENT_NOTIFICATION = z.object({ method: z.literal(LIVE_EVENT_METHOD), params: z.looseObject({ stream: z.string().max(64) }) });
 
 export type ChildState = "idle" | "starting" | "ready" | "restarting" | "failed" | "disabled" | "stopped";
 
@@ -45,6 +50,8 @@ export interface ChildHooks {
   /** A notification the hub forwards to clients (logging, resources/updated). */
   onNotification(child: Child, notification: Notification): void;
   onRestart(child: Child): void;
+  /** A live view's event (servers/lib/live.ts): a frame, a navigation, terminal output. */
+  onLiveEvent?(child: Child, params: Record<string, unknown>): void;
   /** The child is ready again after a restart: what it held for clients (resource subscriptions) is gone with its last process. */
   onRestarted?(child: Child): void;
 }
@@ -260,6 +267,7 @@ export class Child {
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => refresh.request("resources"));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
+    client.setNotificationHandler(LIVE_EVENT_NOTIFICATION, (n) => this.hooks.onLiveEvent?.(this, n.params));
     client.onclose = () => this.onClosed(client);
     client.onerror = (err) => {
       this.log.debug("child transport error", { error: errorMessage(err) });

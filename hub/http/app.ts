@@ -17,6 +17,7 @@ import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } fr
 import { TrustedProxies } from "./trusted-proxies.js";
 import { knowRequestBase, previewRoute } from "./preview-route.js";
 import { recordingRoute } from "./recording-route.js";
+import { liveRoute } from "./live-route.js";
 import { httpTracing } from "../observability/tracing.js";
 
 // Mcp-Method and Mcp-Name: what a 2026-07-28 request repeats of its body (hub/modern/endpoint.ts)
@@ -75,6 +76,8 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   app.use("*", previewRoute(hub.previews, proxies));
   // so is a recording's download token
   app.use("/recordings/*", recordingRoute(hub.recordings));
+  // so is a live view's (hub/live/)
+  app.use("/live/*", liveRoute(hub.live));
   // before the checks, so the span holds everything the request costs (OpenTelemetry; a no-op unless OTEL_* asks for traces)
   for (const path of ["/mcp", "/v1/mcp", "/messages"]) app.use(path, httpTracing(path));
 

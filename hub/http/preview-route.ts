@@ -3,7 +3,6 @@
 // credential), with the forwarding facts a trusted proxy may vouch for; and the MCP endpoints run
 // knowing the address their client used, for the URLs hub_preview returns.
 import type { IncomingMessage } from "node:http";
-import type { Duplex } from "node:stream";
 import type { MiddlewareHandler } from "hono";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Forwarding, Previews } from "../previews/previews.js";
@@ -30,11 +29,6 @@ export function previewRoute(previews: Previews, proxies: TrustedProxies): Middl
     previews.serveHttp(req, c.env.outgoing, forwardingOf(req, proxies));
     return RESPONSE_ALREADY_SENT;
   };
-}
-
-/** The node server's upgrade handler: previews' WebSockets; anything else is refused. */
-export function previewUpgrades(previews: Previews, proxies: TrustedProxies) {
-  return (req: IncomingMessage, socket: Duplex, head: Buffer) => previews.serveUpgrade(req, socket, head, forwardingOf(req, proxies));
 }
 
 /** Around an MCP endpoint: what it runs knows the base URL its client used. */

@@ -43,7 +43,8 @@ const REFUSALS: Record<Exclude<PortAccess, { ok: true }>["why"], (port: number) 
   "the hub's own": (port) => `port ${port} is the hub's own. Start your app on 127.0.0.1 on another port, then ask again.`,
 };
 
-function page(res: ServerResponse | Duplex, status: number, text: string, headers: Record<string, string> = {}): void {
+/** A plain-text answer, on a response or on the raw socket of an upgrade (then closed); also live views' (hub/live/). */
+export function page(res: ServerResponse | Duplex, status: number, text: string, headers: Record<string, string> = {}): void {
   const head = { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", ...headers };
   if ("writeHead" in res) {
     res.writeHead(status, head);

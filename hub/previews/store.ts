@@ -1,7 +1,7 @@
-// The tokens a hub holds for links under its own address (previews; recordings' downloads): each
-// token's tenant and session, when it ends, and the tokens ended lately (so a browser is told
-// "ended" rather than "unknown"). A lookup compares the whole token in constant time after finding
-// it by its digest.
+// The tokens a hub holds for links under its own address (previews, recordings' downloads, live
+// views of hub/live/): each token's tenant and session, when it ends, and the tokens ended lately
+// (so a browser is told "ended" rather than "unknown"). A lookup compares the whole token in
+// constant time after finding it by its digest.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Clock, Timer } from "../protocol/clock.js";
 

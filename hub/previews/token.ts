@@ -1,4 +1,4 @@
-// A preview's token: 26 characters of base32 (130 random bits) that are the only credential a
+// A preview's (or a live view's, hub/live/) token: 26 characters of base32 (130 random bits) that are the only credential a
 // browser shows, prefixed with the replica's name when the hub is one of several, so a router reads
 // where the preview lives from the URL alone (deploy/nginx/agentbox.conf.template).
 import { randomBytes } from "node:crypto";
@@ -9,7 +9,6 @@ export const SECRET_CHARS = 26;
 const REPLICA = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
 /** A token as a regular expression's source: the replica's name and a dash, if any, then the secret. */
 export const TOKEN = `(?:${REPLICA}-)?[a-z2-7]{${SECRET_CHARS}}`;
-const PATH = new RegExp(`^/preview/(${TOKEN})(/.*)?$`);
 const HOST_LABEL = new RegExp(`^([0-9]{1,5})-(${TOKEN})$`);
 
 /** One base32 character per byte, of its low five bits (uniform for uniform bytes: 256 is a multiple of 32). */
@@ -24,11 +23,23 @@ export function newToken(replica?: string): string {
 /** The random part of a token, without the replica's name before it. */
 export const secretOf = (token: string) => token.slice(-SECRET_CHARS);
 
-/** The token and the rest of a path of the form `/preview/<token>/…` (rest undefined for `/preview/<token>`). */
-export function tokenOfPath(pathname: string): { token: string; rest: string | undefined } | undefined {
-  const match = PATH.exec(pathname);
-  return match ? { token: match[1], rest: match[2] } : undefined;
+function pathPattern(room: string): RegExp {
+  return new RegExp(`^/${room}/(${TOKEN})(/.*)?$`);
 }
+
+type PathToken = { token: string; rest: string | undefined } | undefined;
+
+/** Reads `/<room>/<token>/…` paths: the token and the rest (undefined for `/<room>/<token>`). */
+export function pathTokens(room: string): (pathname: string) => PathToken {
+  const pattern = pathPattern(room);
+  return (pathname) => {
+    const match = pattern.exec(pathname);
+    return match ? { token: match[1], rest: match[2] } : undefined;
+  };
+}
+
+/** The token and the rest of a path of the form `/preview/<token>/…` (rest undefined for `/preview/<token>`). */
+export const tokenOfPath = pathTokens("preview");
 
 /** The port and token of a host `<port>-<token>.<domain>` (any port suffix of the Host ignored). */
 export function tokenOfHost(host: string | undefined, domain: string | undefined): { port: number; token: string } | undefined {

@@ -15,6 +15,7 @@ import type { ToolCalls } from "./tool-calls.js";
 import type { Contexts } from "./contexts.js";
 import type { Previews } from "../previews/previews.js";
 import type { RecordingLinks } from "../previews/recordings.js";
+import type { LiveViews } from "../live/views.js";
 import type { CallRecords } from "./call-records.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
 import type { Clock } from "../protocol/clock.js";
@@ -37,6 +38,8 @@ export interface SessionServices {
   readonly previews: Previews;
   /** Links that download the sessions' recordings (hub/previews/recordings.ts): hub_recordings makes them, a session's end ends its own. */
   readonly recordings: RecordingLinks;
+  /** Live views of the tenants' tabs and terminals (hub/live/): hub_live_view opens one, a session's end ends its own. */
+  readonly live: LiveViews;
   /** The audit trail and each session's recent calls (hub_calls shows the caller's). */
   readonly records: CallRecords;
   /** The credentials the hub minted, so nothing it writes down shows them (hub/observability/minted-secrets.ts). */

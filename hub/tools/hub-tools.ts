@@ -19,6 +19,7 @@ import { hubCalls } from "./calls-tool.js";
 import { describeTask, hubCancelTask, taskLine, taskListOutput, tenantTasks } from "./task-list.js";
 import { hubEndPreview, hubPreview, previewEntry, sessionPreviews } from "./preview-tools.js";
 import { hubRecordings } from "./recordings-tool.js";
+import { hubLiveView } from "./live-tools.js";
 
 /** What a hub tool's call works with: the hub, the calling session, and the call's way back to its client. */
 interface HubToolContext extends HubToolCall {
@@ -272,6 +273,7 @@ const TOOLS: Tool<HubToolContext>[] = [
   hubPreview,
   hubEndPreview,
   hubRecordings,
+  hubLiveView,
 ];
 
 /** The hub's own tools, serving `hub` (hub/hub.ts passes itself). */

@@ -7,6 +7,9 @@ import navigation from "./tools/navigation.js";
 import session from "./tools/session.js";
 import record from "./tools/record.js";
 import { toolName } from "../lib/names.js";
+import { workspaceRoot } from "../lib/workspace.js";
+import { createLogger } from "../lib/log.js";
+import { browserLive } from "./live.js";
 
 await serve({
   name: "browser",
@@ -16,5 +19,6 @@ await serve({
     `${toolName("click")}/${toolName("type")}/${toolName("fill")}/... using a ref from the latest snapshot or a selector; each action returns a fresh snapshot.`,
   tools: [...navigation, ...interaction, ...content, ...session, ...record],
   setup: (_server, { workspace, log }) => void initRuntime(workspace, log),
+  live: browserLive(workspaceRoot, createLogger({ server: "browser", part: "live" })),
   onShutdown: shutdownRuntime,
 });

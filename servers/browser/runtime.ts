@@ -7,7 +7,8 @@ import type { ZodRawShape } from "zod";
 import stripAnsi from "strip-ansi";
 import { errorMessage, type Logger } from "../lib/log.js";
 import { SessionStore } from "../lib/session-state.js";
-import { defineTool, ToolError, type Tool, type ToolContext, type ToolDefinition } from "../lib/tool.js";
+import { controlBackText, heldByPersonText } from "../lib/live.js";
+import { defineTool, reply, ToolError, type Tool, type ToolContext, type ToolDefinition } from "../lib/tool.js";
 import { ChromiumHost, firstLine } from "./chromium.js";
 import { BrowserSession } from "./session.js";
 
@@ -46,6 +47,11 @@ function getRuntime(ctx: ToolContext): Runtime {
   return runtime ?? initRuntime(ctx.workspace, ctx.log);
 }
 
+/** A session's browser, for a live view of it (./live.ts). */
+export function browserSessionOf(session: string, workspace: string, log: Logger): Promise<BrowserSession> {
+  return (runtime ?? initRuntime(workspace, log)).store.get(session);
+}
+
 export function chromiumHost(ctx: ToolContext): ChromiumHost {
   return getRuntime(ctx).host;
 }
@@ -60,6 +66,20 @@ type Args<S extends ZodRawShape> = Parameters<ToolDefinition<S>["run"]>[0];
 
 export interface BrowserToolDefinition<S extends ZodRawShape> extends Omit<ToolDefinition<S>, "run"> {
   run(args: Args<S>, b: BrowserSession, ctx: ToolContext): Promise<CallToolResult>;
+  /** Whether a call leaves the current tab alone (listing or switching tabs), so it runs while a person holds that tab. */
+  sparesCurrentTab?(args: Args<S>): boolean;
+}
+
+/**
+ * While a person holds the current tab through a live view, a call that would act on it does
+ * nothing and says so (not an error: the agent loses nothing by waiting); the first result after
+ * the person hands back says that too, once.
+ */
+async function respectingPerson<S extends ZodRawShape>(def: BrowserToolDefinition<S>, args: Args<S>, b: BrowserSession, run: () => Promise<CallToolResult>) {
+  if (b.isHeldByPerson(b.currentTab()) && !def.sparesCurrentTab?.(args)) return reply.text(heldByPersonText("tab"));
+  const back = b.takeHandedBack();
+  const result = await run();
+  return back ? { ...result, content: [{ type: "text" as const, text: controlBackText("tab") }, ...result.content] } : result;
 }
 
 /** defineTool, plus the session's browser and Playwright errors turned into actionable ones. */
@@ -69,17 +89,19 @@ export function browserTool<S extends ZodRawShape>(def: BrowserToolDefinition<S>
     async run(args, ctx) {
       // held busy for the whole call, so the idle sweep cannot close its context underneath a slow one
       try {
-        return await getRuntime(ctx).store.use(ctx.session, async (b) => {
-          try {
-            return await def.run(args, b, ctx);
-          } catch (err) {
-            // Chromium died before the server read its exit, so the call ran against a dead browser and
-            // anything it did went with it: run it once on a relaunched one (which says the tabs were lost)
-            // rather than fail with "call again"
-            if (!(isBrowserClosed(err) && b.browserLost)) throw err;
-            return await def.run(args, b, ctx);
-          }
-        });
+        return await getRuntime(ctx).store.use(ctx.session, (b) =>
+          respectingPerson(def, args, b, async () => {
+            try {
+              return await def.run(args, b, ctx);
+            } catch (err) {
+              // Chromium died before the server read its exit, so the call ran against a dead browser and
+              // anything it did went with it: run it once on a relaunched one (which says the tabs were lost)
+              // rather than fail with "call again"
+              if (!(isBrowserClosed(err) && b.browserLost)) throw err;
+              return await def.run(args, b, ctx);
+            }
+          }),
+        );
       } catch (err) {
         throw toToolError(err);
       }

@@ -26,8 +26,14 @@ export function describeDialog(d: Dialog): string {
 export class BrowserSession {
   private context?: BrowserContext;
   private generation = 0;
-  private current?: Page;
+  private currentPage?: Page;
   private readonly pages: Page[] = [];
+  /** Live views following the current tab (./live.ts): told when it changes. */
+  private readonly currentWatchers = new Set<(page: Page | undefined) => void>();
+  /** Tabs a person controls through a live view: the agent's tools on them do nothing meanwhile. */
+  private readonly heldByPerson = new Set<Page>();
+  /** A person handed a tab back since the agent's last call: its next result says so, once. */
+  private handedBack = false;
 
   /** Whether Chromium died under this session's context: its tabs are gone with it, whatever a call did in them. */
   get browserLost(): boolean {
@@ -66,6 +72,44 @@ export class BrowserSession {
       (page) => this.pages.indexOf(page),
       (text) => this.notice(text),
     );
+  }
+
+  private get current(): Page | undefined {
+    return this.currentPage;
+  }
+
+  private set current(page: Page | undefined) {
+    if (page === this.currentPage) return;
+    this.currentPage = page;
+    for (const watcher of this.currentWatchers) watcher(page);
+  }
+
+  /** The current tab if one is open, without opening one. */
+  currentTab(): Page | undefined {
+    return this.currentPage && !this.currentPage.isClosed() ? this.currentPage : undefined;
+  }
+
+  /** Call `watcher` whenever the current tab changes; returns how to stop. */
+  watchCurrent(watcher: (page: Page | undefined) => void): () => void {
+    this.currentWatchers.add(watcher);
+    return () => this.currentWatchers.delete(watcher);
+  }
+
+  /** A person takes (true) or gives back (false) control of a tab. */
+  holdByPerson(page: Page, held: boolean): void {
+    if (held) this.heldByPerson.add(page);
+    else if (this.heldByPerson.delete(page)) this.handedBack = true;
+  }
+
+  isHeldByPerson(page: Page | undefined): boolean {
+    return page !== undefined && this.heldByPerson.has(page);
+  }
+
+  /** Whether a person handed a tab back since this was last asked. */
+  takeHandedBack(): boolean {
+    const was = this.handedBack;
+    this.handedBack = false;
+    return was;
   }
 
   notice(text: string): void {
@@ -206,6 +250,7 @@ export class BrowserSession {
       const index = this.pages.indexOf(page);
       if (index >= 0) this.pages.splice(index, 1);
       if (this.dialog?.page() === page) this.dialog = undefined;
+      this.heldByPerson.delete(page);
       if (this.current === page) this.current = this.pages.at(-1);
     });
     // Tabs the page opens itself (window.open, target=_blank) are worth telling the model about.
@@ -233,6 +278,7 @@ export class BrowserSession {
     this.context = undefined;
     this.current = undefined;
     this.pages.length = 0;
+    this.heldByPerson.clear();
     this.dialog = undefined;
     this.blockedAction = undefined;
     this.lastSnapshot = undefined;

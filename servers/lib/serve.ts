@@ -20,6 +20,7 @@ import { configureToolNames, resolveText, type Text } from "./names.js";
 import { listedTool, reply, ToolError, type Tool, type ToolContext } from "./tool.js";
 import { RECORDINGS_LIST_METHOD } from "./recording-names.js";
 import { listRecordings } from "./recordings.js";
+import { serveLive, type LiveProvider } from "./live-host.js";
 import { workspaceRoot } from "./workspace.js";
 import { inSpan, mcpAttributes, mcpSpanName, parentFrom, serviceName, SpanKind, startTracing, stopTracing, TracingConfigError } from "./tracing.js";
 
@@ -32,6 +33,8 @@ export interface ServerSpec {
   sessionState?: boolean;
   /** Register resources, prompts or anything else on the SDK server. */
   setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
+  /** Streams a session's tabs or terminals to the hub's live views (./live-host.ts). */
+  live?: LiveProvider;
   /** Free what the server holds (browsers, ptys, interpreters) before the process exits. */
   onShutdown?(): void | Promise<void>;
 }
@@ -162,6 +165,8 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
     z.object({ method: z.literal(RECORDINGS_LIST_METHOD), params: z.object({ session: z.string() }).passthrough() }),
     async (request) => ({ recordings: await listRecordings(workspace, request.params.session) }),
   );
+
+  if (spec.live) serveLive(server.server, spec.live, log);
 
   let stopping = false;
   const shutdown = async (why: string) => {

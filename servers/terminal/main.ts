@@ -3,6 +3,7 @@ import { serve } from "../lib/serve.js";
 import { toolName } from "../lib/names.js";
 import { killAllExecs } from "./exec-runner.js";
 import { closeAllTerminals } from "./registry.js";
+import { terminalLive } from "./live.js";
 import exec from "./tools/exec.js";
 import sessions from "./tools/sessions.js";
 
@@ -14,6 +15,7 @@ await serve({
     `${toolName("session_send")}/${toolName("session_read")} for ` +
     "interactive programs (REPLs, prompts, top) and long-running processes.",
   tools: [...exec, ...sessions],
+  live: terminalLive,
   async onShutdown() {
     await Promise.all([killAllExecs(), closeAllTerminals()]);
   },

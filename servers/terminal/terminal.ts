@@ -76,6 +76,10 @@ export class Terminal {
   private lastOutputAt = Date.now();
   private readonly listeners = new Set<() => void>();
   private readonly watchers = new Set<TerminalWatcher>();
+  /** A person types into it through a live view: the agent's input waits meanwhile. */
+  heldByPerson = false;
+  /** A person handed it back since the agent last sent input: its next send says so, once. */
+  handedBack = false;
   private readonly exited: Promise<void>;
 
   constructor(readonly options: TerminalOptions) {
@@ -131,6 +135,11 @@ export class Terminal {
   /** Whether the client has left it alone since before `cutoff` (no call on it, none waiting). */
   idleSince(cutoff: number): boolean {
     return this.waiting === 0 && this.lastUsed < cutoff;
+  }
+
+  /** The last `chars` characters of the scrollback, escape sequences and all (what a view draws first). */
+  recentOutput(chars: number): string {
+    return this.output.text(this.output.start).slice(-chars);
   }
 
   write(data: string): void {

@@ -17,6 +17,7 @@ const tabs = browserTool({
     url: z.string().optional().describe("For new: URL to open."),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  sparesCurrentTab: ({ action }) => action !== "close",
   async run({ action, index, url }, b) {
     if (action === "new") {
       if (url && !/^(https?:|about:|data:)/.test(url))

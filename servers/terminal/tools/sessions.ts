@@ -2,6 +2,7 @@
 // session_kill, session_list. Each works only on the calling client session's terminals.
 import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
+import { controlBackText, heldByPersonText } from "../../lib/live.js";
 import { toolName } from "../../lib/names.js";
 import { limitField } from "../../lib/paging.js";
 import { portNote } from "../../lib/tenant-ports.js";
@@ -171,16 +172,23 @@ const sessionSend = defineTool({
       const unread = last.text ? ` Its unread output:\n${last.text}` : "";
       throw new ToolError(`Terminal ${id} has ${status(t)}; nothing was sent. Remove it with ${toolName("session_kill")}.${unread}`, data);
     }
+    if (t.heldByPerson) {
+      const held = { id, output: "", droppedBytes: 0, waited: null, alive: t.alive, exitCode: null, sentBytes: 0 };
+      return reply.data(heldByPersonText("terminal"), held);
+    }
+    const back = t.handedBack ? `${controlBackText("terminal")}\n` : "";
+    t.handedBack = false;
     const from = t.written;
     t.write(data);
     const sentBytes = Buffer.byteLength(data);
     if (!pattern && !quietMs) {
       const result = { id, output: "", droppedBytes: 0, waited: null, alive: t.alive, exitCode: t.exit?.exitCode ?? null, sentBytes };
-      return reply.data(`Sent ${sentBytes} bytes to terminal ${id}; read the response with ${toolName("session_read")}.`, result);
+      return reply.data(`${back}Sent ${sentBytes} bytes to terminal ${id}; read the response with ${toolName("session_read")}.`, result);
     }
     // the terminal echoes the typed text: match waitFor only against what comes after that echo
     const waited = await t.wait({ from, pattern, echo: input, quietMs, timeoutMs, signal: ctx.signal });
-    return readReply(t, t.readNew(stripAnsi), waited, { sentBytes });
+    const result = readReply(t, t.readNew(stripAnsi), waited, { sentBytes });
+    return back ? { ...result, content: [{ type: "text" as const, text: back.trim() }, ...result.content] } : result;
   },
 });
 
