@@ -19,6 +19,7 @@ export const hubLiveView = defineTool({
     tab: z.number().int().min(0).optional().describe("A tab of this session (browser_tabs); the view stays on it"),
     terminal: z.string().min(1).max(64).optional().describe("A terminal of this session (its id, e.g. t1a2b3c4d)"),
     ttlSeconds: z.number().int().min(1).optional().describe("Lifetime (default 1 h)"),
+    embedded: z.boolean().optional().describe("Set by agentbox's MCP App, which draws the view inside the chat (its socket then opens from any page)"),
   },
   output: {
     url: z.string().describe("Opens the view in a plain browser: /live/<token> under the hub's address"),
@@ -28,9 +29,9 @@ export const hubLiveView = defineTool({
     terminal: z.string().optional(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run({ tab, terminal, ttlSeconds }, { hub, session }: Context) {
+  async run({ tab, terminal, ttlSeconds, embedded }, { hub, session }: Context) {
     if (tab !== undefined && terminal !== undefined) return reply.error("Give tab or terminal, not both: one view shows one thing.");
-    const view = hub.live.open({ tenant: session.tenant.name, session: session.id, tab, terminal, ttlSeconds });
+    const view = hub.live.open({ tenant: session.tenant.name, session: session.id, tab, terminal, ttlSeconds, embedded });
     if (typeof view === "string") return reply.error(view);
     const data = {
       url: view.url,
