@@ -19,7 +19,7 @@ export const hubLiveView = defineTool({
     tab: z.number().int().min(0).optional().describe("A tab of this session (browser_tabs); the view stays on it"),
     terminal: z.string().min(1).max(64).optional().describe("A terminal of this session (its id, e.g. t1a2b3c4d)"),
     ttlSeconds: z.number().int().min(1).optional().describe("Lifetime (default 1 h)"),
-    embedded: z.boolean().optional().describe("Set by agentbox's MCP App, which draws the view inside the chat (its socket then opens from any page)"),
+    embedded: z.boolean().optional().describe("Set by the live view MCP App, which draws the view in the chat: its socket opens from any origin"),
   },
   output: {
     url: z.string().describe("Opens the view in a plain browser: /live/<token> under the hub's address"),
