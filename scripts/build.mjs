@@ -79,6 +79,14 @@ step(
   () => node(["dist/hub/live/build.js"]),
 );
 
+// the live view as an MCP App: one self-contained document (hub/live/app-build.ts)
+step(
+  "live-app",
+  () => digest([...filesUnder("hub/live/web"), path.join(root, "dist", "hub", "live", "app-build.js")], lockAndNode()),
+  ["dist/hub/live/static/app.html"],
+  () => node(["dist/hub/live/app-build.js"]),
+);
+
 // agentbox-landlock (hub/tenants/network.ts) is C: Landlock is a set of system calls Node cannot make.
 // Without a C compiler the hub still runs; a hub with several tenants then says they share the network.
 step(

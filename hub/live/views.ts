@@ -30,6 +30,8 @@ export interface LiveView {
   createdAt: Date;
   expiresAt: Date;
   url: string;
+  /** Drawn inside an MCP App (./app-resource.ts): its socket comes from the host's sandbox, whose origin is the host's. */
+  embedded?: true;
 }
 
 export interface LiveViewRequest {
@@ -38,6 +40,7 @@ export interface LiveViewRequest {
   tab?: number;
   terminal?: string;
   ttlSeconds?: number;
+  embedded?: boolean;
 }
 
 /** The tenant's child that streams this kind for the session, if it has one running. */
@@ -91,13 +94,15 @@ export class LiveViews {
       createdAt: new Date(now),
       expiresAt: new Date(now + ttl * 1000),
       url: `${this.base()}/live/${token}`,
+      ...(request.embedded ? { embedded: true as const } : {}),
     };
     this.secrets.remember(token, secretOf(token));
     this.store.add(view);
     return view;
   }
 
-  private base(): string {
+  /** The hub's address for people: the public URL, else the current request's, else the listening address. */
+  base(): string {
     let base: URL;
     try {
       base = new URL(this.config.publicUrl ?? currentRequestBase() ?? this.fallbackBase());
@@ -152,7 +157,7 @@ export class LiveViews {
     const routed = tokenOfLivePath((req.url ?? "/").split("?")[0]);
     const found = routed?.rest === "/socket" ? this.found(routed.token) : "missing: Nothing here takes a WebSocket.";
     if (typeof found === "string") return plainAnswer(socket, found.startsWith("gone") ? 410 : 404, found.slice(found.indexOf(":") + 2));
-    if (req.headers.origin !== origin) return plainAnswer(socket, 403, "A live view's socket opens only from the view's own page.");
+    if (!found.embedded && req.headers.origin !== origin) return plainAnswer(socket, 403, "A live view's socket opens only from the view's own page.");
     acceptWebSocket(req, socket, head, (connection) => this.connected(found, connection));
   }
 

@@ -9,7 +9,7 @@ import { inputRequired, Server, type CacheHint, type InputRequiredResult, type S
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "../sessions/forward.js";
 import * as answer from "../sessions/handlers.js";
-import { startRequest, TOOLS_CALL, wantsLog, type PendingCall } from "../sessions/pending-call.js";
+import { declaredCapabilities, startRequest, TOOLS_CALL, wantsLog, type PendingCall } from "../sessions/pending-call.js";
 import type { CallChannel } from "../sessions/registry.js";
 import type { TaskEscalation } from "../tasks/answer.js";
 import type { PendingCalls, SealedState } from "./pending-calls.js";
@@ -147,7 +147,9 @@ export function createModernServer(ctx: ModernCtx): Server {
     traceRequest(ctx.session, req.method, req.params, c.mcpReq.id, work);
   // the handlers answer in the 2025 SDK's types; hub/protocol/sdk-seam.ts gives each answer the v2 SDK's, by method
   const leftOut = (tool: string) => hub.log.warn("a tool is left out of 2026-07-28 listings: its schema is not JSON", { tool });
-  server.setRequestHandler("tools/list", (req, c) => traced(req, c, async () => ({ tools: toolsForV2((await answer.listTools(ctx)).tools, leftOut) })));
+  server.setRequestHandler("tools/list", (req, c) =>
+    traced(req, c, async () => ({ tools: toolsForV2((await answer.listTools(ctx, declaredCapabilities(c))).tools, leftOut) })),
+  );
   server.setRequestHandler("tools/call", (req, c) =>
     inRounds(
       ctx,
@@ -171,7 +173,7 @@ export function createModernServer(ctx: ModernCtx): Server {
       ),
     ),
   );
-  server.setRequestHandler("resources/list", (req, c) => traced(req, c, () => answer.listAllResources(ctx)));
+  server.setRequestHandler("resources/list", (req, c) => traced(req, c, () => answer.listAllResources(ctx, declaredCapabilities(c))));
   server.setRequestHandler("resources/templates/list", (req, c) => traced(req, c, () => answer.listResourceTemplates(ctx)));
   server.setRequestHandler("resources/read", (req, c) =>
     traced(req, c, () =>

@@ -12,6 +12,10 @@ import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
 import { formatRange, type PortRange } from "../config/network.js";
+import { LIVE_APP_URI, liveAppListing, readLiveApp, rendersApps, withAppMeta } from "../live/app-resource.js";
+
+/** What the client declared: a 2025 session's at initialize, a 2026 request's in its envelope (passed in). */
+type Declared = Record<string, unknown> | undefined;
 
 /** What every handler works with: the hub and the session, seen through the view of this request or session. */
 export interface HandlerCtx {
@@ -58,9 +62,11 @@ function selectedPrompt({ session, view }: HandlerCtx, name: string) {
   throw unknownName("prompt", name, session.tenant.catalog.suggestPrompts(name));
 }
 
-export async function listTools(ctx: HandlerCtx) {
+export async function listTools(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
   await checkMethodLimit(ctx, "tools/list");
-  return { tools: ctx.view.listTools() };
+  const tools = ctx.view.listTools();
+  // the live view app (hub/live/app-resource.ts) only for hosts that render MCP Apps
+  return { tools: rendersApps(declared) ? withAppMeta(tools) : tools };
 }
 
 export async function listPrompts(ctx: HandlerCtx) {
@@ -75,9 +81,10 @@ export async function getPrompt(ctx: HandlerCtx, params: GetPromptRequest["param
   return forward(owner.child, "prompts/get", params, ctx.session, channel, { name: owner.original });
 }
 
-export async function listAllResources(ctx: HandlerCtx) {
+export async function listAllResources(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
   await checkMethodLimit(ctx, "resources/list");
-  return { resources: await listResources(ctx.session, ctx.view, ctx.hub.log) };
+  const resources = await listResources(ctx.session, ctx.view, ctx.hub.log);
+  return { resources: rendersApps(declared) ? [...resources, liveAppListing(ctx.hub.live.base())] : resources };
 }
 
 export async function listResourceTemplates(ctx: HandlerCtx) {
@@ -88,6 +95,7 @@ export async function listResourceTemplates(ctx: HandlerCtx) {
 
 export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest["params"], channel: CallChannel) {
   await checkMethodLimit(ctx, "resources/read");
+  if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base());
   return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
 }
 

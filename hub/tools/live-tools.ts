@@ -16,6 +16,7 @@ export const hubLiveView = defineTool({
     tab: z.number().int().min(0).optional(),
     terminal: z.string().min(1).max(64).optional().describe("Terminal id"),
     ttlSeconds: z.number().int().min(1).optional(),
+    embedded: z.boolean().optional().describe("Set by the live view MCP App: the socket opens from any origin"),
   },
   output: {
     url: z.string().describe("Opens the view in a plain browser: /live/<token> under the hub's address"),
@@ -25,9 +26,9 @@ export const hubLiveView = defineTool({
     terminal: z.string().optional(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run({ tab, terminal, ttlSeconds }, { hub, session }: Context) {
+  async run({ tab, terminal, ttlSeconds, embedded }, { hub, session }: Context) {
     if (tab !== undefined && terminal !== undefined) return reply.error("Give tab or terminal, not both: one view shows one thing.");
-    const view = hub.live.open({ tenant: session.tenant.name, session: session.id, tab, terminal, ttlSeconds });
+    const view = hub.live.open({ tenant: session.tenant.name, session: session.id, tab, terminal, ttlSeconds, embedded });
     if (typeof view === "string") return reply.error(view);
     const data = {
       url: view.url,
