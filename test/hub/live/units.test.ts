@@ -55,7 +55,6 @@ class FakeSocket implements WebSocketConnection {
 /** A JPEG's first bytes and then `size` bytes: what the hub checks of a frame. */
 const jpeg = (size: number) => Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(size, 7)]).toString("base64");
 const frameEvent = (data: string) => ({ stream: "s1", type: "frame", data, metadata: { deviceWidth: 1280, deviceHeight: 720 } });
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 type Answer = { status?: number; body: string };
 
