@@ -27,13 +27,13 @@ describe("search mode", () => {
   });
   after(() => hub.stop());
 
-  // 4,000 until issue 38 added hub_recordings (0.35 KB)
-  test("starts with the hub's own tools only, under 4,300 bytes of what a model reads", async () => {
+  // 4,000 until issue 38 added hub_recordings and hub_live_view (0.35 KB each, and the MCP App's `embedded`)
+  test("starts with the hub's own tools only, under 4,800 bytes of what a model reads", async () => {
     const client = await hub.connect({ path: "/mcp?catalog=search" });
     const listed = await client.listTools();
     // the catalog budget's measure (bench/catalog-size.ts): output schemas are the client's, not the model's
     const { bytes } = measureCatalog(listed.tools);
-    assert.ok(bytes < 4300, `${bytes} bytes`);
+    assert.ok(bytes < 4800, `${bytes} bytes`);
     assert.ok(listed.tools.some((t) => t.name === "hub_find_tools"));
     assert.ok(
       listed.tools.every((t) => t.name.startsWith("hub_")),

@@ -20,6 +20,7 @@ const HUB_TOOLS = [
   "hub_preview",
   "hub_end_preview",
   "hub_recordings",
+  "hub_live_view",
 ];
 
 async function names(client: Client): Promise<string[]> {

@@ -132,7 +132,7 @@ describe("one shape for every tool in tools/list", () => {
       if (!("offset" in input)) return [];
       const limit = input.limit as Schema & { description?: string; maximum?: number; default?: number };
       const text = limit?.description ?? "";
-      const unit = /\b(lines|entries|results|matches|links|characters|sessions)\b/i.test(text);
+      const unit = /\b(lines|entries|results|matches|links|characters|sessions|recordings)\b/i.test(text);
       const hasDefault = limit?.default !== undefined || /default \d/.test(text);
       return unit && limit.maximum !== undefined && hasDefault ? [] : [`${t.name}: ${JSON.stringify(limit)}`];
     });
