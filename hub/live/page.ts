@@ -24,6 +24,8 @@ const CSP = [
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
+  // the playground's Live panel frames the view; no other site may (a framed "Take over" invites clickjacking)
+  "frame-ancestors 'self'",
 ].join("; ");
 
 const HEADERS = {

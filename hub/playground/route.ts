@@ -26,6 +26,8 @@ const CSP = [
   "img-src 'self' data: blob:",
   "media-src data: blob:",
   "connect-src 'self'",
+  // the Live panel frames the hub's own /live/<token> pages, nothing else
+  "frame-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",

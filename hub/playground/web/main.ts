@@ -14,6 +14,7 @@ import { ToolPanel } from "./tool-panel.js";
 import { TasksPanel } from "./tasks-panel.js";
 import { PreviewsPanel } from "./previews-panel.js";
 import { RecordingsPanel } from "./recordings-panel.js";
+import { LivePanel } from "./live-panel.js";
 import { CallsPanel } from "./calls-panel.js";
 import { sessionServers } from "./session-servers.js";
 import { serverCards } from "./sidebar.js";
@@ -33,6 +34,10 @@ const clients = new ClientsPanel(() => connection);
 const tasks = new TasksPanel(() => connection);
 const previews = new PreviewsPanel(() => connection);
 const recordings = new RecordingsPanel(() => connection);
+const live = new LivePanel(
+  () => connection,
+  (name) => tools.some((t) => t.name === name),
+);
 const calls = new CallsPanel(() => connection);
 const protocol = h("span", { class: "protocol-slot" });
 const toolFilter = h("input", { type: "search", placeholder: "Filter tools", class: "tool-filter", "aria-label": "Filter tools" });
@@ -87,6 +92,7 @@ function layout(): void {
         tasks.element,
         previews.element,
         recordings.element,
+        live.element,
         calls.element,
         h("div", { class: "sidebar-tools" }, toolFilter),
         sidebar,
@@ -148,8 +154,10 @@ function select(name: string | undefined): void {
           void previews.refresh();
           void recordings.refresh();
           void calls.refresh();
+          live.afterCall(tool.name);
           await refreshStatus();
         },
+        (args, result) => live.watchButton(tool.name, args, result),
       );
       panels.set(tool.name, panel);
     }

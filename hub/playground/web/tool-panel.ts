@@ -3,7 +3,7 @@
 import { SdkHttpError, type CallToolResult, type Progress, type Tool } from "@modelcontextprotocol/client";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/client/validators/cf-worker";
 import type { Connection } from "./connection.js";
-import { formatDuration, h, replace } from "./dom.js";
+import { formatDuration, h, replace, type Child } from "./dom.js";
 import { renderResult, type OutputCheck } from "./result-view.js";
 import { buildForm, type JsonSchema } from "./schema-form.js";
 import { StreamedOutput } from "./streamed-output.js";
@@ -33,11 +33,15 @@ export class ToolPanel {
   private readonly task: TaskArea;
   private abort?: AbortController;
 
-  /** @param onCallEnd runs before a call's outcome is shown, so what the call changed (a server it started) shows with it */
+  /**
+   * @param onCallEnd runs before a call's outcome is shown, so what the call changed (a server it started) shows with it
+   * @param resultActions what the page offers beside a result (the Live panel's "Watch live")
+   */
   constructor(
     readonly tool: Tool,
     private readonly connection: () => Connection,
     private readonly onCallEnd: (result?: CallToolResult) => Promise<void> = async () => undefined,
+    private readonly resultActions: (args: Record<string, unknown>, result: CallToolResult) => Child = () => null,
   ) {
     this.form = buildForm(tool.inputSchema as JsonSchema);
     this.task = new TaskArea(tool, connection().era === "modern");
@@ -152,11 +156,12 @@ export class ToolPanel {
       )) as CallToolResult;
       const took = formatDuration(performance.now() - started);
       await this.afterCall(result);
+      const actions = this.resultActions(args.value, result);
       this.setOutcome(result.isError ? "error" : "ok", result.isError ? `Tool error · ${took}` : `Done · ${took}`);
       this.showResult(
         result.isError ? "error" : "ok",
         result.isError ? "Tool reported an error" : "Result",
-        h("div", null, output.folded(), renderResult(result, this.checkOutput(result))),
+        h("div", null, actions ? h("div", { class: "result-actions" }, actions) : null, output.folded(), renderResult(result, this.checkOutput(result))),
       );
     } catch (err) {
       const took = formatDuration(performance.now() - started);
