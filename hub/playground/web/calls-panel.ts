@@ -15,8 +15,8 @@ interface CallEntry {
 }
 
 const SHOWN = 50;
-/** What the side panels call after each run (this one, Clients and Tasks). */
-const PANEL_TOOLS = new Set(["hub_calls", "hub_sessions"]);
+/** What the side panels call after each run (this one, Clients and Tasks; Recordings after browser and terminal calls). */
+const PANEL_TOOLS = new Set(["hub_calls", "hub_sessions", "hub_recordings"]);
 
 /** A duration a person reads at a glance: milliseconds below a second, seconds above. */
 function duration(ms: number): string {

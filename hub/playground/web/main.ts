@@ -152,7 +152,8 @@ function select(name: string | undefined): void {
           keepFound(tool, result);
           void tasks.refresh();
           void previews.refresh();
-          void recordings.refresh();
+          // only a browser or terminal call can start or end a recording (and each listing is an audit line)
+          if (/^(browser|terminal)_/.test(tool.name)) void recordings.refresh();
           void calls.refresh();
           live.afterCall(tool.name);
           await refreshStatus();
