@@ -7,7 +7,7 @@ import type { ZodRawShape } from "zod";
 import stripAnsi from "strip-ansi";
 import { errorMessage, type Logger } from "../lib/log.js";
 import { SessionStore } from "../lib/session-state.js";
-import { controlBackText, heldByPersonText } from "../lib/live.js";
+import { controlBackText, HELD_RETRY_AFTER_MS, heldByPersonText } from "../lib/live.js";
 import { defineTool, reply, ToolError, type Tool, type ToolContext, type ToolDefinition } from "../lib/tool.js";
 import { ChromiumHost, firstLine } from "./chromium.js";
 import { BrowserSession } from "./session.js";
@@ -72,11 +72,11 @@ export interface BrowserToolDefinition<S extends ZodRawShape> extends Omit<ToolD
 
 /**
  * While a person holds the current tab through a live view, a call that would act on it does
- * nothing and says so (not an error: the agent loses nothing by waiting); the first result after
+ * nothing and says so (a held reply: the agent loses nothing by waiting); the first result after
  * the person hands back says that too, once.
  */
 async function respectingPerson<S extends ZodRawShape>(def: BrowserToolDefinition<S>, args: Args<S>, b: BrowserSession, run: () => Promise<CallToolResult>) {
-  if (b.isHeldByPerson(b.currentTab()) && !def.sparesCurrentTab?.(args)) return reply.text(heldByPersonText("tab"));
+  if (b.isHeldByPerson(b.currentTab()) && !def.sparesCurrentTab?.(args)) return reply.held(heldByPersonText("tab"), HELD_RETRY_AFTER_MS);
   const back = b.takeHandedBack();
   const result = await run();
   return back ? { ...result, content: [{ type: "text" as const, text: controlBackText("tab") }, ...result.content] } : result;

@@ -87,7 +87,10 @@ export type LiveEvent =
   | { stream: string; type: "closed"; why: string }
   | { stream: string; type: "output"; data: string };
 
-/** The words an agent's tool answers with while a person holds its tab or terminal: not an error, nothing done. */
+/** When an agent's call on a tab or terminal a person holds is told to try again (its reply's retryAfterMs). */
+export const HELD_RETRY_AFTER_MS = 5000;
+
+/** The words an agent's tool answers with while a person holds its tab or terminal (a `reply.held`): nothing done. */
 export function heldByPersonText(what: string): string {
   return `A person is using this ${what} through a live view and holds control: nothing was done. Wait, or call again later.`;
 }

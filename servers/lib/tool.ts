@@ -4,6 +4,7 @@ import type { CallToolResult, Tool as ListedTool, ServerNotification, ServerRequ
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Logger } from "./log.js";
 import { calledName, resolveText, type Text } from "./names.js";
+import { RETRY_AFTER_META_KEY } from "./session-events.js";
 import { parseArguments, publishedSchema, type Arguments } from "./tool-schema.js";
 
 /**
@@ -102,6 +103,7 @@ export function defineTool<S extends ZodRawShape, C extends CallContext = ToolCo
         if (!(err instanceof ToolError && err.data)) throw err;
         result = reply.failure(err.message, err.data);
       }
+      if (heldReplies.has(result)) result = heldFittingSchema(result, output !== undefined);
       return result.isError && result.structuredContent !== undefined ? failureFittingSchema(result, output, ctx.log) : result;
     },
   };
@@ -135,6 +137,19 @@ function failureFittingSchema(result: CallToolResult, output: ZodObject | undefi
   return rest;
 }
 
+/** The results made by `reply.held`, recognised by `defineTool` (a mark no result can forge or carry over the wire). */
+const heldReplies = new WeakSet<CallToolResult>();
+
+/**
+ * A held reply as the tool's clients accept it. Without an output schema it stays a normal result
+ * (nothing failed). With one it becomes an error result: official clients check a normal result's
+ * structuredContent against the schema and reject the whole result (message and all) with -32602
+ * when it is missing, while an error result is not held to the schema.
+ */
+function heldFittingSchema(result: CallToolResult, hasOutputSchema: boolean): CallToolResult {
+  return hasOutputSchema ? { ...result, isError: true } : result;
+}
+
 type Content = CallToolResult["content"];
 
 export const reply = {
@@ -152,6 +167,21 @@ export const reply = {
     const content: Content = [{ type: "image", data: base64, mimeType }];
     if (caption) content.unshift({ type: "text", text: caption });
     return { content };
+  },
+  /**
+   * A call that did nothing because something outside the agent's reach holds what it acts on (a
+   * person using the tab through a live view): the text says so, `_meta` says when to try again,
+   * and `structured` (when given) is the tool's data for "nothing done". `defineTool` makes it an
+   * error result for a tool with an output schema (see heldFittingSchema), a normal one otherwise.
+   */
+  held(text: string, retryAfterMs: number, structured?: Record<string, unknown>): CallToolResult {
+    const result: CallToolResult = {
+      content: [{ type: "text", text }],
+      ...(structured && { structuredContent: structured }),
+      _meta: { [RETRY_AFTER_META_KEY]: retryAfterMs },
+    };
+    heldReplies.add(result);
+    return result;
   },
   /** An `isError` result: text (and `more`, e.g. figures) only, for a failure with no data to give. */
   error(message: string, more: Content = []): CallToolResult {

@@ -2,7 +2,7 @@
 // session_kill, session_list. Each works only on the calling client session's terminals.
 import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
-import { controlBackText, heldByPersonText } from "../../lib/live.js";
+import { controlBackText, HELD_RETRY_AFTER_MS, heldByPersonText } from "../../lib/live.js";
 import { toolName } from "../../lib/names.js";
 import { limitField } from "../../lib/paging.js";
 import { portNote } from "../../lib/tenant-ports.js";
@@ -174,7 +174,7 @@ const sessionSend = defineTool({
     }
     if (t.heldByPerson) {
       const held = { id, output: "", droppedBytes: 0, waited: null, alive: t.alive, exitCode: null, sentBytes: 0 };
-      return reply.data(heldByPersonText("terminal"), held);
+      return reply.held(heldByPersonText("terminal"), HELD_RETRY_AFTER_MS, held);
     }
     const back = t.handedBack ? `${controlBackText("terminal")}\n` : "";
     t.handedBack = false;

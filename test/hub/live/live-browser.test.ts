@@ -133,9 +133,18 @@ describe("live view of a browser tab", () => {
   test("a person takes over: clicks and keys reach the page, the agent is told and waits", async () => {
     await viewer.getByRole("button", { name: "Take over" }).click();
     await until("the person holds control", async () => (await stateOf(viewer)).holder === "you");
+    // the official client checks a normal result against the tool's output schema (once it listed
+    // the tools) and rejects one without structuredContent: the held reply must still reach the agent
+    const listed = await alice.listTools();
+    assert.ok(listed.tools.find((t) => t.name === "browser_snapshot")?.outputSchema, "browser_snapshot declares an output schema");
+    const heldSnapshot = await call(alice, "browser_snapshot");
+    assert.equal(heldSnapshot.isError, true, "a tool with an output schema answers an error result, which clients do not validate");
+    assert.match(textOf(heldSnapshot), /A person is using this tab through a live view and holds control: nothing was done\. Wait, or call again later\./);
+    assert.equal(heldSnapshot._meta?.["agentbox/retryAfterMs"], 5000);
     const held = await call(alice, "browser_click", { selector: "#add" });
-    assert.ok(!held.isError, "a held tab answers a normal result");
+    assert.ok(!held.isError, "a tool without an output schema answers a normal result");
     assert.match(textOf(held), /A person is using this tab/);
+    assert.equal(held._meta?.["agentbox/retryAfterMs"], 5000);
 
     const button = await screenPoint(viewer, 200, 250);
     await viewer.mouse.click(button.x, button.y);

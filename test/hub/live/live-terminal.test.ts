@@ -47,9 +47,12 @@ describe("live view of a terminal", () => {
   test("a person takes over and types; the agent's input waits, and hears when control came back", async () => {
     await viewer.getByRole("button", { name: "Take over" }).click();
     await until("the person holds control", async () => (await holderOf(viewer)) === "you");
+    await agent.listTools(); // so the official client checks results against the tools' output schemas
     const held = await call(agent, "terminal_session_send", { id, input: "echo agent-typed\n" });
-    assert.ok(!held.isError);
+    assert.equal(held.isError, true, "a tool with an output schema answers a held call with an error result");
     assert.match(textOf(held), /A person is using this terminal/);
+    assert.equal(held._meta?.["agentbox/retryAfterMs"], 5000);
+    assert.deepEqual(held.structuredContent && { sentBytes: held.structuredContent.sentBytes }, { sentBytes: 0 });
     await viewer.locator("#terminal").click();
     await viewer.keyboard.type("echo person-$((20+22))");
     await viewer.keyboard.press("Enter");
