@@ -16,7 +16,9 @@ export interface ProxyTarget {
 }
 
 const TARGET = Symbol("agentbox.previewTarget");
-type Tagged = IncomingMessage & { [TARGET]?: ProxyTarget };
+// set once the app answered a WebSocket's upgrade: from then on the client has the app's answer
+const ANSWERED = Symbol("agentbox.previewAnswered");
+type Tagged = IncomingMessage & { [TARGET]?: ProxyTarget; [ANSWERED]?: boolean };
 
 export const hostHeaderOf = (t: { host: string; port: number }) => `${isIP(t.host) === 6 ? `[${t.host}]` : t.host}:${t.port}`;
 
@@ -33,8 +35,12 @@ export class PreviewProxy {
     // a WebSocket's answer (its 101, or a refusal) may set cookies too: mended before the library
     // writes its headers to the client, which it does in listeners of its own added after this event
     this.proxy.on("proxyReqWs", (proxyReq: ClientRequest, req: IncomingMessage) => {
-      proxyReq.prependListener("upgrade", (proxyRes: IncomingMessage) => mend(req, proxyRes));
-      proxyReq.prependListener("response", (proxyRes: IncomingMessage) => mend(req, proxyRes));
+      const answered = (proxyRes: IncomingMessage) => {
+        (req as Tagged)[ANSWERED] = true;
+        mend(req, proxyRes);
+      };
+      proxyReq.prependListener("upgrade", answered);
+      proxyReq.prependListener("response", answered);
     });
     // http-proxy-3 re-emits a WebSocket client's socket errors (a reset, a write to a client that
     // left) here, and throws them when nothing listens: they end that one exchange, not the hub
@@ -56,6 +62,14 @@ export class PreviewProxy {
 
   ws(req: IncomingMessage, socket: Duplex, head: Buffer, target: ProxyTarget): void {
     (req as Tagged)[TARGET] = target;
-    this.proxy.ws(req, socket as Socket, head, this.options(target), () => socket.destroy());
+    this.proxy.ws(req, socket as Socket, head, this.options(target), (err) => {
+      // the app could not be reached (it ended between the port check and now): say so, as web() does
+      if ((req as Tagged)[ANSWERED] || socket.destroyed || !socket.writable) return void socket.destroy();
+      const text = `The previewed app did not answer (${(err as NodeJS.ErrnoException).code ?? "error"}): is it still running?\n`;
+      socket.end(
+        `HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
+      );
+    });
   }
 }

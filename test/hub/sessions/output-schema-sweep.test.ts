@@ -159,6 +159,7 @@ const SWEEP: Record<string, Entry> = {
   },
   hub_end_preview: { ok: (memo) => ({ preview: memo.preview }), error: { preview: "made-up" } },
   hub_recordings: { ok: {}, error: { offset: 5000 } },
+  hub_live_view: { ok: {}, error: { tab: 0, terminal: "t0" } },
 };
 
 /** Every tool the hub lists, all pages of it (listTools also primes the client's output validators). */
