@@ -20,7 +20,14 @@ test("with nothing changed every step is up to date; a changed input reruns its 
   build(); // whatever the last build left stale
   assert.deepEqual(
     build().filter((l) => l.startsWith("build: ")),
-    ["build: tsc up to date", "build: playground up to date", "build: landlock up to date", "build: manifest up to date"],
+    [
+      "build: tsc up to date",
+      "build: playground up to date",
+      "build: live up to date",
+      "build: live-app up to date",
+      "build: landlock up to date",
+      "build: manifest up to date",
+    ],
   );
 
   // a manifest written elsewhere is an output that does not exist yet: only the manifest step runs
