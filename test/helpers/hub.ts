@@ -183,6 +183,9 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
         clearTimeout(timer);
       }
       fs.rmSync(dir, { recursive: true, force: true });
+      // a workspace made here goes too: left in /tmp, every later hub with tenants would walk it
+      // when it measures disk use (SHARED_WRITABLE_DIRS), slower with each test file
+      if (!options.workspace) fs.rmSync(workspace, { recursive: true, force: true });
       // an error the hub left unhandled is a bug whatever the test asserted (hub/main.ts logs it so)
       const uncaught = logs.find((line) => /^\{.*"component":"hub".*"msg":"uncaught exception"/.test(line));
       if (uncaught) throw new Error(`the hub had an uncaught exception: ${uncaught}`);

@@ -74,7 +74,8 @@ interface AppSeen {
   view?: { frames: number; kind: string; holder: string; terminal?: string; closed: string };
 }
 
-const seenBy = (frame: Frame) => frame.evaluate(() => (window as unknown as { liveApp: AppSeen }).liveApp);
+// undefined until the app's script has run: the frame is there before it
+const seenBy = (frame: Frame) => frame.evaluate(() => (window as unknown as { liveApp?: AppSeen }).liveApp);
 
 describe("the live view app in a host", () => {
   let hub: TestHub;
@@ -146,8 +147,8 @@ describe("the live view app in a host", () => {
     const { page, frame } = await show("browser_navigate", input, navigated);
     const seen = await until("frames in the app", async () => {
       const s = await seenBy(frame);
-      if (s.phase === "failed") throw new Error(`the app failed: ${s.error}`);
-      return (s.view?.frames ?? 0) >= 1 ? s : undefined;
+      if (s?.phase === "failed") throw new Error(`the app failed: ${s.error}`);
+      return (s?.view?.frames ?? 0) >= 1 ? s : undefined;
     });
     assert.deepEqual(seen.asked, { embedded: true });
     assert.equal(seen.view?.kind, "browser");
@@ -163,12 +164,12 @@ describe("the live view app in a host", () => {
     assert.ok(green);
     // take over from the app: the agent's tools on that tab wait; hand back: they work again
     await frame.locator("#control").click();
-    await until("the person holds control", async () => (await seenBy(frame)).view?.holder === "you");
+    await until("the person holds control", async () => (await seenBy(frame))?.view?.holder === "you");
     const held = await call(agent, "browser_click", { selector: "#block" });
     assert.ok(!held.isError, "a held tab answers a normal result");
     assert.match(textOf(held), /A person is using this tab through a live view/);
     await frame.locator("#control").click();
-    await until("control went back", async () => (await seenBy(frame)).view?.holder === "agent");
+    await until("control went back", async () => (await seenBy(frame))?.view?.holder === "agent");
     assert.match(textOf(await call(agent, "browser_click", { selector: "#block" })), /handed control back/);
     assert.deepEqual(violations, [], "the app reached nothing its CSP does not allow");
     await page.close();
@@ -181,8 +182,8 @@ describe("the live view app in a host", () => {
     const { page, frame } = await show("terminal_session_create", {}, created);
     const seen = await until("the terminal in the app", async () => {
       const s = await seenBy(frame);
-      if (s.phase === "failed") throw new Error(`the app failed: ${s.error}`);
-      return s.view?.kind === "terminal" ? s : undefined;
+      if (s?.phase === "failed") throw new Error(`the app failed: ${s.error}`);
+      return s?.view?.kind === "terminal" ? s : undefined;
     });
     assert.deepEqual(seen.asked, { terminal: id, embedded: true });
     await call(agent, "terminal_session_send", { id, input: "echo app-sees-$((6*7))\n" });
