@@ -55,6 +55,8 @@ function node(args) {
 }
 
 const isTs = (name) => name.endsWith(".ts");
+/** A page's build script and the bundle options it shares with the others (hub/playground/browser-bundle.ts). */
+const bundledBy = (room, script) => [path.join(root, "dist", "hub", room, script), path.join(root, "dist", "hub", "playground", "browser-bundle.js")];
 const lockAndNode = () => [fs.readFileSync(path.join(root, "package-lock.json"), "utf8"), process.version];
 
 // tsc is incremental, but even with nothing changed it re-reads the whole program (~15 s here)
@@ -67,14 +69,14 @@ step(
 
 step(
   "playground",
-  () => digest([...filesUnder("hub/playground/web"), path.join(root, "dist", "hub", "playground", "build.js")], lockAndNode()),
+  () => digest([...filesUnder("hub/playground/web"), ...bundledBy("playground", "build.js")], lockAndNode()),
   ["dist/hub/playground/static/index.html", "dist/hub/playground/static/app.js", "dist/hub/playground/static/app.css"],
   () => node(["dist/hub/playground/build.js"]),
 );
 
 step(
   "live",
-  () => digest([...filesUnder("hub/live/web"), path.join(root, "dist", "hub", "live", "build.js")], lockAndNode()),
+  () => digest([...filesUnder("hub/live/web"), ...bundledBy("live", "build.js")], lockAndNode()),
   ["dist/hub/live/static/view.html", "dist/hub/live/static/view.js", "dist/hub/live/static/view.css"],
   () => node(["dist/hub/live/build.js"]),
 );
@@ -82,7 +84,7 @@ step(
 // the live view as an MCP App: one self-contained document (hub/live/app-build.ts)
 step(
   "live-app",
-  () => digest([...filesUnder("hub/live/web"), path.join(root, "dist", "hub", "live", "app-build.js")], lockAndNode()),
+  () => digest([...filesUnder("hub/live/web"), ...bundledBy("live", "app-build.js")], lockAndNode()),
   ["dist/hub/live/static/app.html"],
   () => node(["dist/hub/live/app-build.js"]),
 );

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type Plugin } from "esbuild";
+import { BROWSER_BUNDLE } from "../playground/browser-bundle.js";
 import { LIVE_APP_FILE } from "./app-resource.js";
 import { STATIC_DIR } from "./page.js";
 
@@ -37,14 +38,8 @@ const bundled = await build({
   entryPoints: [path.join(source, "app.ts"), path.join(source, "app.css")],
   outdir: "out",
   write: false,
-  bundle: true,
+  ...BROWSER_BUNDLE,
   format: "iife",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  sourcemap: false,
-  legalComments: "none",
-  logLevel: "warning",
 });
 const output = (ext: string) => bundled.outputFiles.find((f) => f.path.endsWith(ext))!.text;
 // inlined text must not end its own element early

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { BROWSER_BUNDLE } from "../playground/browser-bundle.js";
 import { STATIC_DIR } from "./page.js";
 
 // this file runs from dist/hub/live/; its sources are in hub/live/
@@ -17,14 +18,8 @@ await build({
     { in: path.join(source, "view.css"), out: "view" },
   ],
   outdir: STATIC_DIR,
-  bundle: true,
+  ...BROWSER_BUNDLE,
   format: "esm",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  sourcemap: false,
-  legalComments: "none",
-  logLevel: "warning",
 });
 fs.copyFileSync(path.join(source, "view.html"), path.join(STATIC_DIR, "view.html"));
 process.stderr.write(`live view built into ${STATIC_DIR}\n`);

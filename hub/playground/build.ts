@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { BROWSER_BUNDLE } from "./browser-bundle.js";
 import { STATIC_DIR } from "./route.js";
 
 // this file runs from dist/hub/playground/; its sources are in hub/playground/
@@ -18,14 +19,8 @@ await build({
     { in: path.join(source, "web", "app.css"), out: "app" },
   ],
   outdir: STATIC_DIR,
-  bundle: true,
+  ...BROWSER_BUNDLE,
   format: "esm",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  sourcemap: false,
-  legalComments: "none",
-  logLevel: "warning",
   // platform "browser" picks the SDK's browser shims (its JSON Schema validator without eval), and a
   // Node-only import anywhere fails the build instead of reaching the page
   define: { "process.env.NODE_ENV": '"production"' },

@@ -161,7 +161,7 @@ export class LivePanel {
     const close = h("button", { type: "button", class: "ghost small", "data-action": "close-live" }, "Close");
     const viewer = h(
       "div",
-      { class: "live-viewer", role: "dialog", "aria-label": `Live view of ${what}`, "data-kind": kind },
+      { class: "overlay live-viewer", role: "dialog", "aria-label": `Live view of ${what}`, "data-kind": kind },
       h(
         "div",
         { class: "live-head" },

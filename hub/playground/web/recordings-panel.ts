@@ -86,7 +86,7 @@ export class RecordingsPanel {
     const close = h("button", { type: "button", class: "ghost small", "data-action": "close-replay" }, "Close");
     const element = h(
       "div",
-      { class: "recording-replay", role: "dialog", "aria-label": `Replay of ${r.id}` },
+      { class: "overlay recording-replay", role: "dialog", "aria-label": `Replay of ${r.id}` },
       h("div", { class: "recording-head" }, h("span", null, r.id), close),
       screen,
     );
