@@ -94,6 +94,36 @@ const PASSING_SCENARIOS = [
   "tools-list",
 ];
 
+/**
+ * Checks of server-stateless that read a response stream for a fixed window of the suite's own
+ * (500-1500 ms) and fail if no frame came within it: on a loaded machine the hub's first frame can
+ * come later. A scenario whose only failures are these runs once more, alone, and its second
+ * run's checks stand (the run's output names it); any other failure stands as it is.
+ */
+const WINDOWED_CHECKS = new Set([
+  "sep-2575-http-server-no-independent-requests-on-stream",
+  "sep-2575-server-no-log-without-loglevel",
+  "sep-2575-server-sends-subscription-ack",
+  "sep-2575-server-tags-subscription-id",
+  "sep-2575-server-honors-notification-filter",
+]);
+
+/** Run again, alone, each scenario that failed only checks with a fixed window; the scenarios run again. */
+async function rerunWindowed(run: SuiteRun, url: string): Promise<string[]> {
+  const again = [...run.scenarios]
+    .filter(([, checks]) => {
+      const failed = checks.filter((c) => c.status === "FAILURE");
+      return failed.length > 0 && failed.every((c) => WINDOWED_CHECKS.has(c.id));
+    })
+    .map(([scenario]) => scenario);
+  for (const scenario of again) {
+    const second = await runConformance(CLI, url, ["--scenario", scenario, "--spec-version", REVISION], RUN_TIMEOUT_MS);
+    const checks = second.scenarios.get(scenario);
+    if (checks) run.scenarios.set(scenario, checks);
+  }
+  return again;
+}
+
 interface Reference {
   total: number;
   /** "<scenario> / <check id>" → how many times the reference passed it in one run. */
@@ -124,14 +154,16 @@ function scenarioPasses(run: SuiteRun, scenario: string): boolean {
 describe(`MCP conformance suite at --requirements ${REVISION} through the hub`, () => {
   let hub: TestHub;
   let run: SuiteRun;
+  let ranAgain: string[] = [];
 
   before(
     async () => {
       preflight(CLI);
       hub = await startHub({ extraServers: { conformance: { ...fixture("conformance-server"), prefix: "" } } });
       run = await runConformance(CLI, hub.url, ["--requirements", REVISION], RUN_TIMEOUT_MS);
+      ranAgain = await rerunWindowed(run, hub.url);
     },
-    { timeout: RUN_TIMEOUT_MS + 60_000 },
+    { timeout: 2 * RUN_TIMEOUT_MS + 60_000 },
   );
   after(() => hub?.stop());
 
@@ -140,6 +172,7 @@ describe(`MCP conformance suite at --requirements ${REVISION} through the hub`, 
     const count = passed(run);
     // the count and what is behind the reference, in the run's output: what a floor is raised from
     t.diagnostic(`${count} checks passed; behind the reference: ${behindReference(run).join(", ") || "none"}`);
+    t.diagnostic(`run again, alone, after a check with a fixed window failed: ${ranAgain.join(", ") || "none"}`);
     assert.ok(
       count >= PASSING_CHECKS_FLOOR,
       `${count} checks passed, the floor is ${PASSING_CHECKS_FLOOR} (target ${TARGET_PASSING_CHECKS}):\n${explain(run)}`,
