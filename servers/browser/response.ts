@@ -6,6 +6,7 @@ import { reply } from "../lib/tool.js";
 import { describeDialog, type BrowserSession } from "./session.js";
 import { toolName } from "../lib/names.js";
 import { DEFAULT_CHAR_LIMIT, pagedText, pageOfText, type TextPage } from "../lib/paging.js";
+import { releaseRefusedFileFrames } from "./refused-frames.js";
 
 const DOWNLOAD_WAIT_MS = 30_000;
 const SNAPSHOT_TIMEOUT_MS = 10_000;
@@ -35,6 +36,10 @@ export async function pageReply(b: BrowserSession, options: ReplyOptions = {}): 
   if (options.result) sections.push(`### Result\n${options.result}`);
 
   const page = await b.page({ allowDialog: true });
+  if (!b.dialog && options.snapshot !== false && !options.reuse) {
+    for (const src of await releaseRefusedFileFrames(page))
+      b.notice(`Blocked ${src} in a frame: file: documents are not allowed; open workspace files with navigate.`);
+  }
   const tabs = b.tabs();
   const lines = [`- URL: ${page.url()}`];
   if (!b.dialog) lines.push(`- Title: ${await page.title().catch(() => "")}`);

@@ -100,7 +100,12 @@ describe("browser isolation", () => {
   });
 
   test("a data: page's file: iframe shows nothing, and navigate refuses file: outside the workspace", async () => {
-    await ok(c, "navigate", { url: "data:text/html,<title>Data</title><iframe src='file:///etc/passwd'></iframe><iframe src='file:///etc/'></iframe>" });
+    const navigated = await ok(c, "navigate", {
+      url: "data:text/html,<title>Data</title><iframe src='file:///etc/passwd'></iframe><iframe src='file:///etc/'></iframe>",
+    });
+    // the refused frames are let go (to about:blank), and the agent is told, not kept waiting by them
+    assert.match(textOf(navigated), /Blocked file:\/\/\/etc\/passwd in a frame: file: documents are not allowed/);
+    assert.match(textOf(navigated), /Blocked file:\/\/\/etc\/ in a frame/);
     await assertNoFileDocument();
     assert.match(await fails(c, "navigate", { url: "file:///etc/passwd" }), /outside the workspace/);
     fs.symlinkSync("/etc/passwd", path.join(h.workspace, "passwd-link"));
