@@ -214,9 +214,11 @@ export class ToolPanel {
       clearInterval(tick);
       this.abort = undefined;
       this.task.end();
-      if (this.result.dataset.state !== "running") this.revealResult();
       this.runButton.disabled = false;
       this.cancelButton.hidden = true;
+      // last, once the form's buttons are as they stay: hiding Cancel can unwrap their row at a
+      // narrow width, which moved the result up by a line after it was scrolled to
+      if (this.result.dataset.state !== "running") this.revealResult();
     }
   }
 
