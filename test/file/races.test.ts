@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { tempDir, textOf } from "../helpers/hub.js";
 import { startFiles, type FileHarness } from "./harness.js";
-import { RACE_TRIES, whileSwapping } from "./swapper.js";
+import { RACE_TRIES, tries, whileSwapping } from "./swapper.js";
 
 const SECRET = "TOP SECRET";
 let f: FileHarness;
@@ -44,11 +44,7 @@ const swapFile = <T>(fn: () => Promise<T>) => whileSwapping(path.join(f.workspac
 
 /** Every call either works on the inside entry or is refused; none may show the outside secret. */
 async function neverLeaks(tool: string, args: (i: number) => Record<string, unknown>): Promise<void> {
-  let leaks = 0;
-  for (let i = 0; i < RACE_TRIES; i++) {
-    const r = await f.tool(tool, args(i));
-    if (JSON.stringify(r).includes(SECRET)) leaks++;
-  }
+  const leaks = (await tries((i) => f.tool(tool, args(i)))).filter((r) => JSON.stringify(r).includes(SECRET)).length;
   assert.equal(leaks, 0, `${tool} showed the outside file in ${leaks} of ${RACE_TRIES} calls`);
 }
 
@@ -80,23 +76,22 @@ describe("racing a symlink swap", () => {
 
   test("resources/read never returns the outside file", () =>
     swapDir(async () => {
-      let leaks = 0;
-      for (let i = 0; i < RACE_TRIES; i++) {
-        const r = await f.client.readResource({ uri: "file:///d/secret.txt" }).catch((err: Error) => err.message);
-        if (JSON.stringify(r).includes(SECRET)) leaks++;
-      }
+      const reads = await tries(() => f.client.readResource({ uri: "file:///d/secret.txt" }).catch((err: Error) => err.message));
+      const leaks = reads.filter((r) => JSON.stringify(r).includes(SECRET)).length;
       assert.equal(leaks, 0, `resources/read leaked in ${leaks} of ${RACE_TRIES} reads`);
     }));
 
   test("copy never brings the outside file in, as a file or inside a folder", async () => {
     await swapDir(async () => {
-      for (let i = 0; i < RACE_TRIES; i++) {
-        await f.tool("copy", { source: "d/secret.txt", destination: `copies/file-${i}.txt` });
-        await f.tool("copy", { source: "d", destination: `copies/dir-${i}` });
-      }
+      await tries((i) =>
+        Promise.all([
+          f.tool("copy", { source: "d/secret.txt", destination: `copies/file-${i}.txt` }),
+          f.tool("copy", { source: "d", destination: `copies/dir-${i}` }),
+        ]),
+      );
     });
     await swapFile(async () => {
-      for (let i = 0; i < RACE_TRIES; i++) await f.tool("copy", { source: "victim.txt", destination: `copies/victim-${i}.txt` });
+      await tries((i) => f.tool("copy", { source: "victim.txt", destination: `copies/victim-${i}.txt` }));
     });
     assert.deepEqual(filesHolding(f.workspace, SECRET), []);
     const links = fs.readdirSync(path.join(f.workspace, "copies")).filter((n) => fs.lstatSync(path.join(f.workspace, "copies", n)).isSymbolicLink());
@@ -105,15 +100,17 @@ describe("racing a symlink swap", () => {
 
   test("write, edit, copy and mkdir never create or change anything outside", async () => {
     await swapDir(async () => {
-      for (let i = 0; i < RACE_TRIES; i++) {
-        await f.tool("write", { path: `d/planted-${i}.txt`, content: "planted" });
-        await f.tool("copy", { source: "inside.txt", destination: `d/copied-${i}.txt` });
-        await f.tool("mkdir", { path: `d/dir-${i}/sub` });
-        await f.tool("edit", { path: "d/secret.txt", edits: [{ oldText: "harmless", newText: "harmless" }] });
-      }
+      await tries((i) =>
+        Promise.all([
+          f.tool("write", { path: `d/planted-${i}.txt`, content: "planted" }),
+          f.tool("copy", { source: "inside.txt", destination: `d/copied-${i}.txt` }),
+          f.tool("mkdir", { path: `d/dir-${i}/sub` }),
+          f.tool("edit", { path: "d/secret.txt", edits: [{ oldText: "harmless", newText: "harmless" }] }),
+        ]),
+      );
     });
     await swapFile(async () => {
-      for (let i = 0; i < RACE_TRIES; i++) await f.tool("write", { path: "victim.txt", content: "planted\n", append: i % 2 === 0 });
+      await tries((i) => f.tool("write", { path: "victim.txt", content: "planted\n", append: i % 2 === 0 }));
     });
     assert.deepEqual(fs.readdirSync(outside).sort(), outsideBefore);
     assert.equal(fs.readFileSync(path.join(outside, "secret.txt"), "utf8"), `${SECRET}\n`);
@@ -122,10 +119,9 @@ describe("racing a symlink swap", () => {
 
   test("delete and move never remove or take an outside file", async () => {
     await whileSwapping(path.join(f.workspace, "e"), outsideMany, async () => {
-      for (let i = 0; i < RACE_TRIES; i++) {
-        await f.tool("delete", { path: `e/doomed-${i}.txt` });
-        await f.tool("move", { source: `e/m-${i}.txt`, destination: `moved/m-${i}.txt` });
-      }
+      await tries((i) =>
+        Promise.all([f.tool("delete", { path: `e/doomed-${i}.txt` }), f.tool("move", { source: `e/m-${i}.txt`, destination: `moved/m-${i}.txt` })]),
+      );
     });
     const names = fs.readdirSync(outsideMany);
     assert.equal(names.length, 2 * RACE_TRIES);

@@ -63,3 +63,18 @@ export async function whileSwapping<T>(target: string, outside: string, fn: () =
 
 /** How many tries each race gets: enough that the unfixed code leaked in hundreds of them. */
 export const RACE_TRIES = 300;
+
+/** How many of a race's calls are in flight at once. */
+const IN_FLIGHT = 4;
+
+/**
+ * Calls `attempt` RACE_TRIES times, a few in flight at once, as an agent's parallel tool calls are:
+ * each meets the swapper at its own moment, and the tries take a fraction of the time one by one.
+ */
+export async function tries<T>(attempt: (i: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = [];
+  for (let i = 0; i < RACE_TRIES; i += IN_FLIGHT) {
+    results.push(...(await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, RACE_TRIES - i) }, (_, k) => attempt(i + k)))));
+  }
+  return results;
+}

@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, startHub, tempDir, textOf, type TestHub } from "../helpers/hub.js";
-import { RACE_TRIES, whileSwapping } from "../file/swapper.js";
+import { tries, whileSwapping } from "../file/swapper.js";
 
 const SECRET = "TOP SECRET";
 let hub: TestHub;
@@ -35,9 +35,7 @@ after(async () => {
 const convert = (args: Record<string, unknown>) => call(client, "markitdown_convert", args);
 
 async function leaks(args: () => Record<string, unknown>): Promise<number> {
-  let count = 0;
-  for (let i = 0; i < RACE_TRIES; i++) if (JSON.stringify(await convert(args())).includes(SECRET)) count++;
-  return count;
+  return (await tries(() => convert(args()))).filter((r) => JSON.stringify(r).includes(SECRET)).length;
 }
 
 describe("markitdown_convert escapes", () => {
@@ -55,7 +53,7 @@ describe("markitdown_convert escapes", () => {
   test("saveTo into a folder swapped for a link never writes outside", async () => {
     const before = fs.readdirSync(outside).sort();
     await whileSwapping(path.join(ws, "d"), outside, async () => {
-      for (let i = 0; i < RACE_TRIES; i++) await convert({ content: Buffer.from("a\n1\n").toString("base64"), name: "x.csv", saveTo: `d/out-${i}.md` });
+      await tries((i) => convert({ content: Buffer.from("a\n1\n").toString("base64"), name: "x.csv", saveTo: `d/out-${i}.md` }));
     });
     assert.deepEqual(fs.readdirSync(outside).sort(), before);
   });
