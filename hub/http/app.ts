@@ -15,7 +15,7 @@ import { ModernEndpoint } from "../modern/endpoint.js";
 import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
-import { knowRequestBase, previewRoute } from "./preview-route.js";
+import { forwardingOf, knowRequestBase, previewRoute } from "./preview-route.js";
 import { recordingRoute } from "./recording-route.js";
 import { liveRoute } from "./live-route.js";
 import { httpTracing } from "../observability/tracing.js";
@@ -101,7 +101,13 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
   mountPlayground(app);
-  mountTraceViewer(app);
+  // the viewer's pages let frames load only its snapshots, named at the origin the browser used
+  mountTraceViewer(app, {
+    originOf: (c) => {
+      const via = forwardingOf(c.env.incoming, proxies);
+      return via.host ? `${via.proto}://${via.host}` : undefined;
+    },
+  });
   // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
