@@ -25,6 +25,9 @@ const entryShape = z.object({
   note: z.string().optional().describe("Why it stopped early (the disk budget ran out)"),
 });
 
+/** One entry of hub_recordings' answer, as a client reads it. */
+export type ListedRecording = z.infer<typeof entryShape>;
+
 /** Every recording the session's servers report, oldest first, each id once. */
 async function gather(session: ClientSession): Promise<RecordingEntry[]> {
   const answers = await Promise.all(

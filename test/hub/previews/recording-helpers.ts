@@ -3,17 +3,9 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { call, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
+import type { ListedRecording } from "../../../hub/tools/recordings-tool.js";
 
-export interface ListedRecording {
-  id: string;
-  kind: string;
-  format: string;
-  startedAt: string;
-  endedAt: string | null;
-  bytes: number;
-  url: string;
-  note?: string;
-}
+export type { ListedRecording };
 
 export async function recordingsOf(client: Client): Promise<ListedRecording[]> {
   const result = await call(client, "hub_recordings", {});
