@@ -11,6 +11,7 @@ import type { HubServices } from "./services.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import type { ClientSession } from "../sessions/registry.js";
+import type { Grant } from "../catalog/selection.js";
 import { tenantForKey } from "../tenants/tenants.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
 import { ALL_SCOPE, type ProtectedResource } from "./oauth/resource.js";
@@ -49,7 +50,7 @@ export class Caller {
     /** The session code is calling back as, when the request carries a session token. */
     readonly session?: ClientSession,
     /** What a person's token allows (its scopes), when they signed in with OAuth and scopes are enforced; undefined: everything. */
-    readonly scopes?: ReadonlySet<string>,
+    readonly grant?: Grant,
   ) {}
 
   /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
@@ -122,16 +123,16 @@ async function signIn(hub: HubServices, proxies: TrustedProxies, c: HubContext, 
     const what = verdict.status === 503 ? "Service unavailable" : "Unauthorized";
     return jsonRpcError(verdict.status, -32001, `${what}: ${verdict.description}.`, { headers });
   }
-  let scopes: ReadonlySet<string> | undefined;
+  let grant: Grant | undefined;
   if (oauth.config.scopes) {
-    scopes = new Set(verdict.scopes.filter((s) => oauth.scopes().includes(s)));
-    if (scopes.size === 0) {
+    const known = verdict.scopes.filter((s) => oauth.scopes().includes(s));
+    if (known.length === 0) {
       const description = `the token carries none of this hub's scopes (${oauth.scopes().join(", ")}); ask for ${ALL_SCOPE}`;
       return jsonRpcError(403, -32001, `Forbidden: ${description}.`, {
         headers: { "WWW-Authenticate": oauth.challenge(c.req.path, { error: "insufficient_scope", description, scope: ALL_SCOPE }) },
       });
     }
-    if (scopes.has(ALL_SCOPE)) scopes = undefined;
+    grant = oauth.grantOf(known);
   }
   let tenant: ServedTenant;
   try {
@@ -140,7 +141,7 @@ async function signIn(hub: HubServices, proxies: TrustedProxies, c: HubContext, 
     if (!(err instanceof PersonRefused)) throw err;
     return jsonRpcError(503, -32001, `Service unavailable: ${err.message}`);
   }
-  c.set("caller", new Caller(c, proxies, tenant, undefined, scopes));
+  c.set("caller", new Caller(c, proxies, tenant, undefined, grant));
   return undefined;
 }
 

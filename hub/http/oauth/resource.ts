@@ -3,6 +3,7 @@
 // resource URI and the scopes; and the WWW-Authenticate challenge of every refusal, which points a
 // client at that metadata so it can discover where to sign in.
 import type { OAuthConfig } from "../../config/oauth.js";
+import type { Grant } from "../../catalog/selection.js";
 import type { Clock } from "../../protocol/clock.js";
 import { TokenVerifier, type TokenRefusal } from "./tokens.js";
 
@@ -43,6 +44,13 @@ export class ProtectedResource {
 
   scopes(): string[] {
     return [ALL_SCOPE, READ_SCOPE, ...this.serverNames().map(serverScope)];
+  }
+
+  /** What these scopes (the hub's own, at least one) allow: undefined for everything (`agentbox`). */
+  grantOf(scopes: string[]): Grant | undefined {
+    if (scopes.includes(ALL_SCOPE)) return undefined;
+    const servers = new Set(this.serverNames().filter((server) => scopes.includes(serverScope(server))));
+    return { servers, readOnly: scopes.includes(READ_SCOPE), ask: serverScope };
   }
 
   /** `WWW-Authenticate` for a refusal at `path`: where the metadata is, what to ask for, and what was wrong. */

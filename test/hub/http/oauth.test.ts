@@ -189,6 +189,42 @@ describe("sign-in with OAuth", { skip }, () => {
     assert.match(challengeOf(res), /scope="agentbox"/);
   });
 
+  test("a read-only token sees and calls only read-only tools: it cannot write a file, in either era", async () => {
+    const writer = await connect(await provider.clientToken("alice", resource));
+    await call(writer, "file_write", { path: "notes.txt", content: "v1" });
+    const token = await provider.clientToken("alice", resource, "agentbox:read");
+    const reader = await connect(token);
+    const names = (await reader.listTools()).tools.map((t) => t.name);
+    assert.ok(names.includes("file_read"), names.join());
+    assert.ok(!names.includes("file_write") && !names.includes("terminal_exec"), names.join());
+    assert.equal(textOf(await call(reader, "file_read", { path: "notes.txt" })).includes("v1"), true);
+    const refused = await call(reader, "file_write", { path: "notes.txt", content: "overwritten" });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /sign in again asking for the scope agentbox:file/);
+    // 2026-07-28, sessionless: the same narrowing per request
+    const modern = await postMcp(
+      hub,
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "file_write", arguments: { path: "notes.txt", content: "modern" }, _meta: envelope() } },
+      { ...bearer(token), "Mcp-Method": "tools/call", "Mcp-Name": "file_write" },
+    );
+    const body = JSON.parse((await modern.text()).replace(/^[^{]*/, "").split("\n")[0]);
+    assert.equal(body.result?.isError ?? Boolean(body.error), true, JSON.stringify(body));
+    // plain JSON, sessionless
+    const plain = await fetch(hub.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...bearer(token) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "file_write", arguments: { path: "notes.txt", content: "plain" } } }),
+    });
+    assert.equal((await plain.json()).result.isError, true);
+    assert.match(textOf(await call(writer, "file_read", { path: "notes.txt" })), /v1/);
+  });
+
+  test("a token with one server's scope sees that server alone", async () => {
+    const client = await connect(await provider.clientToken("alice", resource, "agentbox:terminal"));
+    const names = (await client.listTools()).tools.map((t) => t.name).filter((n) => !n.startsWith("hub_"));
+    assert.ok(names.length > 0 && names.every((n) => n.startsWith("terminal_")), names.join());
+  });
+
   test("people beyond the configured bound get no tenant; those who have one keep it", async () => {
     await postMcp(hub, INIT, bearer(await provider.clientToken("carol", resource)));
     const dave = await postMcp(hub, INIT, bearer(await provider.clientToken("dave", resource)));
