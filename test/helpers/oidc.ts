@@ -64,16 +64,6 @@ export async function startProvider(): Promise<TestProvider> {
       },
     },
     pkce: { required: () => true },
-    loadExistingGrant: async (ctx: ProviderContext) => {
-      // the test's person consents to every scope asked for, for every resource named
-      const { client, session, params } = ctx.oidc;
-      if (!client || !session?.accountId) return undefined;
-      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
-      grant.addOIDCScope("openid offline_access");
-      for (const resource of [params?.resource].flat()) if (typeof resource === "string") grant.addResourceScope(resource, PROVIDER_SCOPES.join(" "));
-      await grant.save();
-      return grant;
-    },
   });
   handler = provider.callback();
   const register = async (clientId: string) => {
