@@ -103,6 +103,8 @@ describe("sign-in with OAuth", { skip }, () => {
 
   test("two people get two tenants: their own uids, files and processes", async () => {
     const alice = await connect(await provider.clientToken("alice", resource));
+    // one person signed in on a hub without keys: a request without a token is still nobody's
+    assert.equal((await postMcp(hub, INIT)).status, 401);
     const bob = await connect(await provider.clientToken("bob", resource));
     const uidA = (await sh(alice, "id -u")).match(/--- stdout ---\n(\d+)/)?.[1];
     const uidB = (await sh(bob, "id -u")).match(/--- stdout ---\n(\d+)/)?.[1];
