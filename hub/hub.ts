@@ -129,7 +129,11 @@ export class Hub implements HubServices {
     const reserved = new Set(this.hubTools?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
-    const keys = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
+    const keys = [
+      ...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])),
+      ...(config.metricsKey ? [config.metricsKey] : []),
+      ...(config.oauth?.introspection ? [config.oauth.introspection.clientSecret] : []),
+    ];
     // not minted, but known: an agent that passes its key along is not to have it written down either
     for (const key of keys) this.secrets.remember(config, key);
     this.network = planNetwork({

@@ -16,6 +16,8 @@ export interface OAuthConfig {
   scopes: boolean;
   /** How many people may have a tenant at once: a flood of new subjects meets this bound. */
   maxTenants: number;
+  /** Opaque tokens are asked about at the issuer's introspection endpoint (RFC 7662) with these client credentials. */
+  introspection?: { clientId: string; clientSecret: string; endpoint?: string };
 }
 
 const LOOPBACK = (host: string) => host === "localhost" || host.startsWith("127.") || host === "[::1]";
@@ -53,5 +55,17 @@ export function oauthFromEnv(env: NodeJS.ProcessEnv, file: ConfigFile): OAuthCon
     tenantClaim: env.AGENTBOX_OAUTH_TENANT_CLAIM || fromFile?.tenantClaim || "sub",
     scopes: flag(env.AGENTBOX_OAUTH_SCOPES, "AGENTBOX_OAUTH_SCOPES") ?? fromFile?.scopes ?? true,
     maxTenants: positiveInt(env.AGENTBOX_OAUTH_MAX_TENANTS, "AGENTBOX_OAUTH_MAX_TENANTS") ?? fromFile?.maxTenants ?? 32,
+    introspection: introspectionOf(env, fromFile?.introspection),
   };
+}
+
+function introspectionOf(env: NodeJS.ProcessEnv, fromFile: OAuthConfig["introspection"]): OAuthConfig["introspection"] {
+  const clientId = env.AGENTBOX_OAUTH_INTROSPECTION_CLIENT_ID || fromFile?.clientId;
+  const clientSecret = env.AGENTBOX_OAUTH_INTROSPECTION_CLIENT_SECRET || fromFile?.clientSecret;
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId || !clientSecret)
+    throw new ConfigError(
+      "Introspection needs both a client id and its secret (AGENTBOX_OAUTH_INTROSPECTION_CLIENT_ID and _CLIENT_SECRET, or auth.oauth.introspection).",
+    );
+  return { clientId, clientSecret, endpoint: fromFile?.endpoint };
 }

@@ -28,7 +28,14 @@ const DEFAULT_DISK_SHARE = 0.9;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
 // an OTLP collector's headers usually carry its credentials: a tenant's code must not read them
-const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS", "AGENTBOX_METRICS_KEY", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"]);
+const SECRET_ENV = new Set([
+  "AGENTBOX_API_KEY",
+  "AGENTBOX_TENANTS",
+  "AGENTBOX_METRICS_KEY",
+  "AGENTBOX_OAUTH_INTROSPECTION_CLIENT_SECRET",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+]);
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
 

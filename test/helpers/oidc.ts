@@ -19,12 +19,15 @@ export interface TestProvider {
   kid: string;
   /** Requests seen per path (e.g. "/jwks"). */
   hits: Map<string, number>;
+  /** A confidential client registered now (dynamic registration): its id and secret. */
+  registerClient(clientId: string): Promise<{ id: string; secret: string }>;
   /** A client-credentials token for `clientId` (registered on first use) for `resource`, with `scope`. */
   clientToken(clientId: string, resource: string, scope?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
-export async function startProvider(): Promise<TestProvider> {
+/** `opaque`: access tokens are opaque strings, known only to the provider's introspection endpoint (RFC 7662). */
+export async function startProvider(options: { opaque?: boolean } = {}): Promise<TestProvider> {
   const hits = new Map<string, number>();
   let handler: http.RequestListener = (_req, res) => res.end();
   const server = http.createServer((req, res) => {
@@ -49,6 +52,7 @@ export async function startProvider(): Promise<TestProvider> {
     features: {
       devInteractions: { enabled: true },
       clientCredentials: { enabled: true },
+      introspection: { enabled: true },
       registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
@@ -58,7 +62,7 @@ export async function startProvider(): Promise<TestProvider> {
           scope: PROVIDER_SCOPES.join(" "),
           audience: resource,
           accessTokenTTL: 600,
-          accessTokenFormat: "jwt",
+          accessTokenFormat: options.opaque ? "opaque" : "jwt",
           jwt: { sign: { alg: "ES256" } },
         }),
       },
@@ -94,6 +98,10 @@ export async function startProvider(): Promise<TestProvider> {
     publicJwk,
     kid,
     hits,
+    async registerClient(clientId) {
+      const [id, secret] = (await register(clientId)).split("\0");
+      return { id, secret };
+    },
     async clientToken(clientId, resource, scope = "agentbox") {
       const [id, secret] = (await register(clientId)).split("\0");
       const res = await fetch(`${issuer}/token`, {

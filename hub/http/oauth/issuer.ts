@@ -46,6 +46,13 @@ export class Issuer {
     this.fetchFn = options.fetch ?? fetch;
   }
 
+  /** The issuer's introspection endpoint (RFC 7662), from its metadata (found once, like the keys). */
+  async introspectionEndpoint(): Promise<string | undefined> {
+    if (!this.metadata) await this.refresh().catch(() => undefined);
+    if (!this.metadata) throw new IssuerUnavailable(this.lastError ?? `the authorization server ${this.url} has not answered yet`);
+    return this.metadata.introspection_endpoint;
+  }
+
   /** The key a token's header names; refreshes the set (bounded) when the key is unknown. */
   async keyFor(header: JWTHeaderParameters, token: FlattenedJWSInput): Promise<CryptoKey> {
     if (!this.keys) await this.refresh();

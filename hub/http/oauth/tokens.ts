@@ -6,6 +6,7 @@ import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from "jose"
 import type { OAuthConfig } from "../../config/oauth.js";
 import type { Clock } from "../../protocol/clock.js";
 import { Issuer, IssuerUnavailable } from "./issuer.js";
+import { Introspection } from "./introspection.js";
 
 /** Only public-key signatures: `none` and HMAC (whose secret a public key would become) are refused by name. */
 export const ALLOWED_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"];
@@ -31,6 +32,7 @@ export interface TokenRefusal {
 
 export class TokenVerifier {
   readonly issuer: Issuer;
+  private readonly introspection?: Introspection;
 
   constructor(
     private readonly config: OAuthConfig,
@@ -39,12 +41,16 @@ export class TokenVerifier {
     private readonly audiences: () => string[],
   ) {
     this.issuer = new Issuer(config.issuer, clock);
+    if (config.introspection) this.introspection = new Introspection({ ...config, introspection: config.introspection }, this.issuer, clock, audiences);
   }
 
   async verify(token: string): Promise<SignedIn | TokenRefusal> {
     const refuse = (description: string): TokenRefusal => ({ status: 401, error: "invalid_token", description });
     if (token.length > MAX_TOKEN_CHARS) return refuse(`the token is longer than ${MAX_TOKEN_CHARS} characters`);
-    if (!JWT_SHAPE.test(token)) return refuse("the token is not a JWT access token (three base64url parts)");
+    if (!JWT_SHAPE.test(token)) {
+      if (this.introspection) return this.introspect(token);
+      return refuse("the token is not a JWT access token (three base64url parts), and this hub does not introspect opaque tokens (auth.oauth.introspection)");
+    }
     let alg: string | undefined;
     try {
       alg = decodeProtectedHeader(token).alg;
@@ -67,10 +73,28 @@ export class TokenVerifier {
       if (err instanceof IssuerUnavailable) return { status: 503, error: "temporarily_unavailable", description: err.message };
       return refuse(describeFailure(err, this.audiences()));
     }
-    const person = payload[this.config.tenantClaim];
+    return this.signedIn(payload);
+  }
+
+  private async introspect(token: string): Promise<SignedIn | TokenRefusal> {
+    try {
+      const verdict = await this.introspection!.check(token);
+      return verdict.ok ? this.signedIn(verdict.claims) : { status: 401, error: "invalid_token", description: verdict.description };
+    } catch (err) {
+      if (err instanceof IssuerUnavailable) return { status: 503, error: "temporarily_unavailable", description: err.message };
+      throw err;
+    }
+  }
+
+  private signedIn(claims: JWTPayload): SignedIn | TokenRefusal {
+    const person = claims[this.config.tenantClaim];
     if (typeof person !== "string" || person === "" || person.length > 1024)
-      return refuse(`the token has no "${this.config.tenantClaim}" claim naming its person (auth.oauth.tenantClaim)`);
-    return { person, scopes: scopesOf(payload) };
+      return {
+        status: 401,
+        error: "invalid_token",
+        description: `the token has no "${this.config.tenantClaim}" claim naming its person (auth.oauth.tenantClaim)`,
+      };
+    return { person, scopes: scopesOf(claims) };
   }
 }
 

@@ -276,3 +276,54 @@ describe("API keys beside OAuth", { skip }, () => {
     assert.match(challengeOf(wrong), /resource_metadata=/);
   });
 });
+
+describe("sign-in with opaque tokens, asked about by introspection (RFC 7662)", { skip }, () => {
+  let provider: TestProvider;
+  let hub: TestHub;
+  let hubSecret = "";
+  before(async () => {
+    provider = await startProvider({ opaque: true });
+    const { id, secret } = await provider.registerClient("agentbox-hub");
+    hubSecret = secret;
+    hub = await startHub({
+      servers: ["terminal"],
+      env: {
+        AGENTBOX_OAUTH_ISSUER: provider.issuer,
+        AGENTBOX_OAUTH_INTROSPECTION_CLIENT_ID: id,
+        AGENTBOX_OAUTH_INTROSPECTION_CLIENT_SECRET: secret,
+        // the provider's introspection names a client-credentials token's client, not a subject
+        AGENTBOX_OAUTH_TENANT_CLAIM: "client_id",
+      },
+    });
+  });
+  after(async () => {
+    await hub?.stop();
+    await provider?.stop();
+  });
+
+  test("an active token for this hub opens it, asked about once however often it is used", async () => {
+    const token = await provider.clientToken("frank", hub.url);
+    assert.doesNotMatch(token, /\./, "the provider issues opaque tokens here");
+    const before = provider.hits.get("/token/introspection") ?? 0;
+    for (let i = 0; i < 3; i++) assert.equal((await postMcp(hub, INIT, bearer(token))).status, 200);
+    assert.equal((provider.hits.get("/token/introspection") ?? 0) - before, 1);
+  });
+
+  test("a token for another resource, and one the issuer does not know, are refused", async () => {
+    const other = await postMcp(hub, INIT, bearer(await provider.clientToken("frank", "https://other.example.com/mcp")));
+    assert.equal(other.status, 401);
+    assert.match((await other.json()).error.message, /another resource/);
+    const unknown = await postMcp(hub, INIT, bearer("made-up-opaque-token-0123456789"));
+    assert.equal(unknown.status, 401);
+    assert.match((await unknown.json()).error.message, /not active/);
+  });
+
+  test("the introspection secret reaches no tenant's processes", async () => {
+    const client = await hub.connect({ headers: bearer(await provider.clientToken("frank", hub.url)) });
+    const env = textOf(await call(client, "terminal_exec", { command: "env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'" }));
+    assert.match(env, /AGENTBOX_WORKSPACE=/, "the command ran");
+    assert.ok(!env.includes(hubSecret), "the secret's value is nowhere in the tenant's environment");
+    assert.doesNotMatch(env, /INTROSPECTION_CLIENT_SECRET/);
+    await client.close();
+  });
+});
