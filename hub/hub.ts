@@ -260,11 +260,19 @@ export class Hub implements HubServices {
 
   private async startPerson(tenant: Tenant): Promise<ServedTenant> {
     const served = this.serveTenant(tenant);
-    prepareTenant(served, this.config, (msg, fields) => this.log.warn(msg, { tenant: served.name, ...fields }));
-    // whatever an earlier run left under this uid ends before the person's servers start
     this.tenants.push(served);
-    await this.sweeper.sweep([served]);
-    await Promise.all(served.children.filter((c) => c.state !== "idle").map((c) => c.start()));
+    try {
+      prepareTenant(served, this.config, (msg, fields) => this.log.warn(msg, { tenant: served.name, ...fields }));
+      // whatever an earlier run left under this uid ends before the person's servers start
+      await this.sweeper.sweep([served]);
+      await Promise.all(served.children.filter((c) => c.state !== "idle").map((c) => c.start()));
+    } catch (err) {
+      // the person's next request makes the tenant again (./tenants/people.ts): this one must not linger beside it
+      this.tenants.splice(this.tenants.indexOf(served), 1);
+      await Promise.allSettled(served.children.map((c) => c.stop()));
+      this.log.error("a person's tenant could not be started", { tenant: served.name, err: String(err) });
+      throw err;
+    }
     served.catalog.rebuild();
     this.diskBudgets.add(served);
     this.log.info("a person signed in for the first time: their tenant is ready", { tenant: served.name, uid: served.identity?.uid });
