@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { base64url, generateKeyPair, SignJWT, exportJWK } from "jose";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
+import fs from "node:fs";
+import { call, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { startProvider, type TestProvider } from "../../helpers/oidc.js";
 import { envelope } from "../modern/modern-client.js";
 
@@ -325,5 +326,35 @@ describe("sign-in with opaque tokens, asked about by introspection (RFC 7662)", 
     assert.ok(!env.includes(hubSecret), "the secret's value is nowhere in the tenant's environment");
     assert.doesNotMatch(env, /INTROSPECTION_CLIENT_SECRET/);
     await client.close();
+  });
+});
+
+describe("a person's tenant across a restart of the hub", { skip }, () => {
+  let provider: TestProvider;
+  const workspace = tempDir("agentbox-ws-");
+  before(async () => {
+    provider = await startProvider();
+  });
+  after(async () => {
+    await provider?.stop();
+    fs.rmSync(workspace, { recursive: true, force: true });
+  });
+
+  test("keeps the uid that owns its files, so they stay its own", async () => {
+    const uidIn = async () => {
+      const hub = await startHub({ servers: ["terminal"], workspace, env: { AGENTBOX_OAUTH_ISSUER: provider.issuer } });
+      try {
+        const client = await hub.connect({ headers: bearer(await provider.clientToken("heidi", hub.url)) });
+        const text = textOf(await call(client, "terminal_exec", { command: "echo kept >> mine.txt; id -u; cat mine.txt" }));
+        await client.close();
+        return text;
+      } finally {
+        await hub.stop();
+      }
+    };
+    const first = (await uidIn()).match(/--- stdout ---\n(\d+)/)?.[1];
+    const second = await uidIn();
+    assert.ok(first);
+    assert.match(second, new RegExp(`--- stdout ---\\n${first}\\nkept\\nkept\\n`));
   });
 });
