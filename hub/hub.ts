@@ -38,7 +38,8 @@ import type { ServedTenant } from "./tenants/served-tenant.js";
 import { Previews } from "./previews/previews.js";
 import { RecordingLinks } from "./previews/recordings.js";
 import { LiveViews, type LiveKind } from "./live/views.js";
-import { buildTenants, prepareTenant, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
+import { buildTenants, identified, prepareTenant, severalTenants, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
+import { People } from "./tenants/people.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
 import { systemClock, type Clock } from "./protocol/clock.js";
@@ -88,6 +89,10 @@ export class Hub implements HubServices {
   private stopping = false;
   private hubUrl = "";
   private hubPort?: number;
+  /** A tenant with its servers and catalog, not started (the constructor's tenants, and each person's on sign-in). */
+  private readonly serveTenant: (tenant: Tenant) => ServedTenant;
+  /** People signed in with OAuth, each a tenant of their own (hub/tenants/people.ts); none without auth.oauth. */
+  readonly people?: People<ServedTenant>;
 
   constructor(
     readonly config: HubConfig,
@@ -124,21 +129,26 @@ export class Hub implements HubServices {
     const reserved = new Set(this.hubTools?.list().map((t) => t.name));
     const manifest = readManifest();
     const lazyByDefault = process.env.AGENTBOX_START !== "eager";
-    const keys = [...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])), ...(config.metricsKey ? [config.metricsKey] : [])];
+    const keys = [
+      ...config.tenants.flatMap((t) => (t.apiKey ? [t.apiKey] : [])),
+      ...(config.metricsKey ? [config.metricsKey] : []),
+      ...(config.oauth?.introspection ? [config.oauth.introspection.clientSecret] : []),
+    ];
     // not minted, but known: an agent that passes its key along is not to have it written down either
     for (const key of keys) this.secrets.remember(config, key);
     this.network = planNetwork({
       network: config.network,
       tenants: config.tenants,
+      tenantsJoin: config.oauth !== undefined,
       hubPort: config.port,
       perTenantUids: isolation.mode === "uid",
       reachable: collectorPorts(process.env),
       parse: parsePortRange,
     });
-    this.tenants = buildTenants(config, isolation, this.network).map((tenant) => {
+    this.serveTenant = (tenant) => {
       // one budget for every server of the tenant: its calls waiting for slots, wherever they wait
       const queueing = { taskSlotsPercent: config.taskSlotsPercent, budget: new QueueBudget(config.queuedCallBytes) };
-      const childLog = (name: string) => log.child({ child: name, ...(config.tenants.length > 1 ? { tenant: tenant.name } : {}) });
+      const childLog = (name: string) => log.child({ child: name, ...(severalTenants(config) ? { tenant: tenant.name } : {}) });
       const children = Object.entries(config.mcpServers).map(([name, cfg]) => {
         const key = manifestKey(cfg, name);
         const recorded = key ? manifest[key] : undefined;
@@ -151,7 +161,17 @@ export class Hub implements HubServices {
         return new Child(server.name, server.config, launch, instanceHooks, childLog(server.name).child({ instance: sequence }), offersOf(server));
       });
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
-    });
+    };
+    this.tenants = buildTenants(config, isolation, this.network).map(this.serveTenant);
+    this.people = config.oauth
+      ? new People(
+          { ...config, oauth: config.oauth },
+          isolation,
+          this.network,
+          () => this.tenants,
+          (tenant) => this.startPerson(tenant),
+        )
+      : undefined;
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason), this.secrets, clock);
     this.admission = new SessionAdmission(config.sessionLimits, this.sessions);
     this.eventBudget = new EventBudget(config.sessionLimits.eventStoreBytes, config.sessionLimits.eventStoreTotalBytes);
@@ -219,13 +239,44 @@ export class Hub implements HubServices {
     };
   }
 
+  get listeningBase(): string {
+    return this.hubUrl.replace(/\/mcp$/, "");
+  }
+
   get replica(): string | undefined {
     return this.config.replica;
   }
 
-  /** The tenant of a request without an API key (the hub then has exactly one, keyless). */
+  /** The tenant of a request without an API key (the hub then has exactly one, keyless, and no sign-in). */
   get keylessTenant(): ServedTenant | undefined {
-    return this.tenants.length === 1 && !this.tenants[0].keyDigest ? this.tenants[0] : undefined;
+    return !this.people && this.tenants.length === 1 && !identified(this.tenants[0]) ? this.tenants[0] : undefined;
+  }
+
+  /** The tenant of a person signed in with OAuth: made, prepared and started on their first request. */
+  personTenant(person: string): Promise<ServedTenant> {
+    if (!this.people) return Promise.reject(new Error("this hub has no sign-in (auth.oauth)"));
+    return this.people.tenantFor(person);
+  }
+
+  private async startPerson(tenant: Tenant): Promise<ServedTenant> {
+    const served = this.serveTenant(tenant);
+    this.tenants.push(served);
+    try {
+      prepareTenant(served, this.config, (msg, fields) => this.log.warn(msg, { tenant: served.name, ...fields }));
+      // whatever an earlier run left under this uid ends before the person's servers start
+      await this.sweeper.sweep([served]);
+      await Promise.all(served.children.filter((c) => c.state !== "idle").map((c) => c.start()));
+    } catch (err) {
+      // the person's next request makes the tenant again (./tenants/people.ts): this one must not linger beside it
+      this.tenants.splice(this.tenants.indexOf(served), 1);
+      await Promise.allSettled(served.children.map((c) => c.stop()));
+      this.log.error("a person's tenant could not be started", { tenant: served.name, err: String(err) });
+      throw err;
+    }
+    served.catalog.rebuild();
+    this.diskBudgets.add(served);
+    this.log.info("a person signed in for the first time: their tenant is ready", { tenant: served.name, uid: served.identity?.uid });
+    return served;
   }
 
   get children(): Child[] {
@@ -241,8 +292,9 @@ export class Hub implements HubServices {
     // idle children (known from the manifest) start on their first call
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     for (const tenant of this.tenants) tenant.catalog.rebuild();
-    this.sweeper.start();
-    this.diskBudgets.start(DiskReserve.for(this.config.workspace, stateDir(this.config), this.tenants.length > 1, this.log));
+    this.sweeper.start(this.people !== undefined);
+    const multi = severalTenants(this.config);
+    this.diskBudgets.start(DiskReserve.for(this.config.workspace, stateDir(this.config), multi, this.log), this.people !== undefined);
   }
 
   /** Before the hub listens: nothing an earlier run left under a tenant's uid may live on (it could hold the hub's port). */
@@ -371,7 +423,7 @@ export class Hub implements HubServices {
       ...(tenant && this.diskBudgets.usage(tenant) ? { disk: this.diskBudgets.usage(tenant) } : {}),
       servers: tenants.flatMap((t) =>
         t.children.map((c) => ({
-          ...(this.tenants.length > 1 ? { tenant: t.name } : {}),
+          ...(severalTenants(this.config) ? { tenant: t.name } : {}),
           name: c.name,
           prefix: c.prefix,
           transport: c.config.url ? "http" : "stdio",

@@ -224,9 +224,12 @@ function accessSummary(hub: Hub, host: string, port: number): string {
   const loopbackOnly = host === "localhost" || host === "::1" || host.startsWith("127.");
   const reach = loopbackOnly ? `loopback only (${host}:${port})` : `every interface (${host}:${port})`;
   const keyed = hub.tenants.filter((t) => t.keyDigest).length;
-  const gate = keyed
-    ? `${keyed} API key${keyed > 1 ? "s" : ""} (one per tenant) required on every request`
-    : "no API key: only loopback names, IP addresses and AGENTBOX_ALLOWED_HOSTS as Host, only loopback or AGENTBOX_CORS_ORIGINS pages as Origin";
+  const keys = keyed ? `${keyed} API key${keyed > 1 ? "s" : ""} (one per tenant)` : "";
+  const signIn = hub.config.oauth ? `a token of ${hub.config.oauth.issuer} (a tenant per person, at most ${hub.config.oauth.maxTenants})` : "";
+  const gate =
+    keys || signIn
+      ? `${[keys, signIn].filter(Boolean).join(" or ")} required on every request`
+      : "no API key: only loopback names, IP addresses and AGENTBOX_ALLOWED_HOSTS as Host, only loopback or AGENTBOX_CORS_ORIGINS pages as Origin";
   return `reachable on ${reach}; ${gate}; isolation ${hub.isolation.mode}: ${hub.isolation.summary}`;
 }
 

@@ -27,9 +27,21 @@ export interface ViewContext {
   serverNames: () => string[];
 }
 
+/**
+ * What a person's sign-in allows (their token's scopes, hub/http/oauth/): whole servers, and, with
+ * `readOnly`, every server's tools marked read-only. A grant narrows like a URL, and adds up.
+ */
+export interface Grant {
+  servers: ReadonlySet<string>;
+  readOnly: boolean;
+  /** What to ask for to be granted a server (the scope's name), for refusals. */
+  ask(server: string): string;
+}
+
 interface Layer {
-  source: "config" | "url";
+  source: "config" | "url" | "grant";
   spec: SelectionSpec;
+  grant?: Grant;
   servers?: ReadonlySet<string>;
   include?: (name: string) => boolean;
   exclude?: (name: string) => boolean;
@@ -47,9 +59,10 @@ function makeLayer(source: Layer["source"], spec: SelectionSpec): Layer {
   };
 }
 
-function layerAllows(layer: Layer, tool: string, server: string): boolean {
+function layerAllows(layer: Layer, tool: string, server: string, readOnly: (tool: string) => boolean): boolean {
   if (layer.exclude?.(tool)) return false;
   if (server === HUB) return true;
+  if (layer.grant) return layer.grant.servers.has(server) || (layer.grant.readOnly && readOnly(tool));
   if (layer.servers && !layer.servers.has(server)) return false;
   return !layer.include || layer.include(tool);
 }
@@ -74,12 +87,23 @@ export class SessionView {
 
   allowsTool(tool: string): boolean {
     const server = this.serverOf(tool);
-    return server !== undefined && this.layers.every((l) => layerAllows(l, tool, server));
+    return server !== undefined && this.layers.every((l) => layerAllows(l, tool, server, this.readOnly));
   }
 
-  /** For resources and prompts, which only `servers` selects. */
+  /** For resources and prompts, which only `servers` selects (and a grant: its servers, or reading any). */
   allowsServer(server: string): boolean {
-    return this.layers.every((l) => !l.servers || l.servers.has(server));
+    return this.layers.every((l) => (l.grant ? l.grant.servers.has(server) || l.grant.readOnly : !l.servers || l.servers.has(server)));
+  }
+
+  /** A tool its server marks as changing nothing (annotations.readOnlyHint). */
+  private readonly readOnly = (tool: string): boolean => this.listed(tool)?.annotations?.readOnlyHint === true;
+
+  /** The same selection within what a sign-in allows; unchanged without a grant (an API key, or a token with every scope). */
+  within(grant: Grant | undefined): SessionView {
+    if (!grant) return this;
+    const view = new SessionView(this.ctx, [...this.layers, { source: "grant", spec: {}, grant }], this.mode);
+    for (const tool of this.found) view.found.add(tool);
+    return view;
   }
 
   /** Every tool of the hub and its servers, whatever the selection (hub_find_tools aside). */
@@ -115,8 +139,14 @@ export class SessionView {
   refuseCall(tool: string): CallToolResult | undefined {
     const server = this.serverOf(tool);
     if (server === undefined) return undefined;
-    const blocking = this.layers.find((l) => !layerAllows(l, tool, server));
+    const blocking = this.layers.find((l) => !layerAllows(l, tool, server, this.readOnly));
     if (!blocking) return undefined;
+    if (blocking.grant) {
+      const text =
+        `Tool '${tool}' is outside what this sign-in allows: its token's scopes grant ${blocking.grant.servers.size ? [...blocking.grant.servers].join(", ") : "no server"}` +
+        `${blocking.grant.readOnly ? " and every server's read-only tools" : ""}. To use it, sign in again asking for the scope ${blocking.grant.ask(server)}.`;
+      return { content: [{ type: "text", text }], isError: true };
+    }
     const how =
       blocking.source === "config"
         ? "The hub's configured selection excludes it, and a session URL can only narrow that; ask the hub's operator."

@@ -13,6 +13,7 @@ import { recordFrom } from "./record.js";
 import type { RecordingKind } from "../../servers/lib/recording-names.js";
 import { auditConfigFromEnv, type AuditConfig } from "./audit.js";
 import { networkFromEnv, type NetworkConfig } from "./network.js";
+import { oauthFromEnv, type OAuthConfig } from "./oauth.js";
 import {
   ConfigError,
   describeZodError,
@@ -30,6 +31,7 @@ export { BUILTIN_SERVERS };
 export { ConfigError };
 export type { RateLimitsConfig, ServerConfig, TenantConfig, TenantLimits } from "./schema.js";
 export type { SessionLimits } from "./session-limits.js";
+export type { OAuthConfig } from "./oauth.js";
 
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
   // tasks/get polls: ten a second per client covers many tasks polled every second, and stops a client spinning on it
@@ -56,6 +58,8 @@ export interface HubConfig {
    * AGENTBOX_API_KEY is the one-tenant shorthand.
    */
   tenants: TenantConfig[];
+  /** Sign-in with OAuth (auth.oauth, AGENTBOX_OAUTH_*): each person a tenant, made on first sign-in (hub/config/oauth.ts). */
+  oauth?: OAuthConfig;
   /** Default per-tenant process and memory caps. */
   limits: TenantLimits;
   /** Where tenants' home folders live when the hub runs them under their own uids. */
@@ -172,6 +176,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     const bad = unknownDefaultServers(spec, Object.keys(mcpServers));
     if (bad) throw new ConfigError(`Config file ${configPath}:${where} ${bad}`);
   }
+  const oauth = oauthFromEnv(env, file);
   const cors = env.AGENTBOX_CORS_ORIGINS
     ? env.AGENTBOX_CORS_ORIGINS.split(",")
         .map((s) => s.trim())
@@ -181,7 +186,8 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     host: cli.host ?? env.AGENTBOX_HOST ?? file.host ?? "127.0.0.1",
     port,
     workspace: path.resolve(env.AGENTBOX_WORKSPACE ?? file.workspace ?? defaultWorkspace()),
-    tenants,
+    tenants: oauth && !tenants.some((t) => t.apiKey) ? [] : tenants,
+    oauth,
     limits: { ...file.limits, ...limitsFromEnv(env) },
     stateDir: env.AGENTBOX_STATE_DIR || file.stateDir || undefined,
     logLevel: parseLogLevel(cli.logLevel ?? env.AGENTBOX_LOG_LEVEL ?? file.logLevel),

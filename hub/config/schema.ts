@@ -140,6 +140,21 @@ const tenantSchema = z
   .strict();
 export type TenantConfig = z.infer<typeof tenantSchema> & { name: string };
 
+// hub/config/oauth.ts reads these
+const oauthSchema = z
+  .object({
+    issuer: z.string().min(1, "auth.oauth.issuer is the authorization server's issuer URL"),
+    audience: z.string().min(1).optional(),
+    tenantClaim: z.string().min(1).optional(),
+    scopes: z.boolean().optional(),
+    maxTenants: z.number().int().min(1).optional(),
+    introspection: z
+      .object({ clientId: z.string().min(1), clientSecret: z.string().min(1), endpoint: z.string().url().optional() })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 export const fileSchema = z
   .object({
     host: z.string().optional(),
@@ -174,6 +189,8 @@ export const fileSchema = z
     limits: tenantLimitsSchema.optional(),
     network: networkSchema.optional(),
     stateDir: z.string().optional(),
+    // sign-in with OAuth: people as tenants (hub/config/oauth.ts)
+    auth: z.object({ oauth: oauthSchema.optional() }).strict().optional(),
     // what every session records (hub/config/record.ts)
     record: z.array(z.enum(["terminal", "browser"])).optional(),
     // selection hook: default servers/tools/catalog for every session (hub/config/selection-spec.ts)

@@ -15,6 +15,7 @@ import { ModernEndpoint } from "../modern/endpoint.js";
 import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
 import { TrustedProxies } from "./trusted-proxies.js";
+import { METADATA_PATHS, ProtectedResource } from "./oauth/resource.js";
 import { forwardingOf, knowRequestBase, previewRoute } from "./preview-route.js";
 import { recordingRoute } from "./recording-route.js";
 import { liveRoute } from "./live-route.js";
@@ -40,18 +41,23 @@ const MCP_HEADERS = [
  * Node's stream (a sixth of the hub's CPU per call): a declared length is checked from the
  * header alone, and only chunked bodies go through the streaming check.
  */
-function guard(hub: HubServices, proxies: TrustedProxies): MiddlewareHandler<HubEnv> {
+function guard(hub: HubServices, proxies: TrustedProxies, oauth?: ProtectedResource): MiddlewareHandler<HubEnv> {
   const maxBytes = hub.config.maxBodyBytes;
   const tooLarge = () => jsonRpcError(413, -32600, `Request body too large: the limit is ${maxBytes} bytes (AGENTBOX_MAX_BODY_BYTES).`);
   const streamingLimit = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   const replies = repliesOf(hub);
-  return (c, next) => {
-    if (c.req.method === "OPTIONS") return next();
+  const pass = (c: HubContext, next: () => Promise<void>, refusedByAuth: Response | undefined) => {
     const declaredTooLarge = Number(c.req.header("content-length") ?? 0) > maxBytes;
-    const refused = authenticate(hub, proxies, c) ?? (declaredTooLarge ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
+    const refused = refusedByAuth ?? (declaredTooLarge ? tooLarge() : undefined) ?? drainingRefusalOf(hub, c);
     if (refused) return Promise.resolve(refused);
     // a drain waits for the replies being made (./replica.ts)
     return replies.track(c.req.header("transfer-encoding") !== undefined ? streamingLimit(c, next) : next());
+  };
+  return (c, next) => {
+    if (c.req.method === "OPTIONS") return next();
+    const verdict = authenticate(hub, proxies, c, oauth);
+    // an API key is decided at once; only a person's token waits for its check
+    return verdict instanceof Promise ? verdict.then((refused) => pass(c, next, refused)) : pass(c, next, verdict);
   };
 }
 
@@ -67,7 +73,16 @@ function drainingRefusalOf(hub: HubServices, c: HubContext): Response | undefine
 
 export function createApp(hub: HubServices): Hono<HubEnv> {
   const app = new Hono<HubEnv>();
-  const keyed = hub.tenants.some((t) => t.keyDigest);
+  const oauth = hub.config.oauth
+    ? new ProtectedResource(
+        hub.config.oauth,
+        () => hub.config.previews.publicUrl ?? hub.listeningBase,
+        () => Object.keys(hub.config.mcpServers),
+        hub.clock,
+      )
+    : undefined;
+  // with keys or sign-in, the credential is the gate (not the Host and Origin)
+  const keyed = hub.tenants.some((t) => t.keyDigest) || oauth !== undefined;
   const origins = new OriginPolicy(hub.config, keyed);
   const mcp = mcpEndpoint(hub, new ModernEndpoint(hub));
   const legacy = new LegacySseEndpoint(hub);
@@ -100,6 +115,8 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   app.use("*", (c, next) => (c.req.header("origin") ? browserCors(c, next) : next()));
   app.use("*", origins.middleware());
   // the page's own files hold no data: served before the key check so the page can ask for the key
+  // where a client that got a 401 learns how to sign in (RFC 9728): public, like the page
+  if (oauth) for (const path of METADATA_PATHS) app.get(path, (c) => c.json(oauth.metadata(c.req.path)));
   mountPlayground(app);
   // the viewer's pages let frames load only its snapshots, named at the origin the browser used
   mountTraceViewer(app, {
@@ -112,7 +129,7 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
-  const guarded = guard(hub, proxies);
+  const guarded = guard(hub, proxies, oauth);
   for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
   for (const path of ["/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, knowRequestBase(proxies));
   app.use("/metrics", metricsGate(hub, guarded));
@@ -126,10 +143,12 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
 
   app.notFound((c) => {
     // a client that got a 401 looks for OAuth next: tell it how this hub wants its key instead
-    const oauth = /^\/(\.well-known\/(oauth|openid)|register|authorize|token)/.test(c.req.path);
-    const hint = oauth
-      ? ' This hub does not use OAuth: send its API key as Authorization: Bearer <key> (mcp-remote: --header "Authorization: Bearer <key>").'
-      : "";
+    const probing = /^\/(\.well-known\/(oauth|openid)|register|authorize|token)/.test(c.req.path);
+    const hint = !probing
+      ? ""
+      : oauth
+        ? ` This hub signs people in at ${oauth.config.issuer} (its metadata: ${oauth.metadataUrl("/mcp")}).`
+        : ' This hub does not use OAuth: send its API key as Authorization: Bearer <key> (mcp-remote: --header "Authorization: Bearer <key>").';
     return c.json({ error: `No route for ${c.req.method} ${c.req.path}. The MCP endpoint is /mcp.${hint}` }, 404);
   });
   app.onError((err, c) => {

@@ -7,14 +7,14 @@ import type { MiddlewareHandler } from "hono";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { presentedKey, type HubEnv } from "./security.js";
-import { tenantForKey } from "../tenants/tenants.js";
+import { severalTenants, tenantForKey } from "../tenants/tenants.js";
 
 const digest = (value: string) => createHash("sha256").update(value).digest();
 
 /** @param tenantGate what guards the hub's other paths (a tenant's key, or loopback when keyless) */
 export function metricsGate(hub: HubServices, tenantGate: MiddlewareHandler<HubEnv>): MiddlewareHandler<HubEnv> {
   const operator = hub.config.metricsKey ? digest(hub.config.metricsKey) : undefined;
-  const shared = hub.tenants.length > 1;
+  const shared = severalTenants(hub.config);
   const forOperator =
     "This hub serves several tenants and /metrics shows all of them, so it opens only with the operator's key" +
     (operator ? "" : " (set AGENTBOX_METRICS_KEY, then scrape with Authorization: Bearer <that key>)") +

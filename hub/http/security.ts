@@ -11,8 +11,11 @@ import type { HubServices } from "./services.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import type { ClientSession } from "../sessions/registry.js";
+import type { Grant } from "../catalog/selection.js";
 import { tenantForKey } from "../tenants/tenants.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
+import { ALL_SCOPE, type ProtectedResource } from "./oauth/resource.js";
+import { PersonRefused } from "../tenants/people.js";
 
 const MAX_HOST_VERDICTS = 1000;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -46,6 +49,8 @@ export class Caller {
     readonly tenant: ServedTenant,
     /** The session code is calling back as, when the request carries a session token. */
     readonly session?: ClientSession,
+    /** What a person's token allows (its scopes), when they signed in with OAuth and scopes are enforced; undefined: everything. */
+    readonly grant?: Grant,
   ) {}
 
   /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
@@ -57,10 +62,16 @@ export class Caller {
 
 /**
  * Who is asking, decided once per request: code calling back as one session (its session token),
- * the tenant whose API key is presented, or the keyless tenant when the hub has no keys at all.
- * Sets the request's Caller and returns nothing, or returns the 401 to send.
+ * the tenant whose API key is presented, a person whose access token is presented (OAuth), or the
+ * keyless tenant when the hub has neither keys nor sign-in. Sets the request's Caller and returns
+ * nothing, or returns the refusal to send. Only a token's check waits (for the issuer's keys).
  */
-export function authenticate(hub: HubServices, proxies: TrustedProxies, c: HubContext): Response | undefined {
+export function authenticate(
+  hub: HubServices,
+  proxies: TrustedProxies,
+  c: HubContext,
+  oauth?: ProtectedResource,
+): Response | undefined | Promise<Response | undefined> {
   const token = c.req.header(SESSION_TOKEN_HEADER);
   if (token !== undefined) {
     const session = hub.sessions.withToken(token);
@@ -77,6 +88,22 @@ export function authenticate(hub: HubServices, proxies: TrustedProxies, c: HubCo
     c.set("caller", new Caller(c, proxies, tenant));
     return undefined;
   }
+  if (oauth) {
+    const bearer = c.req.header("authorization")?.match(/^bearer\s+(\S+)\s*$/i)?.[1];
+    if (bearer !== undefined) return signIn(hub, proxies, c, oauth, bearer);
+    return jsonRpcError(
+      401,
+      -32001,
+      key === undefined
+        ? "Unauthorized: sign in with OAuth (the authorization server is named in the WWW-Authenticate header's resource_metadata), or send an API key."
+        : "Unauthorized: the API key is not valid, and a token is only taken as Authorization: Bearer <token>.",
+      {
+        headers: {
+          "WWW-Authenticate": oauth.challenge(c.req.path, key === undefined ? undefined : { error: "invalid_token", description: "not a valid API key" }),
+        },
+      },
+    );
+  }
   return jsonRpcError(
     401,
     -32001,
@@ -85,6 +112,37 @@ export function authenticate(hub: HubServices, proxies: TrustedProxies, c: HubCo
       : "Unauthorized: the API key is not valid.",
     { headers: { "WWW-Authenticate": 'Bearer realm="agentbox"' } },
   );
+}
+
+/** A person's access token: checked, then their tenant (made on their first sign-in). */
+async function signIn(hub: HubServices, proxies: TrustedProxies, c: HubContext, oauth: ProtectedResource, token: string): Promise<Response | undefined> {
+  const verdict = await oauth.verifier.verify(token);
+  if ("status" in verdict) {
+    const headers: Record<string, string> = { "WWW-Authenticate": oauth.challenge(c.req.path, verdict) };
+    if (verdict.status === 503) headers["Retry-After"] = "30";
+    const what = verdict.status === 503 ? "Service unavailable" : "Unauthorized";
+    return jsonRpcError(verdict.status, -32001, `${what}: ${verdict.description}.`, { headers });
+  }
+  let grant: Grant | undefined;
+  if (oauth.config.scopes) {
+    const known = verdict.scopes.filter((s) => oauth.scopes().includes(s));
+    if (known.length === 0) {
+      const description = `the token carries none of this hub's scopes (${oauth.scopes().join(", ")}); ask for ${ALL_SCOPE}`;
+      return jsonRpcError(403, -32001, `Forbidden: ${description}.`, {
+        headers: { "WWW-Authenticate": oauth.challenge(c.req.path, { error: "insufficient_scope", description, scope: ALL_SCOPE }) },
+      });
+    }
+    grant = oauth.grantOf(known);
+  }
+  let tenant: ServedTenant;
+  try {
+    tenant = await hub.personTenant(verdict.person);
+  } catch (err) {
+    if (!(err instanceof PersonRefused)) throw err;
+    return jsonRpcError(503, -32001, `Service unavailable: ${err.message}`);
+  }
+  c.set("caller", new Caller(c, proxies, tenant, undefined, grant));
+  return undefined;
 }
 
 /** The caller `authenticate` found for this request. */

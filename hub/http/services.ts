@@ -22,6 +22,10 @@ export interface HubServices extends ModernServices {
   openSession(id: string, kind: ClientSession["kind"], tenant: ServedTenant, clientKey: string, view: SessionView): Promise<ClientSession | Response>;
   /** The one session all sessionless requests of a client share (per tenant and address), or the refusal to open it. */
   implicitSession(tenant: ServedTenant, clientKey: string): Promise<ClientSession | Response>;
+  /** The tenant of a person signed in with OAuth, made on their first request (hub/tenants/people.ts); refuses with PersonRefused. */
+  personTenant(person: string): Promise<ServedTenant>;
+  /** The hub's own address, without /mcp, as it listens (known once it does). */
+  readonly listeningBase: string;
   /** What the configured defaults leave a session; its URL may narrow it. */
   defaultView(tenant: ServedTenant): SessionView;
 }

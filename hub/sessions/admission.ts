@@ -9,6 +9,7 @@
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { SessionLimits } from "../config/session-limits.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import { identified } from "../tenants/tenants.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import { clientPrincipal, tenantPrincipal, type ClientSession, type SessionRegistry } from "./registry.js";
 
@@ -34,7 +35,7 @@ export class SessionAdmission {
   /** The refusal when the cap is reached and no idle session can make room; checked right before a session is added. */
   full(tenant: ServedTenant, clientKey: string): Response | undefined {
     const { maxSessions, maxSessionsPerClient } = this.limits;
-    if (!tenant.keyDigest && !this.makeRoom(clientPrincipal(tenant, clientKey), maxSessionsPerClient)) {
+    if (!identified(tenant) && !this.makeRoom(clientPrincipal(tenant, clientKey), maxSessionsPerClient)) {
       return this.refuse(
         429,
         `Too many sessions: this client has ${maxSessionsPerClient} open, the most one client address may hold (AGENTBOX_MAX_SESSIONS_PER_CLIENT), and ` +
@@ -42,7 +43,7 @@ export class SessionAdmission {
       );
     }
     if (!this.makeRoom(tenantPrincipal(tenant), maxSessions)) {
-      const whose = tenant.keyDigest ? "this API key's tenant" : "this hub";
+      const whose = tenant.person ? "this person's tenant" : tenant.keyDigest ? "this API key's tenant" : "this hub";
       return this.refuse(
         503,
         `Too many sessions: ${whose} has ${maxSessions} open, the most it may hold (AGENTBOX_MAX_SESSIONS), and none has been idle long enough to ` +

@@ -19,6 +19,7 @@ import type { CallCancellation, Cancellation } from "../protocol/cancellation.js
 import type { Clock, Timer } from "../protocol/clock.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import { identified } from "../tenants/tenants.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
 import { sessionLabel } from "../observability/session-label.js";
 import type { SessionView } from "../catalog/selection.js";
@@ -140,7 +141,7 @@ export class ClientSession {
 
   /** Whose rate-limit budget this session spends: its tenant's when it has a key, else its own. */
   get budget(): string {
-    return this.tenant.keyDigest ? `tenant:${this.tenant.name}` : `session:${this.id}`;
+    return identified(this.tenant) ? `tenant:${this.tenant.name}` : `session:${this.id}`;
   }
 
   touch(): void {
@@ -173,7 +174,7 @@ export class ClientSession {
    */
   get principals(): string[] {
     const tenant = tenantPrincipal(this.tenant);
-    return this.tenant.keyDigest || this.lasting ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
+    return identified(this.tenant) || this.lasting ? [tenant] : [tenant, clientPrincipal(this.tenant, this.clientKey)];
   }
 }
 

@@ -83,12 +83,20 @@ export class DiskBudgets {
     for (const tenant of tenants) if (tenant.identity) this.states.set(tenant, {});
   }
 
-  start(reserve?: DiskReserve): void {
-    if (this.states.size === 0) return;
+  /** `expectMore`: tenants come later (people signing in, ./people.ts), so budgets are kept even with none yet. */
+  start(reserve?: DiskReserve, expectMore = false): void {
+    if (this.states.size === 0 && !expectMore) return;
     this.reserve = reserve;
     void this.measureNow().then(() => this.tendReserve());
     this.watchTimer = setInterval(() => void this.tendReserve().then(() => this.watchFreeSpace()), WATCH_EVERY_MS);
     this.watchTimer.unref();
+  }
+
+  /** A tenant made while the hub runs (a person's first sign-in): measured from the next pass on, which starts now. */
+  add(tenant: BudgetedTenant): void {
+    if (!tenant.identity || this.states.has(tenant)) return;
+    this.states.set(tenant, {});
+    void this.measureNow();
   }
 
   /** Free the reserve when the filesystem is nearly full, after freezing whoever filled it; take it back once there is room. */

@@ -39,6 +39,11 @@ export interface NetworkPlan extends NetworkReport {
   warning?: string;
   /** Each confined tenant's share, by name. */
   tenants: ReadonlyMap<string, TenantNetwork>;
+  /**
+   * A share for a tenant made while the hub runs (a person signing in): the next free block, or
+   * undefined when the tenants' ports hold no more. Absent when tenants are not confined.
+   */
+  allot?(name: string): TenantNetwork | undefined;
 }
 
 /** The kernel's Landlock ABI as the helper sees it (0: none), or undefined when the helper is not built. */
@@ -91,23 +96,27 @@ export function assignPorts(
     if (clash) throw new ConfigError(`tenants.${t.name}.ports (${formatRange(block)}) overlaps tenant '${clash[0]}' (${formatRange(clash[1])}).`);
     blocks.set(t.name, block);
   }
-  let next = region.low;
   for (const t of tenants) {
     if (blocks.has(t.name)) continue;
-    let block = { low: next, high: next + perTenant - 1 };
-    for (let clash = [...blocks.values()].find((b) => overlaps(b, block)); clash; clash = [...blocks.values()].find((b) => overlaps(b, block))) {
-      block = { low: clash.high + 1, high: clash.high + perTenant };
-    }
-    if (block.high > region.high) {
+    const block = freeBlock(blocks, region, perTenant);
+    if (!block) {
       throw new ConfigError(
         `${tenants.length} tenants need ${perTenant} ports each, more than the tenants' ports ${formatRange(region)} hold: widen network.ports ` +
           "(AGENTBOX_TENANT_PORTS) or lower network.portsPerTenant (AGENTBOX_PORTS_PER_TENANT).",
       );
     }
     blocks.set(t.name, block);
-    next = block.high + 1;
   }
   return blocks;
+}
+
+/** The lowest block of `perTenant` ports in `region` that overlaps none of `blocks`. */
+function freeBlock(blocks: ReadonlyMap<string, PortRange>, region: PortRange, perTenant: number): PortRange | undefined {
+  let block = { low: region.low, high: region.low + perTenant - 1 };
+  for (let clash = [...blocks.values()].find((b) => overlaps(b, block)); clash; clash = [...blocks.values()].find((b) => overlaps(b, block))) {
+    block = { low: clash.high + 1, high: clash.high + perTenant };
+  }
+  return block.high <= region.high ? block : undefined;
 }
 
 /** Ports 1-65535 without `holes`, plus `extra`, as the helper's comma-separated ranges. */
@@ -142,6 +151,8 @@ export interface PlanInput {
   hubPort: number;
   /** Whether the hub runs tenants under uids of their own. */
   perTenantUids: boolean;
+  /** Whether tenants are made while the hub runs (people signing in with OAuth): blocks are then allotted on demand. */
+  tenantsJoin?: boolean;
   /** Ports the operator's services listen on that every tenant's servers must reach (an OTLP collector). */
   reachable?: number[];
   parse: (text: string, where: string) => PortRange;
@@ -151,7 +162,7 @@ export interface PlanInput {
 
 export function planNetwork(input: PlanInput): NetworkPlan {
   const none = new Map<string, TenantNetwork>();
-  if (input.tenants.length <= 1 || !input.perTenantUids) {
+  if ((input.tenants.length <= 1 && !input.tenantsJoin) || !input.perTenantUids) {
     return { network: "isolated", networkSummary: "one tenant: no other tenant's sockets to reach", tenants: none };
   }
   const shared = (why: string, todo: string): NetworkPlan => ({
@@ -192,16 +203,23 @@ export function planNetwork(input: PlanInput): NetworkPlan {
   const helper = landlockHelper();
   const tenants = new Map<string, TenantNetwork>();
   const scope = abi >= 6 ? ["--scope-abstract-unix"] : [];
-  for (const [name, ports] of blocks) {
-    tenants.set(name, {
-      ports,
-      confine: (hubPort) => {
-        const operator = [...(hubPort ? [hubPort] : []), ...(input.reachable ?? [])].map((port) => ({ low: port, high: port }));
-        const reach = portsWithout([ephemeral, region], [ports, ...operator]);
-        return [helper, "--bind", formatRange(ports), "--connect", reach, ...scope, "--"];
-      },
-    });
-  }
+  const shareOf = (ports: PortRange): TenantNetwork => ({
+    ports,
+    confine: (hubPort) => {
+      const operator = [...(hubPort ? [hubPort] : []), ...(input.reachable ?? [])].map((port) => ({ low: port, high: port }));
+      const reach = portsWithout([ephemeral, region], [ports, ...operator]);
+      return [helper, "--bind", formatRange(ports), "--connect", reach, ...scope, "--"];
+    },
+  });
+  for (const [name, ports] of blocks) tenants.set(name, shareOf(ports));
+  const allot = (name: string) => {
+    const block = freeBlock(blocks, region, input.network.portsPerTenant);
+    if (!block) return undefined;
+    blocks.set(name, block);
+    const share = shareOf(block);
+    tenants.set(name, share);
+    return share;
+  };
   const how =
     `Landlock (ABI ${abi}): each tenant's processes listen only on TCP ports of its own (${input.network.portsPerTenant} each, from ${formatRange(region)}) ` +
     `and cannot connect to another tenant's ports or the ephemeral range ${formatRange(ephemeral)}, on any address`;
@@ -211,7 +229,8 @@ export function planNetwork(input: PlanInput): NetworkPlan {
       networkSummary: `${how}; abstract UNIX sockets are shared (scoping them needs Landlock ABI 6, Linux 6.12)`,
       warning: `network: tenants can connect to each other's abstract UNIX sockets: this kernel's Landlock is ABI ${abi}, scoping needs ABI 6 (Linux 6.12). TCP ports are kept apart.`,
       tenants,
+      allot,
     };
   }
-  return { network: "isolated", networkSummary: `${how}; abstract UNIX sockets reach only their own server's processes; UDP is not separated`, tenants };
+  return { network: "isolated", networkSummary: `${how}; abstract UNIX sockets reach only their own server's processes; UDP is not separated`, tenants, allot };
 }

@@ -53,8 +53,9 @@ export class ProcessSweeper {
     private readonly everyMs = 5_000,
   ) {}
 
-  start(): void {
-    if (!this.tenants.some((t) => t.identity)) return;
+  /** `expectMore`: tenants come later (people signing in, ./people.ts) into the same list, so sweeps run even with none yet. */
+  start(expectMore = false): void {
+    if (!expectMore && !this.tenants.some((t) => t.identity)) return;
     this.timer = this.clock.every(this.everyMs, () => void this.sweep(this.tenants));
   }
 

@@ -28,14 +28,23 @@ const DEFAULT_DISK_SHARE = 0.9;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
 // an OTLP collector's headers usually carry its credentials: a tenant's code must not read them
-const SECRET_ENV = new Set(["AGENTBOX_API_KEY", "AGENTBOX_TENANTS", "AGENTBOX_METRICS_KEY", "OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"]);
+const SECRET_ENV = new Set([
+  "AGENTBOX_API_KEY",
+  "AGENTBOX_TENANTS",
+  "AGENTBOX_METRICS_KEY",
+  "AGENTBOX_OAUTH_INTROSPECTION_CLIENT_SECRET",
+  "OTEL_EXPORTER_OTLP_HEADERS",
+  "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+]);
 
 const sha256 = (value: string) => createHash("sha256").update(value).digest();
 
 export interface Tenant {
   readonly name: string;
-  /** The digest of its API key, compared in constant time; none for a keyless tenant. */
+  /** The digest of its API key, compared in constant time; none for a keyless tenant or a person. */
   readonly keyDigest?: Buffer;
+  /** The person whose tenant this is, as their access tokens name them (signed in with OAuth, ./people.ts). */
+  readonly person?: string;
   /** Its own uid/gid in "uid" isolation; undefined when it shares the hub's. */
   readonly identity?: ProcessLimits;
   readonly workspace: string;
@@ -65,18 +74,28 @@ export function derivedUid(name: string, workspace: string): number {
   );
 }
 
+/** Whether the hub has (or may come to have) several tenants: each then works in `<workspace>/<tenant>`. */
+export const severalTenants = (config: Pick<HubConfig, "tenants" | "oauth">) => config.tenants.length > 1 || config.oauth !== undefined;
+
+/** A tenant that proved who it is (an API key, or a person's token), as opposed to the keyless hub's one. */
+export const identified = (tenant: Tenant) => tenant.keyDigest !== undefined || tenant.person !== undefined;
+
+/** How many tenants the default disk budgets are shared among: the configured ones and as many people as may sign in. */
+const budgetShares = (config: Pick<HubConfig, "tenants" | "oauth">) => Math.max(1, config.tenants.length + (config.oauth?.maxTenants ?? 0));
+
 export function buildTenants(config: HubConfig, isolation: Isolation, network?: NetworkPlan): Tenant[] {
-  const multi = config.tenants.length > 1;
+  const multi = severalTenants(config);
   if (multi && isolation.mode !== "uid") {
+    const what = config.oauth ? "Sign-in with OAuth (a tenant per person) is configured" : `${config.tenants.length} tenants are configured`;
     throw new ConfigError(
-      `${config.tenants.length} tenants are configured, but ${isolation.summary.replace(/^one tenant; /, "")}. ` +
+      `${what}, but ${isolation.summary.replace(/^one tenant; /, "")}. ` +
         "Several tenants need the hub to run each one under its own uid: start it as root (in Docker: without --cap-drop ALL and --user), or configure " +
         "a single tenant (AGENTBOX_API_KEY).",
     );
   }
   const uids = new Map<number, string>();
   // budgets hold only under per-tenant uids (hub/tenants/disk-budget.ts)
-  const defaultDiskBytes = isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / config.tenants.length) : 0;
+  const defaultDiskBytes = defaultDiskBudget(config, isolation);
   return config.tenants.map((t) => {
     const identity = isolation.mode === "uid" ? limitsOf(t, config, defaultDiskBytes) : undefined;
     if (identity) {
@@ -86,21 +105,38 @@ export function buildTenants(config: HubConfig, isolation: Isolation, network?: 
         throw new ConfigError(`Tenant '${t.name}' would run under the hub's own uid ${identity.uid}; give it another "uid".`);
       uids.set(identity.uid, t.name);
     }
-    const workspace = multi ? path.join(config.workspace, t.name) : config.workspace;
-    // named by uid too: two hubs on one machine (other workspaces) never share a tenant's home
-    const state = identity ? path.join(stateDir(config), "tenants", `${t.name}-${identity.uid}`) : undefined;
-    return {
-      name: t.name,
-      keyDigest: t.apiKey ? sha256(t.apiKey) : undefined,
-      identity,
-      workspace,
-      selection: selectionOf(t),
-      home: state && path.join(state, "home"),
-      tmp: state && path.join(state, "tmp"),
-      diskStatus: state && path.join(state, "disk.json"),
-      network: network?.tenants.get(t.name),
-    };
+    return tenantOf(config, { name: t.name, keyDigest: t.apiKey ? sha256(t.apiKey) : undefined, selection: selectionOf(t) }, identity, network);
   });
+}
+
+function defaultDiskBudget(config: HubConfig, isolation: Isolation): number {
+  return isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / budgetShares(config)) : 0;
+}
+
+/** A person's tenant, made on their first sign-in: the configured limits, its own uid (./people.ts chooses it) and ports. */
+export function buildPersonTenant(config: HubConfig, isolation: Isolation, name: string, person: string, uid: number, network?: NetworkPlan): Tenant {
+  const identity = limitsOf({ name, uid } as TenantConfig, config, defaultDiskBudget(config, isolation));
+  return tenantOf(config, { name, person }, identity, network);
+}
+
+function tenantOf(
+  config: HubConfig,
+  who: Pick<Tenant, "name" | "keyDigest" | "person" | "selection">,
+  identity: ProcessLimits | undefined,
+  network: NetworkPlan | undefined,
+): Tenant {
+  const workspace = severalTenants(config) ? path.join(config.workspace, who.name) : config.workspace;
+  // named by uid too: two hubs on one machine (other workspaces) never share a tenant's home
+  const state = identity ? path.join(stateDir(config), "tenants", `${who.name}-${identity.uid}`) : undefined;
+  return {
+    ...who,
+    identity,
+    workspace,
+    home: state && path.join(state, "home"),
+    tmp: state && path.join(state, "tmp"),
+    diskStatus: state && path.join(state, "disk.json"),
+    network: network?.tenants.get(who.name),
+  };
 }
 
 function limitsOf(t: TenantConfig, config: HubConfig, defaultDiskBytes: number): ProcessLimits {

@@ -148,7 +148,8 @@ const hubMetrics = defineTool({
     const figures = { sessions: hub.sessions.all().filter((s) => s.tenant === tenant).length, calls: hub.metrics.tenantCalls(tenant.name) };
     // the hub and the container are shared by every tenant: their use says what the others do
     // (hub-wide figures are on /metrics, for the operator); a tenant alone sees them
-    const shared = hub.tenants.length > 1;
+    // people signed in with OAuth share the hub with whoever signs in next
+    const shared = hub.tenants.length > 1 || hub.tenants.some((t) => t.person !== undefined);
     const cpu = process.cpuUsage();
     const data = {
       container: shared ? containerCapacity() : containerUsage(),

@@ -19,8 +19,9 @@ export class LegacySseEndpoint {
     const { outgoing } = c.env;
     const caller = callerOf(c);
     // selection hook (hub/catalog/selection.ts): ?servers= ?tools= ?catalog= fixed for the stream's session, or 400
-    const view = viewForUrl(this.hub.defaultView(caller.tenant), c.req.url);
-    if (view instanceof Response) return view;
+    const selected = viewForUrl(this.hub.defaultView(caller.tenant), c.req.url);
+    if (selected instanceof Response) return selected;
+    const view = selected.within(caller.grant);
     const id = newSessionId(this.hub.config.replica);
     const session = await this.hub.openSession(id, "sse", caller.tenant, caller.clientKey, view);
     if (session instanceof Response) return session;

@@ -5,7 +5,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
-import { urlSelects, viewForUrl } from "../../catalog/selection.js";
+import { urlSelects, viewForUrl, type Grant } from "../../catalog/selection.js";
 import { connectSessionServer } from "../../sessions/server.js";
 import type { ClientSession } from "../../sessions/registry.js";
 import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
@@ -13,11 +13,12 @@ import { sseToJson, withFullAccept } from "./sse-to-json.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
 
-export async function answerPlainJson(hub: HubServices, req: Request, parsed: Parsed, session: ClientSession): Promise<Response> {
+export async function answerPlainJson(hub: HubServices, req: Request, parsed: Parsed, session: ClientSession, grant?: Grant): Promise<Response> {
   session.touch();
-  // selection hook (hub/catalog/selection.ts): a plain JSON request may narrow its session's selection for itself
-  const view = urlSelects(req.url) ? viewForUrl(session.view, req.url, (parsed.body as { id?: string | number }).id) : session.view;
-  if (view instanceof Response) return view;
+  // selection hook (hub/catalog/selection.ts): a plain JSON request may narrow its session's selection for itself, as its sign-in does
+  const selected = urlSelects(req.url) ? viewForUrl(session.view, req.url, (parsed.body as { id?: string | number }).id) : session.view;
+  if (selected instanceof Response) return selected;
+  const view = selected.within(grant);
   if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(hub, session, view, parsed.body, req);
   if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202 });
   const transport = new WebStandardStreamableHTTPServerTransport({

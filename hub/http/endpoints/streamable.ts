@@ -24,8 +24,10 @@ export class StreamableEndpoint {
 
   /** POST initialize: a new session with the selection its URL asks for (hub/catalog/selection.ts), or 400. */
   async initialize(req: Request, parsed: Parsed, caller: Caller): Promise<Response> {
-    const view = viewForUrl(this.hub.defaultView(caller.tenant), req.url, (parsed.body as { id?: string | number }).id);
-    if (view instanceof Response) return view;
+    const selected = viewForUrl(this.hub.defaultView(caller.tenant), req.url, (parsed.body as { id?: string | number }).id);
+    if (selected instanceof Response) return selected;
+    // a person's session sees what their sign-in allows, for its whole life
+    const view = selected.within(caller.grant);
     const id = newSessionId(this.hub.config.replica);
     const session = await this.hub.openSession(id, "streamable", caller.tenant, caller.clientKey, view);
     if (session instanceof Response) return session;
