@@ -110,7 +110,12 @@ export class Child {
     manifest?: ManifestEntry,
   ) {
     this.prefix = config.prefix ?? name;
-    this.state = config.enabled === false ? "disabled" : manifest ? "idle" : "starting";
+    this.state = config.enabled === false ? "disabled" : config.unstartable ? "failed" : manifest ? "idle" : "starting";
+    if (this.state === "failed") {
+      // as written it names a file that is not there: never run (not even from the workspace), its siblings serve
+      this.lastError = config.unstartable;
+      log.error("child cannot start", { error: config.unstartable });
+    }
     if (manifest && this.state === "idle") {
       this.capabilities = manifest.capabilities;
       this.tools = manifest.tools;
@@ -159,7 +164,7 @@ export class Child {
   }
 
   private async spawnAndConnect(): Promise<void> {
-    if (!this.enabled || this.stopping) return;
+    if (!this.enabled || this.stopping || this.config.unstartable) return;
     const listedBefore = LISTED_STATES.has(this.state) ? JSON.stringify([this.tools, this.prompts, this.resourceTemplates]) : undefined;
     this.state = this.restarts > 0 ? "restarting" : "starting";
     if (this.config.protocol) return this.connectModern(listedBefore);
@@ -384,6 +389,7 @@ export class Child {
   }
 
   unavailable(): ChildUnavailableError {
+    if (this.config.unstartable) return new ChildUnavailableError(`The '${this.name}' server cannot start: ${this.config.unstartable}`);
     const why =
       this.state === "disabled"
         ? "is disabled in the configuration"

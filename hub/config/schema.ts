@@ -87,7 +87,14 @@ export const serverConfigSchema = z
     path: ["protocol"],
   });
 
-export type ServerConfig = z.infer<typeof serverConfigSchema>;
+export type ServerConfig = z.infer<typeof serverConfigSchema> & {
+  /**
+   * Why this entry cannot start as written (a relative path found nowhere: ./server-paths.ts). Set
+   * by the hub, never read from the file (the schema above is strict): the server fails alone, the
+   * others serve.
+   */
+  unstartable?: string;
+};
 
 const rateSpec = z.string().regex(/^\d+\s*\/\s*(s|sec|second|m|min|minute|h|hour)$/, 'a rate like "100/min", "5/s" or "1000/hour"');
 export const rateLimitsSchema = z.union([

@@ -3,8 +3,8 @@
 // call it came from when there is one, and to nobody when the hub cannot tell whose it is.
 import {
   ErrorCode,
-  McpError,
   ResultSchema,
+  type McpError,
   type LoggingLevel,
   type Notification,
   type Request,
@@ -17,6 +17,7 @@ import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../serve
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
+import { protocolError } from "../protocol/jsonrpc.js";
 import { tenantPrincipal, type ClientSession, type InflightCall, type SessionKind, type SessionRegistry } from "./registry.js";
 
 /** The client capability each request a child may send needs. */
@@ -101,10 +102,11 @@ function stripSessionMeta(params: Record<string, unknown> | undefined): Record<s
   return { ...params, _meta: meta };
 }
 
+/** Refusals are protocolError: the child's SDK prefixes "MCP error N:" itself, and the client would read it twice. */
 export async function childRequest(sessions: SessionRegistry, tenant: ServedTenant, child: Child, request: Request, signal: AbortSignal): Promise<Result> {
   const origin = originOf(sessions, tenant, child, request.params);
   if (typeof origin === "string") {
-    throw new McpError(
+    throw protocolError(
       ErrorCode.InvalidRequest,
       `The hub cannot tell which client session ${request.method} from the '${child.name}' server belongs to (${origin}), ` +
         "so it asks nobody rather than the wrong client.",
@@ -121,7 +123,7 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   }
   const needed = CAPABILITY_FOR[request.method];
   if (needed && !asker.clientCapabilities[needed]) {
-    throw new McpError(
+    throw protocolError(
       ErrorCode.InvalidRequest,
       `The client of this session does not support ${needed} (it did not declare the capability at initialize), so ${request.method} cannot be ` +
         `forwarded to it.`,
@@ -129,7 +131,7 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
   }
   if (origin.call) return origin.call.channel.request(outgoing, signal);
   const server = [...origin.session.servers][0];
-  if (!server) throw new McpError(ErrorCode.InvalidRequest, `The client session of this call has no open connection for ${request.method}.`);
+  if (!server) throw protocolError(ErrorCode.InvalidRequest, `The client session of this call has no open connection for ${request.method}.`);
   return server.request(outgoing, ResultSchema, { signal });
 }
 
@@ -138,7 +140,7 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
  * revision has no server-to-client requests (a server asks by answering input_required).
  */
 export function unreachableModernClient(method: string, server: string): McpError {
-  return new McpError(
+  return protocolError(
     ErrorCode.InvalidRequest,
     `The '${server}' server sent ${method} for a 2026-07-28 client outside any call of that client's. That protocol revision has no ` +
       "server-to-client requests (a server asks its client by answering one of its calls with input_required), so nobody was asked.",

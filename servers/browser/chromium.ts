@@ -7,6 +7,7 @@ import fs from "node:fs";
 import type { Browser } from "playwright-core";
 import { errorMessage, type Logger } from "../lib/log.js";
 import { ToolError } from "../lib/tool.js";
+import { defaultTempRoots, launchFailureReason, makeChromiumTemp, removeChromiumTemp } from "./chromium-launch.js";
 
 // Debian's Chromium; the image ships the smaller headless shell instead.
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-headless-shell"];
@@ -65,7 +66,11 @@ export class ChromiumHost {
   /** Bumped on every launch; a context created under an older generation is gone. */
   generation = 0;
 
-  constructor(private readonly log: Logger) {}
+  /** @param tempRoots where Chromium's private temp folder may go (./chromium-launch.ts), first that takes one */
+  constructor(
+    private readonly log: Logger,
+    private readonly tempRoots: readonly string[] = defaultTempRoots(),
+  ) {}
 
   /** The running browser, launched (or relaunched after a crash) on demand. */
   async browser(): Promise<Browser> {
@@ -83,6 +88,7 @@ export class ChromiumHost {
     const executablePath = chromiumPath();
     const port = cdpPort();
     const cdpArgs = port === undefined ? [] : [`--remote-debugging-port=${port}`, "--remote-debugging-address=127.0.0.1"];
+    const temp = makeChromiumTemp(this.tempRoots);
     let browser: Browser;
     try {
       // playwright-core is loaded with the first launch: an idle browser server stays small and quick to start
@@ -91,15 +97,21 @@ export class ChromiumHost {
         executablePath,
         headless: true,
         args: [...ARGS, ...cdpArgs],
+        ...(temp && { env: { ...process.env, TMPDIR: temp } }),
       });
     } catch (err) {
-      throw new ToolError(`Chromium (${executablePath}) failed to start: ${firstLine(errorMessage(err))}`);
+      removeChromiumTemp(temp);
+      // Playwright's first line is only "browser has been closed": Chromium's stderr says why
+      const message = errorMessage(err);
+      const reason = launchFailureReason(message);
+      throw new ToolError(`Chromium (${executablePath}) failed to start: ${reason ?? firstLine(message)}`);
     }
     this.generation += 1;
     this.current = browser;
     const generation = this.generation;
     browser.on("disconnected", () => {
       if (this.current === browser) this.current = undefined;
+      removeChromiumTemp(temp);
       this.log.warn("chromium disconnected", { generation });
     });
     this.log.info("chromium launched", { executablePath, version: browser.version(), generation });

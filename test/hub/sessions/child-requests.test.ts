@@ -83,6 +83,16 @@ describe("a child's requests and log lines reach their own client only", () => {
     assert.ok(!b.seen.logs.includes("for A only"), b.seen.logs.join());
   });
 
+  test("a 2025 client that did not declare elicitation hears the refusal once, its code said once", async () => {
+    const undeclared = await hub.connect({ name: "no-elicitation" });
+    const result = await call(undeclared, "echo_elicit", { question: "Proceed?" });
+    assert.equal(result.isError, true, textOf(result));
+    const text = textOf(result);
+    assert.match(text, /The client of this session does not support elicitation/);
+    assert.equal(text.match(/MCP error -32600/g)?.length, 1, text);
+    await undeclared.close();
+  });
+
   test("a request naming no session, with calls of two clients in flight, is refused rather than guessed", async () => {
     const result = await call(b.client, "echo_sample_unattributed", { prompt: "whose is this?" });
     assert.equal(result.isError, true);
