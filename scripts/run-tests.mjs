@@ -7,6 +7,7 @@
 // either half does.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import readline from "node:readline";
 
@@ -41,12 +42,28 @@ function run(group, concurrency, prefix) {
   return new Promise((resolve) => child.on("close", (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 }
 
+/** The machine's CPU time so far, idle and all, summed over cores (ms). */
+function cpuTimes() {
+  const cores = os.cpus();
+  let idle = 0;
+  let total = 0;
+  for (const { times } of cores) {
+    idle += times.idle;
+    total += times.user + times.nice + times.sys + times.irq + times.idle;
+  }
+  return { idle, total, cores: cores.length };
+}
+
 const started = Date.now();
+const cpuBefore = cpuTimes();
 const halves = [];
 if (long.length > 0) halves.push(run(long, long.length, rest.length > 0 ? "[long] " : undefined));
 if (rest.length > 0) halves.push(run(rest, 2));
 const statuses = await Promise.all(halves);
 if (long.length > 0 && rest.length > 0) console.log(`# long tests exited ${statuses[0]}, the rest ${statuses[1]}`);
 // the whole run's wall time, both halves together (each half's own is its duration_ms line)
-console.log(`# suite took ${Math.round((Date.now() - started) / 1000)} s`);
+// and how busy the machine's cores were meanwhile: whether a third file at a time could help or would only queue
+const cpuAfter = cpuTimes();
+const busy = 1 - (cpuAfter.idle - cpuBefore.idle) / Math.max(1, cpuAfter.total - cpuBefore.total);
+console.log(`# suite took ${Math.round((Date.now() - started) / 1000)} s, its ${cpuAfter.cores} cores ${Math.round(busy * 100)}% busy`);
 process.exit(statuses.every((status) => status === 0) ? 0 : 1);
