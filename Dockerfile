@@ -31,7 +31,8 @@ RUN npm run build \
  && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} + \
  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' -o -name '*.markdown' \) -delete
 
-FROM node:22-bookworm-slim
+# The system: Node's base, Debian's packages and the users, flattened below into one layer (see there).
+FROM node:22-bookworm-slim AS system
 # chromium-headless-shell rather than chromium: it drives Playwright headless just the same and is
 # much smaller (it leaves out what a windowed browser needs). Fonts: Liberation for Latin metrics, WenQuanYi Zen Hei for CJK,
 # so pages in those scripts render as text rather than boxes. python3-munkres satisfies
@@ -74,7 +75,16 @@ RUN set -eu; \
     rm -f /usr/lib/chromium/libVkLayer_khronos_validation.so; \
     rm -rf /usr/lib/python3/dist-packages/pandas/tests /usr/lib/python3/dist-packages/numpy/*/tests \
       /usr/lib/python3/dist-packages/matplotlib/tests /usr/lib/python3/dist-packages/mpl_toolkits/*/tests; \
-    rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log
+    # the downloaded .deb files (~185 MB): Debian's own images drop them by apt configuration
+    # (docker-clean), a base image without it keeps them; cleaned here either way
+    apt-get clean; \
+    rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin /var/log/apt /var/log/dpkg.log; \
+    # Node's C headers (~65 MB): addons are compiled in the build stage, and the runtime has no
+    # compiler to build one with. The base's documentation and translations, which dpkg's rules
+    # above keep out of everything installed here.
+    rm -rf /usr/local/include/node /usr/share/man/* /usr/share/info/*; \
+    find /usr/share/doc -mindepth 2 ! -name copyright ! -type d -delete; \
+    find /usr/share/locale -mindepth 1 -maxdepth 1 ! -name locale.alias -exec rm -rf {} +
 
 # `agent` is the single tenant of a keyless or one-key hub (the hub runs as root and starts that
 # tenant's servers as agent), or the hub itself under --user agent. uid 1000 is `node` in the base
@@ -89,6 +99,14 @@ RUN if id node >/dev/null 2>&1; then userdel --remove node; fi \
  && groupadd --system agentbox-config && usermod -aG agentbox-config agent \
  && install -d -m 0750 -o root -g agentbox-config /etc/agentbox \
  && install -d -m 0711 /var/lib/agentbox
+
+# One layer for the whole system: files removed above from the base's layers would otherwise
+# still be shipped in them (a later layer only hides them). The application's layers stay apart
+# on top, so an update that changes only agentbox pulls only those. The base's environment is
+# what FROM scratch leaves behind; Node needs only PATH of it.
+FROM scratch
+COPY --from=system / /
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 WORKDIR /app
 COPY --from=build /app/package.json ./
