@@ -66,7 +66,7 @@ RUN set -eu; \
     apt-get update; \
     apt-get install -y --no-install-recommends \
       chromium-headless-shell fonts-liberation fonts-wqy-zenhei fontconfig \
-      supervisor tini \
+      tini \
       python3 python3-pip python3-venv python3-numpy python3-pandas python3-matplotlib python3-munkres \
       git curl ca-certificates; \
     apt-mark hold libgl1-mesa-dri python3-sympy unicode-data perl python3-pil.imagetk libjs-jquery-ui >/dev/null; \
@@ -114,7 +114,6 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # servers/ carries non-TypeScript assets the servers load at run time (Python drivers, ...).
 COPY --from=build /app/servers ./servers
-COPY supervisord.conf /etc/supervisor/agentbox.conf
 COPY docker/entrypoint.sh /usr/local/bin/agentbox-entrypoint
 RUN chmod 0755 /usr/local/bin/agentbox-entrypoint
 
@@ -131,6 +130,7 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD curl -fsS "http://127.0.0.1:${AGENTBOX_PORT:-8080}/healthz" >/dev/null || exit 1
 
-# tini is PID 1: it reaps zombies and passes docker stop's SIGTERM to supervisord.
+# tini is PID 1: it reaps zombies and passes docker stop's SIGTERM to the entrypoint, which runs
+# the hub and starts it again if it dies (docker/entrypoint.sh, `serve`).
 ENTRYPOINT ["/usr/bin/tini", "--", "/usr/local/bin/agentbox-entrypoint"]
-CMD ["/usr/bin/supervisord", "--nodaemon", "--configuration", "/etc/supervisor/agentbox.conf"]
+CMD ["serve"]

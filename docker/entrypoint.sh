@@ -1,12 +1,14 @@
 #!/bin/bash
 # agentbox container entry point, started by tini.
 #
-#   agentbox-entrypoint CMD...  prepare the container (remap the `agent` user to AGENTBOX_UID /
-#                               AGENTBOX_GID, check the workspace), then exec CMD (supervisord)
-#   agentbox-entrypoint hub     what supervisord runs: the hub, as `agent` when started as root,
-#                               else as the container's own --user
+#   agentbox-entrypoint serve   the image's default: prepare the container (remap the `agent` user
+#                               to AGENTBOX_UID / AGENTBOX_GID, check the workspace), then run the
+#                               hub and start it again if it dies (supervise, below)
+#   agentbox-entrypoint CMD...  prepare the container, then exec CMD
+#   agentbox-entrypoint hub     the hub alone, no restarts (Kubernetes restarts the container): as
+#                               `agent`'s tenant hub when started as root, else as the --user
 #   agentbox-entrypoint --flag… hub flags instead of a command (`docker run -i agentbox --stdio`):
-#                               the hub itself in the foreground with those flags, no supervisord
+#                               the hub itself in the foreground with those flags
 #
 # Two ways to start the container both work:
 #   - as root (the default): the hub drops to `agent`, which needs CAP_SETUID/CAP_SETGID (in
@@ -81,7 +83,7 @@ run_hub() {
     # everything an agent starts, under that tenant's own uid (without capabilities). A keyless
     # or one-key hub has one tenant: the `agent` user (which AGENTBOX_UID remaps).
     export AGENTBOX_TENANT_UID="${AGENTBOX_TENANT_UID:-$(id -u agent)}"
-    # Same pid after exec, so supervisord's SIGTERM reaches the hub itself.
+    # Same pid after exec, so a SIGTERM for this process reaches the hub itself.
     exec /usr/local/bin/node /app/dist/hub/main.js "$@"
   fi
   # A --user uid may have no passwd entry and so no home; Chromium and Python want a writable one.
@@ -95,11 +97,48 @@ run_hub() {
   exec /usr/local/bin/node /app/dist/hub/main.js "$@"
 }
 
+# The hub, started again when it dies unasked, as a supervisor would without one (supervisord took
+# about 1.5 s of every start: Python's own start, then a second before it spawned anything). A
+# SIGTERM or SIGINT (docker stop, through tini) is passed to the hub, which drains and exits; its
+# status is the container's. A hub that dies within MIN_UP_SECONDS of starting, MAX_QUICK_DEATHS
+# times in a row, is not started again: the container exits with its status and the log says why.
+MIN_UP_SECONDS=3
+MAX_QUICK_DEATHS=5
+supervise() {
+  local hub="" stopping="" status started quick=0
+  trap 'stopping=1; [[ -n "$hub" ]] && kill -TERM "$hub" 2>/dev/null || true' TERM INT
+  while true; do
+    started=$SECONDS
+    # a subshell of this script, so its exec replaces the subshell and the hub is this pid
+    run_hub "$@" &
+    hub=$!
+    status=0
+    wait "$hub" || status=$?
+    # a signal ends `wait` early (status > 128): wait on until the hub itself has exited
+    while kill -0 "$hub" 2>/dev/null; do
+      status=0
+      wait "$hub" || status=$?
+    done
+    [[ -n "$stopping" ]] && exit "$status"
+    if ((SECONDS - started < MIN_UP_SECONDS)); then quick=$((quick + 1)); else quick=1; fi
+    if ((quick >= MAX_QUICK_DEATHS)); then
+      say "the hub exited with status $status $quick times in a row within ${MIN_UP_SECONDS} s of starting; not starting it again"
+      exit "$status"
+    fi
+    say "the hub exited with status $status; starting it again"
+    sleep 1
+  done
+}
+
 if [[ "${1:-}" == "hub" ]]; then
   shift
   run_hub "$@"
 fi
 prepare
+if [[ "${1:-}" == "serve" ]]; then
+  shift
+  supervise "$@"
+fi
 if [[ "${1:-}" == -* ]]; then
   run_hub "$@"
 fi

@@ -61,7 +61,7 @@ describe("terminal exec", () => {
 
   test("with stdin or without, bash -c reads no rc file", async () => {
     // bash takes a socket on stdin for rshd/sshd and then reads ~/.bashrc, unless SHLVL says it
-    // is nested: SHLVL=0 is how the hub runs under supervisord or docker.
+    // is nested: SHLVL=0 is how the hub runs under the image's entrypoint or docker.
     fs.mkdirSync(path.join(h.workspace, "home"));
     fs.writeFileSync(path.join(h.workspace, "home", ".bashrc"), "echo RC_SOURCED; export FROM_RC=yes\n");
     const env = { HOME: path.join(h.workspace, "home"), SHLVL: "0" };
