@@ -159,15 +159,18 @@ export async function waitForPort(port: number, spawned: Spawned, timeoutMs: num
  */
 export function treePss(pid: number, map = parentMap()): number {
   let bytes = 0;
-  for (const p of [pid, ...descendants(pid, map)]) {
-    try {
-      const match = /^Pss:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, "utf8"));
-      if (match) bytes += Number(match[1]) * 1024;
-    } catch {
-      // gone, or not readable
-    }
-  }
+  for (const p of [pid, ...descendants(pid, map)]) bytes += pssOf(p) ?? 0;
   return bytes;
+}
+
+/** Proportional set size of one process in bytes (smaps_rollup), or undefined when it is gone. */
+export function pssOf(pid: number): number | undefined {
+  try {
+    const match = /^Pss:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // gone, or not readable
+  }
 }
 
 /**

@@ -15,6 +15,7 @@ import { runThroughput } from "./throughput.js";
 import { runWatch } from "./watch.js";
 import { runTracing } from "./tracing.js";
 import { runLive } from "./live.js";
+import { runDensity } from "./density.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -31,6 +32,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["watch", runWatch],
   ["tracing", runTracing],
   ["live", runLive],
+  ["density", runDensity],
 ];
 
 async function main(): Promise<void> {

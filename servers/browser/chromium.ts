@@ -12,6 +12,34 @@ import { defaultTempRoots, launchFailureReason, makeChromiumTemp, removeChromium
 // Debian's Chromium; the image ships the smaller headless shell instead.
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-headless-shell"];
 
+// Chromium honours only the last --disable-features switch, and Playwright passes one of its own
+// before ours: ours repeats Playwright's list (playwright-core 1.65, chromiumSwitches.ts) so that
+// adding features does not switch those back on. test/browser/chromium-features.test.ts fails when
+// an upgrade of playwright-core adds one this list lacks.
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  "AvoidUnnecessaryBeforeUnloadCheckSync",
+  "DestroyProfileOnBrowserClose",
+  "HttpsUpgrades",
+  "HttpsFirstBalancedModeAutoEnable",
+  "LensOverlay",
+  "MediaRouter",
+  "PaintHolding",
+  "ThirdPartyStoragePartitioning",
+  "AvoidCorsURLLoaderRestartOnRedirect",
+  "TcpPortRandomizationWin",
+  "OptimizationHints",
+  "NetworkTimeServiceQuerying",
+  "AimEnabled",
+  "PreconnectToSearch",
+  "msForceBrowserSignIn",
+  "msEdgeUpdateLaunchServicesPreferredVersion",
+];
+
+// Full Chromium (not the headless shell) preloads its omnibox popup, a WebUI page, for every
+// browser context: a renderer process per client session that nobody sees, as large as the
+// session's own page (issue 41, bench/README.md table 14). No tool uses the omnibox.
+export const UNUSED_UI_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+
 // This machine's network is closed: without these Chromium keeps dialing Google services.
 const ARGS = [
   "--no-sandbox",
@@ -26,6 +54,7 @@ const ARGS = [
   // by default in Chromium 156, a prototype behind this switch before. Chromium merges the switch
   // with Playwright's own --enable-features
   "--enable-features=ConnectionAllowlists",
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNUSED_UI_FEATURES].join(",")}`,
 ];
 
 /** The operator's CDP port (AGENTBOX_CDP_PORT), or undefined when the endpoint is off. */

@@ -153,6 +153,17 @@ describe("code_execute: notebook semantics", () => {
     assert.equal(py.text, "'done'");
   });
 
+  // asyncio (with ssl) is ~4 MiB in every interpreter: it loads with the first cell that awaits (issue 41)
+  test("a Python interpreter loads asyncio only when a cell awaits, and later cells await on the same loop", async () => {
+    // a client of its own: the suite's client lists its sessions further down
+    const own = await hub.connect();
+    assert.equal((await run(own, "python", "import sys\n'asyncio' in sys.modules")).text, "False");
+    await run(own, "python", "import asyncio\nqueue = asyncio.Queue()\nawait queue.put(7)");
+    // a queue is bound to the loop it was first used on: a new loop per cell would raise here
+    assert.equal((await run(own, "python", "await queue.get()")).text, "7");
+    await own.close();
+  });
+
   test("long output is capped with the tail kept", async () => {
     const py = await run(client, "python", "for i in range(20000):\n    print('line', i)");
     assert.equal(py.data.outputCut, true);

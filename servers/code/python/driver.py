@@ -6,7 +6,6 @@ marker to fd 1 and fd 2 after the cell ran, which tells the server that everythi
 printed (also from subprocesses) has been read, then sends the result message on fd 3.
 """
 import ast
-import asyncio
 import base64
 import builtins
 import io
@@ -106,11 +105,26 @@ def split_last_expression(tree):
     return tree, None
 
 
+class LazyLoop:
+    """The event loop top-level await runs on, made by the first cell that awaits. asyncio is
+    imported only then: it brings ssl and its libraries, about 4 MiB of private memory in every
+    interpreter, most of which never awaits anything (issue 41)."""
+
+    def __init__(self):
+        self.loop = None
+
+    def run(self, coroutine):
+        if self.loop is None:
+            import asyncio
+            self.loop = asyncio.new_event_loop()
+        return self.loop.run_until_complete(coroutine)
+
+
 def run_code(code_obj, namespace, loop):
     # top-level await compiles to a coroutine-flagged code object; eval then returns a coroutine
     result = eval(code_obj, namespace)
-    if code_obj.co_flags & 0x80 and asyncio.iscoroutine(result):  # CO_COROUTINE
-        result = loop.run_until_complete(result)
+    if code_obj.co_flags & 0x80 and isinstance(result, types.CoroutineType):  # CO_COROUTINE
+        result = loop.run(result)
     return result
 
 
@@ -188,7 +202,7 @@ def main():
     signal.signal(signal.SIGINT, on_sigint)
     channel = Channel(CHANNEL_FD)
     namespace = make_namespace()
-    loop = asyncio.new_event_loop()
+    loop = LazyLoop()
     channel.send({"type": "ready", "pid": os.getpid(), "version": sys.version.split()[0]})
     while True:
         message = channel.receive()
