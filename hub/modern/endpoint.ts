@@ -58,11 +58,23 @@ const CONTEXT_KEY = "agentbox/context";
 export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
   private readonly listens = new Map<ServedTenant, ListenSubscriptions>();
+  private readonly unsubscribes = new Map<ServedTenant, () => void>();
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
   constructor(private readonly hub: ModernServices) {
     this.pending = new PendingCalls(hub.secrets, hub.clock, hub.config.replica);
     hub.changes.onEnd(() => this.close());
+    hub.changes.onDropped((tenant) => this.forget(tenant));
+  }
+
+  /** A tenant no longer served: its handler (and listen streams) closed, nothing of it kept. */
+  private async forget(tenant: ServedTenant): Promise<void> {
+    const handler = this.handlers.get(tenant);
+    this.handlers.delete(tenant);
+    this.listens.delete(tenant);
+    this.unsubscribes.get(tenant)?.();
+    this.unsubscribes.delete(tenant);
+    await handler?.close();
   }
 
   /** `body` is the parsed request alone: the closures below keep it while the call runs or waits in its server's queue, and its text must not stay with it. */
@@ -127,12 +139,13 @@ export class ModernEndpoint {
       onerror: (error) => this.hub.log.debug("2026-07-28 request refused or failed", { tenant: tenant.name, error: error.message }),
     });
     const { notify } = handler;
-    this.hub.changes.subscribe(tenant, (change: TenantChange) => {
+    const unsubscribe = this.hub.changes.subscribe(tenant, (change: TenantChange) => {
       if (change.kind === "tools") notify.toolsChanged();
       else if (change.kind === "prompts") notify.promptsChanged();
       else if (change.kind === "resources") notify.resourcesChanged();
       else if (change.kind === "resource") notify.resourceUpdated(change.uri);
     });
+    this.unsubscribes.set(tenant, unsubscribe);
     this.handlers.set(tenant, handler);
     return handler;
   }
