@@ -169,7 +169,12 @@ export class Hub implements HubServices {
           isolation,
           this.network,
           () => this.tenants,
-          (tenant) => this.startPerson(tenant),
+          {
+            serve: (tenant) => this.startPerson(tenant),
+            busy: (tenant) => this.sessions.all().some((s) => s.tenant === tenant && (!s.lasting || s.idleMs < config.oauth!.idleMs)),
+            drop: (tenant) => this.dropPerson(tenant),
+          },
+          clock,
         )
       : undefined;
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason), this.secrets, clock);
@@ -279,6 +284,31 @@ export class Hub implements HubServices {
     return served;
   }
 
+  /**
+   * A person's tenant that idled (./tenants/people.ts): its sessions closed, its servers and every
+   * process under its uid ended, and off the hub's list. Its folder stays, owned by its uid, which
+   * the person gets again when they come back.
+   */
+  private async dropPerson(tenant: ServedTenant): Promise<void> {
+    try {
+      await Promise.allSettled(this.sessions.all().flatMap((s) => (s.tenant === tenant ? [this.sessions.close(s.id, "idle")] : [])));
+      this.modernSessions.delete(tenant);
+      await this.changes.dropped(tenant);
+      await Promise.allSettled([...tenant.children.map((c) => c.stop()), tenant.instances.stopAll()]);
+      // off the list only once its servers are down: a server's last notification still finds its tenant
+      const index = this.tenants.indexOf(tenant);
+      if (index >= 0) this.tenants.splice(index, 1);
+      await this.sweeper.sweep([tenant]);
+      this.diskBudgets.remove(tenant);
+      this.log.info("a person was away: their tenant's servers stopped and its place is free; their uid and files stay", {
+        tenant: tenant.name,
+        uid: tenant.identity?.uid,
+      });
+    } catch (err) {
+      this.log.error("dropping an idle person's tenant failed", { tenant: tenant.name, err: String(err) });
+    }
+  }
+
   get children(): Child[] {
     return this.tenants.flatMap((t) => t.children);
   }
@@ -293,6 +323,7 @@ export class Hub implements HubServices {
     await Promise.all(this.children.filter((c) => c.state !== "idle").map((c) => c.start()));
     for (const tenant of this.tenants) tenant.catalog.rebuild();
     this.sweeper.start(this.people !== undefined);
+    this.people?.start();
     const multi = severalTenants(this.config);
     this.diskBudgets.start(DiskReserve.for(this.config.workspace, stateDir(this.config), multi, this.log), this.people !== undefined);
   }
@@ -442,6 +473,7 @@ export class Hub implements HubServices {
   async stop(): Promise<void> {
     // the children end below, which frees everything of every session at once
     this.stopping = true;
+    await this.people?.stop();
     this.previews.stop();
     this.recordings.stop();
     this.live.stop();

@@ -38,6 +38,25 @@ export interface Grant {
   ask(server: string): string;
 }
 
+/** What a sign-in lacks for a request: the scope to ask for, and the refusal in words. */
+export interface ScopeShortfall {
+  scope: string;
+  message: string;
+}
+
+function shortfall(what: string, grant: Grant, server: string): ScopeShortfall {
+  const scope = grant.ask(server);
+  const granted = `${grant.servers.size ? [...grant.servers].join(", ") : "no server"}${grant.readOnly ? " and every server's read-only tools" : ""}`;
+  return {
+    scope,
+    message: `${what} is outside what this sign-in allows: its token's scopes grant ${granted}. To use it, sign in again asking for the scope ${scope}.`,
+  };
+}
+
+const sameGrant = (a: Grant | undefined, b: Grant | undefined) =>
+  a === b ||
+  (a !== undefined && b !== undefined && a.readOnly === b.readOnly && a.servers.size === b.servers.size && [...a.servers].every((s) => b.servers.has(s)));
+
 interface Layer {
   source: "config" | "url" | "grant";
   spec: SelectionSpec;
@@ -106,6 +125,19 @@ export class SessionView {
     return view;
   }
 
+  /** The same selection within another sign-in's grant instead of this one's (a session whose person stepped up, or down); this view when the grant is the same. */
+  regranted(grant: Grant | undefined): SessionView {
+    const current = this.layers.find((l) => l.grant)?.grant;
+    if (sameGrant(current, grant)) return this;
+    const view = new SessionView(
+      this.ctx,
+      this.layers.filter((l) => !l.grant),
+      this.mode,
+    ).within(grant);
+    for (const tool of this.found) view.found.add(tool);
+    return view;
+  }
+
   /** Every tool of the hub and its servers, whatever the selection (hub_find_tools aside). */
   /** A tool as listed, by name, whatever the selection: the hub's own or a server's. */
   listed(tool: string): Tool | undefined {
@@ -135,18 +167,30 @@ export class SessionView {
     return `${base} Only the hub's own tools are listed at first: call ${FIND_TOOLS} with a task in a few words to find the others and add them to your list.`;
   }
 
+  /**
+   * A tool outside this sign-in's scopes alone (no other layer refuses it): the scope to ask for and
+   * why, so the HTTP front can answer 403 insufficient_scope and the client step up. Undefined otherwise.
+   */
+  scopeForTool(tool: string): ScopeShortfall | undefined {
+    const server = this.serverOf(tool);
+    if (server === undefined) return undefined;
+    const blocking = this.layers.filter((l) => !layerAllows(l, tool, server, this.readOnly));
+    return blocking.length && blocking.every((l) => l.grant) ? shortfall(`Tool '${tool}'`, blocking[0].grant!, server) : undefined;
+  }
+
+  /** The same for a server's resources and prompts. */
+  scopeForServer(server: string): ScopeShortfall | undefined {
+    const blocking = this.layers.filter((l) => !(l.grant ? l.grant.servers.has(server) || l.grant.readOnly : !l.servers || l.servers.has(server)));
+    return blocking.length && blocking.every((l) => l.grant) ? shortfall(`Server '${server}'`, blocking[0].grant!, server) : undefined;
+  }
+
   /** A tool that exists but is outside the selection gets a reason and a way in; undefined when allowed or unknown. */
   refuseCall(tool: string): CallToolResult | undefined {
     const server = this.serverOf(tool);
     if (server === undefined) return undefined;
     const blocking = this.layers.find((l) => !layerAllows(l, tool, server, this.readOnly));
     if (!blocking) return undefined;
-    if (blocking.grant) {
-      const text =
-        `Tool '${tool}' is outside what this sign-in allows: its token's scopes grant ${blocking.grant.servers.size ? [...blocking.grant.servers].join(", ") : "no server"}` +
-        `${blocking.grant.readOnly ? " and every server's read-only tools" : ""}. To use it, sign in again asking for the scope ${blocking.grant.ask(server)}.`;
-      return { content: [{ type: "text", text }], isError: true };
-    }
+    if (blocking.grant) return { content: [{ type: "text", text: shortfall(`Tool '${tool}'`, blocking.grant, server).message }], isError: true };
     const how =
       blocking.source === "config"
         ? "The hub's configured selection excludes it, and a session URL can only narrow that; ask the hub's operator."

@@ -16,6 +16,8 @@ export interface OAuthConfig {
   scopes: boolean;
   /** How many people may have a tenant at once: a flood of new subjects meets this bound. */
   maxTenants: number;
+  /** How long a person's tenant is kept with no session and no request before its servers stop and its slot is freed (its uid and files stay). */
+  idleMs: number;
   /** Opaque tokens are asked about at the issuer's introspection endpoint (RFC 7662) with these client credentials. */
   introspection?: { clientId: string; clientSecret: string; endpoint?: string };
 }
@@ -55,6 +57,7 @@ export function oauthFromEnv(env: NodeJS.ProcessEnv, file: ConfigFile): OAuthCon
     tenantClaim: env.AGENTBOX_OAUTH_TENANT_CLAIM || fromFile?.tenantClaim || "sub",
     scopes: flag(env.AGENTBOX_OAUTH_SCOPES, "AGENTBOX_OAUTH_SCOPES") ?? fromFile?.scopes ?? true,
     maxTenants: positiveInt(env.AGENTBOX_OAUTH_MAX_TENANTS, "AGENTBOX_OAUTH_MAX_TENANTS") ?? fromFile?.maxTenants ?? 32,
+    idleMs: (positiveInt(env.AGENTBOX_OAUTH_IDLE_SECONDS, "AGENTBOX_OAUTH_IDLE_SECONDS") ?? fromFile?.idleSeconds ?? 30 * 60) * 1000,
     introspection: introspectionOf(env, fromFile?.introspection),
   };
 }

@@ -155,6 +155,7 @@ const oauthSchema = z
     tenantClaim: z.string().min(1).optional(),
     scopes: z.boolean().optional(),
     maxTenants: z.number().int().min(1).optional(),
+    idleSeconds: z.number().int().min(1).optional(),
     introspection: z
       .object({ clientId: z.string().min(1), clientSecret: z.string().min(1), endpoint: z.string().url().optional() })
       .strict()

@@ -11,7 +11,8 @@ import type { HubServices } from "./services.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
 import type { ClientSession } from "../sessions/registry.js";
-import type { Grant } from "../catalog/selection.js";
+import type { Grant, ScopeShortfall, SessionView } from "../catalog/selection.js";
+import { scopeShortfall } from "../sessions/scope-shortfall.js";
 import { tenantForKey } from "../tenants/tenants.js";
 import type { TrustedProxies } from "./trusted-proxies.js";
 import { ALL_SCOPE, type ProtectedResource } from "./oauth/resource.js";
@@ -51,7 +52,21 @@ export class Caller {
     readonly session?: ClientSession,
     /** What a person's token allows (its scopes), when they signed in with OAuth and scopes are enforced; undefined: everything. */
     readonly grant?: Grant,
+    /** The 403 insufficient_scope answer for this request (hub/http/oauth/resource.ts), when it carries a grant. */
+    private readonly challenge?: (shortfall: ScopeShortfall, id: string | number | null) => Response,
   ) {}
+
+  /**
+   * 403 insufficient_scope for a request (one JSON-RPC message) that this sign-in's scopes alone
+   * keep from `view`, before anything starts answering it; undefined for anything else.
+   */
+  refuseScope(view: SessionView, body: unknown): Response | undefined {
+    if (!this.grant || !this.challenge) return undefined;
+    const shortfall = scopeShortfall(this.tenant, view, body);
+    if (!shortfall) return undefined;
+    const id = (body as { id?: unknown }).id;
+    return this.challenge(shortfall, typeof id === "string" || typeof id === "number" ? id : null);
+  }
 
   /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
   get clientKey(): string {
@@ -127,10 +142,8 @@ async function signIn(hub: HubServices, proxies: TrustedProxies, c: HubContext, 
   if (oauth.config.scopes) {
     const known = verdict.scopes.filter((s) => oauth.scopes().includes(s));
     if (known.length === 0) {
-      const description = `the token carries none of this hub's scopes (${oauth.scopes().join(", ")}); ask for ${ALL_SCOPE}`;
-      return jsonRpcError(403, -32001, `Forbidden: ${description}.`, {
-        headers: { "WWW-Authenticate": oauth.challenge(c.req.path, { error: "insufficient_scope", description, scope: ALL_SCOPE }) },
-      });
+      const message = `the token carries none of this hub's scopes (${oauth.scopes().join(", ")}); ask for ${ALL_SCOPE}.`;
+      return oauth.insufficientScope(c.req.path, { scope: ALL_SCOPE, message });
     }
     grant = oauth.grantOf(known);
   }
@@ -141,7 +154,7 @@ async function signIn(hub: HubServices, proxies: TrustedProxies, c: HubContext, 
     if (!(err instanceof PersonRefused)) throw err;
     return jsonRpcError(503, -32001, `Service unavailable: ${err.message}`);
   }
-  c.set("caller", new Caller(c, proxies, tenant, undefined, grant));
+  c.set("caller", new Caller(c, proxies, tenant, undefined, grant, (shortfall, id) => oauth.insufficientScope(c.req.path, shortfall, id)));
   return undefined;
 }
 

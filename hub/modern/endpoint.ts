@@ -7,7 +7,7 @@
 // a plain tools/call takes the direct path (./direct.ts), which hands anything unusual to the SDK.
 import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
 import { paramHeaderMismatch } from "./param-headers.js";
-import { urlSelects, viewForUrl, type Grant } from "../catalog/selection.js";
+import { urlSelects, viewForUrl, type Grant, type SessionView } from "../catalog/selection.js";
 import { createModernServer, type AdoptedCall, type ModernCtx } from "./server.js";
 import type { ModernServices } from "./services.js";
 import { answerModern, type ModernRoute } from "./direct.js";
@@ -58,16 +58,38 @@ const CONTEXT_KEY = "agentbox/context";
 export class ModernEndpoint {
   private readonly handlers = new Map<ServedTenant, McpHttpHandler>();
   private readonly listens = new Map<ServedTenant, ListenSubscriptions>();
+  private readonly unsubscribes = new Map<ServedTenant, () => void>();
   /** Tool calls waiting for their 2026 clients' answers (input_required), across every tenant. */
   private readonly pending: PendingCalls;
   constructor(private readonly hub: ModernServices) {
     this.pending = new PendingCalls(hub.secrets, hub.clock, hub.config.replica);
     hub.changes.onEnd(() => this.close());
+    hub.changes.onDropped((tenant) => this.forget(tenant));
+  }
+
+  /** A tenant no longer served: its handler (and listen streams) closed, nothing of it kept. */
+  private async forget(tenant: ServedTenant): Promise<void> {
+    const handler = this.handlers.get(tenant);
+    this.handlers.delete(tenant);
+    this.listens.delete(tenant);
+    this.unsubscribes.get(tenant)?.();
+    this.unsubscribes.delete(tenant);
+    await handler?.close();
   }
 
   /** `body` is the parsed request alone: the closures below keep it while the call runs or waits in its server's queue, and its text must not stay with it. */
-  /** `grant`: what the person's sign-in allows (hub/catalog/selection.ts), narrowing this request's view; none for an API key. */
-  async handle(req: Request, body: unknown, tenant: ServedTenant, route: ModernRoute, grant?: Grant): Promise<Response> {
+  /**
+   * `grant`: what the person's sign-in allows (hub/catalog/selection.ts), narrowing this request's view; none for an API key.
+   * `refuseScope`: the HTTP front's 403 insufficient_scope for a request the grant alone keeps from the view, answered before any stream starts.
+   */
+  async handle(
+    req: Request,
+    body: unknown,
+    tenant: ServedTenant,
+    route: ModernRoute,
+    grant?: Grant,
+    refuseScope?: (view: SessionView) => Response | undefined,
+  ): Promise<Response> {
     const session = this.hub.modernSession(tenant);
     session.touch();
     const id = (body as { id?: string | number } | null)?.id;
@@ -75,6 +97,8 @@ export class ModernEndpoint {
     const selected = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
     if (selected instanceof Response) return selected;
     const view = selected.within(grant);
+    const outOfScope = refuseScope?.(view);
+    if (outOfScope) return outOfScope;
     // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (./param-headers.ts)
     const mismatch = paramHeaderMismatch(req, body, view);
     if (mismatch) return mismatch;
@@ -115,12 +139,13 @@ export class ModernEndpoint {
       onerror: (error) => this.hub.log.debug("2026-07-28 request refused or failed", { tenant: tenant.name, error: error.message }),
     });
     const { notify } = handler;
-    this.hub.changes.subscribe(tenant, (change: TenantChange) => {
+    const unsubscribe = this.hub.changes.subscribe(tenant, (change: TenantChange) => {
       if (change.kind === "tools") notify.toolsChanged();
       else if (change.kind === "prompts") notify.promptsChanged();
       else if (change.kind === "resources") notify.resourcesChanged();
       else if (change.kind === "resource") notify.resourceUpdated(change.uri);
     });
+    this.unsubscribes.set(tenant, unsubscribe);
     this.handlers.set(tenant, handler);
     return handler;
   }

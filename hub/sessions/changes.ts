@@ -30,6 +30,17 @@ export class TenantChanges {
     this.endings.add(listener);
   }
 
+  private readonly drops = new Set<(tenant: ServedTenant) => Promise<void>>();
+
+  /** A tenant is no longer served (a person's, dropped for idling): listeners let go of what they keep for it. */
+  dropped(tenant: ServedTenant): Promise<unknown> {
+    return Promise.allSettled([...this.drops].map((listener) => listener(tenant)));
+  }
+
+  onDropped(listener: (tenant: ServedTenant) => Promise<void>): void {
+    this.drops.add(listener);
+  }
+
   /** Hear one tenant's changes until the returned function is called. */
   subscribe(tenant: ServedTenant, listener: (change: TenantChange) => void): () => void {
     this.emitter.on(tenant.name, listener);

@@ -131,8 +131,11 @@ export class ClientSession {
     readonly tenant: ServedTenant,
     /** Who the client is: a hash of its API key or its remote address. */
     readonly clientKey: string,
-    /** What this session may see and call, fixed when it starts (hub/catalog/selection.ts). */
-    readonly view: SessionView,
+    /**
+     * What this session may see and call, fixed when it starts (hub/catalog/selection.ts), but for
+     * a person's sign-in: that follows the token of their latest request (a step-up widens it).
+     */
+    public view: SessionView,
     /** The hub's time: how long the session has been idle decides when it expires or makes room (./admission.ts). */
     private readonly clock: Clock,
   ) {

@@ -7,6 +7,7 @@ import { LISTED_STATES, type Child } from "../children/child.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { ClientSession } from "./registry.js";
+import type { ServedTenant } from "../tenants/served-tenant.js";
 
 const MAX_RESOURCES_PER_CHILD = 10_000;
 
@@ -46,9 +47,14 @@ export async function listResources(session: ClientSession, view: SessionView, l
   return lists.flat();
 }
 
+/** The child that owns a URI, as last listed or by template, whoever asks. */
+export function ownerOf(tenant: ServedTenant, uri: string): Child | undefined {
+  return tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
+}
+
 /** The child that owns a URI, if the session may reach it. */
 export function knownOwner(session: ClientSession, view: SessionView, uri: string): Child | undefined {
-  const owner = session.tenant.resourceOwners.get(uri) ?? session.tenant.catalog.templateOwner(uri);
+  const owner = ownerOf(session.tenant, uri);
   return owner && view.allowsServer(owner.name) ? owner : undefined;
 }
 
@@ -57,7 +63,7 @@ export function resourceOwner(session: ClientSession, view: SessionView, uri: st
   const owner = knownOwner(session, view, uri);
   if (owner) return owner;
   const candidates = withResources(session, view);
-  const unknown = !session.tenant.resourceOwners.get(uri) && !session.tenant.catalog.templateOwner(uri);
+  const unknown = !ownerOf(session.tenant, uri);
   if (unknown && candidates.length === 1) return candidates[0];
   throw protocolError(-32002, `Resource not found: ${uri}. List resources (resources/list) or templates to see what can be read.`, { uri });
 }

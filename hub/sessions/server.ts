@@ -36,6 +36,7 @@ import { protocolError } from "../protocol/jsonrpc.js";
 import { traceRequest, type TracedCaller } from "../observability/tracing.js";
 import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
+import type { SessionView } from "../catalog/selection.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -93,9 +94,21 @@ export function checkedHandler(server: Server, caller: TracedCaller) {
  * closes the stream the reply travels on).
  * @param view what it may see and call; the session's own unless a plain JSON request's URL narrows it
  */
-export async function connectSessionServer(hub: SessionServices, session: ClientSession, transport: Transport, view = session.view): Promise<Server> {
+export async function connectSessionServer(hub: SessionServices, session: ClientSession, transport: Transport, view?: SessionView): Promise<Server> {
   const afterReply: Ctx["afterReply"] = new Map();
-  const server = createSessionServer({ hub, session, view, afterReply });
+  // without a view of its own, the session's as it is at each request (a person's follows their latest token)
+  const server = createSessionServer(
+    view
+      ? { hub, session, view, afterReply }
+      : {
+          hub,
+          session,
+          get view() {
+            return session.view;
+          },
+          afterReply,
+        },
+  );
   let initializeId: RequestId | undefined;
   const send = transport.send.bind(transport);
   transport.send = async (message, options) => {
@@ -125,7 +138,7 @@ function recordHandshake(session: ClientSession, server: Server, result: Result)
 }
 
 function createSessionServer(ctx: Ctx): Server {
-  const { hub, session, view } = ctx;
+  const { hub, session } = ctx;
   const server = new Server(
     { name: "agentbox", version: hub.version, title: "agentbox" },
     {
@@ -135,7 +148,7 @@ function createSessionServer(ctx: Ctx): Server {
   );
   const on = checkedHandler(server, session);
   on(ListToolsRequestSchema, () => answer.listTools(ctx));
-  const plainCall: SessionToolCall = (req, extra) => hub.toolCalls.call(session, view, req.params as Params, channelOf(ctx, extra));
+  const plainCall: SessionToolCall = (req, extra) => hub.toolCalls.call(session, ctx.view, req.params as Params, channelOf(ctx, extra));
   server.setRequestHandler(CallToolRequestSchema, plainCall);
   on(ListPromptsRequestSchema, () => answer.listPrompts(ctx));
   on(GetPromptRequestSchema, (req, extra) => answer.getPrompt(ctx, req.params, channelOf(ctx, extra)));
@@ -147,7 +160,7 @@ function createSessionServer(ctx: Ctx): Server {
   on(CompleteRequestSchema, (req, extra) => answer.complete(ctx, req.params, channelOf(ctx, extra)));
   on(SetLevelRequestSchema, (req) => setLevel(ctx, req));
   // tools/call with params.task and tasks/* (2025-11-25), registered over the plain tools/call it falls back to
-  hub.sessionTasks?.install(server, session, view, plainCall);
+  hub.sessionTasks?.install(server, session, () => ctx.view, plainCall);
   server.oninitialized = () => {
     session.clientCapabilities = server.getClientCapabilities() ?? {};
   };

@@ -59,7 +59,8 @@ export type SessionToolCall = (request: CallToolRequest, extra: RequestHandlerEx
 
 /** Installed on a 2025-era session's server before it connects: its capabilities and handlers, around the session's plain tools/call. */
 export interface SessionServerExtension {
-  install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void;
+  /** `view`: the session's at each request (a person's follows their latest token). */
+  install(server: Server, session: ClientSession, view: () => SessionView, plainCall: SessionToolCall): void;
 }
 
 export const TASK_STATUSES = ["working", "input_required", "completed", "failed", "cancelled"] as const;

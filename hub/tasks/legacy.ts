@@ -96,13 +96,14 @@ export class LegacyTasks implements SessionServerExtension {
     private readonly contextOf: (tenant: ServedTenant) => ClientSession,
   ) {}
 
-  install(server: Server, session: ClientSession, view: SessionView, plainCall: SessionToolCall): void {
+  /** `view`: the session's at each request (a person's follows their latest token). */
+  install(server: Server, session: ClientSession, view: () => SessionView, plainCall: SessionToolCall): void {
     server.registerCapabilities({ tasks: TASKS_CAPABILITY });
     const tenant = session.tenant.name;
     const on = checkedHandler(server, session);
     // checked here too: a malformed call (a ttl that is no number) is InvalidParams naming the field, never an internal error
     on(CallToolRequestSchema, (req, extra) =>
-      req.params.task === undefined ? this.plain(session, view, req, extra, plainCall) : this.create(session, view, req),
+      req.params.task === undefined ? this.plain(session, view(), req, extra, plainCall) : this.create(session, view(), req),
     );
     on(GetTaskRequestSchema, (req) => wireTask(this.store.get(tenant, req.params.taskId)));
     on(GetTaskPayloadRequestSchema, (req, extra) => this.questions.result(this.store.get(tenant, req.params.taskId), session, extra));

@@ -99,6 +99,11 @@ export class DiskBudgets {
     void this.measureNow();
   }
 
+  /** A tenant no longer served (a person's, dropped for idling): no longer measured; its files count again when its person is back. */
+  remove(tenant: BudgetedTenant): void {
+    this.states.delete(tenant);
+  }
+
   /** Free the reserve when the filesystem is nearly full, after freezing whoever filled it; take it back once there is room. */
   private async tendReserve(): Promise<void> {
     const reserve = this.reserve;
@@ -175,6 +180,7 @@ export class DiskBudgets {
         WALK_TIMEOUT_MS,
       );
       for (const tenant of tenants) {
+        if (!this.states.has(tenant)) continue; // removed while measured
         const uid = tenant.identity!.uid;
         try {
           await this.enforce(tenant, usage.bytes.get(uid) ?? 0);

@@ -44,6 +44,8 @@ export interface NetworkPlan extends NetworkReport {
    * undefined when the tenants' ports hold no more. Absent when tenants are not confined.
    */
   allot?(name: string): TenantNetwork | undefined;
+  /** Give back the block of a tenant made while the hub runs (a person whose tenant idled away), for the next one. */
+  release?(name: string): void;
 }
 
 /** The kernel's Landlock ABI as the helper sees it (0: none), or undefined when the helper is not built. */
@@ -220,6 +222,10 @@ export function planNetwork(input: PlanInput): NetworkPlan {
     tenants.set(name, share);
     return share;
   };
+  const release = (name: string) => {
+    blocks.delete(name);
+    tenants.delete(name);
+  };
   const how =
     `Landlock (ABI ${abi}): each tenant's processes listen only on TCP ports of its own (${input.network.portsPerTenant} each, from ${formatRange(region)}) ` +
     `and cannot connect to another tenant's ports or the ephemeral range ${formatRange(ephemeral)}, on any address`;
@@ -230,7 +236,14 @@ export function planNetwork(input: PlanInput): NetworkPlan {
       warning: `network: tenants can connect to each other's abstract UNIX sockets: this kernel's Landlock is ABI ${abi}, scoping needs ABI 6 (Linux 6.12). TCP ports are kept apart.`,
       tenants,
       allot,
+      release,
     };
   }
-  return { network: "isolated", networkSummary: `${how}; abstract UNIX sockets reach only their own server's processes; UDP is not separated`, tenants, allot };
+  return {
+    network: "isolated",
+    networkSummary: `${how}; abstract UNIX sockets reach only their own server's processes; UDP is not separated`,
+    tenants,
+    allot,
+    release,
+  };
 }

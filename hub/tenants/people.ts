@@ -3,12 +3,15 @@
 // limits, port block, disk budget). Their number is bounded (auth.oauth.maxTenants), so a flood of
 // new subjects cannot exhaust uids, ports, disk shares or processes. A person's tenant is named by
 // a digest of the issuer and subject: a subject is the provider's string, never a path or user name.
+// A person who is away (no session, no request for auth.oauth.idleSeconds) has their tenant dropped
+// and their place freed; they come back to the same uid and files.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { HubConfig } from "../config/config.js";
 import type { Isolation } from "./isolation.js";
 import type { NetworkPlan } from "./network.js";
+import type { Clock, Timer } from "../protocol/clock.js";
 import { buildPersonTenant, derivedUid, type Tenant } from "./tenants.js";
 
 /** Why a person gets no tenant: said to them as the reply's message. */
@@ -19,10 +22,27 @@ export function personTenantName(issuer: string, person: string): string {
   return `p-${createHash("sha256").update(`${issuer}\0${person}`).digest("hex").slice(0, 24)}`;
 }
 
+/** What the hub does with a person's tenant when it idles (./people.ts drops it; the hub owns what runs). */
+export interface PersonLifecycle<T> {
+  /** Serve a new tenant: prepare it, start what it needs, and add it to the hub's list. */
+  serve(tenant: Tenant): Promise<T>;
+  /** Whether the tenant has anything going on: a session left, or a call still running. */
+  busy(tenant: T): boolean;
+  /** Stop everything of the tenant and take it off the hub's list; its folder and files stay. Never rejects. */
+  drop(tenant: T): Promise<void>;
+}
+
 export class People<T extends Tenant> {
   private readonly byName = new Map<string, Promise<T>>();
+  /** Each person's tenant once it is ready: only a ready tenant can idle. */
+  private readonly ready = new Map<string, T>();
+  /** When each person last made a request. */
+  private readonly lastSeen = new Map<string, number>();
+  /** Tenants being dropped: they hold their place until gone, and their person's next request waits for that. */
+  private readonly dropping = new Map<string, Promise<void>>();
   /** Uids that own a folder in the workspace (earlier runs' people): a new person never gets one of them. */
   private readonly foldersByUid = new Map<number, string>();
+  private timer?: Timer;
 
   constructor(
     private readonly config: HubConfig & { oauth: NonNullable<HubConfig["oauth"]> },
@@ -30,8 +50,9 @@ export class People<T extends Tenant> {
     private readonly network: NetworkPlan,
     /** Every tenant the hub serves now, configured ones included. */
     private readonly tenants: () => readonly T[],
-    /** Serve a new tenant: prepare it, start what it needs, and add it to the hub's list. */
-    private readonly serve: (tenant: Tenant) => Promise<T>,
+    private readonly lifecycle: PersonLifecycle<T>,
+    /** The hub's time: how long a person has been away decides when their tenant is dropped. */
+    private readonly clock: Clock,
   ) {
     let entries: string[] = [];
     try {
@@ -54,9 +75,43 @@ export class People<T extends Tenant> {
     return this.byName.size;
   }
 
+  /** Look for idle people every so often: a tenant is dropped at most this much later than its idle period allows. */
+  start(): void {
+    this.timer ??= this.clock.every(Math.min(60_000, Math.max(1000, this.config.oauth.idleMs / 4)), () => void this.dropIdle());
+  }
+
+  async stop(): Promise<void> {
+    this.timer?.cancel();
+    await Promise.allSettled(this.dropping.values());
+  }
+
+  /**
+   * Drop the tenants of people who made no request for the idle period and have nothing going on,
+   * so their places under maxTenants free up. Their uid stays theirs (the owner of their folder).
+   */
+  dropIdle(): Promise<unknown> {
+    const now = this.clock.now();
+    for (const [name, tenant] of this.ready) {
+      if (this.dropping.has(name) || now - (this.lastSeen.get(name) ?? 0) < this.config.oauth.idleMs || this.lifecycle.busy(tenant)) continue;
+      this.ready.delete(name);
+      const dropped = this.lifecycle.drop(tenant).finally(() => {
+        this.byName.delete(name);
+        this.lastSeen.delete(name);
+        this.dropping.delete(name);
+        this.network.release?.(name);
+      });
+      this.dropping.set(name, dropped);
+    }
+    return Promise.allSettled(this.dropping.values());
+  }
+
   /** The tenant of this person: theirs since an earlier request, or made now if the cap allows. */
   tenantFor(person: string): Promise<T> {
     const name = personTenantName(this.config.oauth.issuer, person);
+    this.lastSeen.set(name, this.clock.now());
+    // their tenant is being dropped: a new one, with the same uid and folder, once it is gone
+    const dropped = this.dropping.get(name);
+    if (dropped) return dropped.then(() => this.tenantFor(person));
     let tenant = this.byName.get(name);
     if (!tenant) {
       if (this.byName.size >= this.config.oauth.maxTenants) {
@@ -69,8 +124,11 @@ export class People<T extends Tenant> {
       }
       tenant = this.make(name, person);
       this.byName.set(name, tenant);
-      // a failed start may be retried by the person's next request
-      tenant.catch(() => this.byName.delete(name));
+      tenant.then(
+        (ready) => this.ready.set(name, ready),
+        // a failed start may be retried by the person's next request
+        () => this.byName.delete(name),
+      );
     }
     return tenant;
   }
@@ -84,7 +142,7 @@ export class People<T extends Tenant> {
       );
     }
     const plan = network ? { ...this.network, tenants: new Map([[name, network]]) } : undefined;
-    return this.serve(buildPersonTenant(this.config, this.isolation, name, person, this.uidFor(name), plan));
+    return this.lifecycle.serve(buildPersonTenant(this.config, this.isolation, name, person, this.uidFor(name), plan));
   }
 
   /**

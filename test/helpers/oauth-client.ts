@@ -11,10 +11,14 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   /** Where the client sent the person to sign in, last. */
   authorizationUrl?: URL;
 
+  /** `registered`: a client the host registered beforehand (else the SDK registers one, for the scopes of its first request only). */
   constructor(
     readonly redirectUrl: string,
     private readonly scope?: string,
-  ) {}
+    registered?: OAuthClientInformationMixed,
+  ) {
+    this.client = registered;
+  }
 
   get clientMetadata(): OAuthClientMetadata {
     return {

@@ -21,6 +21,8 @@ export interface TestProvider {
   hits: Map<string, number>;
   /** A confidential client registered now (dynamic registration): its id and secret. */
   registerClient(clientId: string): Promise<{ id: string; secret: string }>;
+  /** A public client of a host (authorization code with PKCE) allowed every scope, registered now: its id. */
+  registerHost(redirectUri: string): Promise<string>;
   /** A client-credentials token for `clientId` (registered on first use) for `resource`, with `scope`. */
   clientToken(clientId: string, resource: string, scope?: string): Promise<string>;
   stop(): Promise<void>;
@@ -101,6 +103,23 @@ export async function startProvider(options: { opaque?: boolean } = {}): Promise
     async registerClient(clientId) {
       const [id, secret] = (await register(clientId)).split("\0");
       return { id, secret };
+    },
+    async registerHost(redirectUri) {
+      const res = await fetch(`${issuer}/reg`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          client_name: "agentbox test host",
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          redirect_uris: [redirectUri],
+          token_endpoint_auth_method: "none",
+          scope: ["openid", "offline_access", ...PROVIDER_SCOPES].join(" "),
+        }),
+      });
+      const body = (await res.json()) as { client_id?: string };
+      if (!res.ok || !body.client_id) throw new Error(`registration failed: ${res.status} ${JSON.stringify(body)}`);
+      return body.client_id;
     },
     async clientToken(clientId, resource, scope = "agentbox") {
       const [id, secret] = (await register(clientId)).split("\0");

@@ -28,12 +28,12 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     if (route) {
       // a draining replica serves what names state it holds (a retry, its own task or context) and sends the rest on
       if (hub.draining && startsSomethingNew(hub, req, parsed.body)) return drainingRefusal(hub);
-      return modern.handle(req, parsed.body, caller.tenant, route, caller.grant);
+      return modern.handle(req, parsed.body, caller.tenant, route, caller.grant, (view) => caller.refuseScope(view, parsed.body));
     }
     // both below open a session: a draining replica sends the client on
     if (hub.draining) return drainingRefusal(hub);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
     const session = await hub.implicitSession(caller.tenant, caller.clientKey);
-    return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session, caller.grant);
+    return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session, caller);
   };
 }

@@ -5,7 +5,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { HubServices } from "../services.js";
 import type { ParsedBody } from "../../protocol/jsonrpc.js";
-import { urlSelects, viewForUrl, type Grant } from "../../catalog/selection.js";
+import { urlSelects, viewForUrl } from "../../catalog/selection.js";
+import type { Caller } from "../security.js";
 import { connectSessionServer } from "../../sessions/server.js";
 import type { ClientSession } from "../../sessions/registry.js";
 import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
@@ -13,12 +14,15 @@ import { sseToJson, withFullAccept } from "./sse-to-json.js";
 
 type Parsed = Extract<ParsedBody, { ok: true }>;
 
-export async function answerPlainJson(hub: HubServices, req: Request, parsed: Parsed, session: ClientSession, grant?: Grant): Promise<Response> {
+/** `caller`: the person's sign-in, whose grant narrows the view and whose too narrow scopes get 403; none for code calling back. */
+export async function answerPlainJson(hub: HubServices, req: Request, parsed: Parsed, session: ClientSession, caller?: Caller): Promise<Response> {
   session.touch();
   // selection hook (hub/catalog/selection.ts): a plain JSON request may narrow its session's selection for itself, as its sign-in does
   const selected = urlSelects(req.url) ? viewForUrl(session.view, req.url, (parsed.body as { id?: string | number }).id) : session.view;
   if (selected instanceof Response) return selected;
-  const view = selected.within(grant);
+  const view = selected.within(caller?.grant);
+  const outOfScope = caller?.refuseScope(view, parsed.body);
+  if (outOfScope) return outOfScope;
   if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(hub, session, view, parsed.body, req);
   if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202 });
   const transport = new WebStandardStreamableHTTPServerTransport({

@@ -62,6 +62,10 @@ export class StreamableEndpoint {
     if (req.method !== "POST") return transport.handleRequest(req);
     const parsed = await readBody();
     if (!parsed.ok) return parsed.response;
+    // a person's session sees what their latest token allows: a client that stepped up retries with the wider one
+    if (session.tenant.person !== undefined) session.view = session.view.regranted(caller.grant);
+    const outOfScope = caller.refuseScope(session.view, parsed.body);
+    if (outOfScope) return outOfScope;
     if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(this.hub, session, session.view, parsed.body, req, sessionId);
     if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202, headers: { "mcp-session-id": sessionId } });
     return viaSdk(transport, req, parsed);

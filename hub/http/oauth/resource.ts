@@ -3,7 +3,8 @@
 // resource URI and the scopes; and the WWW-Authenticate challenge of every refusal, which points a
 // client at that metadata so it can discover where to sign in.
 import type { OAuthConfig } from "../../config/oauth.js";
-import type { Grant } from "../../catalog/selection.js";
+import type { Grant, ScopeShortfall } from "../../catalog/selection.js";
+import { jsonRpcError } from "../../protocol/jsonrpc.js";
 import type { Clock } from "../../protocol/clock.js";
 import { TokenVerifier, type TokenRefusal } from "./tokens.js";
 
@@ -61,6 +62,14 @@ export class ProtectedResource {
     if (scope) params.push(`scope="${scope}"`);
     if (refusal) params.push(`error="${refusal.error}"`, `error_description="${quoted(refusal.description)}"`);
     return `Bearer ${params.join(", ")}`;
+  }
+
+  /** 403 insufficient_scope for a request at `path` that a token's scopes are too narrow for: the scope to ask for in WWW-Authenticate, the reason in the body. */
+  insufficientScope(path: string, shortfall: ScopeShortfall, id?: string | number | null): Response {
+    return jsonRpcError(403, -32001, `Forbidden: ${shortfall.message}`, {
+      id,
+      headers: { "WWW-Authenticate": this.challenge(path, { error: "insufficient_scope", description: shortfall.message, scope: shortfall.scope }) },
+    });
   }
 
   /** The metadata served at `path` (one of METADATA_PATHS). */

@@ -21,7 +21,7 @@ describe("the SDK v2 client signs in with OAuth and calls a tool", { skip }, () 
 
   before(async () => {
     provider = await startProvider();
-    hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_OAUTH_ISSUER: provider.issuer } });
+    hub = await startHub({ servers: ["terminal", "file"], env: { AGENTBOX_OAUTH_ISSUER: provider.issuer } });
   });
   after(async () => {
     await Promise.allSettled(clients.map((c) => c.close()));
@@ -29,9 +29,17 @@ describe("the SDK v2 client signs in with OAuth and calls a tool", { skip }, () 
     await provider?.stop();
   });
 
-  /** What a host does for a person: connect, sign in when told to, connect again. */
-  async function signedInClient(login: string, pin?: string): Promise<Client> {
-    const auth = new MemoryOAuthProvider(REDIRECT);
+  /**
+   * What a host does for a person: connect, sign in when told to, connect again. `grants`: the
+   * scopes the person consents to, when fewer than the client asks for.
+   */
+  async function signedInClient(
+    login: string,
+    pin?: string,
+    grants?: string,
+  ): Promise<{ client: Client; auth: MemoryOAuthProvider; transport: StreamableHTTPClientTransport }> {
+    // a host that asks for other scopes later is registered for them all (a dynamically registered client may ask only for those of its registration)
+    const auth = new MemoryOAuthProvider(REDIRECT, undefined, grants ? { client_id: await provider.registerHost(REDIRECT) } : undefined);
     const options = pin ? { versionNegotiation: { mode: { pin } } } : {};
     const first = new Client({ name: "host", version: "1.0.0" }, options);
     const transport = new StreamableHTTPClientTransport(new URL(hub.url), { authProvider: auth });
@@ -40,12 +48,14 @@ describe("the SDK v2 client signs in with OAuth and calls a tool", { skip }, () 
     assert.equal(auth.authorizationUrl.origin, provider.issuer, "at the issuer the hub's metadata names");
     assert.equal(auth.authorizationUrl.searchParams.get("resource"), hub.url, "for the hub's resource URI (RFC 8707)");
     assert.equal(auth.authorizationUrl.searchParams.get("code_challenge_method"), "S256");
+    if (grants) auth.authorizationUrl.searchParams.set("scope", grants);
     const callback = await signInAs(auth.authorizationUrl, login, REDIRECT);
     await transport.finishAuth(callback.searchParams);
     const client = new Client({ name: "host", version: "1.0.0" }, options);
-    await client.connect(new StreamableHTTPClientTransport(new URL(hub.url), { authProvider: auth }));
+    const signedIn = new StreamableHTTPClientTransport(new URL(hub.url), { authProvider: auth });
+    await client.connect(signedIn);
     clients.push(client);
-    return client;
+    return { client, auth, transport: signedIn };
   }
 
   const uidOf = async (client: Client) => {
@@ -54,8 +64,8 @@ describe("the SDK v2 client signs in with OAuth and calls a tool", { skip }, () 
   };
 
   test("two people sign in through the whole flow and each runs as their own uid", async () => {
-    const ada = await signedInClient("ada");
-    const grace = await signedInClient("grace");
+    const { client: ada } = await signedInClient("ada");
+    const { client: grace } = await signedInClient("grace");
     const [uidAda, uidGrace] = [await uidOf(ada), await uidOf(grace)];
     assert.ok(uidAda && uidGrace);
     assert.notEqual(uidAda, uidGrace);
@@ -63,7 +73,26 @@ describe("the SDK v2 client signs in with OAuth and calls a tool", { skip }, () 
   });
 
   test("a 2026-07-28 client signs in the same way", async () => {
-    const client = await signedInClient("ada", "2026-07-28");
+    const { client } = await signedInClient("ada", "2026-07-28");
     assert.ok(await uidOf(client));
   });
+
+  for (const pin of [undefined, "2026-07-28"]) {
+    test(`a person who granted reading only is sent to consent to the scope a write needs, and then writes (${pin ?? "2025 session"})`, async () => {
+      const { client, auth, transport } = await signedInClient("lin", pin, "agentbox:read");
+      const write = () => client.callTool({ name: "file_write", arguments: { path: "step-up.txt", content: "written" } });
+      auth.authorizationUrl = undefined;
+      // the hub's 403 insufficient_scope makes the client ask the person again, for the scope the write needs
+      await assert.rejects(write(), UnauthorizedError);
+      const again = auth.authorizationUrl as URL | undefined;
+      assert.ok(again, "the client sent the person to consent again");
+      const asked = again.searchParams.get("scope")?.split(" ") ?? [];
+      assert.ok(asked.includes("agentbox:file") && asked.includes("agentbox:read"), asked.join(" "));
+      await transport.finishAuth((await signInAs(again, "lin", REDIRECT)).searchParams);
+      const written = (await write()) as CallToolResult;
+      assert.notEqual(written.isError, true, textOf(written as never));
+      const read = (await client.callTool({ name: "file_read", arguments: { path: "step-up.txt" } })) as CallToolResult;
+      assert.match(textOf(read as never), /written/);
+    });
+  }
 });

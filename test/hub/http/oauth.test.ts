@@ -192,7 +192,24 @@ describe("sign-in with OAuth", { skip }, () => {
     assert.match(challengeOf(res), /scope="agentbox"/);
   });
 
-  test("a read-only token sees and calls only read-only tools: it cannot write a file, in either era", async () => {
+  /** A 403 naming the scope to ask for, as the MCP authorization spec's scope challenge has it. */
+  const assertStepUp = async (res: Response, scope: string) => {
+    const text = await res.text();
+    assert.equal(res.status, 403, text);
+    const challenge = challengeOf(res);
+    assert.match(challenge, /error="insufficient_scope"/);
+    assert.match(challenge, new RegExp(`scope="${scope}"`));
+    assert.match(challenge, new RegExp(`resource_metadata="${hub.origin}/.well-known/oauth-protected-resource/mcp"`));
+    assert.match(JSON.parse(text).error.message, new RegExp(`sign in again asking for the scope ${scope}`));
+  };
+  const WRITE = (id: number, meta?: object) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "file_write", arguments: { path: "notes.txt", content: "overwritten" }, ...(meta ? { _meta: meta } : {}) },
+  });
+
+  test("a read-only token sees and calls only read-only tools; a write gets 403 insufficient_scope naming the scope, in either era", async () => {
     const writer = await connect(await provider.clientToken("alice", resource));
     await call(writer, "file_write", { path: "notes.txt", content: "v1" });
     const token = await provider.clientToken("alice", resource, "agentbox:read");
@@ -201,25 +218,40 @@ describe("sign-in with OAuth", { skip }, () => {
     assert.ok(names.includes("file_read"), names.join());
     assert.ok(!names.includes("file_write") && !names.includes("terminal_exec"), names.join());
     assert.equal(textOf(await call(reader, "file_read", { path: "notes.txt" })).includes("v1"), true);
-    const refused = await call(reader, "file_write", { path: "notes.txt", content: "overwritten" });
-    assert.equal(refused.isError, true);
-    assert.match(textOf(refused), /sign in again asking for the scope agentbox:file/);
-    // 2026-07-28, sessionless: the same narrowing per request
-    const modern = await postMcp(
-      hub,
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "file_write", arguments: { path: "notes.txt", content: "modern" }, _meta: envelope() } },
-      { ...bearer(token), "Mcp-Method": "tools/call", "Mcp-Name": "file_write" },
-    );
-    const body = JSON.parse((await modern.text()).replace(/^[^{]*/, "").split("\n")[0]);
-    assert.equal(body.result?.isError ?? Boolean(body.error), true, JSON.stringify(body));
+    // a 2025 session: the call on its session id, SSE accepted, is refused before any stream starts
+    const init = await postMcp(hub, INIT, bearer(token));
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    await assertStepUp(await postMcp(hub, WRITE(2), { ...bearer(token), "Mcp-Session-Id": sessionId, "MCP-Protocol-Version": "2025-11-25" }), "agentbox:file");
+    // 2026-07-28, sessionless
+    const modern = { ...bearer(token), "Mcp-Method": "tools/call", "Mcp-Name": "file_write" };
+    await assertStepUp(await postMcp(hub, WRITE(3, envelope()), modern), "agentbox:file");
     // plain JSON, sessionless
-    const plain = await fetch(hub.url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...bearer(token) },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "file_write", arguments: { path: "notes.txt", content: "plain" } } }),
-    });
-    assert.equal((await plain.json()).result.isError, true);
+    await assertStepUp(await postMcp(hub, WRITE(4), bearer(token)), "agentbox:file");
+    // a batch is answered message by message: the refusal stays an MCP error, the other message is served
+    const batch = await postMcp(hub, [WRITE(5), { jsonrpc: "2.0", id: 6, method: "tools/list" }], { ...bearer(token), Accept: "application/json" });
+    assert.equal(batch.status, 200);
+    const replies = (await batch.json()) as Array<{ id: number; result?: { isError?: boolean; content?: Array<{ text: string }>; tools?: unknown[] } }>;
+    const refusal = replies.find((r) => r.id === 5)!;
+    assert.equal(refusal.result?.isError, true);
+    assert.match(refusal.result!.content![0].text, /sign in again asking for the scope agentbox:file/);
+    assert.ok(replies.find((r) => r.id === 6)?.result?.tools);
     assert.match(textOf(await call(writer, "file_read", { path: "notes.txt" })), /v1/);
+  });
+
+  test("a session follows its person's latest token: the same session id with a wider token may write", async () => {
+    const narrow = await provider.clientToken("alice", resource, "agentbox:read");
+    const init = await postMcp(hub, INIT, bearer(narrow));
+    const sessionId = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    const onSession = (token: string) => ({ ...bearer(token), "Mcp-Session-Id": sessionId, Accept: "application/json" });
+    await assertStepUp(await postMcp(hub, WRITE(2), onSession(narrow)), "agentbox:file");
+    const wide = await provider.clientToken("alice", resource, "agentbox:read agentbox:file");
+    const written = await postMcp(hub, WRITE(3), onSession(wide));
+    assert.equal(written.status, 200);
+    assert.notEqual((await written.json()).result?.isError, true);
+    // and narrower again: the wider token's view does not stay with the session
+    await assertStepUp(await postMcp(hub, WRITE(4), onSession(narrow)), "agentbox:file");
   });
 
   test("a token with one server's scope sees that server alone", async () => {
