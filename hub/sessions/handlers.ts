@@ -12,6 +12,7 @@ import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
 import { formatRange, type PortRange } from "../config/network.js";
+import { untilStarted } from "../catalog/starting.js";
 import { LIVE_APP_URI, liveAppListing, readLiveApp, rendersApps, withAppMeta } from "../live/app-resource.js";
 
 /** What the client declared: a 2025 session's at initialize, a 2026 request's in its envelope (passed in). */
@@ -62,8 +63,14 @@ function selectedPrompt({ session, view }: HandlerCtx, name: string) {
   throw unknownName("prompt", name, session.tenant.catalog.suggestPrompts(name));
 }
 
+/** A list asked for in the hub's first seconds waits (briefly) for the servers it would show that are still starting (../catalog/starting.ts). */
+function serversStarted({ hub, session, view }: HandlerCtx): Promise<void> {
+  return untilStarted(session.tenant.children, (server) => view.allowsServer(server), hub.clock);
+}
+
 export async function listTools(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
   await checkMethodLimit(ctx, "tools/list");
+  await serversStarted(ctx);
   const tools = ctx.view.listTools();
   // the live view app (hub/live/app-resource.ts) only for hosts that render MCP Apps
   return { tools: rendersApps(declared) ? withAppMeta(tools) : tools };
@@ -71,6 +78,7 @@ export async function listTools(ctx: HandlerCtx, declared: Declared = ctx.sessio
 
 export async function listPrompts(ctx: HandlerCtx) {
   await checkMethodLimit(ctx, "prompts/list");
+  await serversStarted(ctx);
   const { catalog } = ctx.session.tenant;
   return { prompts: catalog.prompts.filter((p) => ctx.view.allowsServer(catalog.prompt(p.name)!.child.name)) };
 }
@@ -83,12 +91,14 @@ export async function getPrompt(ctx: HandlerCtx, params: GetPromptRequest["param
 
 export async function listAllResources(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
   await checkMethodLimit(ctx, "resources/list");
+  await serversStarted(ctx);
   const resources = await listResources(ctx.session, ctx.view, ctx.hub.log);
   return { resources: rendersApps(declared) ? [...resources, liveAppListing(ctx.hub.live.base())] : resources };
 }
 
 export async function listResourceTemplates(ctx: HandlerCtx) {
   await checkMethodLimit(ctx, "resources/templates/list");
+  await serversStarted(ctx);
   const templates = ctx.session.tenant.catalog.resourceTemplates().filter((t) => ctx.view.allowsServer(t.child.name));
   return { resourceTemplates: templates.map((t) => t.template) };
 }
