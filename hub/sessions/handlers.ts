@@ -13,6 +13,8 @@ import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
 import { formatRange, type PortRange } from "../config/network.js";
 import { untilStarted } from "../catalog/starting.js";
+import { getSkill, listSkills, readSkillFile } from "./skills.js";
+import { SKILLS_EXTENSION } from "../protocol/extensions.js";
 import { LIVE_APP_URI, liveAppListing, readLiveApp, rendersApps, withAppMeta } from "../live/app-resource.js";
 
 /** What the client declared: a 2025 session's at initialize, a 2026 request's in its envelope (passed in). */
@@ -32,6 +34,8 @@ export const HUB_CAPABILITIES = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  // agentbox's own skills and its servers' (./skills.ts); the 2026 server adds the tasks extension beside it
+  extensions: { [SKILLS_EXTENSION]: {} },
 } as const;
 
 /** Who answers, in every 2026-07-28 result's _meta (the SDK stamps it): the same for the SDK's servers, the direct path and the tasks extension's replies. */
@@ -106,7 +110,20 @@ export async function listResourceTemplates(ctx: HandlerCtx) {
 export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest["params"], channel: CallChannel) {
   await checkMethodLimit(ctx, "resources/read");
   if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base());
+  const skillFile = await readSkillFile(ctx, params, channel);
+  if (skillFile) return skillFile;
   return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
+}
+
+export async function listAllSkills(ctx: HandlerCtx) {
+  await checkMethodLimit(ctx, "skills/list");
+  await serversStarted(ctx);
+  return listSkills(ctx);
+}
+
+export async function getOneSkill(ctx: HandlerCtx, params: { uri: string }, channel: CallChannel) {
+  await checkMethodLimit(ctx, "skills/get");
+  return getSkill(ctx, params, channel);
 }
 
 /** Subscriptions one session may hold, and the longest URI one may name: each is kept here, and its server may keep a watch for it. */
