@@ -34,8 +34,11 @@ export type { SessionLimits } from "./session-limits.js";
 export type { OAuthConfig } from "./oauth.js";
 
 export const DEFAULT_RATE_LIMITS: RateLimitsConfig = {
-  // tasks/get polls: ten a second per client covers many tasks polled every second, and stops a client spinning on it
-  methods: { "tools/list": "10/min", "tasks/*": "600/min" },
+  // tasks/get polls: ten a second per client covers many tasks polled every second, and stops a client spinning on it.
+  // tools/list is read from the catalog the hub keeps (no server is asked), and clients list often by
+  // design: the MCP Inspector's CLI before every call (twice in 2026-07-28), a 2026 client told ttlMs 0
+  // whenever it likes. Three times the calls "*" allows holds a flood and never a client listing per call.
+  methods: { "tools/list": "300/min", "tasks/*": "600/min" },
   tools: { "*": "100/min", ...BUILTIN_TOOL_RATES },
 };
 

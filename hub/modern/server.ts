@@ -16,6 +16,7 @@ import type { PendingCalls, SealedState } from "./pending-calls.js";
 import { TASKS_EXTENSION } from "../protocol/extensions.js";
 import { completionResult, notificationForV2, promptResult, readResult, toolCallResult, toolsForV2 } from "../protocol/sdk-seam.js";
 import { traceRequest } from "../observability/tracing.js";
+import * as z from "zod/v4";
 
 /** A 2026 request's context: the handlers' own, and the calls waiting for their clients' answers. */
 export interface ModernCtx extends answer.HandlerCtx {
@@ -46,6 +47,10 @@ const CACHE_HINTS = {
   "resources/templates/list": NO_SHARED_CACHE,
   "resources/read": NO_SHARED_CACHE,
 };
+
+/** The skills extension's params (hub/sessions/skills.ts answers them, as in 2025). */
+const SkillsListParams = z.object({ cursor: z.string().optional() }).loose();
+const SkillsGetParams = z.object({ uri: z.string() }).loose();
 
 function unrelayedQuestion(method: string, during: string): McpError {
   return new McpError(
@@ -136,7 +141,7 @@ export function createModernServer(ctx: ModernCtx): Server {
   const { hub } = ctx;
   const server = new Server(answer.serverInfoOf(hub), {
     // the tasks extension is the hub's own (hub/tasks/), answered before this server sees the request
-    capabilities: { ...answer.HUB_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
+    capabilities: { ...answer.HUB_CAPABILITIES, extensions: { ...answer.HUB_CAPABILITIES.extensions, [TASKS_EXTENSION]: {} } },
     instructions: answer.hubInstructions(ctx),
     cacheHints: CACHE_HINTS,
     // a forged, expired or another tenant's state is refused before any handler runs
@@ -186,6 +191,15 @@ export function createModernServer(ctx: ModernCtx): Server {
         (result) => readResult(result, req.params.uri),
       ),
     ),
+  );
+  server.setRequestHandler("skills/list", { params: SkillsListParams }, (params, c) =>
+    traced({ method: "skills/list", params }, c, async () => ({ resultType: "complete", ...(await answer.listAllSkills(ctx)) })),
+  );
+  server.setRequestHandler("skills/get", { params: SkillsGetParams }, (params, c) =>
+    traced({ method: "skills/get", params }, c, async () => ({
+      resultType: "complete",
+      ...(await withChannel(c, (ch) => answer.getOneSkill(ctx, params, ch))),
+    })),
   );
   server.setRequestHandler("completion/complete", (req, c) => {
     const { ref } = req.params;

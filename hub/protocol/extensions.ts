@@ -4,3 +4,6 @@
 
 /** The tasks extension (SEP-2663): a tools/call answered with a task the client polls. */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** The skills extension (SEP-2640): skills/list and skills/get, each skill's files read as resources. */
+export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";

@@ -12,6 +12,9 @@ import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
 import { formatRange, type PortRange } from "../config/network.js";
+import { untilStarted } from "../catalog/starting.js";
+import { getSkill, listSkills, readSkillFile } from "./skills.js";
+import { SKILLS_EXTENSION } from "../protocol/extensions.js";
 import { LIVE_APP_URI, liveAppListing, readLiveApp, rendersApps, withAppMeta } from "../live/app-resource.js";
 
 /** What the client declared: a 2025 session's at initialize, a 2026 request's in its envelope (passed in). */
@@ -31,6 +34,8 @@ export const HUB_CAPABILITIES = {
   prompts: { listChanged: true },
   logging: {},
   completions: {},
+  // agentbox's own skills and its servers' (./skills.ts); the 2026 server adds the tasks extension beside it
+  extensions: { [SKILLS_EXTENSION]: {} },
 } as const;
 
 /** Who answers, in every 2026-07-28 result's _meta (the SDK stamps it): the same for the SDK's servers, the direct path and the tasks extension's replies. */
@@ -62,8 +67,14 @@ function selectedPrompt({ session, view }: HandlerCtx, name: string) {
   throw unknownName("prompt", name, session.tenant.catalog.suggestPrompts(name));
 }
 
+/** A list asked for in the hub's first seconds waits (briefly) for the servers it would show that are still starting (../catalog/starting.ts). */
+function serversStarted({ hub, session, view }: HandlerCtx): Promise<void> {
+  return untilStarted(session.tenant.children, (server) => view.allowsServer(server), hub.clock);
+}
+
 export async function listTools(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
   await checkMethodLimit(ctx, "tools/list");
+  await serversStarted(ctx);
   const tools = ctx.view.listTools();
   // the live view app (hub/live/app-resource.ts) only for hosts that render MCP Apps
   return { tools: rendersApps(declared) ? withAppMeta(tools) : tools };
@@ -71,6 +82,7 @@ export async function listTools(ctx: HandlerCtx, declared: Declared = ctx.sessio
 
 export async function listPrompts(ctx: HandlerCtx) {
   await checkMethodLimit(ctx, "prompts/list");
+  await serversStarted(ctx);
   const { catalog } = ctx.session.tenant;
   return { prompts: catalog.prompts.filter((p) => ctx.view.allowsServer(catalog.prompt(p.name)!.child.name)) };
 }
@@ -83,12 +95,14 @@ export async function getPrompt(ctx: HandlerCtx, params: GetPromptRequest["param
 
 export async function listAllResources(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
   await checkMethodLimit(ctx, "resources/list");
+  await serversStarted(ctx);
   const resources = await listResources(ctx.session, ctx.view, ctx.hub.log);
   return { resources: rendersApps(declared) ? [...resources, liveAppListing(ctx.hub.live.base())] : resources };
 }
 
 export async function listResourceTemplates(ctx: HandlerCtx) {
   await checkMethodLimit(ctx, "resources/templates/list");
+  await serversStarted(ctx);
   const templates = ctx.session.tenant.catalog.resourceTemplates().filter((t) => ctx.view.allowsServer(t.child.name));
   return { resourceTemplates: templates.map((t) => t.template) };
 }
@@ -96,7 +110,20 @@ export async function listResourceTemplates(ctx: HandlerCtx) {
 export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest["params"], channel: CallChannel) {
   await checkMethodLimit(ctx, "resources/read");
   if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base());
+  const skillFile = await readSkillFile(ctx, params, channel);
+  if (skillFile) return skillFile;
   return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
+}
+
+export async function listAllSkills(ctx: HandlerCtx) {
+  await checkMethodLimit(ctx, "skills/list");
+  await serversStarted(ctx);
+  return listSkills(ctx);
+}
+
+export async function getOneSkill(ctx: HandlerCtx, params: { uri: string }, channel: CallChannel) {
+  await checkMethodLimit(ctx, "skills/get");
+  return getSkill(ctx, params, channel);
 }
 
 /** Subscriptions one session may hold, and the longest URI one may name: each is kept here, and its server may keep a watch for it. */

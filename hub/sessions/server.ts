@@ -40,6 +40,10 @@ import type { SessionView } from "../catalog/selection.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+/** The skills extension's requests (./skills.ts), which the SDK does not know. */
+const ListSkillsRequestSchema = z.object({ method: z.literal("skills/list"), params: z.object({ cursor: z.string().optional() }).loose().optional() });
+const GetSkillRequestSchema = z.object({ method: z.literal("skills/get"), params: z.object({ uri: z.string() }).loose() });
+
 /** What every handler works with: the hub and the session, seen through the view of this server. */
 interface Ctx extends answer.HandlerCtx {
   /** What runs once a request's reply has been written, by request id (see connectSessionServer). */
@@ -159,6 +163,8 @@ function createSessionServer(ctx: Ctx): Server {
   on(UnsubscribeRequestSchema, (req, extra) => answer.unsubscribe(ctx, req.params, channelOf(ctx, extra)));
   on(CompleteRequestSchema, (req, extra) => answer.complete(ctx, req.params, channelOf(ctx, extra)));
   on(SetLevelRequestSchema, (req) => setLevel(ctx, req));
+  on(ListSkillsRequestSchema, () => answer.listAllSkills(ctx));
+  on(GetSkillRequestSchema, (req, extra) => answer.getOneSkill(ctx, req.params, channelOf(ctx, extra)));
   // tools/call with params.task and tasks/* (2025-11-25), registered over the plain tools/call it falls back to
   hub.sessionTasks?.install(server, session, () => ctx.view, plainCall);
   server.oninitialized = () => {

@@ -12,9 +12,9 @@ export const hubNewContext = defineTool({
   name: NEW_CONTEXT_TOOL,
   title: "New context",
   description:
-    "Open a new context: its own terminals, interpreters and browser pages, apart from your default context and any other. Returns its handle: pass it " +
-    `as \`${CONTEXT_ARGUMENT}\` to the tools that list that argument to work in this context. It ends when it idles out or expires, or with ` +
-    `hub_end_session given the same \`${CONTEXT_ARGUMENT}\`; contexts count against your session limit.`,
+    "Open a new context with its own terminals, interpreters and browser pages. Returns its handle: pass it " +
+    `as \`${CONTEXT_ARGUMENT}\` to the tools that take one to work there. It ends when idle or expired, or with ` +
+    `hub_end_session given that \`${CONTEXT_ARGUMENT}\`; it counts against your session limit.`,
   input: {},
   output: {
     context: z.string().describe(`The handle: pass it as the \`${CONTEXT_ARGUMENT}\` argument`),

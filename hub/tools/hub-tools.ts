@@ -113,7 +113,7 @@ const hubMetrics = defineTool({
   name: "hub_metrics",
   title: "Resource use",
   description:
-    "Your sessions and tool calls (ok, errors, rate-limited), the memory and CPU of each of your server processes (with everything it started), " +
+    "Your sessions and calls (ok, errors, rate-limited), each of your server processes' memory and CPU (with what it started), " +
     "your workspace's free disk, and the container's capacity.",
   input: {},
   output: {
@@ -172,8 +172,8 @@ const hubSessions = defineTool({
   name: "hub_sessions",
   title: "Your session",
   description:
-    "Your client session: its age, idle time, protocol era and what each server holds for it; your tenant's sessions and 2026 contexts with their eras, " +
-    "and your tenant's tasks (tool calls run as tasks) with their status.",
+    "Your client session (age, idle time, protocol era, what each server holds for it), your tenant's sessions and 2026 contexts, " +
+    "and its tasks with their status.",
   input: pagingInput({ unit: "session", defaultLimit: 50, maxLimit: 500 }),
   output: {
     id: z.string(),

@@ -9,7 +9,10 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
  * A copy of a JSON Schema without what carries no meaning for a caller: the "$schema" dialect
- * tag and the safe-integer bounds zod puts on every `.int()` (a bound the tool set itself stays).
+ * tag, the safe-integer bounds zod puts on every `.int()` (a bound the tool set itself stays), and
+ * defaults that say what leaving the argument out means anyway: `false` for a flag, and 0 for a
+ * count from 0 (offset). Some twenty-five flags and twenty offsets, each
+ * read by a model on every turn.
  */
 export function withoutSchemaNoise<T>(schema: T): T {
   return strip(schema as Json, true) as T;
@@ -24,9 +27,16 @@ function strip(node: Json, root: boolean): Json {
     // only the keyword with exactly zod's default value: a property *named* "maximum" holds a schema
     if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
     if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "default" && impliedDefault(node, value)) continue;
     out[key] = strip(value, false);
   }
   return out;
+}
+
+/** Whether a schema's default is what a caller assumes of an argument left out: a flag off, a count from 0 at 0. */
+function impliedDefault(schema: { [key: string]: Json }, value: Json): boolean {
+  if (schema.type === "boolean") return value === false;
+  return schema.type === "integer" && schema.minimum === 0 && value === 0;
 }
 
 /** The JSON Schema a tool publishes for its input (what a caller may send) or output (what it returns). */

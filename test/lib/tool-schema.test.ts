@@ -39,6 +39,29 @@ test("the clean-up removes only the keywords, never a property that happens to b
   });
 });
 
+test("a default that leaving the argument out means anyway is not published: a flag off, a count from 0 at 0; other defaults stay", () => {
+  const schema = publishedSchema(
+    {
+      hidden: z.boolean().default(false),
+      strip: z.boolean().default(true),
+      offset: z.number().int().min(0).default(0),
+      depth: z.number().int().min(1).default(1),
+      delta: z.number().default(0),
+      exclude: z.array(z.string()).default([]),
+    },
+    "input",
+  );
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.equal("default" in props.hidden, false);
+  assert.equal("default" in props.offset, false);
+  assert.equal(props.strip.default, true);
+  assert.equal(props.depth.default, 1, "a count from 1 might be read as 'all'");
+  assert.equal(props.delta.default, 0, "a number without a floor has no obvious default");
+  assert.deepEqual(props.exclude.default, []);
+  // the argument is still filled in when parsed
+  assert.deepEqual(parseArguments("file_list", { hidden: z.boolean().default(false) }, {}), { ok: true, args: { hidden: false } });
+});
+
 test("valid arguments come back parsed, with defaults applied", () => {
   assert.deepEqual(parseArguments("file_read", shape, { path: "a", count: 2 }), { ok: true, args: { path: "a", count: 2, mode: "a" } });
 });

@@ -24,7 +24,7 @@ const download = defineTool({
   title: "Download an arXiv paper",
   description: () =>
     `Download a paper's PDF into the workspace (papers/<id>.pdf) and convert it to Markdown (papers/<id>.md); read it with ${toolName("read")}. ` +
-    "An id without version gets the latest one. Already downloaded papers are not fetched again unless force is set.",
+    "An id without version gets the latest one.",
   input: {
     id: z.string().describe("arXiv id, e.g. 2401.12345, 2401.12345v2 or hep-ex/0307015"),
     force: z.boolean().default(false).describe("Download again even if the paper is already in papers/"),

@@ -16,7 +16,7 @@ const acting = { readOnlyHint: false, destructiveHint: true, idempotentHint: fal
 const click = browserTool({
   name: "click",
   title: "Click",
-  description: "Click an element (ref from the latest snapshot, or selector). Returns the new snapshot.",
+  description: "Click an element; returns the new snapshot.",
   input: {
     ...target,
     double: z.boolean().default(false).describe("Double-click instead of a single click."),
@@ -49,7 +49,7 @@ const hover = browserTool({
 const type = browserTool({
   name: "type",
   title: "Type",
-  description: "Type text into an editable element (replacing its content unless slowly is set), optionally pressing Enter after.",
+  description: "Type into an editable element, replacing its content unless slowly.",
   input: {
     ...target,
     text: z.string().describe("Text to type."),
@@ -137,8 +137,8 @@ function checkTool(name: "check" | "uncheck") {
 const pressKey = browserTool({
   name: "press_key",
   title: "Press key",
-  description: 'Press a key or chord ("Enter", "ArrowDown", "Control+a"), on an element if given, otherwise on the focused element.',
-  input: { ...target, key: z.string().describe("Key name or chord, Playwright style: Enter, Tab, ArrowLeft, Shift+Tab, Control+a, a.") },
+  description: "Press a key or chord on the element if given, else on the focused one.",
+  input: { ...target, key: z.string().describe("Playwright key or chord: Enter, ArrowDown, Shift+Tab, Control+a, a.") },
   annotations: { ...acting },
   async run({ ref, selector, key }, b) {
     const page = await b.page();
@@ -155,7 +155,7 @@ const scroll = browserTool({
   input: {
     ...target,
     deltaX: z.number().default(0).describe("Pixels to scroll right (negative: left)."),
-    deltaY: z.number().default(0).describe("Pixels to scroll down (negative: up). With a target and no deltas, the target is scrolled into view."),
+    deltaY: z.number().default(0).describe("Pixels to scroll down (negative: up)."),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ ref, selector, deltaX, deltaY }, b) {
@@ -195,7 +195,7 @@ const drag = browserTool({
 const uploadFile = browserTool({
   name: "upload_file",
   title: "Upload file",
-  description: "Set the files of a file input (or of the file chooser a button opens). Paths are inside the workspace.",
+  description: "Set the files of a file input (or of the file chooser a button opens).",
   input: { ...target, paths: z.array(z.string()).describe("Workspace paths of the files; an empty list clears the input.") },
   annotations: { ...acting },
   async run({ ref, selector, paths }, b) {
@@ -217,7 +217,7 @@ const uploadFile = browserTool({
 const handleDialog = browserTool({
   name: "handle_dialog",
   title: "Handle dialog",
-  description: "Answer the open alert/confirm/prompt/beforeunload dialog: accept (OK) or dismiss (Cancel), with text for a prompt.",
+  description: "Accept (OK) or dismiss (Cancel) the open alert, confirm, prompt or beforeunload dialog.",
   input: {
     accept: z.boolean().describe("true: OK/accept; false: Cancel/dismiss."),
     promptText: z.string().optional().describe("Text to enter in a prompt dialog before accepting."),

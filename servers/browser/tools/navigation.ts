@@ -32,9 +32,9 @@ const navigate = browserTool({
   name: "navigate",
   title: "Navigate",
   description:
-    `Open a URL in the current tab (http, https, data:, or file: inside the workspace) and return the page snapshot. ` +
-    `Workspace files open as ${WORKSPACE_ORIGIN}/<path in the workspace>, so their relative links, images, styles and classic scripts work; ` +
-    `each is sandboxed: it cannot fetch other files or load, submit to or open other sites (navigate there instead), and files in downloads/ never run scripts.`,
+    `Open a URL in the current tab (http, https, data:, or file: in the workspace) and return the snapshot. ` +
+    `Workspace files open as ${WORKSPACE_ORIGIN}/<path>, so relative links, images, styles and classic scripts work; ` +
+    `sandboxed: they cannot fetch other files or load, submit to or open other sites (navigate there instead); files in downloads/ run no scripts.`,
   input: { url: z.string().describe("Absolute URL to open."), waitUntil },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {

@@ -51,8 +51,8 @@ const resize = browserTool({
   title: "Resize viewport",
   description: "Set the current tab's viewport size in CSS pixels.",
   input: {
-    width: z.number().int().min(100).max(7680).describe("Viewport width in CSS pixels."),
-    height: z.number().int().min(100).max(4320).describe("Viewport height in CSS pixels."),
+    width: z.number().int().min(100).max(7680).describe("Width in CSS pixels."),
+    height: z.number().int().min(100).max(4320).describe("Height in CSS pixels."),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ width, height }, b) {
@@ -63,9 +63,9 @@ const resize = browserTool({
 });
 
 const listing = {
-  tab: z.number().int().min(0).optional().describe("Only this tab's entries (default: all)."),
-  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many of the latest entries."),
-  clear: z.boolean().default(false).describe("Forget the returned entries afterwards."),
+  tab: z.number().int().min(0).optional().describe("Only this tab's (default: all tabs)."),
+  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many, the latest."),
+  clear: z.boolean().default(false).describe("Forget what is returned."),
 };
 
 const consoleMessages = browserTool({
@@ -123,8 +123,7 @@ const networkRequests = browserTool({
 const info = browserTool({
   name: "info",
   title: "Browser info",
-  description:
-    "Browser version, Chromium's pid and this session's tab count; the CDP endpoint only if the operator set AGENTBOX_CDP_PORT (browser-wide, so off by default).",
+  description: "Browser version, Chromium's pid and this session's tab count; the CDP endpoint if the operator turned it on.",
   input: {},
   output: {
     browserVersion: z.string(),

@@ -54,8 +54,8 @@ const execute = defineTool({
   title: "Run code",
   description:
     "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +
-    "stderr, a trailing expression's value, exceptions with traceback, matplotlib figures as PNG; top-level await works in " +
-    "JavaScript. Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
+    "stderr, the last expression's value, tracebacks, matplotlib figures as PNG; top-level await works in JavaScript. " +
+    "Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
     "`await tools.file_read({ path })`. A timeout or cancel interrupts the code; the reply says whether the state survived.",
   input: {
     language: languageSchema,

@@ -9,9 +9,7 @@ import { languageSchema, sessionNameSchema } from "./execute.js";
 const reset = defineTool({
   name: "reset",
   title: "Restart a code session",
-  description: () =>
-    `Restart a code session's interpreter: its state is dropped and a running ${toolName("execute")} is stopped. ` +
-    "Use it when a session is stuck or its state is broken.",
+  description: () => `Restart a code session's interpreter (when stuck or broken): its state is dropped and a running ${toolName("execute")} is stopped.`,
   input: { language: languageSchema, session: sessionNameSchema },
   output: { language: z.enum(["python", "javascript"]), session: z.string(), pid: z.number().int().nullable() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -22,7 +22,7 @@ function megabytes(bytes: number | null): string {
 const listSessions = defineTool({
   name: "sessions",
   title: "List code sessions",
-  description: "List this client's code sessions: name, language, age, idle time, memory and whether one is running code now.",
+  description: "List this client's code sessions: name, language, age, idle time, memory, whether running code.",
   input: {},
   output: { sessions: z.array(sessionInfo) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

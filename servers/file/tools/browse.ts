@@ -9,7 +9,7 @@ import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 
-const dirParam = z.string().default(".").describe("Folder in the workspace (default: its root).");
+const dirParam = z.string().default(".").describe("Folder in the workspace.");
 const entryType = z.enum(["file", "directory", "symlink", "other"]);
 
 async function assertDirectory(dir: string, userPath: string): Promise<void> {
@@ -71,7 +71,7 @@ const list = defineTool({
 const tree = defineTool({
   name: "tree",
   title: "Show a folder tree",
-  description: `Show a folder's nested structure down to a depth, skipping excluded names (default: ${DEFAULT_EXCLUDES.join(", ")}).`,
+  description: "Show a folder's nested structure down to a depth, skipping excluded names.",
   input: {
     path: dirParam,
     depth: z.number().int().min(1).max(20).default(3).describe("How many levels to descend (1 = the folder's own entries)."),

@@ -122,7 +122,7 @@ const remove = defineTool({
 const mkdir = defineTool({
   name: "mkdir",
   title: "Create a folder",
-  description: "Create a folder (and its missing parents unless parents is false). An existing folder is fine.",
+  description: "Create a folder; an existing one is fine.",
   input: {
     path: pathParam("Folder to create"),
     parents: z.boolean().default(true).describe("Create missing parent folders too."),

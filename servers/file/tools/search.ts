@@ -13,7 +13,7 @@ import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 
 const common = {
-  path: z.string().default(".").describe("Folder to search in the workspace (default: its root)."),
+  path: z.string().default(".").describe("Folder to search in the workspace."),
   exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
   hidden: z.boolean().default(false).describe("Include dotfiles."),
 };
@@ -73,7 +73,7 @@ const grep = defineTool({
     ...common,
     include: z.string().optional().describe("Only files matching this glob, e.g. '*.py'."),
     ignoreCase: z.boolean().default(false).describe("Case-insensitive matching."),
-    literal: z.boolean().default(false).describe("Treat the pattern as plain text, not a regex."),
+    literal: z.boolean().default(false).describe("The pattern is plain text."),
     context: z.number().int().min(0).max(20).default(0).describe("Context lines around each match."),
     ...pagingInput({ unit: "match", units: "matches", defaultLimit: 100, maxLimit: 5000 }),
   },

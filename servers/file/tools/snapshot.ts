@@ -60,8 +60,7 @@ const snapshotList = defineTool({
 const snapshotRestore = defineTool({
   name: "snapshot_restore",
   title: "Restore a workspace snapshot",
-  description:
-    "Bring the workspace back exactly to a snapshot: files changed since are restored, files created since are removed, deleted ones come back. Everything not in the snapshot is lost.",
+  description: "Bring the workspace back exactly to a snapshot: changed and deleted files are restored, files created since are removed.",
   input: { name: nameParam },
   output: metaShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -19,11 +19,11 @@ const exec = defineTool({
   taskSupport: "optional",
   title: "Run a command",
   description: () =>
-    "Run one command line with bash -c; returns exit code, stdout, stderr and duration. The process tree is killed " +
-    `on timeout or cancel, and background processes when it exits: use ${toolName("session_create")} for long-running ` +
-    "or interactive programs. Long output keeps its tail; with a progress token, new output streams as progress.",
+    "Run a command line with bash -c; returns exit code, stdout, stderr and duration. On timeout or cancel the process tree is killed, " +
+    `and background processes when it exits: use ${toolName("session_create")} for long-running or interactive programs. ` +
+    "Long output keeps its tail; new output streams as progress.",
   input: {
-    command: z.string().min(1).describe("The command line, run as `bash -c <command>`."),
+    command: z.string().min(1).describe("The command line."),
     cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
     env: envSchema.optional(),
     stdin: z.string().optional().describe("Text for the command's standard input (default: none, stdin closed)."),

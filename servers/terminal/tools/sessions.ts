@@ -17,10 +17,10 @@ import { recordingNote, recordingOf, recordTerminal } from "../recording.js";
 
 const MAX_WAIT_MS = 10 * 60_000;
 
-const id = z.string().min(1).describe("Terminal id (as returned when it was opened, or listed).");
+const id = z.string().min(1).describe("Terminal id.");
 const cols = z.number().int().min(10).max(1000);
 const rows = z.number().int().min(2).max(500);
-const stripAnsi = z.boolean().default(true).describe("Remove ANSI escape sequences and turn CRLF into LF; false gives the raw bytes.");
+const stripAnsi = z.boolean().default(true).describe("Strip ANSI escapes and turn CRLF into LF; false: raw bytes.");
 const waitParams = {
   waitFor: z.string().min(1).optional().describe("Wait until this JavaScript regex (multiline) matches the new output, e.g. '>>> $'."),
   quietMs: z.number().int().positive().max(60_000).optional().describe("Wait until no output arrives for this many ms (after waitFor, if both)."),
@@ -198,7 +198,7 @@ const sessionRead = defineTool({
   description: "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
   input: {
     id,
-    mode: z.enum(["new", "tail"]).default("new").describe("'new' (default): output since the last read; 'tail': the last `limit` lines."),
+    mode: z.enum(["new", "tail"]).default("new").describe("'new': output since the last read; 'tail': the last `limit` lines."),
     limit: limitField("lines", 10_000).default(40).describe("Lines for mode 'tail'."),
     ...waitParams,
   },
