@@ -2,6 +2,7 @@
 // in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
 // the result, cancellation carried across, and the child's failures as protocol errors. A server
 // configured `instances: "session"` is reached through the session's own instance of it.
+import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
@@ -20,11 +21,23 @@ function forChild(params: Params, overrides: Params, child: Child, session: Clie
   const { progressToken, [CALL_META_KEY]: _claimed, ...meta } = params._meta ?? {};
   const named = {
     ...meta,
+    ...callerCapabilities(meta, child, call?.caller ?? session),
     [SESSION_META_KEY]: session.id,
     ...(call ? { [CALL_META_KEY]: call.id } : {}),
     ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}),
   };
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
+}
+
+/**
+ * A 2026-07-28 child sees what its caller can be asked (hub/children/modern-link.ts), so it asks only
+ * what the caller can answer: a 2026 request's declaration is in its _meta already; a 2025 caller's
+ * is what it declared at initialize, of what the hub relays (none for a plain JSON client).
+ */
+function callerCapabilities(meta: Record<string, unknown>, child: Child, caller: ClientSession): Record<string, unknown> {
+  if (!child.config.protocol || CLIENT_CAPABILITIES_META_KEY in meta) return {};
+  const { sampling, elicitation, roots } = caller.clientCapabilities;
+  return { [CLIENT_CAPABILITIES_META_KEY]: { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) } };
 }
 
 /** The process a session's request to a configured server goes to: its own instance when the server runs one per session. */
