@@ -7,6 +7,8 @@ import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/type
 import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { QueueBudgetError } from "../children/queue-budget.js";
+import type { CallOptions } from "../children/calls.js";
+import { turnOf } from "./child-requests.js";
 import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
 import { traceChildRequest } from "../observability/tracing.js";
 import { inflightCall, type CallChannel, type ClientSession, type InflightCall } from "./registry.js";
@@ -67,11 +69,18 @@ export async function forward(
   if (tracked) session.inflight.add(tracked);
   try {
     const child = instanceFor(configured, session);
-    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, call ?? tracked);
+    const inflight = call ?? tracked;
+    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, inflight);
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
     const detached = channel.detached && (() => channel.detached!());
-    return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, detached));
+    // a call in flight runs in its client's turn, should the server take turns, and may ask once its server has it
+    const queueing: Queueing = { detached };
+    if (inflight) {
+      inflight.turn = turnOf(session, inflight, forwarded._meta);
+      Object.assign(queueing, { turn: inflight.turn, onstart: () => (inflight.started = true) });
+    }
+    return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, queueing));
   } catch (err) {
     if (method !== "tools/call" && (err instanceof ChildUnavailableError || err instanceof QueueBudgetError))
       throw protocolError(ErrorCode.InternalError, err.message);
@@ -84,15 +93,11 @@ export async function forward(
   }
 }
 
-async function send(
-  child: Child,
-  method: string,
-  params: Params,
-  progressToken: unknown,
-  channel: CallChannel,
-  detached: (() => boolean) | undefined,
-): Promise<Result> {
-  if (progressToken === undefined) return await child.request(method, params, { signal: channel.signal, detached });
+/** How a request waits for its server's queue (hub/children/queue.ts). */
+type Queueing = Pick<CallOptions, "detached" | "turn" | "onstart">;
+
+async function send(child: Child, method: string, params: Params, progressToken: unknown, channel: CallChannel, queueing: Queueing): Promise<Result> {
+  if (progressToken === undefined) return await child.request(method, params, { signal: channel.signal, ...queueing });
   // progress is relayed in order, and all of it before the result, or the client loses the tail
   let relayed: Promise<unknown> = Promise.resolve();
   const onprogress = (p: { progress: number; total?: number; message?: string }) => {
@@ -101,7 +106,7 @@ async function send(
   };
   // why the call waits for a slot of its server, before any progress of the child's (a task keeps it as its statusMessage)
   const onqueue = (message: string) => onprogress({ progress: 0, message });
-  const result = await child.request(method, params, { signal: channel.signal, onprogress, onqueue, detached });
+  const result = await child.request(method, params, { signal: channel.signal, onprogress, onqueue, ...queueing });
   await relayed;
   return result;
 }
