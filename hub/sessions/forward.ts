@@ -62,10 +62,11 @@ export async function forward(
   overrides: Params = {},
   call?: InflightCall,
 ): Promise<Result> {
-  // A 2026 client's prompts/get, resources/read or completion is a call in flight too: a question its
-  // child asks meanwhile must reach this request (which refuses it at once), never a tool call an
-  // earlier request of the tenant's shared context left waiting for its retry (the asker would hang).
-  const tracked = !call && session.kind === "modern" ? inflightCall(configured, method, channel) : undefined;
+  // A client's prompts/get, resources/read or completion is a call in flight too, named to its child: a
+  // question the child asks meanwhile reaches this request (a 2026 one refuses it at once), never a
+  // tool call an earlier request of the tenant's shared context left waiting for its retry (the asker
+  // would hang), nor another client's call; and a child that names it is not taken for one that names none.
+  const tracked = call ? undefined : inflightCall(configured, method, channel);
   if (tracked) session.inflight.add(tracked);
   try {
     const child = instanceFor(configured, session);
