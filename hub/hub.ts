@@ -464,6 +464,7 @@ export class Hub implements HubServices {
           tools: t.catalog.toolCount(c),
           ...(c.config.instances === "session" ? { sessionInstances: t.instances.countOf(c) } : {}),
           ...c.queueStats,
+          ...(c.takesTurns ? { oneClientAtATime: true } : {}),
           ...(c.lastError && c.state !== "ready" ? { lastError: c.lastError } : {}),
         })),
       ),

@@ -20,6 +20,10 @@ export interface CallOptions {
   detached?: () => boolean;
   /** Hears why the call waits for a slot of its server when it must, and for a task, that it got one (./queue.ts). */
   onqueue?: (status: string) => void;
+  /** Whose turn the call runs in, should its server take turns (./queue.ts). */
+  turn?: string;
+  /** Hears that the call got its slot: from then on the child may be running it. */
+  onstart?: () => void;
 }
 
 export interface CallLimits {

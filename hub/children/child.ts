@@ -123,7 +123,8 @@ export class Child {
       this.resourceTemplates = manifest.resourceTemplates;
       this.instructions = manifest.instructions;
     }
-    this.queue = new CallQueue(name, config.maxConcurrency ?? 32, config.maxQueue ?? 512, launch.queueing);
+    const turnWaitMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.queue = new CallQueue(name, config.maxConcurrency ?? 32, config.maxQueue ?? 512, launch.queueing, turnWaitMs, launch.clock);
     const perSecond = launch.output.notificationsPerSecond;
     this.notices = new FloodGate(
       perSecond,
@@ -153,6 +154,17 @@ export class Child {
 
   get queueStats() {
     return this.queue.stats;
+  }
+
+  /** Whether its calls run one client's at a time (./queue.ts): it asked a client something without naming the call that asks. */
+  get takesTurns(): boolean {
+    return this.queue.takesTurns;
+  }
+
+  takeTurns(): void {
+    if (this.queue.takesTurns) return;
+    this.log.info("the server asked a client without naming the call that asks: from now on one client's calls to it run at a time");
+    this.queue.takeTurns();
   }
 
   /** The latest start, settled once the child is up or has failed. */
@@ -351,9 +363,10 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    const call = { params, signal: options.signal, isTask: () => options.detached?.() === true, onqueue: options.onqueue };
+    const call = { params, signal: options.signal, isTask: () => options.detached?.() === true, onqueue: options.onqueue, turn: options.turn };
     // a call waiting for the child's first start holds a slot: calls beyond them wait in the queue, where their memory is counted
     return this.queue.run(call, async () => {
+      options.onstart?.();
       if (this.state === "idle" || this.starting) await this.ensureStarted();
       if (this.modern && this.state === "ready") return this.modern.request(method, params, options);
       if (!this.calls || this.state !== "ready") throw this.unavailable();

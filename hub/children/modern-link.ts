@@ -7,7 +7,7 @@
 // (hub/sessions/child-requests.ts), and the child's requestState stays here, with the call, until
 // the retry carries the answers back. The caller never sees the child's state, only its own round.
 import { setTimeout as delay } from "node:timers/promises";
-import { Client, isInputRequiredResult, StreamableHTTPClientTransport, type InputRequest } from "@modelcontextprotocol/client";
+import { CLIENT_CAPABILITIES_META_KEY, Client, isInputRequiredResult, StreamableHTTPClientTransport, type InputRequest } from "@modelcontextprotocol/client";
 import type { Prompt, Request, ResourceTemplate, Result, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
@@ -15,6 +15,7 @@ import { isPlainObject } from "../protocol/jsonrpc.js";
 import { elicitAnswer, relayedMethod, rootsAnswer, samplingAnswer, toolFromV2 } from "../protocol/sdk-seam.js";
 import type { ServerConfig } from "../config/config.js";
 import type { CallOptions } from "./calls.js";
+import { hearListChanges, takeBareResults } from "./modern-leniency.js";
 
 /** What the hub does with what a 2026 child says unasked or asks. */
 export interface ModernLinkEvents {
@@ -37,22 +38,25 @@ const STATE_ONLY_PACING_MS = 250;
 /** The requests the revision lets a server answer with input_required. */
 const MULTI_ROUND = new Set(["tools/call", "prompts/get", "resources/read"]);
 
-type ListKind = "tools" | "prompts" | "resources";
-
 /** The reserved envelope prefix: what a 2026 caller's request carries about that caller. */
 const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 
 /**
- * `params` without a 2026 caller's envelope: the child's client is the hub, which says who it is and what
- * it can be asked (anything: it asks the caller, and refuses there, in its own words, what the caller cannot answer).
+ * `params` without a 2026 caller's envelope: the child's client is the hub, which says who it is. What
+ * the caller can be asked stays, on a 2026 connection, so the child asks only what the caller can answer
+ * (hub/sessions/forward.ts puts a 2025 caller's there too); a request of the hub's own declares the hub's.
  */
-function withoutEnvelope(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+function withoutEnvelope(params: Record<string, unknown> | undefined, keepCapabilities: boolean): Record<string, unknown> | undefined {
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (!meta) return params;
-  return { ...params, _meta: Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(ENVELOPE_PREFIX))) };
+  const kept = ([key]: [string, unknown]) => !key.startsWith(ENVELOPE_PREFIX) || (keepCapabilities && key === CLIENT_CAPABILITIES_META_KEY);
+  return { ...params, _meta: Object.fromEntries(Object.entries(meta).filter(kept)) };
 }
 
 export class ModernLink {
+  /** Whether the child was said to send results without resultType (once per child). */
+  private bareResults = false;
+
   private constructor(
     private readonly client: Client,
     private readonly name: string,
@@ -61,7 +65,6 @@ export class ModernLink {
   ) {}
 
   static async connect(name: string, config: ServerConfig, limits: ModernLimits, events: ModernLinkEvents): Promise<ModernLink> {
-    const onChanged = (what: ListKind) => ({ autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged(what) });
     const client = new Client(
       { name: "agentbox-hub", version: "0.1.0" },
       {
@@ -69,7 +72,6 @@ export class ModernLink {
         capabilities: { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } },
         // the hub answers input_required itself (below): the client must hand it back, not fulfil it
         inputRequired: { autoFulfill: false },
-        listChanged: { tools: onChanged("tools"), prompts: onChanged("prompts"), resources: onChanged("resources") },
       },
     );
     const link = new ModernLink(client, name, limits, events);
@@ -77,8 +79,21 @@ export class ModernLink {
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => samplingAnswer(await events.ask(request, ctx.mcpReq.signal)));
     client.setRequestHandler("elicitation/create", async (request, ctx) => elicitAnswer(await events.ask(request, ctx.mcpReq.signal)));
     client.setRequestHandler("roots/list", async (request, ctx) => rootsAnswer(await events.ask(request, ctx.mcpReq.signal)));
-    await client.connect(new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } }));
+    const transport = new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } });
+    takeBareResults(
+      transport,
+      () => client.getProtocolEra() === "modern",
+      () => link.noticeBareResult(),
+    );
+    await client.connect(transport);
+    hearListChanges(client, events);
     return link;
+  }
+
+  private noticeBareResult(): void {
+    if (this.bareResults) return;
+    this.bareResults = true;
+    this.events.warn("the server sends results without resultType (2026-07-28 requires it); each is taken as complete", {});
   }
 
   get capabilities(): ServerCapabilities {
@@ -123,7 +138,7 @@ export class ModernLink {
     };
     try {
       const relayed = relayedMethod(method);
-      const own = withoutEnvelope(params);
+      const own = withoutEnvelope(params, this.client.getProtocolEra() === "modern");
       let sent = own;
       for (let round = 0; ; round++) {
         const result = await this.client.request({ method: relayed, params: sent }, wire);

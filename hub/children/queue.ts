@@ -8,10 +8,19 @@
 // A call that must wait is told why; a task is told too when it starts, or its status would keep
 // saying it waits (an ordinary call's next news is its child's progress, which MCP wants to
 // only increase, so it hears nothing more from here).
+// A server seen asking a client something without naming the call it asks for takes its calls in
+// turns (takeTurns): only calls of one turn (one client, hub/sessions/child-requests.ts says whose)
+// run at once, so whatever it asks has one client to go to. Turns are taken in order of arrival,
+// and a call waits for its turn at most `turnWaitMs`: a hung call of one client holds another's
+// for no longer than that (its own timeouts end it sooner or later).
 import type { Cancellation } from "../protocol/cancellation.js";
+import { systemClock, type Clock } from "../protocol/clock.js";
 import type { QueueBudget } from "./queue-budget.js";
 
 export class QueueFullError extends Error {}
+
+/** A call that waited its longest for another client's calls to the server to end. */
+export class TurnWaitError extends QueueFullError {}
 
 /** What the queue knows of a call. */
 export interface QueuedCall {
@@ -22,6 +31,8 @@ export interface QueuedCall {
   signal?: Cancellation;
   /** Hears why the call waits for a slot, and, for a task, that it got one. */
   onqueue?(status: string): void;
+  /** Whose turn it runs in when the server takes turns: calls of one turn may run together. */
+  turn?: string;
 }
 
 export interface QueueSettings {
@@ -41,12 +52,17 @@ export class CallQueue {
   private readonly waiting: Waiting[] = [];
   /** The slots tasks may hold: at least one, or a task could never run. */
   private readonly taskSlots: number;
+  /** Set once the server asked without naming its call: from then on its calls run in turns. */
+  private turns = false;
 
   constructor(
     private readonly server: string,
     private readonly maxConcurrency: number,
     private readonly maxQueue: number,
     private readonly settings: QueueSettings,
+    /** How long a call waits for its turn before it is refused (the server's timeoutMs). */
+    private readonly turnWaitMs = 300_000,
+    private readonly clock: Clock = systemClock,
   ) {
     this.taskSlots = Math.min(maxConcurrency, Math.max(1, Math.floor((maxConcurrency * settings.taskSlotsPercent) / 100)));
   }
@@ -55,9 +71,18 @@ export class CallQueue {
     return { running: this.running.size, queued: this.waiting.length };
   }
 
+  get takesTurns(): boolean {
+    return this.turns;
+  }
+
+  /** From now on only one turn's calls run at once (the calls running now finish as they are). */
+  takeTurns(): void {
+    this.turns = true;
+  }
+
   async run<T>(call: QueuedCall, work: () => Promise<T>): Promise<T> {
     // no waiting call may take a slot free now (startWaiting saw to that): the queue's order stands
-    if (this.blockedBy(call) === undefined) this.running.add(call);
+    if (this.blockedBy(call, undefined, this.waiting.length) === undefined) this.running.add(call);
     else await this.wait(call);
     try {
       return await work();
@@ -67,9 +92,19 @@ export class CallQueue {
     }
   }
 
-  /** Why `call` cannot take a slot now, or undefined when it can (`tasks`: the tasks running, when already counted). */
-  private blockedBy(call: QueuedCall, tasks?: number): string | undefined {
+  /**
+   * Why `call` cannot take a slot now, or undefined when it can (`tasks`: the tasks running, when
+   * already counted; `ahead`: how many waiting calls are ahead of it).
+   */
+  private blockedBy(call: QueuedCall, tasks: number | undefined, ahead: number): string | undefined {
     const max = this.maxConcurrency;
+    if (this.turns && call.turn !== undefined) {
+      // another client's call running, or waiting ahead of this one (turns come in order: a client calling on cannot keep the turn)
+      const otherTurn = (other: QueuedCall) => other.turn !== undefined && other.turn !== call.turn;
+      if ([...this.running].some(otherTurn) || this.waiting.slice(0, ahead).some((w) => otherTurn(w.call))) {
+        return `the '${this.server}' server asks its clients things without naming the call that asks, so the hub runs one client's calls to it at a time, and another client's are running or due first`;
+      }
+    }
     if (this.running.size >= max) {
       const busy = max === 1 ? `the '${this.server}' server's one slot is busy` : `all ${max} of the '${this.server}' server's slots are busy`;
       return `${busy} with this tenant's calls (its maxConcurrency)`;
@@ -92,16 +127,19 @@ export class CallQueue {
   private wait(call: QueuedCall): Promise<void> {
     const { signal } = call;
     if (signal?.aborted) throw signal.reason;
-    const blockedBy = this.blockedBy(call)!;
+    const blockedBy = this.blockedBy(call, undefined, this.waiting.length)!;
     if (this.waiting.length >= this.maxQueue) {
       throw new QueueFullError(`${this.running.size} calls running and ${this.waiting.length} queued (limit ${this.maxQueue})`);
     }
     const bytes = this.settings.budget.reserve(call.params, blockedBy);
     const waitingSince = Date.now();
     return new Promise<void>((resolve, reject) => {
+      // a call in a server's turns waits for its turn no longer than the server's timeout
+      const turnWait = this.turns && call.turn !== undefined ? this.clock.after(this.turnWaitMs, () => giveUp()) : undefined;
       const entry: Waiting = {
         call,
         start: () => {
+          turnWait?.cancel();
           signal?.removeEventListener("abort", onAbort);
           this.settings.budget.release(bytes);
           if (call.isTask())
@@ -109,13 +147,25 @@ export class CallQueue {
           resolve();
         },
       };
-      const onAbort = () => {
+      const leave = (why: unknown) => {
         const at = this.waiting.indexOf(entry);
         if (at < 0) return;
+        turnWait?.cancel();
+        signal?.removeEventListener("abort", onAbort);
         this.waiting.splice(at, 1);
         this.settings.budget.release(bytes);
-        reject(signal?.reason ?? new Error("cancelled while queued"));
+        reject(why);
+        // a call that left may have been the turn the calls behind it waited for
+        this.startWaiting();
       };
+      const onAbort = () => leave(signal?.reason ?? new Error("cancelled while queued"));
+      const giveUp = () =>
+        leave(
+          new TurnWaitError(
+            `it waited ${Math.round(this.turnWaitMs / 1000)} s for another client's calls to the '${this.server}' server to end: that server asks ` +
+              "its clients things without naming the call that asks, so the hub runs one client's calls to it at a time",
+          ),
+        );
       signal?.addEventListener("abort", onAbort, { once: true });
       this.waiting.push(entry);
       const others = this.waiting.length - 1;
@@ -128,7 +178,7 @@ export class CallQueue {
     let tasks = this.tasksRunning();
     for (let i = 0; i < this.waiting.length && this.running.size < this.maxConcurrency;) {
       const { call, start } = this.waiting[i];
-      if (this.blockedBy(call, tasks) !== undefined) {
+      if (this.blockedBy(call, tasks, i) !== undefined) {
         i++;
         continue;
       }

@@ -3,8 +3,8 @@
 // call it came from when there is one, and to nobody when the hub cannot tell whose it is.
 import {
   ErrorCode,
+  McpError,
   ResultSchema,
-  type McpError,
   type LoggingLevel,
   type Notification,
   type Request,
@@ -12,12 +12,13 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/server";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
-import { protocolError } from "../protocol/jsonrpc.js";
+import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
 import { tenantPrincipal, type ClientSession, type InflightCall, type SessionKind, type SessionRegistry } from "./registry.js";
 
 /** The client capability each request a child may send needs. */
@@ -36,6 +37,22 @@ interface Origin {
   call?: InflightCall;
 }
 
+/** The turn of calls whose clients can be asked nothing: they may run together, whatever their server asks goes nowhere. */
+const NOBODY_TO_ASK = "nobody";
+
+/**
+ * Whose turn a call runs in, should its server take turns (hub/children/queue.ts): a 2025 client's
+ * session (whichever of its calls carries a question, it reaches that client), else the call alone (2026
+ * clients of a tenant share one context and cannot be told apart); calls whose client declared none of
+ * sampling, elicitation and roots share one turn (the 2026 request's declaration is in `meta`).
+ */
+export function turnOf(session: ClientSession, call: InflightCall, meta: Record<string, unknown> | undefined): string {
+  const asker = call.caller ?? session;
+  const declared = asker.kind === "modern" ? (meta?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined) : asker.clientCapabilities;
+  if (!Object.values(CAPABILITY_FOR).some((capability) => declared?.[capability])) return NOBODY_TO_ASK;
+  return ONE_CLIENT.has(asker.kind) ? `session:${asker.id}` : `call:${call.id}`;
+}
+
 /**
  * The session a child's request or notification belongs to, and the call it came from: the call the
  * child names (our servers echo the hub's _meta["agentbox/call"]), looked for among the calls to
@@ -44,7 +61,13 @@ interface Origin {
  * own, or the tenant's), or one of them when they are all one client's. Anything else would be a
  * guess, and a guess can hand one client's question to another: a string saying why nobody is asked.
  */
-function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child, params: Record<string, unknown> | undefined): Origin | string {
+function originOf(
+  sessions: SessionRegistry,
+  tenant: ServedTenant,
+  child: Child,
+  params: Record<string, unknown> | undefined,
+  needed?: string,
+): Origin | string | { refused: string } {
   const meta = params?._meta as Record<string, unknown> | undefined;
   const owner = tenant.instances.ownerOf(child);
   // its calls are registered under the configured server (hub/sessions/tool-calls.ts)
@@ -58,7 +81,8 @@ function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child,
   }
   if (owner && !named) return "its client session has closed";
   const scope = named ? [named] : [...sessionsOf(sessions, tenant)];
-  const candidates = scope.flatMap((session) => [...session.inflight].filter((c) => c.child === served).map((call) => ({ session, call })));
+  // a call still waiting in its server's queue cannot be the one asking
+  const candidates = scope.flatMap((session) => [...session.inflight].filter((c) => c.child === served && c.started).map((call) => ({ session, call })));
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) {
     // named, the session is known (a 2025 client is asked outside any call; a 2026 one cannot be)
@@ -67,6 +91,12 @@ function originOf(sessions: SessionRegistry, tenant: ServedTenant, child: Child,
   const [{ session: first }] = candidates;
   // all one 2025 client's calls: whichever carries the question, it reaches the client whose call asked
   if (ONE_CLIENT.has(first.kind) && candidates.every((c) => c.session === first)) return candidates[candidates.length - 1];
+  // whichever of them asks, its client cannot be asked: the refusal is the answer, and no call is failed for another's question
+  if (needed && candidates.every((c) => c.call.turn === NOBODY_TO_ASK)) {
+    return {
+      refused: `None of the ${candidates.length} client requests in flight to the '${child.name}' server declared the ${needed} capability, so nobody can be asked.`,
+    };
+  }
   const shared = candidates.some((c) => c.session.kind === "modern") ? "context" : owner ? "instance" : "process";
   return `${candidates.length} calls to it are in flight and it does not name the one asking (in _meta["${CALL_META_KEY}"]): ${REMEDY[shared]}`;
 }
@@ -76,10 +106,13 @@ const ONE_CLIENT: ReadonlySet<SessionKind> = new Set(["streamable", "sse", "stdi
 
 /** What to do about a question naming no call while several calls to its server are in flight, by what those calls share. */
 const REMEDY = {
-  instance: "make one call at a time to it",
-  context: "2026-07-28 clients of a tenant share one context, so give each client a context of its own, or make one call at a time to this server",
+  instance: "from now on the hub runs one of its calls at a time, so call again",
+  context:
+    "2026-07-28 clients of a tenant share one context; from now on the hub runs one of their calls to this server at a time, so call again " +
+    "(or give each client a context of its own)",
   process:
-    'configure the server with "instances": "session" (a process per client session, whose questions are that session\'s) or make one call at a time to it',
+    "from now on the hub runs one client's calls to it at a time, so call again " +
+    '(or configure the server with "instances": "session": a process per client session, whose questions are that session\'s)',
 };
 
 const stringAt = (meta: Record<string, unknown> | undefined, key: string): string | undefined => (typeof meta?.[key] === "string" ? meta[key] : undefined);
@@ -104,7 +137,11 @@ function stripSessionMeta(params: Record<string, unknown> | undefined): Record<s
 
 /** Refusals are protocolError: the child's SDK prefixes "MCP error N:" itself, and the client would read it twice. */
 export async function childRequest(sessions: SessionRegistry, tenant: ServedTenant, child: Child, request: Request, signal: AbortSignal): Promise<Result> {
-  const origin = originOf(sessions, tenant, child, request.params);
+  const meta = request.params?._meta as Record<string, unknown> | undefined;
+  // a server that asks without naming its call takes its calls in turns from now on, so the next question has one client to go to
+  if (stringAt(meta, CALL_META_KEY) === undefined) child.takeTurns();
+  const origin = originOf(sessions, tenant, child, request.params, CAPABILITY_FOR[request.method]);
+  if (typeof origin === "object" && "refused" in origin) throw protocolError(ErrorCode.InvalidRequest, origin.refused);
   if (typeof origin === "string") {
     throw protocolError(
       ErrorCode.InvalidRequest,
@@ -129,10 +166,13 @@ export async function childRequest(sessions: SessionRegistry, tenant: ServedTena
         `forwarded to it.`,
     );
   }
-  if (origin.call) return origin.call.channel.request(outgoing, signal);
   const server = [...origin.session.servers][0];
-  if (!server) throw protocolError(ErrorCode.InvalidRequest, `The client session of this call has no open connection for ${request.method}.`);
-  return server.request(outgoing, ResultSchema, { signal });
+  if (!origin.call && !server) throw protocolError(ErrorCode.InvalidRequest, `The client session of this call has no open connection for ${request.method}.`);
+  const asked = origin.call ? origin.call.channel.request(outgoing, signal) : server.request(outgoing, ResultSchema, { signal });
+  // the client's error carries its SDK's "MCP error N:" prefix, which the child's SDK adds again: said once
+  return asked.catch((err: unknown) => {
+    throw err instanceof McpError ? protocolError(err.code, withoutCodePrefix(err.message), err.data) : err;
+  });
 }
 
 /**
@@ -179,10 +219,15 @@ export function childNotification(
   if (notification.method !== "notifications/message") return;
   const origin = originOf(sessions, tenant, child, notification.params);
   const level = notification.params?.level as LoggingLevel;
-  if (typeof origin === "string") {
+  if (typeof origin === "string" || "refused" in origin) {
     // the child's words, bounded, as data: never the entry's own fields
     const data = JSON.stringify(notification.params?.data ?? null).slice(0, 2000);
-    log.info("child log message with no session to deliver it to", { child: child.name, why: origin, logLevel: String(level).slice(0, 20), data });
+    log.info("child log message with no session to deliver it to", {
+      child: child.name,
+      why: typeof origin === "string" ? origin : origin.refused,
+      logLevel: String(level).slice(0, 20),
+      data,
+    });
     return;
   }
   const threshold = (origin.call?.caller ?? origin.session).logLevel;

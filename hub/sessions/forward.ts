@@ -2,10 +2,13 @@
 // in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
 // the result, cancellation carried across, and the child's failures as protocol errors. A server
 // configured `instances: "session"` is reached through the session's own instance of it.
+import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { QueueBudgetError } from "../children/queue-budget.js";
+import type { CallOptions } from "../children/calls.js";
+import { turnOf } from "./child-requests.js";
 import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
 import { traceChildRequest } from "../observability/tracing.js";
 import { inflightCall, type CallChannel, type ClientSession, type InflightCall } from "./registry.js";
@@ -20,11 +23,23 @@ function forChild(params: Params, overrides: Params, child: Child, session: Clie
   const { progressToken, [CALL_META_KEY]: _claimed, ...meta } = params._meta ?? {};
   const named = {
     ...meta,
+    ...callerCapabilities(meta, child, call?.caller ?? session),
     [SESSION_META_KEY]: session.id,
     ...(call ? { [CALL_META_KEY]: call.id } : {}),
     ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}),
   };
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
+}
+
+/**
+ * A 2026-07-28 child sees what its caller can be asked (hub/children/modern-link.ts), so it asks only
+ * what the caller can answer: a 2026 request's declaration is in its _meta already; a 2025 caller's
+ * is what it declared at initialize, of what the hub relays (none for a plain JSON client).
+ */
+function callerCapabilities(meta: Record<string, unknown>, child: Child, caller: ClientSession): Record<string, unknown> {
+  if (!child.config.protocol || CLIENT_CAPABILITIES_META_KEY in meta) return {};
+  const { sampling, elicitation, roots } = caller.clientCapabilities;
+  return { [CLIENT_CAPABILITIES_META_KEY]: { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) } };
 }
 
 /** The process a session's request to a configured server goes to: its own instance when the server runs one per session. */
@@ -47,18 +62,26 @@ export async function forward(
   overrides: Params = {},
   call?: InflightCall,
 ): Promise<Result> {
-  // A 2026 client's prompts/get, resources/read or completion is a call in flight too: a question its
-  // child asks meanwhile must reach this request (which refuses it at once), never a tool call an
-  // earlier request of the tenant's shared context left waiting for its retry (the asker would hang).
-  const tracked = !call && session.kind === "modern" ? inflightCall(configured, method, channel) : undefined;
+  // A client's prompts/get, resources/read or completion is a call in flight too, named to its child: a
+  // question the child asks meanwhile reaches this request (a 2026 one refuses it at once), never a
+  // tool call an earlier request of the tenant's shared context left waiting for its retry (the asker
+  // would hang), nor another client's call; and a child that names it is not taken for one that names none.
+  const tracked = call ? undefined : inflightCall(configured, method, channel);
   if (tracked) session.inflight.add(tracked);
   try {
     const child = instanceFor(configured, session);
-    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, call ?? tracked);
+    const inflight = call ?? tracked;
+    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, inflight);
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
     const detached = channel.detached && (() => channel.detached!());
-    return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, detached));
+    // a call in flight runs in its client's turn, should the server take turns, and may ask once its server has it
+    const queueing: Queueing = { detached };
+    if (inflight) {
+      inflight.turn = turnOf(session, inflight, forwarded._meta);
+      Object.assign(queueing, { turn: inflight.turn, onstart: () => (inflight.started = true) });
+    }
+    return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, queueing));
   } catch (err) {
     if (method !== "tools/call" && (err instanceof ChildUnavailableError || err instanceof QueueBudgetError))
       throw protocolError(ErrorCode.InternalError, err.message);
@@ -71,15 +94,11 @@ export async function forward(
   }
 }
 
-async function send(
-  child: Child,
-  method: string,
-  params: Params,
-  progressToken: unknown,
-  channel: CallChannel,
-  detached: (() => boolean) | undefined,
-): Promise<Result> {
-  if (progressToken === undefined) return await child.request(method, params, { signal: channel.signal, detached });
+/** How a request waits for its server's queue (hub/children/queue.ts). */
+type Queueing = Pick<CallOptions, "detached" | "turn" | "onstart">;
+
+async function send(child: Child, method: string, params: Params, progressToken: unknown, channel: CallChannel, queueing: Queueing): Promise<Result> {
+  if (progressToken === undefined) return await child.request(method, params, { signal: channel.signal, ...queueing });
   // progress is relayed in order, and all of it before the result, or the client loses the tail
   let relayed: Promise<unknown> = Promise.resolve();
   const onprogress = (p: { progress: number; total?: number; message?: string }) => {
@@ -88,7 +107,7 @@ async function send(
   };
   // why the call waits for a slot of its server, before any progress of the child's (a task keeps it as its statusMessage)
   const onqueue = (message: string) => onprogress({ progress: 0, message });
-  const result = await child.request(method, params, { signal: channel.signal, onprogress, onqueue, detached });
+  const result = await child.request(method, params, { signal: channel.signal, onprogress, onqueue, ...queueing });
   await relayed;
   return result;
 }

@@ -13,9 +13,10 @@ import {
   type InputRequest,
   type ServerContext,
 } from "@modelcontextprotocol/server";
-import { ErrorCode, McpError, type LoggingLevel, type Result, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type LoggingLevel, type Result, type ServerNotification, type ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Child } from "../children/child.js";
 import { CallCancellation } from "../protocol/cancellation.js";
+import { protocolError } from "../protocol/jsonrpc.js";
 import { inputRequestFor, notificationForV2 } from "../protocol/sdk-seam.js";
 import { CAPABILITY_FOR, LOG_LEVELS } from "./child-requests.js";
 import type { Params } from "./forward.js";
@@ -109,12 +110,12 @@ export class PendingCall {
     const needed = CAPABILITY_FOR[request.method];
     if (!needed) {
       const why = `the revision has no ${request.method} for a server to send`;
-      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
+      return Promise.reject(protocolError(ErrorCode.InvalidRequest, `The 2026-07-28 client of this call cannot be asked ${request.method}: ${why}.`));
     }
     const asked = inputRequestFor(request);
     if (!asked)
       return Promise.reject(
-        new McpError(ErrorCode.InvalidParams, `The ${request.method} request carries metadata that is not JSON, so no client can be asked it.`),
+        protocolError(ErrorCode.InvalidParams, `The ${request.method} request carries metadata that is not JSON, so no client can be asked it.`),
       );
     if (!declaredCapabilities(this.round)?.[needed]) {
       // the revision fails the whole call (-32021, HTTP 400) naming what the caller must declare to be asked
@@ -208,7 +209,7 @@ export class PendingCall {
 
   /** Ends a call nobody came back for: its child's questions fail, the call is cancelled. */
   abandon(reason: string): void {
-    for (const ask of [...this.unsent.values(), ...this.asked.values()]) ask.reject(new McpError(ErrorCode.RequestTimeout, reason));
+    for (const ask of [...this.unsent.values(), ...this.asked.values()]) ask.reject(protocolError(ErrorCode.RequestTimeout, reason));
     this.cancellation.abort(reason);
   }
 

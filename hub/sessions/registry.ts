@@ -75,6 +75,10 @@ export interface InflightCall {
   channel: CallChannel;
   /** The session whose client made the call, when it runs in another context (a `context` argument): the one a child's question goes to. */
   caller?: ClientSession;
+  /** Whose turn it runs in, should its server take turns (hub/children/queue.ts; ./child-requests.ts turnOf). */
+  turn?: string;
+  /** Set once its server's queue let it through: only then can what the server asks be this call's. */
+  started?: boolean;
 }
 
 /** A call about to be forwarded; its id random, so no child can name a call it was not sent. */

@@ -4,7 +4,7 @@
 // and test/hub/http/queued-memory.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CallQueue, QueueFullError, type QueuedCall } from "../../../hub/children/queue.js";
+import { CallQueue, QueueFullError, TurnWaitError, type QueuedCall } from "../../../hub/children/queue.js";
 import { QueueBudget, QueueBudgetError } from "../../../hub/children/queue-budget.js";
 import { CallCancellation } from "../../../hub/protocol/cancellation.js";
 
@@ -183,5 +183,70 @@ describe("the tenant's budget for waiting calls", () => {
     new TestCall("first", false).enter(queue);
     const refused = new TestCall("second", false).enter(queue);
     await assert.rejects(refused.done!, QueueFullError);
+  });
+});
+
+describe("a server's calls in turns (once it asked without naming the call that asks)", () => {
+  /** A call of `turn`, the queue's own turn key: whose client it is (hub/sessions/child-requests.ts turnOf). */
+  const inTurn = (name: string, turn: string) => Object.assign(new TestCall(name, false), { turn });
+
+  test("before the server asked unnamed, calls of every turn run together; after, one turn at a time, in order of arrival", async () => {
+    const queue = queueOf(8);
+    const order: string[] = [];
+    const early = [inTurn("a1", "a"), inTurn("b1", "b")].map((c) => c.enter(queue, order));
+    await settle();
+    assert.deepEqual(order, ["a1", "b1"]);
+    await Promise.all(early.map((c) => c.end()));
+
+    queue.takeTurns();
+    const a2 = inTurn("a2", "a").enter(queue, order);
+    const b2 = inTurn("b2", "b").enter(queue, order);
+    // a's next call came after b's: it waits for b's turn, so a client calling on cannot keep the turn
+    const a3 = inTurn("a3", "a").enter(queue, order);
+    await settle();
+    assert.deepEqual(order.slice(2), ["a2"]);
+    assert.match(b2.heard[0], /the 'terminal' server asks its clients things without naming the call that asks/);
+    await a2.end();
+    await settle();
+    assert.deepEqual(order.slice(2), ["a2", "b2"]);
+    await b2.end();
+    await settle();
+    assert.deepEqual(order.slice(2), ["a2", "b2", "a3"]);
+    await a3.end();
+  });
+
+  test("calls of one turn run together; a call without a turn (the hub's own) is never held", async () => {
+    const queue = queueOf(8);
+    queue.takeTurns();
+    const order: string[] = [];
+    const calls = [inTurn("a1", "a"), inTurn("a2", "a"), new TestCall("own", false), inTurn("b1", "b")].map((c) => c.enter(queue, order));
+    await settle();
+    assert.deepEqual(order, ["a1", "a2", "own"]);
+    await Promise.all(calls.slice(0, 3).map((c) => c.end()));
+    await settle();
+    assert.deepEqual(order, ["a1", "a2", "own", "b1"]);
+    await calls[3].end();
+  });
+
+  test("a call waits for its turn at most the server's timeout, then is refused saying why; one cancelled leaves at once", async (t) => {
+    t.mock.timers.enable({ apis: ["setTimeout"] });
+    const budget = new QueueBudget(64 * MiB);
+    const queue = new CallQueue("terminal", 8, 100, { taskSlotsPercent: 50, budget }, 1000);
+    queue.takeTurns();
+    const holder = inTurn("hung", "a").enter(queue);
+    const waiting = inTurn("b1", "b").enter(queue);
+    const cancelled = inTurn("c1", "c").enter(queue);
+    await settle();
+    assert.deepEqual(queue.stats, { running: 1, queued: 2 });
+    cancelled.signal.abort(new Error("the client cancelled"));
+    await assert.rejects(cancelled.done!, /the client cancelled/);
+    t.mock.timers.tick(999);
+    await settle();
+    assert.equal(queue.stats.queued, 1);
+    t.mock.timers.tick(1);
+    await assert.rejects(waiting.done!, (err: Error) => err instanceof TurnWaitError && /it waited 1 s for another client's calls/.test(err.message));
+    assert.deepEqual(queue.stats, { running: 1, queued: 0 });
+    assert.equal(budget.used, 0, "what the refused and the cancelled call held is released");
+    await holder.end();
   });
 });

@@ -93,6 +93,19 @@ describe("a child's requests and log lines reach their own client only", () => {
     await undeclared.close();
   });
 
+  test("a client's own error answering a child's question reaches the child, its code said once", async () => {
+    const failing = await hub.connect({ name: "failing", capabilities: { elicitation: {} } });
+    failing.setRequestHandler(ElicitRequestSchema, async () => {
+      throw new Error("the user closed the dialog");
+    });
+    const result = await call(failing, "echo_elicit", { question: "Proceed?" });
+    const text = textOf(result);
+    assert.equal(result.isError, true, text);
+    assert.match(text, /the user closed the dialog/);
+    assert.ok((text.match(/MCP error -?\d+/g)?.length ?? 0) <= 1, text);
+    await failing.close();
+  });
+
   test("a request naming no session, with calls of two clients in flight, is refused rather than guessed", async () => {
     const result = await call(b.client, "echo_sample_unattributed", { prompt: "whose is this?" });
     assert.equal(result.isError, true);
