@@ -7,7 +7,14 @@
 // (hub/sessions/child-requests.ts), and the child's requestState stays here, with the call, until
 // the retry carries the answers back. The caller never sees the child's state, only its own round.
 import { setTimeout as delay } from "node:timers/promises";
-import { Client, isInputRequiredResult, StreamableHTTPClientTransport, type InputRequest } from "@modelcontextprotocol/client";
+import {
+  Client,
+  isInputRequiredResult,
+  LOG_LEVEL_META_KEY,
+  StreamableHTTPClientTransport,
+  type InputRequest,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import type { Prompt, Request, ResourceTemplate, Result, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
@@ -15,9 +22,10 @@ import { isPlainObject } from "../protocol/jsonrpc.js";
 import { elicitAnswer, relayedMethod, rootsAnswer, samplingAnswer, toolFromV2 } from "../protocol/sdk-seam.js";
 import type { ServerConfig } from "../config/config.js";
 import type { CallOptions } from "./calls.js";
+import { wireUnasked, type UnaskedEvents } from "./modern-unasked.js";
 
 /** What the hub does with what a 2026 child says unasked or asks. */
-export interface ModernLinkEvents {
+export interface ModernLinkEvents extends UnaskedEvents {
   /** A question for the client whose call (named in its _meta) asked it: routed like a 2025 child's request. */
   ask(request: Request, signal: AbortSignal): Promise<Result>;
   listChanged(what: "tools" | "prompts" | "resources"): void;
@@ -49,10 +57,15 @@ const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 function withoutEnvelope(params: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (!meta) return params;
-  return { ...params, _meta: Object.fromEntries(Object.entries(meta).filter(([key]) => !key.startsWith(ENVELOPE_PREFIX))) };
+  // but the level of log lines wanted, which the hub chose for the caller (hub/sessions/forward.ts): the child sends none without it
+  const own = ([key]: [string, unknown]) => !key.startsWith(ENVELOPE_PREFIX) || key === LOG_LEVEL_META_KEY;
+  return { ...params, _meta: Object.fromEntries(Object.entries(meta).filter(own)) };
 }
 
 export class ModernLink {
+  /** Log lines, resource updates and the child's end (./modern-unasked.ts). */
+  private unasked?: ReturnType<typeof wireUnasked>;
+
   private constructor(
     private readonly client: Client,
     private readonly name: string,
@@ -60,7 +73,8 @@ export class ModernLink {
     private readonly events: ModernLinkEvents,
   ) {}
 
-  static async connect(name: string, config: ServerConfig, limits: ModernLimits, events: ModernLinkEvents): Promise<ModernLink> {
+  /** @param transport the pipe to a spawned child (./transport.ts); none: the child is reached at its url */
+  static async connect(name: string, config: ServerConfig, limits: ModernLimits, events: ModernLinkEvents, transport?: Transport): Promise<ModernLink> {
     const onChanged = (what: ListKind) => ({ autoRefresh: false, debounceMs: 0, onChanged: () => events.listChanged(what) });
     const client = new Client(
       { name: "agentbox-hub", version: "0.1.0" },
@@ -77,8 +91,14 @@ export class ModernLink {
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => samplingAnswer(await events.ask(request, ctx.mcpReq.signal)));
     client.setRequestHandler("elicitation/create", async (request, ctx) => elicitAnswer(await events.ask(request, ctx.mcpReq.signal)));
     client.setRequestHandler("roots/list", async (request, ctx) => rootsAnswer(await events.ask(request, ctx.mcpReq.signal)));
-    await client.connect(new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } }));
+    link.unasked = wireUnasked(client, name, limits.timeoutMs, events);
+    await client.connect(transport ?? new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } }));
     return link;
+  }
+
+  /** Whether the child still answers (./transport.ts's watchdog asks a spawned one when calls wait on it). */
+  async ping(options: { timeout: number }): Promise<void> {
+    await this.client.ping(options);
   }
 
   get capabilities(): ServerCapabilities {
@@ -122,6 +142,8 @@ export class ModernLink {
       ...(options.onprogress ? { onprogress: options.onprogress } : {}),
     };
     try {
+      const watched = this.unasked?.subscription(method, params);
+      if (watched) return await watched;
       const relayed = relayedMethod(method);
       const own = withoutEnvelope(params);
       let sent = own;
@@ -180,6 +202,7 @@ export class ModernLink {
   }
 
   async close(): Promise<void> {
+    await this.unasked?.close();
     await this.client.close().catch(() => undefined);
   }
 }
