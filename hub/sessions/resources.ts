@@ -7,6 +7,7 @@ import { LISTED_STATES, type Child } from "../children/child.js";
 import { protocolError } from "../protocol/jsonrpc.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { ClientSession } from "./registry.js";
+import { childAppUri, withPublishedUris } from "../catalog/app-uris.js";
 
 const MAX_RESOURCES_PER_CHILD = 10_000;
 
@@ -38,7 +39,8 @@ export async function listResources(session: ClientSession, view: SessionView, l
   const { resourceOwners } = session.tenant;
   const lists = await Promise.all(
     withResources(session, view).map(async (child) => {
-      const resources = await listOf(child, session, log);
+      // an MCP App's ui:// resources under the child's prefix, so two instances of one app server are both listed
+      const resources = withPublishedUris(await listOf(child, session, log), child.prefix);
       for (const r of resources) if (!resourceOwners.has(r.uri)) resourceOwners.set(r.uri, child);
       return resources;
     }),
@@ -46,9 +48,19 @@ export async function listResources(session: ClientSession, view: SessionView, l
   return lists.flat();
 }
 
+/** The child whose prefix a published ui:// URI is under (../catalog/app-uris.ts): known without listing. */
+function appOwner(session: ClientSession, uri: string): Child | undefined {
+  return session.tenant.children.find((c) => c.enabled && childAppUri(c.prefix, uri) !== undefined);
+}
+
+/** The URI as its child knows it: a published ui:// URI without the child's prefix, any other as it is. */
+export function childUri(owner: Child, uri: string): string {
+  return childAppUri(owner.prefix, uri) ?? uri;
+}
+
 /** The child that owns a URI, if the session may reach it. */
 export function knownOwner(session: ClientSession, view: SessionView, uri: string): Child | undefined {
-  const owner = session.tenant.resourceOwners.get(uri) ?? session.tenant.catalog.templateOwner(uri);
+  const owner = appOwner(session, uri) ?? session.tenant.resourceOwners.get(uri) ?? session.tenant.catalog.templateOwner(uri);
   return owner && view.allowsServer(owner.name) ? owner : undefined;
 }
 
