@@ -44,6 +44,7 @@ import { CallCancellation } from "../protocol/cancellation.js";
 import { ModernLink } from "./modern-link.js";
 import { z } from "zod";
 import { LIVE_EVENT_METHOD } from "../../servers/lib/live.js";
+import { SESSION_CLOSED_METHOD } from "../../servers/lib/session-events.js";
 
 // checked in full by hub/live/stream.ts: here only that it is an object naming its stream
 const LIVE_EVENT_NOTIFICATION = z.object({ method: z.literal(LIVE_EVENT_METHOD), params: z.looseObject({ stream: z.string().max(64) }) });
@@ -434,6 +435,8 @@ export class Child {
   }
 
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    // a 2026 child knows nothing of the hub's sessions: its link lets go of what the session held
+    if (this.modern && method === SESSION_CLOSED_METHOD) return this.modern.sessionClosed(String(params.session));
     if (this.state !== "ready" || !this.client) return;
     await this.client.notification({ method, params } as ClientNotification).catch(() => undefined);
   }

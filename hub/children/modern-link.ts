@@ -201,6 +201,11 @@ export class ModernLink {
     }
   }
 
+  /** A client session ended: its resource subscriptions end with it (./modern-watch.ts). */
+  async sessionClosed(session: string): Promise<void> {
+    await this.unasked?.sessionClosed(session);
+  }
+
   async close(): Promise<void> {
     await this.unasked?.close();
     await this.client.close().catch(() => undefined);

@@ -40,6 +40,8 @@ export function wireUnasked(client: Client, server: string, timeoutMs: number, e
       const done = method === "resources/subscribe" ? watch.subscribe(uri, session) : watch.unsubscribe(uri, session);
       return done.then(() => ({}));
     },
+    /** A client session ended (the hub tells every child it reached): what it subscribed to is let go. */
+    sessionClosed: (session: string) => watch.forget(session),
     close: () => watch.close(),
   };
 }

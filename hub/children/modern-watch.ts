@@ -50,6 +50,13 @@ export class ResourceWatch {
     if (this.drop(uri, session)) await this.renew().catch(() => undefined);
   }
 
+  /** A session that ended holds nothing any more: its URIs stop being named once no other session watches them. */
+  async forget(session: string): Promise<void> {
+    let dropped = false;
+    for (const uri of [...this.watchers.keys()]) dropped = this.drop(uri, session) || dropped;
+    if (dropped) await this.renew().catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.watchers.clear();
     await this.stream?.close();
