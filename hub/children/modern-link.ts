@@ -1,5 +1,5 @@
-// A child configured `"protocol": "2026-07-28"` (or "auto"): reached over Streamable HTTP with the
-// SDK v2 client, which speaks that revision (server/discover, the per-request envelope,
+// A child configured `"protocol": "2026-07-28"` (or "auto"): reached over Streamable HTTP, or over
+// the pipe to its process (./transport.ts), with the SDK v2 client, which speaks that revision (server/discover, the per-request envelope,
 // subscriptions/listen) where the 2025 Client can only send initialize. Such a child asks its
 // questions (sampling, elicitation, roots) by answering a call with input_required; the hub drives
 // those rounds itself rather than letting the client fulfil them, because each question must reach
