@@ -8,6 +8,7 @@ import type { Child } from "../children/child.js";
 import { joinToolName } from "../../servers/lib/names.js";
 import { ToolSearch } from "./tool-search.js";
 import { keepsSessionState, withContextArgument } from "./context-argument.js";
+import { publishedAppUri, withPublishedAppUris } from "./app-uris.js";
 
 const VALID_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -76,12 +77,16 @@ export class Catalog {
         }
         // the config's word on running it as a task (hub/tasks/answer.ts reads execution.taskSupport) overrides the server's
         const support = this.taskSupport.get(child)!(tool.name, name);
-        const published = {
-          ...tool,
-          name,
-          description: tool.description || `${tool.name} (from the ${child.name} server)`,
-          ...(support ? { execution: { ...tool.execution, taskSupport: support } } : {}),
-        };
+        // the app it names (an MCP App's ui:// resource) is published under the child's prefix too (./app-uris.ts)
+        const published = withPublishedAppUris(
+          {
+            ...tool,
+            name,
+            description: tool.description || `${tool.name} (from the ${child.name} server)`,
+            ...(support ? { execution: { ...tool.execution, taskSupport: support } } : {}),
+          },
+          child.prefix,
+        );
         const withContext = stateful ? withContextArgument(published) : undefined;
         const listed = withContext ?? published;
         tools.set(name, { child, original: tool.name, listed, takesContext: withContext !== undefined });
@@ -136,8 +141,13 @@ export class Catalog {
     return closest(name, [...this.promptOwners.keys()]);
   }
 
+  /** Every enabled child's templates as published (a ui:// one under the child's prefix: ./app-uris.ts). */
   resourceTemplates(): Array<{ child: Child; template: ResourceTemplate }> {
-    return this.children.flatMap((child) => (child.enabled ? child.resourceTemplates.map((template) => ({ child, template })) : []));
+    return this.children.flatMap((child) =>
+      child.enabled
+        ? child.resourceTemplates.map((template) => ({ child, template: { ...template, uriTemplate: publishedAppUri(child.prefix, template.uriTemplate) } }))
+        : [],
+    );
   }
 
   /** The child whose resource template matches a URI. */

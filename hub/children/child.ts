@@ -22,7 +22,18 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { ChildCalls, MessageTooLargeError, type CallOptions } from "./calls.js";
-import { childTransport, exitReason, listOffers, routeIncoming, startFailure, Watchdog, type ChildConnection, type ChildLaunch } from "./transport.js";
+import {
+  childTransport,
+  exitReason,
+  hearIncoming,
+  listOffers,
+  routeIncoming,
+  startFailure,
+  Watchdog,
+  type ChildConnection,
+  type ChildLaunch,
+} from "./transport.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ServerConfig } from "../config/config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { ReplyTooLargeError, StdioChildTransport } from "./stdio-transport.js";
@@ -33,6 +44,7 @@ import { CallCancellation } from "../protocol/cancellation.js";
 import { ModernLink } from "./modern-link.js";
 import { z } from "zod";
 import { LIVE_EVENT_METHOD } from "../../servers/lib/live.js";
+import { SESSION_CLOSED_METHOD } from "../../servers/lib/session-events.js";
 
 // checked in full by hub/live/stream.ts: here only that it is an object naming its stream
 const LIVE_EVENT_NOTIFICATION = z.object({ method: z.literal(LIVE_EVENT_METHOD), params: z.looseObject({ stream: z.string().max(64) }) });
@@ -219,13 +231,7 @@ export class Child {
     }
     this.client = client;
     this.calls = calls;
-    // a child that stops reading its input or answering would hang every call sent to it: restart
-    // it instead (watched from here on: before, `current` would not yet hold and stop the watch)
-    this.watchdog.start(client, transport, {
-      current: () => this.client === client,
-      busy: () => this.queue.stats.running > 0,
-      kill: (why) => this.kill(why),
-    });
+    this.watchdog.start(client, transport, this.watchFor(client));
     this.becameReady(listedBefore);
   }
 
@@ -250,26 +256,49 @@ export class Child {
     if (this.capabilities.resources) this.hooks.onListChanged(this, "resources");
   }
 
-  /** A 2026-07-28 child over HTTP (./modern-link.ts): no process to watch, the same states, lists and calls. */
+  /**
+   * A 2026-07-28 child (./modern-link.ts): over HTTP, no process to watch; spawned, the same
+   * process as any stdio child's (its uid, environment, stderr, reply limit, watchdog and restarts).
+   */
   private async connectModern(listedBefore: string | undefined): Promise<void> {
     const limits = { timeoutMs: this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxTotalMs: this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS };
+    const connection = this.config.url ? undefined : (this.connection = childTransport(this.config, this.launch, this.prefix, this.log));
+    const transport = connection?.transport;
+    if (transport instanceof StdioChildTransport) transport.onspawn = (pid) => (this.pid = pid);
     let link: ModernLink | undefined;
     try {
-      link = await ModernLink.connect(this.name, this.config, limits, {
-        ask: (request, signal) => this.hooks.onRequest(this, request, signal),
-        listChanged: (what) => this.listRefresh?.request(what),
-        warn: (message, fields) => this.log.warn(message, fields),
-      });
+      link = await ModernLink.connect(
+        this.name,
+        this.config,
+        limits,
+        {
+          ask: (request, signal) => this.hooks.onRequest(this, request, signal),
+          listChanged: (what) => this.listRefresh?.request(what),
+          warn: (message, fields) => this.log.warn(message, fields),
+          // bounded per child like a 2025 child's (./flood-gate.ts)
+          notify: (notification) => this.notices.admit() && this.hooks.onNotification(this, notification),
+          closed: () => link && this.onClosed(link),
+          error: (err) => this.transportError(err),
+        },
+        transport,
+      );
       await this.refreshLists(link);
       this.capabilities = link.capabilities;
       this.instructions = link.instructions;
     } catch (err) {
       await link?.close();
-      return this.failedToStart(errorMessage(err));
+      if (!connection) return this.failedToStart(errorMessage(err));
+      this.forgetProcess(connection);
+      return this.failedToStart(await startFailure(err, connection, this.config, this.launch));
     }
-    if (this.stopping) return void (await link.close());
+    if (this.stopping) {
+      this.state = "stopped";
+      if (this.pid) await killTree(this.pid);
+      return void (await link.close());
+    }
     const current = (this.modern = link);
     this.listRefresh = new Coalescer(LIST_REFRESH_INTERVAL_MS, (changed) => this.refreshChanged(current, changed), this.launch.clock);
+    if (transport) this.watch(link, transport);
     this.becameReady(listedBefore);
   }
 
@@ -286,11 +315,32 @@ export class Child {
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.hooks.onNotification(this, n));
     client.setNotificationHandler(LIVE_EVENT_NOTIFICATION, (n) => this.hooks.onLiveEvent?.(this, n.params));
     client.onclose = () => this.onClosed(client);
-    client.onerror = (err) => {
-      this.log.debug("child transport error", { error: errorMessage(err) });
-      // past the reader's limit the stream is out of step: only a fresh process recovers
-      if (err instanceof ReplyTooLargeError) this.kill("its reply exceeded the message limit");
+    client.onerror = (err) => this.transportError(err);
+  }
+
+  private transportError(err: Error): void {
+    this.log.debug("child transport error", { error: errorMessage(err) });
+    // past the reader's limit the stream is out of step: only a fresh process recovers
+    if (err instanceof ReplyTooLargeError) this.kill("its reply exceeded the message limit");
+  }
+
+  /**
+   * A child that stops reading its input or answering would hang every call sent to it: it is
+   * restarted instead (watched from once it is current: before, `current` would not hold and stop the watch).
+   */
+  private watchFor(connected: Client | ModernLink) {
+    return {
+      current: () => (this.client ?? this.modern) === connected,
+      busy: () => this.queue.stats.running > 0,
+      kill: (why: string) => this.kill(why),
     };
+  }
+
+  /** A spawned 2026 child's watchdog hears everything it says, as a 2025 child's does (./transport.ts). */
+  private watch(link: ModernLink, transport: Transport): void {
+    const watchdog = (this.watchdog = new Watchdog());
+    hearIncoming(transport, () => watchdog.heard());
+    watchdog.start(link, transport, this.watchFor(link));
   }
 
   private async refreshChanged(client: Client | ModernLink, changed: Array<"tools" | "prompts" | "resources">): Promise<void> {
@@ -306,9 +356,10 @@ export class Child {
     ({ tools: this.tools, prompts: this.prompts, resourceTemplates: this.resourceTemplates } = offers);
   }
 
-  private onClosed(client: Client): void {
-    if (this.client !== client) return;
+  private onClosed(connected: Client | ModernLink): void {
+    if ((this.client ?? this.modern) !== connected) return;
     this.client = undefined;
+    this.modern = undefined;
     this.calls?.closeAll();
     this.calls = undefined;
     this.watchdog?.stop();
@@ -397,6 +448,8 @@ export class Child {
   }
 
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    // a 2026 child knows nothing of the hub's sessions: its link lets go of what the session held
+    if (this.modern && method === SESSION_CLOSED_METHOD) return this.modern.sessionClosed(String(params.session));
     if (this.state !== "ready" || !this.client) return;
     await this.client.notification({ method, params } as ClientNotification).catch(() => undefined);
   }

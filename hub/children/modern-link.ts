@@ -1,5 +1,5 @@
-// A child configured `"protocol": "2026-07-28"` (or "auto"): reached over Streamable HTTP with the
-// SDK v2 client, which speaks that revision (server/discover, the per-request envelope,
+// A child configured `"protocol": "2026-07-28"` (or "auto"): reached over Streamable HTTP, or over
+// the pipe to its process (./transport.ts), with the SDK v2 client, which speaks that revision (server/discover, the per-request envelope,
 // subscriptions/listen) where the 2025 Client can only send initialize. Such a child asks its
 // questions (sampling, elicitation, roots) by answering a call with input_required; the hub drives
 // those rounds itself rather than letting the client fulfil them, because each question must reach
@@ -7,7 +7,15 @@
 // (hub/sessions/child-requests.ts), and the child's requestState stays here, with the call, until
 // the retry carries the answers back. The caller never sees the child's state, only its own round.
 import { setTimeout as delay } from "node:timers/promises";
-import { CLIENT_CAPABILITIES_META_KEY, Client, isInputRequiredResult, StreamableHTTPClientTransport, type InputRequest } from "@modelcontextprotocol/client";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  Client,
+  isInputRequiredResult,
+  LOG_LEVEL_META_KEY,
+  StreamableHTTPClientTransport,
+  type InputRequest,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import type { Prompt, Request, ResourceTemplate, Result, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, INPUT_KEY_META_KEY, SESSION_META_KEY } from "../../servers/lib/session-events.js";
@@ -16,9 +24,10 @@ import { elicitAnswer, relayedMethod, rootsAnswer, samplingAnswer, toolFromV2 } 
 import type { ServerConfig } from "../config/config.js";
 import type { CallOptions } from "./calls.js";
 import { hearListChanges, takeBareResults } from "./modern-leniency.js";
+import { wireUnasked, type UnaskedEvents } from "./modern-unasked.js";
 
 /** What the hub does with what a 2026 child says unasked or asks. */
-export interface ModernLinkEvents {
+export interface ModernLinkEvents extends UnaskedEvents {
   /** A question for the client whose call (named in its _meta) asked it: routed like a 2025 child's request. */
   ask(request: Request, signal: AbortSignal): Promise<Result>;
   listChanged(what: "tools" | "prompts" | "resources"): void;
@@ -49,13 +58,17 @@ const ENVELOPE_PREFIX = "io.modelcontextprotocol/";
 function withoutEnvelope(params: Record<string, unknown> | undefined, keepCapabilities: boolean): Record<string, unknown> | undefined {
   const meta = params?._meta as Record<string, unknown> | undefined;
   if (!meta) return params;
-  const kept = ([key]: [string, unknown]) => !key.startsWith(ENVELOPE_PREFIX) || (keepCapabilities && key === CLIENT_CAPABILITIES_META_KEY);
+  // and the level of log lines wanted, which the hub chose for the caller (hub/sessions/forward.ts): the child sends none without it
+  const kept = ([key]: [string, unknown]) =>
+    !key.startsWith(ENVELOPE_PREFIX) || (keepCapabilities && key === CLIENT_CAPABILITIES_META_KEY) || key === LOG_LEVEL_META_KEY;
   return { ...params, _meta: Object.fromEntries(Object.entries(meta).filter(kept)) };
 }
 
 export class ModernLink {
   /** Whether the child was said to send results without resultType (once per child). */
   private bareResults = false;
+  /** Log lines, resource updates and the child's end (./modern-unasked.ts). */
+  private unasked?: ReturnType<typeof wireUnasked>;
 
   private constructor(
     private readonly client: Client,
@@ -64,7 +77,8 @@ export class ModernLink {
     private readonly events: ModernLinkEvents,
   ) {}
 
-  static async connect(name: string, config: ServerConfig, limits: ModernLimits, events: ModernLinkEvents): Promise<ModernLink> {
+  /** @param transport the pipe to a spawned child (./transport.ts); none: the child is reached at its url */
+  static async connect(name: string, config: ServerConfig, limits: ModernLimits, events: ModernLinkEvents, transport?: Transport): Promise<ModernLink> {
     const client = new Client(
       { name: "agentbox-hub", version: "0.1.0" },
       {
@@ -79,13 +93,14 @@ export class ModernLink {
     client.setRequestHandler("sampling/createMessage", async (request, ctx) => samplingAnswer(await events.ask(request, ctx.mcpReq.signal)));
     client.setRequestHandler("elicitation/create", async (request, ctx) => elicitAnswer(await events.ask(request, ctx.mcpReq.signal)));
     client.setRequestHandler("roots/list", async (request, ctx) => rootsAnswer(await events.ask(request, ctx.mcpReq.signal)));
-    const transport = new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } });
+    link.unasked = wireUnasked(client, name, limits.timeoutMs, events);
+    const wire = transport ?? new StreamableHTTPClientTransport(new URL(config.url!), { requestInit: { headers: config.headers ?? {} } });
     takeBareResults(
-      transport,
+      wire,
       () => client.getProtocolEra() === "modern",
       () => link.noticeBareResult(),
     );
-    await client.connect(transport);
+    await client.connect(wire);
     hearListChanges(client, events);
     return link;
   }
@@ -94,6 +109,11 @@ export class ModernLink {
     if (this.bareResults) return;
     this.bareResults = true;
     this.events.warn("the server sends results without resultType (2026-07-28 requires it); each is taken as complete", {});
+  }
+
+  /** Whether the child still answers (./transport.ts's watchdog asks a spawned one when calls wait on it). */
+  async ping(options: { timeout: number }): Promise<void> {
+    await this.client.ping(options);
   }
 
   get capabilities(): ServerCapabilities {
@@ -137,6 +157,8 @@ export class ModernLink {
       ...(options.onprogress ? { onprogress: options.onprogress } : {}),
     };
     try {
+      const watched = this.unasked?.subscription(method, params);
+      if (watched) return await watched;
       const relayed = relayedMethod(method);
       const own = withoutEnvelope(params, this.client.getProtocolEra() === "modern");
       let sent = own;
@@ -194,7 +216,13 @@ export class ModernLink {
     }
   }
 
+  /** A client session ended: its resource subscriptions end with it (./modern-watch.ts). */
+  async sessionClosed(session: string): Promise<void> {
+    await this.unasked?.sessionClosed(session);
+  }
+
   async close(): Promise<void> {
+    await this.unasked?.close();
     await this.client.close().catch(() => undefined);
   }
 }

@@ -102,6 +102,11 @@ export async function exitReason(connection: ChildConnection, pid: number | unde
   return failureMessage("exited unexpectedly", transport.exit, telling(stderr.memory, "last"), pid);
 }
 
+/** What the watchdog asks a child whether it still answers with: either era's client. */
+export interface Pingable {
+  ping(options: { timeout: number }): Promise<unknown>;
+}
+
 /**
  * Watches one connected child. It must be told (`heard`) whenever the child says anything; it
  * calls `kill` on either sign of a wedged child: its stdin has not drained for a while, or calls
@@ -116,7 +121,7 @@ export class Watchdog {
   }
 
   /** @param current false once this client is no longer the child's (the watchdog then stops) */
-  start(client: Client, transport: Transport, watch: { current(): boolean; busy(): boolean; kill(why: string): void }): void {
+  start(client: Pingable, transport: Transport, watch: { current(): boolean; busy(): boolean; kill(why: string): void }): void {
     let blockedSince = 0;
     let pinging = false;
     this.heard();
@@ -166,6 +171,16 @@ export function routeIncoming(transport: Transport, calls: ChildCalls, heard: ()
     if ("method" in message && !("id" in message) && BOUNDED_NOTICES.has(message.method) && !notices.admit()) return;
     if ("id" in message && !("method" in message)) void Promise.resolve().then(() => deliver(message, extra));
     else deliver(message, extra);
+  };
+}
+
+/** Tells `heard` of every message from the child, before the client it was connected to takes it. */
+export function hearIncoming(transport: Transport, heard: () => void): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    heard();
+    deliver(message, extra);
   };
 }
 

@@ -73,7 +73,7 @@ export const serverConfigSchema = z
     maxQueue: z.number().int().nonnegative().optional(),
     tools: toolFilter.optional(),
     taskSupport: taskSupportSchema.optional(),
-    // "2026-07-28": reached with the SDK v2 client, that revision only; "auto": whichever era the server offers (hub/children/modern-link.ts)
+    // "2026-07-28": reached with the SDK v2 client (over stdio or HTTP), that revision only; "auto": whichever era the server offers (hub/children/modern-link.ts)
     protocol: z.enum(["2026-07-28", "auto"], { message: 'protocol is "2026-07-28" or "auto" (leave it out for the 2025 initialize handshake)' }).optional(),
   })
   .strict()
@@ -81,10 +81,6 @@ export const serverConfigSchema = z
   .refine((s) => s.instances !== "session" || !s.url, {
     message: 'instances "session" starts a process per client session: it needs a command (stdio), not a url',
     path: ["instances"],
-  })
-  .refine((s) => !s.protocol || s.url, {
-    message: "protocol reaches a server over Streamable HTTP with the SDK v2 client: give its url (a stdio server is reached with the 2025 handshake)",
-    path: ["protocol"],
   });
 
 export type ServerConfig = z.infer<typeof serverConfigSchema> & {

@@ -9,7 +9,7 @@ import { inputRequired, Server, type CacheHint, type InputRequiredResult, type S
 import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Params } from "../sessions/forward.js";
 import * as answer from "../sessions/handlers.js";
-import { declaredCapabilities, startRequest, TOOLS_CALL, wantsLog, type PendingCall } from "../sessions/pending-call.js";
+import { declaredCapabilities, envelopeLogLevel, startRequest, TOOLS_CALL, wantsLog, type PendingCall } from "../sessions/pending-call.js";
 import type { CallChannel } from "../sessions/registry.js";
 import type { TaskEscalation } from "../tasks/answer.js";
 import type { PendingCalls, SealedState } from "./pending-calls.js";
@@ -69,6 +69,7 @@ function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChann
       const carried = notificationForV2(notification);
       if (carried && wantsLog(ctx, notification)) await ctx.mcpReq.notify(carried);
     },
+    logLevel: () => envelopeLogLevel(ctx),
     // the revision lets only tools/call, prompts/get and resources/read answer input_required (see inRounds)
     request: (request) => Promise.reject(unrelayedQuestion(request.method, ctx.mcpReq.method)),
     afterReply: (action) => afterReply.push(action),

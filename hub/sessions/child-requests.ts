@@ -19,6 +19,7 @@ import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import type { TenantChanges } from "./changes.js";
 import { protocolError, withoutCodePrefix } from "../protocol/jsonrpc.js";
+import { publishedAppUri } from "../catalog/app-uris.js";
 import { tenantPrincipal, type ClientSession, type InflightCall, type SessionKind, type SessionRegistry } from "./registry.js";
 
 /** The client capability each request a child may send needs. */
@@ -215,7 +216,8 @@ export function childNotification(
   log: Logger,
 ): void {
   if (notification.method === "notifications/resources/updated")
-    return resourceUpdated(sessions, changes, tenant, child, String(notification.params?.uri ?? ""));
+    // clients subscribed to the URI as published (an MCP App's under the child's prefix)
+    return resourceUpdated(sessions, changes, tenant, child, publishedAppUri(child.prefix, String(notification.params?.uri ?? "")));
   if (notification.method !== "notifications/message") return;
   const origin = originOf(sessions, tenant, child, notification.params);
   const level = notification.params?.level as LoggingLevel;

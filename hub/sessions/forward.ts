@@ -2,8 +2,8 @@
 // in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
 // the result, cancellation carried across, and the child's failures as protocol errors. A server
 // configured `instances: "session"` is reached through the session's own instance of it.
-import { CLIENT_CAPABILITIES_META_KEY } from "@modelcontextprotocol/server";
-import { ErrorCode, McpError, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/server";
+import { ErrorCode, McpError, type LoggingLevel, type Result } from "@modelcontextprotocol/sdk/types.js";
 import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { QueueBudgetError } from "../children/queue-budget.js";
@@ -19,14 +19,25 @@ export type Params = Record<string, unknown> & { _meta?: Record<string, unknown>
  * `params` as the child is sent them: the client's progress token replaced by the child's own, the
  * session and the call named (never a call the client named: only the hub names calls).
  */
-function forChild(params: Params, overrides: Params, child: Child, session: ClientSession, call?: InflightCall): { params: Params; progressToken: unknown } {
+function forChild(
+  params: Params,
+  overrides: Params,
+  child: Child,
+  session: ClientSession,
+  channel: CallChannel,
+  call?: InflightCall,
+): { params: Params; progressToken: unknown } {
   const { progressToken, [CALL_META_KEY]: _claimed, ...meta } = params._meta ?? {};
+  // a 2026 child hears the level the hub chose for the caller, never one the caller's params carry
+  const { [LOG_LEVEL_META_KEY]: _level, ...forModern } = meta;
+  const level = child.config.protocol ? logLevelFor(session, channel, call) : undefined;
   const named = {
-    ...meta,
+    ...(child.config.protocol ? forModern : meta),
     ...callerCapabilities(meta, child, call?.caller ?? session),
     [SESSION_META_KEY]: session.id,
     ...(call ? { [CALL_META_KEY]: call.id } : {}),
     ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}),
+    ...(level ? { [LOG_LEVEL_META_KEY]: level } : {}),
   };
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
 }
@@ -40,6 +51,18 @@ function callerCapabilities(meta: Record<string, unknown>, child: Child, caller:
   if (!child.config.protocol || CLIENT_CAPABILITIES_META_KEY in meta) return {};
   const { sampling, elicitation, roots } = caller.clientCapabilities;
   return { [CLIENT_CAPABILITIES_META_KEY]: { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) } };
+}
+
+/**
+ * The level a 2026-07-28 child is asked to send log lines at during a request (it sends none
+ * unasked): what the caller's own request names, else what its 2025 session set with
+ * logging/setLevel, else everything (a 2025 client hears every level until it sets one). The hub
+ * still filters each line for its client (./child-requests.ts, ./pending-call.ts).
+ */
+function logLevelFor(session: ClientSession, channel: CallChannel, call?: InflightCall): LoggingLevel | undefined {
+  if (channel.logLevel) return channel.logLevel();
+  const asker = call?.caller ?? session;
+  return asker.kind === "modern" ? undefined : (asker.logLevel ?? "debug");
 }
 
 /** The process a session's request to a configured server goes to: its own instance when the server runs one per session. */
@@ -71,7 +94,7 @@ export async function forward(
   try {
     const child = instanceFor(configured, session);
     const inflight = call ?? tracked;
-    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, inflight);
+    const { params: forwarded, progressToken } = forChild(params, overrides, child, session, channel, inflight);
     // this child now holds state of the session: it is told when the session ends
     session.reached.add(child);
     const detached = channel.detached && (() => channel.detached!());

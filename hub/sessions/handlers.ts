@@ -7,7 +7,8 @@ import { forward, type Params } from "./forward.js";
 import type { SessionServices } from "./services.js";
 import { HUB_INSTRUCTIONS, mergeInstructions, selectedServers } from "../catalog/instructions.js";
 import { protocolError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
-import { knownOwner, listResources, resourceOwner } from "./resources.js";
+import { childUri, knownOwner, listResources, resourceOwner } from "./resources.js";
+import { withPublishedUris } from "../catalog/app-uris.js";
 import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
@@ -112,7 +113,11 @@ export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest[
   if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base());
   const skillFile = await readSkillFile(ctx, params, channel);
   if (skillFile) return skillFile;
-  return forward(resourceOwner(ctx.session, ctx.view, params.uri), "resources/read", params as Params, ctx.session, channel);
+  const owner = resourceOwner(ctx.session, ctx.view, params.uri);
+  const result = await forward(owner, "resources/read", params as Params, ctx.session, channel, { uri: childUri(owner, params.uri) });
+  // what it read names the URI as published (an MCP App's under its server's prefix: ../catalog/app-uris.ts)
+  const contents = (result as { contents?: unknown }).contents;
+  return Array.isArray(contents) ? { ...result, contents: withPublishedUris(contents as Array<{ uri: string }>, owner.prefix) } : result;
 }
 
 export async function listAllSkills(ctx: HandlerCtx) {
@@ -140,7 +145,8 @@ export async function subscribe(ctx: HandlerCtx, params: SubscribeRequest["param
     throw protocolError(-32602, `This session already holds ${MAX_SUBSCRIPTIONS} resource subscriptions; unsubscribe some first (or subscribe to a folder).`);
   }
   // kept only once its server took it: a refused subscription is not held
-  if (owner.capabilities.resources?.subscribe) await forward(owner, "resources/subscribe", params as Params, ctx.session, channel);
+  if (owner.capabilities.resources?.subscribe)
+    await forward(owner, "resources/subscribe", params as Params, ctx.session, channel, { uri: childUri(owner, params.uri) });
   subscriptions.add(params.uri);
   return {};
 }
@@ -149,7 +155,7 @@ export async function unsubscribe(ctx: HandlerCtx, params: UnsubscribeRequest["p
   ctx.session.subscriptions.delete(params.uri);
   const owner = knownOwner(ctx.session, ctx.view, params.uri);
   if (owner?.capabilities.resources?.subscribe) {
-    await forward(owner, "resources/unsubscribe", params as Params, ctx.session, channel).catch(() => undefined);
+    await forward(owner, "resources/unsubscribe", params as Params, ctx.session, channel, { uri: childUri(owner, params.uri) }).catch(() => undefined);
   }
   return {};
 }
@@ -162,5 +168,5 @@ export async function complete(ctx: HandlerCtx, params: CompleteRequest["params"
   }
   const owner = knownOwner(ctx.session, ctx.view, ref.uri ?? "");
   if (!owner) return { completion: { values: [], hasMore: false } };
-  return forward(owner, "completion/complete", params as Params, ctx.session, channel);
+  return forward(owner, "completion/complete", params as Params, ctx.session, channel, { ref: { ...ref, uri: childUri(owner, ref.uri ?? "") } });
 }

@@ -220,10 +220,16 @@ export class PendingCall {
   }
 }
 
+/** The log level a 2026 request's envelope names, if it names one. */
+export function envelopeLogLevel(ctx: CallRound): LoggingLevel | undefined {
+  const level = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY];
+  return LOG_LEVELS.includes(level as LoggingLevel) ? (level as LoggingLevel) : undefined;
+}
+
 /** Whether a child's log line reaches a 2026 client: only when its request named a level, and at or above it. */
 export function wantsLog(ctx: CallRound, notification: ServerNotification): boolean {
   if (notification.method !== "notifications/message") return true;
-  const threshold = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] as LoggingLevel | undefined;
+  const threshold = envelopeLogLevel(ctx);
   return threshold !== undefined && LOG_LEVELS.indexOf(notification.params.level) >= LOG_LEVELS.indexOf(threshold);
 }
 
@@ -236,6 +242,7 @@ function callChannel(call: PendingCall): CallChannel {
       const carried = notificationForV2(notification);
       if (carried && wantsLog(call.round, notification)) await call.round.mcpReq.notify(carried).catch(() => undefined);
     },
+    logLevel: () => envelopeLogLevel(call.round),
     request: (request, signal, inputKey, asker) => call.ask(request, signal, inputKey, asker),
     afterReply: (action) => call.afterReply.push(action),
     detached: () => call.detached,

@@ -51,6 +51,12 @@ export interface CallChannel {
   /** A notification about this call (progress, a log line), delivered with the call's reply. */
   notify(notification: ServerNotification): Promise<void>;
   /**
+   * The least severe log line the call's client wants, when its request says (a 2026-07-28
+   * request's envelope; undefined there: none): a 2026 server sends log lines only at a level
+   * its request names (hub/sessions/forward.ts). Without this, its session's (logging/setLevel).
+   */
+  logLevel?(): LoggingLevel | undefined;
+  /**
    * A request to the client made while the call runs (sampling, elicitation, roots); `inputKey` is
    * the child's hint for the key a 2026-07-28 client sees it under, `asker` the child that asks
    * (a 2026 round carries all it asks in one go: hub/sessions/pending-call.ts).

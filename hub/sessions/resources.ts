@@ -8,6 +8,7 @@ import { protocolError } from "../protocol/jsonrpc.js";
 import type { SessionView } from "../catalog/selection.js";
 import type { ClientSession } from "./registry.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
+import { childAppUri, withPublishedUris } from "../catalog/app-uris.js";
 
 const MAX_RESOURCES_PER_CHILD = 10_000;
 
@@ -39,7 +40,8 @@ export async function listResources(session: ClientSession, view: SessionView, l
   const { resourceOwners } = session.tenant;
   const lists = await Promise.all(
     withResources(session, view).map(async (child) => {
-      const resources = await listOf(child, session, log);
+      // an MCP App's ui:// resources under the child's prefix, so two instances of one app server are both listed
+      const resources = withPublishedUris(await listOf(child, session, log), child.prefix);
       for (const r of resources) if (!resourceOwners.has(r.uri)) resourceOwners.set(r.uri, child);
       return resources;
     }),
@@ -47,9 +49,19 @@ export async function listResources(session: ClientSession, view: SessionView, l
   return lists.flat();
 }
 
-/** The child that owns a URI, as last listed or by template, whoever asks. */
+/** The child whose prefix a published ui:// URI is under (../catalog/app-uris.ts): known without listing. */
+function appOwner(tenant: ServedTenant, uri: string): Child | undefined {
+  return tenant.children.find((c) => c.enabled && childAppUri(c.prefix, uri) !== undefined);
+}
+
+/** The child that owns a URI: an app's by its prefix, else as last listed or by template, whoever asks. */
 export function ownerOf(tenant: ServedTenant, uri: string): Child | undefined {
-  return tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
+  return appOwner(tenant, uri) ?? tenant.resourceOwners.get(uri) ?? tenant.catalog.templateOwner(uri);
+}
+
+/** The URI as its child knows it: a published ui:// URI without the child's prefix, any other as it is. */
+export function childUri(owner: Child, uri: string): string {
+  return childAppUri(owner.prefix, uri) ?? uri;
 }
 
 /** The child that owns a URI, if the session may reach it. */

@@ -9,7 +9,7 @@ import type { TenantChanges } from "./changes.js";
 import { childNotification } from "./child-requests.js";
 import { forward, quietChannel } from "./forward.js";
 import type { SessionRegistry } from "./registry.js";
-import { knownOwner } from "./resources.js";
+import { childUri, knownOwner } from "./resources.js";
 
 export function resubscribe(sessions: SessionRegistry, changes: TenantChanges, tenant: ServedTenant, child: Child, log: Logger): void {
   if (!child.capabilities.resources?.subscribe || !tenant.children.includes(child)) return;
@@ -18,7 +18,7 @@ export function resubscribe(sessions: SessionRegistry, changes: TenantChanges, t
     if (session.tenant !== tenant || session.closed) continue;
     for (const uri of session.subscriptions) {
       if (knownOwner(session, session.view, uri) !== child) continue;
-      const renewed = forward(child, "resources/subscribe", { uri }, session, quietChannel()).catch((err: unknown) =>
+      const renewed = forward(child, "resources/subscribe", { uri: childUri(child, uri) }, session, quietChannel()).catch((err: unknown) =>
         log.warn("a subscription was not renewed after its server restarted", { child: child.name, uri: uri.slice(0, 200), error: errorMessage(err) }),
       );
       renewals.set(uri, [...(renewals.get(uri) ?? []), renewed]);
@@ -27,7 +27,8 @@ export function resubscribe(sessions: SessionRegistry, changes: TenantChanges, t
   // once the server watches again: a change from then on is heard, whatever happened before is this notice
   for (const [uri, renewed] of renewals) {
     void Promise.all(renewed).then(() =>
-      childNotification(sessions, changes, tenant, child, { method: "notifications/resources/updated", params: { uri } }, log),
+      // as the child would name it: childNotification publishes it again
+      childNotification(sessions, changes, tenant, child, { method: "notifications/resources/updated", params: { uri: childUri(child, uri) } }, log),
     );
   }
 }

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ElicitRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { serverConfigSchema } from "../../../hub/config/schema.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 import { startModernChild, type ModernChild } from "../../fixtures/modern-child-server.js";
@@ -210,15 +209,5 @@ describe("a child speaking only 2026-07-28", () => {
       assert.deepEqual([textOf(a), textOf(b)].map((t) => t.split(" (")[0]).sort(), whoAsked.map((who) => `greeting-${who}, ${who}`).sort());
       asked.clear();
     }
-  });
-});
-
-describe("the protocol option", () => {
-  test("names an era of its own and needs a url", () => {
-    assert.ok(serverConfigSchema.safeParse({ url: "http://127.0.0.1:1/mcp", protocol: "auto" }).success);
-    const bad = serverConfigSchema.safeParse({ url: "http://127.0.0.1:1/mcp", protocol: "2025-06-18" });
-    assert.match(String(bad.error?.issues[0].message), /protocol is "2026-07-28" or "auto"/);
-    const stdio = serverConfigSchema.safeParse({ command: "node", protocol: "2026-07-28" });
-    assert.match(String(stdio.error?.issues[0].message), /give its url/);
   });
 });
