@@ -11,6 +11,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ChromiumHost } from "../../servers/browser/chromium.js";
 import { createLogger } from "../../servers/lib/log.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
+import { environOf } from "../helpers/environ.js";
 import { startHub, tempDir, type TestHub } from "../helpers/hub.js";
 import { until } from "../helpers/wait.js";
 import { ok, textOf } from "./harness.js";
@@ -52,7 +53,8 @@ describe("Chromium under a long tenant temp path", { skip: process.getuid?.() ==
     assert.match(snapshot, new RegExp(`URL: ${site.origin}/a`));
 
     const { pid } = (await ok(client, "info")).structuredContent as { pid: number };
-    const environ = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    // read as Chromium's own uid where root may not (a container without CAP_SYS_PTRACE, as CI's)
+    const environ = environOf(pid).toString("utf8").split("\0");
     const chromiumTmp = environ.find((v) => v.startsWith("TMPDIR="))!.slice("TMPDIR=".length);
     const tenantUid = fs.statSync(tenantTmp).uid;
     assert.notEqual(tenantUid, 0, "the tenant runs under a uid of its own");
