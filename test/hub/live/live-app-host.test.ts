@@ -1,19 +1,16 @@
 // The live view app in a host, as MCP Apps hosts run it: a test page in real Chromium uses the
 // SDK's own host side (AppBridge) to load ui://agentbox/live-view, as read through the hub by a real
-// MCP client, into a sandboxed iframe of its own origin under the CSP its _meta declares, and
-// forwards the app's tools/call to that client. Given a browser_navigate result, the app shows the
+// MCP client, into the sandbox proxy of test/helpers/app-host.ts (another origin, under the CSP its
+// _meta declares), and forwards the app's tools/call to that client. Given a browser_navigate result, the app shows the
 // tab live (its pixels), takes over and hands back; given terminal_session_create, the terminal.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { build } from "esbuild";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Browser, Frame, Page } from "playwright-core";
-import { distRoot } from "../../../hub/config/config.js";
+import { startAppHost, type AppCsp, type AppHost, type AppResource } from "../../helpers/app-host.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { listenForTenants } from "../../helpers/tenant-ports.js";
 import { until } from "../../helpers/wait.js";
@@ -26,46 +23,6 @@ const APPS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/h
 const SITE = `<!doctype html><html><head><title>Watched</title><style>body{margin:0;background:#fff}
 #block{position:fixed;left:600px;top:100px;width:400px;height:300px;background:rgb(20,160,40)}</style></head>
 <body><div id="block"></div></body></html>`;
-
-// the host: the SDK's AppBridge over postMessage to a sandboxed iframe; the app's tools/call goes to
-// window.hostCallTool, which the test wires to its MCP client of the hub
-const HOST_SCRIPT = `
-import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
-window.startHost = async (toolName, input, result) => {
-  const iframe = document.createElement("iframe");
-  iframe.setAttribute("sandbox", "allow-scripts");
-  iframe.style.width = "960px";
-  iframe.style.height = "640px";
-  iframe.src = "/app";
-  document.body.append(iframe);
-  const bridge = new AppBridge(null, { name: "test-host", version: "1.0.0" }, { serverTools: {} }, {
-    hostContext: { toolInfo: { tool: { name: toolName, inputSchema: { type: "object" } } }, displayMode: "inline" },
-  });
-  bridge.oncalltool = (params) => window.hostCallTool(params);
-  bridge.onsizechange = ({ height }) => { if (height) iframe.style.height = height + "px"; };
-  bridge.oninitialized = async () => {
-    await bridge.sendToolInput({ arguments: input });
-    await bridge.sendToolResult(result);
-  };
-  await bridge.connect(new PostMessageTransport(iframe.contentWindow, iframe.contentWindow));
-};`;
-
-/** The CSP a host builds from the resource's _meta.ui.csp (the spec's construction). */
-function cspOf(csp: { connectDomains?: string[]; resourceDomains?: string[]; frameDomains?: string[] }): string {
-  const resources = (csp.resourceDomains ?? []).join(" ");
-  return [
-    "default-src 'none'",
-    `script-src 'self' 'unsafe-inline' ${resources}`,
-    `style-src 'self' 'unsafe-inline' ${resources}`,
-    `connect-src 'self' ${(csp.connectDomains ?? []).join(" ")}`,
-    `img-src 'self' data: ${resources}`,
-    `font-src 'self' ${resources}`,
-    `media-src 'self' data: ${resources}`,
-    `frame-src ${csp.frameDomains?.length ? csp.frameDomains.join(" ") : "'none'"}`,
-    "object-src 'none'",
-    "base-uri 'self'",
-  ].join("; ");
-}
 
 interface AppSeen {
   phase: string;
@@ -82,10 +39,9 @@ describe("the live view app in a host", () => {
   let agent: Client;
   let site: http.Server;
   let siteUrl: string;
-  let host: http.Server;
-  let hostUrl: string;
   let browser: Browser;
-  const violations: string[] = [];
+  let host: AppHost;
+  let app: AppResource;
 
   before(async () => {
     site = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(SITE));
@@ -94,51 +50,22 @@ describe("the live view app in a host", () => {
     agent = await hub.connect({ headers: { Authorization: `Bearer ${KEY}` }, capabilities: APPS as ClientCapabilities });
     // what a host does first: read the resource through the hub
     const { contents } = await agent.readResource({ uri: "ui://agentbox/live-view" });
-    const [app] = contents as unknown as Array<{ text: string; _meta: { ui: { csp: Record<string, string[]> } } }>;
-    const root = path.resolve(distRoot(), "..");
-    const bundled = await build({
-      stdin: { contents: HOST_SCRIPT, resolveDir: root, loader: "js" },
-      bundle: true,
-      write: false,
-      format: "iife",
-      platform: "browser",
-    });
-    const hostJs = bundled.outputFiles[0].text;
-    host = http.createServer((req, res) => {
-      if (req.url === "/app") return res.writeHead(200, { "content-type": "text/html", "content-security-policy": cspOf(app._meta.ui.csp) }).end(app.text);
-      if (req.url === "/host.js") return res.writeHead(200, { "content-type": "text/javascript" }).end(hostJs);
-      res.writeHead(200, { "content-type": "text/html" }).end(`<!doctype html><title>host</title><script src="/host.js"></script>`);
-    });
-    await new Promise<void>((resolve) => host.listen(0, "127.0.0.1", resolve));
-    hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/`;
+    const [read] = contents as unknown as Array<{ text: string; _meta: { ui: { csp: AppCsp } } }>;
+    app = { html: read.text, csp: read._meta.ui.csp };
     browser = await launch();
+    host = await startAppHost(browser);
   });
 
   after(async () => {
+    await host?.close();
     await browser?.close();
     await hub?.stop();
     site?.close();
-    host?.close();
   });
 
-  /** A host page showing the app for one tool call; the app's frame. */
-  async function show(tool: string, input: Record<string, unknown>, result: CallToolResult): Promise<{ page: Page; frame: Frame }> {
-    const page = await (await browser.newContext({ viewport: { width: 1100, height: 900 } })).newPage();
-    page.on("console", (msg) => {
-      if (/Content Security Policy/i.test(msg.text())) violations.push(msg.text());
-    });
-    await page.exposeFunction("hostCallTool", (params: { name: string; arguments?: Record<string, unknown> }) =>
-      agent.callTool({ name: params.name, arguments: params.arguments ?? {} }),
-    );
-    await page.goto(hostUrl);
-    await page.evaluate(([t, i, r]) => (window as unknown as { startHost: (...a: unknown[]) => Promise<void> }).startHost(t, i, r), [
-      tool,
-      input,
-      result,
-    ] as const);
-    const frame = await until("the app's frame", async () => page.frames().find((f) => f.url().endsWith("/app")));
-    return { page, frame };
-  }
+  /** A host page showing the app for one tool call, its tools/call forwarded to the agent's client; the app's frame. */
+  const show = (tool: string, input: Record<string, unknown>, result: CallToolResult): Promise<{ page: Page; frame: Frame }> =>
+    host.show(app, { tool, input, result, callTool: (c) => agent.callTool({ name: c.name, arguments: c.arguments ?? {} }) as Promise<CallToolResult> });
 
   test("a browser_navigate result shows the tab live in the app, and takeover works from it", async () => {
     const input = { url: siteUrl };
@@ -171,7 +98,7 @@ describe("the live view app in a host", () => {
     await frame.locator("#control").click();
     await until("control went back", async () => (await seenBy(frame))?.view?.holder === "agent");
     assert.match(textOf(await call(agent, "browser_click", { selector: "#block" })), /handed control back/);
-    assert.deepEqual(violations, [], "the app reached nothing its CSP does not allow");
+    assert.deepEqual(host.violations, [], "the app reached nothing its CSP does not allow");
     await page.close();
   });
 
