@@ -12,6 +12,7 @@ import path from "node:path";
 import { build } from "esbuild";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Browser, Frame, Page } from "playwright-core";
+import { launch } from "../playground/browser.js";
 import { distRoot } from "../../hub/config/config.js";
 import { until } from "./wait.js";
 
@@ -51,6 +52,7 @@ export interface AppHost {
   violations: string[];
   hostOrigin: string;
   sandboxOrigin: string;
+  /** Closes the browser and the servers. */
   close(): Promise<void>;
 }
 
@@ -135,8 +137,8 @@ async function listen(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Starts the host's and the sandbox's servers (two origins on loopback) for pages in `browser`. */
-export async function startAppHost(browser: Browser): Promise<AppHost> {
+/** Starts real Chromium and the host's and the sandbox's servers (two origins on loopback). */
+export async function startAppHost(): Promise<AppHost> {
   const bundled = await build({
     stdin: { contents: HOST_SCRIPT, resolveDir: path.resolve(distRoot(), ".."), loader: "js" },
     bundle: true,
@@ -162,6 +164,7 @@ export async function startAppHost(browser: Browser): Promise<AppHost> {
   const hostOrigin = await listen(host);
   const sandboxOrigin = await listen(sandbox);
   const violations: string[] = [];
+  const browser: Browser = await launch();
 
   return {
     violations,
@@ -185,6 +188,7 @@ export async function startAppHost(browser: Browser): Promise<AppHost> {
       return { page, frame };
     },
     async close() {
+      await browser.close();
       host.close();
       sandbox.close();
     },

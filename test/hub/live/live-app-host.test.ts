@@ -9,12 +9,11 @@ import http from "node:http";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { Browser, Frame, Page } from "playwright-core";
+import type { Frame, Page } from "playwright-core";
 import { startAppHost, type AppCsp, type AppHost, type AppResource } from "../../helpers/app-host.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { listenForTenants } from "../../helpers/tenant-ports.js";
 import { until } from "../../helpers/wait.js";
-import { launch } from "../../playground/browser.js";
 
 const KEY = `alice-${randomBytes(16).toString("hex")}`;
 const APPS = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
@@ -39,7 +38,6 @@ describe("the live view app in a host", () => {
   let agent: Client;
   let site: http.Server;
   let siteUrl: string;
-  let browser: Browser;
   let host: AppHost;
   let app: AppResource;
 
@@ -52,13 +50,11 @@ describe("the live view app in a host", () => {
     const { contents } = await agent.readResource({ uri: "ui://agentbox/live-view" });
     const [read] = contents as unknown as Array<{ text: string; _meta: { ui: { csp: AppCsp } } }>;
     app = { html: read.text, csp: read._meta.ui.csp };
-    browser = await launch();
-    host = await startAppHost(browser);
+    host = await startAppHost();
   });
 
   after(async () => {
     await host?.close();
-    await browser?.close();
     await hub?.stop();
     site?.close();
   });
