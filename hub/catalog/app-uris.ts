@@ -5,6 +5,8 @@
 // ui://<prefix>/<the rest>, in tools, resource lists, templates and read results, so each tool
 // points at its own child's app and a read of it goes back to that child, with the prefix taken
 // off again. Other schemes pass as they are; a child published without a prefix keeps its URIs.
+// A tool only an app may call (visibility ["app"]) stays listed, for hosts to check an app's calls
+// against, but the hub never offers it to the model itself (hub_find_tools).
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { RESOURCE_URI_META_KEY } from "@modelcontextprotocol/ext-apps/server";
 
@@ -39,6 +41,15 @@ export function withPublishedAppUris(tool: Tool, prefix: string): Tool {
       ...(flat ? { [RESOURCE_URI_META_KEY]: publishedAppUri(prefix, meta[RESOURCE_URI_META_KEY] as string) } : {}),
     },
   };
+}
+
+/**
+ * Whether a model may be offered the tool: the spec's `_meta.ui.visibility` (default ["model",
+ * "app"]) without "model" makes it a tool for its app's own calls, which hosts keep from the model.
+ */
+export function offeredToModel(tool: Tool): boolean {
+  const visibility = (tool._meta?.ui as { visibility?: unknown } | undefined)?.visibility;
+  return !Array.isArray(visibility) || visibility.includes("model");
 }
 
 /** Items carrying a `uri` (listed resources, read contents) as published. */

@@ -5,6 +5,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import MiniSearch from "minisearch";
 import { z } from "zod";
 import { defineTool, listedTool, reply, type CallContext } from "../../servers/lib/tool.js";
+import { offeredToModel } from "./app-uris.js";
 
 export const FIND_TOOLS = "hub_find_tools";
 const DEFAULT_LIMIT = 5;
@@ -58,7 +59,8 @@ export const findToolsTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ query, offset, limit }, ctx: FindToolsContext) {
     const byName = new Map(ctx.tools.map((t) => [t.name, t]));
-    const hits = ctx.search.rank(ctx.tools, query, ctx.allows);
+    // a tool only its app may call is the host's to keep from the model: search mode must not offer it
+    const hits = ctx.search.rank(ctx.tools, query, (name) => ctx.allows(name) && offeredToModel(byName.get(name)!));
     const matches = hits.slice(offset, offset + limit).map((hit) => {
       const tool = byName.get(hit.id)!;
       return { name: tool.name, description: tool.description ?? "", inputSchema: tool.inputSchema, score: Math.round(hit.score * 100) / 100 };

@@ -2,11 +2,12 @@
 // "one" and "two"), both serving ui://labels/app.html: each tool's app URI, in either key and for
 // clients of either era, is published under its server's prefix and reads back that server's own
 // HTML (its label), listed and read as the hub publishes it. A session whose selection leaves a
-// server out cannot read that server's app by naming its published URI.
+// server out cannot read that server's app by naming its published URI. Search mode's
+// hub_find_tools never offers the model a tool only an app may call.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { fixture, startHub, type TestHub } from "../../helpers/hub.js";
+import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { connectModern } from "../modern/modern-client.js";
 
 const FLAT_KEY = "ui/resourceUri";
@@ -65,6 +66,19 @@ describe("two instances of one MCP App server", () => {
       assert.ok(!listed.includes("ui://labels/app.html"), "no server's own app URI is listed as it came");
     });
   }
+
+  test("search mode never offers the model a tool only its app may call", { timeout: 60_000 }, async () => {
+    const client = await hub.connect({ path: "/mcp?catalog=search" });
+    closing.push(client as unknown as AppClient);
+    const found = await call(client, "hub_find_tools", { query: "label", limit: 20 });
+    const names = (found.structuredContent as { matches: Array<{ name: string }> }).matches.map((m) => m.name);
+    assert.ok(names.includes("one_show_label") && names.includes("two_show_label"), names.join(", "));
+    assert.ok(!names.some((n) => n.endsWith("_relabel")), `app-only tools found for the model: ${names.join(", ")}`);
+    assert.doesNotMatch(textOf(found), /relabel/);
+    // the full list still has them, for the host to check an app's call against (and keep from the model)
+    const full = (await ((await hub.connect()) as unknown as AppClient).listTools()).tools;
+    assert.deepEqual((full.find((t) => t.name === "one_relabel")?._meta?.ui as { visibility?: string[] } | undefined)?.visibility, ["app"]);
+  });
 
   test("a session that selected one server cannot read the other's app by its published URI", { timeout: 60_000 }, async () => {
     const client = (await hub.connect({ path: "/mcp?servers=first" })) as unknown as AppClient;
