@@ -20,7 +20,7 @@ export const hubCalls = defineTool({
   name: "hub_calls",
   title: "Your recent calls",
   description: `Your session's latest tool calls (up to ${RECENT_CALLS}), newest first: each one's tool, outcome, duration and error type.`,
-  input: { limit: z.number().int().min(1).max(RECENT_CALLS).default(20).describe("How many calls, newest first") },
+  input: { limit: z.number().int().min(1).max(RECENT_CALLS).default(20).describe("How many calls") },
   output: { calls: z.array(recentCall) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ limit }, { hub, session }: HubToolCall & { hub: SessionServices }) {

@@ -12,7 +12,7 @@ export const hubNewContext = defineTool({
   name: NEW_CONTEXT_TOOL,
   title: "New context",
   description:
-    "Open a new context with its own terminals, interpreters and browser pages. Returns its handle: pass it " +
+    "Open a context with its own terminals, interpreters and browser pages; returns a handle to pass " +
     `as \`${CONTEXT_ARGUMENT}\` to the tools that take one to work there. It ends when idle or expired, or with ` +
     `hub_end_session given that \`${CONTEXT_ARGUMENT}\`; it counts against your session limit.`,
   input: {},

@@ -113,8 +113,8 @@ const hubMetrics = defineTool({
   name: "hub_metrics",
   title: "Resource use",
   description:
-    "Your sessions and calls (ok, errors, rate-limited), each of your server processes' memory and CPU (with what it started), " +
-    "your workspace's free disk, and the container's capacity.",
+    "Your sessions and calls (ok, errors, rate-limited), your server processes' memory and CPU (with what they started), " +
+    "your workspace's free disk and the container's capacity.",
   input: {},
   output: {
     container: z.object({

@@ -11,8 +11,8 @@ const SELECTOR_WAIT_MS = 3_000;
 
 /** The same two target parameters on every tool that acts on an element. */
 export const target = {
-  ref: z.string().optional().describe("Ref from the latest snapshot, e.g. e12."),
-  selector: z.string().optional().describe("Or a CSS/Playwright selector (first match)."),
+  ref: z.string().optional().describe("Snapshot ref"),
+  selector: z.string().optional().describe("Or a CSS/Playwright selector (first match)"),
 };
 
 export interface Target {

@@ -44,7 +44,7 @@ export function pagingInput({ unit, units = `${unit}s`, defaultLimit, maxLimit, 
     offset: offsetField(unit, maxOffset).default(0),
     // its default and maximum are the schema's own `default` and `maximum`, which clients show; said
     // again in every description they would cost the catalog budget (bench/catalog-size.ts) 30 bytes a tool
-    limit: limitField(units, maxLimit).default(defaultLimit).describe(`Most ${units} per page.`),
+    limit: limitField(units, maxLimit).default(defaultLimit).describe(`Most ${units} per page`),
   };
 }
 

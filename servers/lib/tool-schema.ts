@@ -11,26 +11,43 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
  * A copy of a JSON Schema without what carries no meaning for a caller: the "$schema" dialect
  * tag, the safe-integer bounds zod puts on every `.int()` (a bound the tool set itself stays), and
  * defaults that say what leaving the argument out means anyway: `false` for a flag, and 0 for a
- * count from 0 (offset). Some twenty-five flags and twenty offsets, each
- * read by a model on every turn.
+ * count from 0 (offset), and the `type: "string"` zod gives `propertyNames` (a property name is
+ * one anyway). Some twenty-five flags and twenty offsets, each read by a model on every turn.
  */
 export function withoutSchemaNoise<T>(schema: T): T {
-  return strip(schema as Json, true) as T;
+  return strip(schema as Json, true, false) as T;
 }
 
-function strip(node: Json, root: boolean): Json {
-  if (Array.isArray(node)) return node.map((item) => strip(item, false));
+/** Keywords whose value maps names (of properties, of definitions) to schemas: its keys are no keywords. */
+const NAME_MAPS = new Set(["properties", "patternProperties", "definitions", "$defs"]);
+
+/** `names`: the node is such a map. */
+function strip(node: Json, root: boolean, names: boolean): Json {
+  if (Array.isArray(node)) return node.map((item) => strip(item, false, false));
   if (node === null || typeof node !== "object") return node;
   const out: { [key: string]: Json } = {};
   for (const [key, value] of Object.entries(node)) {
+    if (names) {
+      out[key] = strip(value, false, false);
+      continue;
+    }
     if (root && key === "$schema") continue;
     // only the keyword with exactly zod's default value: a property *named* "maximum" holds a schema
     if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
     if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
     if (key === "default" && impliedDefault(node, value)) continue;
-    out[key] = strip(value, false);
+    if (key === "propertyNames" && isStringSchema(value)) {
+      const { type: _string, ...rest } = value;
+      out[key] = strip(rest, false, false);
+      continue;
+    }
+    out[key] = strip(value, false, NAME_MAPS.has(key));
   }
   return out;
+}
+
+function isStringSchema(value: Json): value is { [key: string]: Json } {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && value.type === "string";
 }
 
 /** Whether a schema's default is what a caller assumes of an argument left out: a flag off, a count from 0 at 0. */

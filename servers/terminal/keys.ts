@@ -31,9 +31,9 @@ const NAMED: Record<string, string> = {
   f12: "\x1b[24~",
 };
 
+// the named keys, said in keys' description and in the error for an unknown key (which adds the Ctrl aliases)
 export const KEY_HELP =
-  "Enter, Tab, Escape, Backspace, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12, " +
-  "Ctrl-<letter or one of @[\\]^_> (e.g. Ctrl-C; also C-c, ^c)";
+  "Enter, Tab, Escape, Backspace, Space, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, Delete, F1-F12, " + "Ctrl-<letter or one of @[\\]^_>";
 
 /** The bytes for a key name, or undefined when the name is not known. */
 export function keyBytes(name: string): string | undefined {

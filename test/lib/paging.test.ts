@@ -72,7 +72,7 @@ test("a bad offset or limit is refused with a message that says what to give ins
   assert.match(message({ limit: 0 }), /limit is the most entries per page: at least 1/);
   assert.match(message({ limit: 51 }), /limit can be at most 50 entries per page; read the rest with offset=nextOffset/);
   assert.match(message({ offset: 1001 }), /offset can be at most 1000/);
-  assert.equal((input.shape.limit as z.ZodTypeAny).description, "Most entries per page.");
+  assert.equal((input.shape.limit as z.ZodTypeAny).description, "Most entries per page");
   // default and maximum are published as the schema's own keywords
   const published = z.toJSONSchema(input) as { properties: Record<string, { default?: number; maximum?: number; minimum?: number }> };
   assert.deepEqual([published.properties.limit.default, published.properties.limit.maximum], [10, 50]);

@@ -39,6 +39,19 @@ test("the clean-up removes only the keywords, never a property that happens to b
   });
 });
 
+test("propertyNames keeps its pattern but not the type every property name has; a property named propertyNames keeps its own", () => {
+  const schema = publishedSchema(
+    {
+      env: z.record(z.string().regex(/^[A-Z]+$/), z.string()),
+      propertyNames: z.string(),
+    },
+    "input",
+  );
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props.env.propertyNames, { pattern: "^[A-Z]+$" });
+  assert.equal(props.propertyNames.type, "string");
+});
+
 test("a default that leaving the argument out means anyway is not published: a flag off, a count from 0 at 0; other defaults stay", () => {
   const schema = publishedSchema(
     {

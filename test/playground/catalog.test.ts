@@ -57,7 +57,7 @@ describe("playground catalog picker", () => {
   test("search mode starts small and grows as hub_find_tools finds tools (2025-11-25: the session's list grows)", async () => {
     await connected(page, `${hub.origin}/playground?catalog=search&protocol=legacy`);
     const start = await bytesShown(page);
-    // the hub's own tools with their output schemas (docs/clients.md, "Choosing the tools of a session"), not the ~79 KB of all
+    // the hub's own tools with their output schemas (docs/clients.md, "Choosing the tools of a session"), not the ~84 KB of all
     assert.ok(start > 0 && start < 20_000, `${start} bytes`);
     assert.match((await page.locator(".search-hint").textContent()) ?? "", /hub_find_tools/);
     await findShellTool(page);

@@ -26,8 +26,8 @@ const download = defineTool({
     `Download a paper's PDF into the workspace (papers/<id>.pdf) and convert it to Markdown (papers/<id>.md); read it with ${toolName("read")}. ` +
     "An id without version gets the latest one.",
   input: {
-    id: z.string().describe("arXiv id, e.g. 2401.12345, 2401.12345v2 or hep-ex/0307015"),
-    force: z.boolean().default(false).describe("Download again even if the paper is already in papers/"),
+    id: z.string().describe("e.g. 2401.12345, 2401.12345v2 or hep-ex/0307015"),
+    force: z.boolean().default(false).describe("Download again even if already in papers/"),
   },
   output: { ...storedShape, alreadyDownloaded: z.boolean() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -73,7 +73,7 @@ const read = defineTool({
   title: "Read a downloaded arXiv paper",
   description: () => `Page through the Markdown text of a paper fetched with ${toolName("download")} (offset/limit characters).`,
   input: {
-    id: z.string().describe("arXiv id of a downloaded paper; without version, the newest downloaded version"),
+    id: z.string().describe("Without version: the newest downloaded"),
     ...charPagingInput,
   },
   output: { id: z.string(), title: z.string().nullable(), path: z.string(), ...textPageOutput },

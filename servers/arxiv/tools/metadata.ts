@@ -14,13 +14,13 @@ const search = defineTool({
   description:
     "Search arXiv papers. `query` takes arXiv syntax (ti:, au:, abs:, cat:, all: prefixes; AND, OR, ANDNOT; parentheses) or plain words " + "(all must match).",
   input: {
-    query: z.string().optional().describe('Search terms, e.g. "diffusion models" or "ti:transformer AND au:vaswani"'),
-    categories: z.array(z.string()).optional().describe('Only papers in any of these categories, e.g. ["cs.LG", "stat.ML"]'),
+    query: z.string().optional().describe('e.g. "diffusion models" or "ti:transformer AND au:vaswani"'),
+    categories: z.array(z.string()).optional().describe('Any of these, e.g. ["cs.LG", "stat.ML"]'),
     submittedFrom: z.string().optional().describe("Submitted on or after (YYYY-MM-DD)"),
     submittedTo: z.string().optional().describe("Submitted on or before (YYYY-MM-DD)"),
     ...pagingInput({ unit: "result", defaultLimit: 10, maxLimit: 100, maxOffset: 30_000 }),
-    sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance").describe("Order"),
-    sortOrder: z.enum(["descending", "ascending"]).default("descending").describe("Direction"),
+    sortBy: z.enum(["relevance", "submitted", "updated"]).default("relevance"),
+    sortOrder: z.enum(["descending", "ascending"]).default("descending"),
   },
   output: {
     searchQuery: z.string().describe("The search_query sent to arXiv"),
@@ -61,7 +61,7 @@ const get = defineTool({
   title: "Get arXiv papers by id",
   description: "Full metadata for one or more arXiv ids (2401.12345, 2401.12345v2, hep-ex/0307015, arXiv:… or abs/pdf URLs).",
   input: {
-    ids: z.array(z.string()).min(1).max(50).describe("arXiv ids, with or without version (at most 50)"),
+    ids: z.array(z.string()).min(1).max(50).describe("With or without version"),
   },
   output: { papers: z.array(paperSchema), notFound: z.array(z.string()).describe("Requested ids arXiv has no paper for") },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },

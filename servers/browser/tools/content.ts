@@ -31,7 +31,7 @@ const reading = { readOnlyHint: true, destructiveHint: false, idempotentHint: tr
 const snapshot = browserTool({
   name: "snapshot",
   title: "Snapshot",
-  description: "The accessibility snapshot of the current tab (YAML; elements marked [ref=eN] for the action tools), paged by offset/limit.",
+  description: "The current tab's accessibility snapshot (YAML; elements marked [ref=eN] for the action tools), paged by offset/limit.",
   input: { ...charPagingInput },
   output: { url: z.string(), offset: pageStart, totalChars, nextOffset },
   annotations: { ...reading },
@@ -57,7 +57,7 @@ const evaluate = browserTool({
   description:
     'Run JavaScript in the page: an expression ("document.title") or a function ("() => ...", or "(el) => ..." with a target element). Returns the JSON result.',
   input: {
-    code: z.string().describe("A JavaScript expression or function source; may be async."),
+    code: z.string().describe("Expression or function; may be async"),
     ...target,
   },
   output: { result: z.unknown().describe("The JSON-serialisable result (undefined becomes null).") },
@@ -164,8 +164,8 @@ const links = browserTool({
 const screenshot = browserTool({
   name: "screenshot",
   title: "Screenshot",
-  description: "A PNG of the viewport, the full page, or one element, scaled down to at most 1568 px on the long side.",
-  input: { ...target, fullPage: z.boolean().default(false).describe("Capture the whole scrollable page instead of the viewport.") },
+  description: "A PNG of the viewport, full page or one element, at most 1568 px on the long side.",
+  input: { ...target, fullPage: z.boolean().default(false).describe("The whole scrollable page") },
   annotations: { ...reading },
   async run({ ref, selector, fullPage }, b) {
     const page = await b.page();
@@ -186,9 +186,9 @@ const pdf = browserTool({
   title: "Save as PDF",
   description: "Save the current page as a PDF file in the workspace.",
   input: {
-    path: z.string().optional().describe("Workspace path for the PDF (default page-<time>.pdf)."),
-    format: z.enum(["A4", "Letter", "Legal", "A3", "A5"]).default("A4").describe("Paper size."),
-    landscape: z.boolean().default(false).describe("Landscape orientation."),
+    path: z.string().optional().describe("Workspace path (default page-<time>.pdf)"),
+    format: z.enum(["A4", "Letter", "Legal", "A3", "A5"]).default("A4").describe("Paper size"),
+    landscape: z.boolean().default(false),
   },
   output: { path: z.string(), bytes: z.number() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

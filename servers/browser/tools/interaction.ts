@@ -10,7 +10,7 @@ import { browserTool, perform } from "../runtime.js";
 const modifiers = z
   .array(z.enum(["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]))
   .optional()
-  .describe("Modifier keys held during the action.");
+  .describe("Modifier keys to hold");
 const acting = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } as const;
 
 const click = browserTool({
@@ -19,8 +19,8 @@ const click = browserTool({
   description: "Click an element; returns the new snapshot.",
   input: {
     ...target,
-    double: z.boolean().default(false).describe("Double-click instead of a single click."),
-    button: z.enum(["left", "right", "middle"]).default("left").describe("Mouse button."),
+    double: z.boolean().default(false).describe("Double-click"),
+    button: z.enum(["left", "right", "middle"]).default("left"),
     modifiers,
   },
   annotations: { ...acting },
@@ -52,9 +52,9 @@ const type = browserTool({
   description: "Type into an editable element, replacing its content unless slowly.",
   input: {
     ...target,
-    text: z.string().describe("Text to type."),
-    submit: z.boolean().default(false).describe("Press Enter afterwards (submits most forms)."),
-    slowly: z.boolean().default(false).describe("Type one key at a time (fires key handlers; appends to existing content)."),
+    text: z.string(),
+    submit: z.boolean().default(false).describe("Press Enter after"),
+    slowly: z.boolean().default(false).describe("One key at a time (fires key handlers; appends)"),
   },
   annotations: { ...acting },
   async run({ ref, selector, text, submit, slowly }, b) {
@@ -71,14 +71,14 @@ const type = browserTool({
 
 const field = z.object({
   ...target,
-  value: z.string().describe('Text for text fields; "true"/"false" for checkboxes and radios; the option label or value for selects.'),
+  value: z.string().describe('Text; "true"/"false" for checkboxes and radios; an option label or value for selects'),
 });
 
 const fill = browserTool({
   name: "fill",
   title: "Fill form",
-  description: "Fill one or several form fields at once (text boxes, checkboxes, radios, selects).",
-  input: { fields: z.array(field).min(1).describe("The fields to fill, each with ref or selector and value.") },
+  description: "Fill several form fields at once (text boxes, checkboxes, radios, selects).",
+  input: { fields: z.array(field).min(1).describe("Each with ref or selector, and value") },
   annotations: { ...acting, idempotentHint: true },
   async run({ fields }, b) {
     const page = await b.page();
@@ -104,7 +104,7 @@ const selectOption = browserTool({
   name: "select_option",
   title: "Select option",
   description: "Choose one or more options in a <select> by label or value.",
-  input: { ...target, values: z.array(z.string()).min(1).describe("Option labels or values to select.") },
+  input: { ...target, values: z.array(z.string()).min(1).describe("Labels or values") },
   annotations: { ...acting, idempotentHint: true },
   async run({ ref, selector, values }, b) {
     const page = await b.page();
@@ -137,8 +137,8 @@ function checkTool(name: "check" | "uncheck") {
 const pressKey = browserTool({
   name: "press_key",
   title: "Press key",
-  description: "Press a key or chord on the element if given, else on the focused one.",
-  input: { ...target, key: z.string().describe("Playwright key or chord: Enter, ArrowDown, Shift+Tab, Control+a, a.") },
+  description: "Press a key on the element given, else on the focused one.",
+  input: { ...target, key: z.string().describe("Key or chord: Enter, ArrowDown, Shift+Tab, Control+a, a") },
   annotations: { ...acting },
   async run({ ref, selector, key }, b) {
     const page = await b.page();
@@ -151,11 +151,11 @@ const pressKey = browserTool({
 const scroll = browserTool({
   name: "scroll",
   title: "Scroll",
-  description: "Scroll an element into view (target, no deltas), scroll inside a scrollable element (target and deltas), or scroll the page by pixels.",
+  description: "Scroll an element into view (target alone), inside it (target and deltas), or the page by pixels (deltas alone).",
   input: {
     ...target,
-    deltaX: z.number().default(0).describe("Pixels to scroll right (negative: left)."),
-    deltaY: z.number().default(0).describe("Pixels to scroll down (negative: up)."),
+    deltaX: z.number().default(0).describe("Pixels right (negative: left)"),
+    deltaY: z.number().default(0).describe("Pixels down (negative: up)"),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ ref, selector, deltaX, deltaY }, b) {
@@ -177,10 +177,10 @@ const drag = browserTool({
   title: "Drag",
   description: "Drag one element onto another.",
   input: {
-    startRef: z.string().optional().describe("Ref of the element to drag."),
-    startSelector: z.string().optional().describe("Or a selector for it."),
-    endRef: z.string().optional().describe("Ref of the drop target."),
-    endSelector: z.string().optional().describe("Or a selector for it."),
+    startRef: z.string().optional().describe("Ref of what to drag"),
+    startSelector: z.string().optional().describe("Or its selector"),
+    endRef: z.string().optional().describe("Ref of the target"),
+    endSelector: z.string().optional().describe("Or its selector"),
   },
   annotations: { ...acting },
   async run({ startRef, startSelector, endRef, endSelector }, b) {
@@ -196,7 +196,7 @@ const uploadFile = browserTool({
   name: "upload_file",
   title: "Upload file",
   description: "Set the files of a file input (or of the file chooser a button opens).",
-  input: { ...target, paths: z.array(z.string()).describe("Workspace paths of the files; an empty list clears the input.") },
+  input: { ...target, paths: z.array(z.string()).describe("Workspace paths; [] clears the input") },
   annotations: { ...acting },
   async run({ ref, selector, paths }, b) {
     const files = paths.map((p) => resolveInWorkspace(b.workspace, p));
@@ -217,10 +217,10 @@ const uploadFile = browserTool({
 const handleDialog = browserTool({
   name: "handle_dialog",
   title: "Handle dialog",
-  description: "Accept (OK) or dismiss (Cancel) the open alert, confirm, prompt or beforeunload dialog.",
+  description: "Answer the open alert, confirm, prompt or beforeunload dialog.",
   input: {
-    accept: z.boolean().describe("true: OK/accept; false: Cancel/dismiss."),
-    promptText: z.string().optional().describe("Text to enter in a prompt dialog before accepting."),
+    accept: z.boolean().describe("true: OK; false: Cancel"),
+    promptText: z.string().optional().describe("Text for a prompt dialog"),
   },
   annotations: { ...acting },
   async run({ accept, promptText }, b) {

@@ -6,7 +6,8 @@ import { browserTool, perform, sleep } from "../runtime.js";
 import { asToolNavigation } from "../workspace-access.js";
 import { WORKSPACE_ORIGIN, workspaceUrl } from "../workspace-origin.js";
 
-const waitUntil = z.enum(["load", "domcontentloaded", "networkidle", "commit"]).default("load").describe("When navigation counts as done.");
+// Playwright's own names for when a navigation is done: a model knows them without a description on four tools
+const waitUntil = z.enum(["load", "domcontentloaded", "networkidle", "commit"]).default("load");
 
 /**
  * http(s), about:blank and data: go anywhere; file: only inside the workspace, and then through
@@ -32,10 +33,10 @@ const navigate = browserTool({
   name: "navigate",
   title: "Navigate",
   description:
-    `Open a URL in the current tab (http, https, data:, or file: in the workspace) and return the snapshot. ` +
-    `Workspace files open as ${WORKSPACE_ORIGIN}/<path>, so relative links, images, styles and classic scripts work; ` +
-    `sandboxed: they cannot fetch other files or load, submit to or open other sites (navigate there instead); files in downloads/ run no scripts.`,
-  input: { url: z.string().describe("Absolute URL to open."), waitUntil },
+    `Open an absolute URL (http(s), data:, or file: in the workspace) in the current tab; returns the snapshot. ` +
+    `Workspace files open as ${WORKSPACE_ORIGIN}/<path>: relative links, images, styles and classic scripts work, ` +
+    `but they cannot fetch other files or reach other sites (navigate there instead); files in downloads/ run no scripts.`,
+  input: { url: z.string(), waitUntil },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run({ url, waitUntil }, b) {
     const target = checkUrl(url, b.workspace);
@@ -85,14 +86,14 @@ const waitFor = browserTool({
   // a call may run long: a client of the tasks extension gets a task it can poll, not a request held open
   taskSupport: "optional",
   title: "Wait for",
-  description: "Wait until text appears or disappears, a selector reaches a state, or some seconds pass; then return the snapshot.",
+  description: "Wait for text to appear or vanish, a selector to reach a state, or some seconds; returns the snapshot.",
   input: {
-    text: z.string().optional().describe("Wait until this text is visible on the page."),
-    textGone: z.string().optional().describe("Wait until this text is no longer visible."),
-    selector: z.string().optional().describe("Wait until this CSS/Playwright selector reaches `state`."),
-    state: z.enum(["attached", "detached", "visible", "hidden"]).default("visible").describe("State for `selector`."),
-    time: z.number().min(0).max(60).optional().describe("Seconds to wait (alone, or before the other conditions)."),
-    timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many ms."),
+    text: z.string().optional().describe("Text to wait for"),
+    textGone: z.string().optional().describe("Text to wait to vanish"),
+    selector: z.string().optional().describe("CSS/Playwright selector to reach `state`"),
+    state: z.enum(["attached", "detached", "visible", "hidden"]).default("visible").describe("For `selector`"),
+    time: z.number().min(0).max(60).optional().describe("Seconds to wait (first, or alone)"),
+    timeoutMs: z.number().int().min(0).max(120_000).default(10_000).describe("Give up after this many ms"),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ text, textGone, selector, state, time, timeoutMs }, b) {

@@ -12,9 +12,9 @@ const tabs = browserTool({
   title: "Tabs",
   description: "List, open, select or close this session's tabs; new/select/close return the current tab's snapshot.",
   input: {
-    action: z.enum(["list", "new", "select", "close"]).describe("close defaults to the current tab."),
-    index: z.number().int().min(0).optional().describe("Tab number for select and close."),
-    url: z.string().optional().describe("For new: URL to open."),
+    action: z.enum(["list", "new", "select", "close"]).describe("close defaults to the current tab"),
+    index: z.number().int().min(0).optional().describe("For select and close"),
+    url: z.string().optional().describe("For new"),
   },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   sparesCurrentTab: ({ action }) => action !== "close",
@@ -51,8 +51,8 @@ const resize = browserTool({
   title: "Resize viewport",
   description: "Set the current tab's viewport size in CSS pixels.",
   input: {
-    width: z.number().int().min(100).max(7680).describe("Width in CSS pixels."),
-    height: z.number().int().min(100).max(4320).describe("Height in CSS pixels."),
+    width: z.number().int().min(100).max(7680),
+    height: z.number().int().min(100).max(4320),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   async run({ width, height }, b) {
@@ -63,9 +63,9 @@ const resize = browserTool({
 });
 
 const listing = {
-  tab: z.number().int().min(0).optional().describe("Only this tab's (default: all tabs)."),
-  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many, the latest."),
-  clear: z.boolean().default(false).describe("Forget what is returned."),
+  tab: z.number().int().min(0).optional().describe("Only this tab's"),
+  limit: z.number().int().min(1).max(1000).default(100).describe("At most this many, the latest"),
+  clear: z.boolean().default(false).describe("Forget what is returned"),
 };
 
 const consoleMessages = browserTool({
@@ -74,7 +74,7 @@ const consoleMessages = browserTool({
   description: "Console messages and uncaught page errors of this session's tabs, oldest first.",
   input: {
     ...listing,
-    level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("Only this type (error includes uncaught page errors)."),
+    level: z.enum(["all", "error", "warning", "info", "log", "debug"]).default("all").describe("error includes uncaught page errors"),
   },
   output: { messages: z.array(z.object({ type: z.string(), text: z.string(), url: z.string(), tab: z.number() })) },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -95,7 +95,7 @@ const networkRequests = browserTool({
   name: "network_requests",
   title: "Network requests",
   description: "Network requests of this session's tabs, oldest first, with status or failure.",
-  input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media.") },
+  input: { ...listing, includeStatic: z.boolean().default(false).describe("Include images, fonts, stylesheets and media") },
   output: {
     requests: z.array(
       z.object({
@@ -123,7 +123,7 @@ const networkRequests = browserTool({
 const info = browserTool({
   name: "info",
   title: "Browser info",
-  description: "Browser version, Chromium's pid and this session's tab count; the CDP endpoint if the operator turned it on.",
+  description: "Browser version, Chromium's pid and this session's tab count; the CDP endpoint if enabled.",
   input: {},
   output: {
     browserVersion: z.string(),

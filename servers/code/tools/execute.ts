@@ -6,12 +6,12 @@ import type { ExecOutcome } from "../kernel.js";
 import { DEFAULT_SESSION } from "../sessions.js";
 import { config, sessions } from "../state.js";
 
-export const languageSchema = z.enum(["python", "javascript"]).describe("The interpreter.");
+export const languageSchema = z.enum(["python", "javascript"]);
 export const sessionNameSchema = z
   .string()
   .regex(/^[A-Za-z0-9_.-]{1,64}$/, "a session name uses letters, digits, '_', '.' and '-' (at most 64)")
   .optional()
-  .describe(`Named session; each keeps its own state (default '${DEFAULT_SESSION}', one per language).`);
+  .describe(`Named session with its own state (default '${DEFAULT_SESSION}', one per language)`);
 
 const output = {
   status: z.enum(["ok", "error", "timeout", "cancelled", "crashed"]),
@@ -54,20 +54,14 @@ const execute = defineTool({
   title: "Run code",
   description:
     "Run Python or JavaScript like a notebook cell: state persists between calls; cwd is the workspace. Returns stdout, " +
-    "stderr, the last expression's value, tracebacks, matplotlib figures as PNG; top-level await works in JavaScript. " +
+    "stderr, the last value, tracebacks, matplotlib figures as PNG; JavaScript allows top-level await. " +
     "Code can call this hub's tools: Python `from agentbox import tools; tools.file_read(path=...)`, JavaScript " +
-    "`await tools.file_read({ path })`. A timeout or cancel interrupts the code; the reply says whether the state survived.",
+    "`await tools.file_read({ path })`. A timeout or cancel interrupts it; the reply says if state survived.",
   input: {
     language: languageSchema,
-    code: z.string().min(1).describe("The code to run."),
+    code: z.string().min(1),
     session: sessionNameSchema,
-    timeoutMs: z
-      .number()
-      .int()
-      .min(100)
-      .max(config.maxTimeoutMs)
-      .optional()
-      .describe(`Interrupt the code after this many ms (default ${config.defaultTimeoutMs}).`),
+    timeoutMs: z.number().int().min(100).max(config.maxTimeoutMs).optional().describe(`Interrupt it after this many ms (default ${config.defaultTimeoutMs})`),
   },
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -10,13 +10,13 @@ const installPackages = defineTool({
   name: "install",
   title: "Install packages",
   description: () =>
-    "Install packages for code sessions with pip (a venv that also sees the system packages) or npm. " +
-    "A spec is a package name (extras, version, range, tag, marker), an https or git+https URL, or a folder or archive in " +
-    "the workspace (./mypkg, file:./mypkg); options ('-…') are refused. " +
-    `A Python package already imported needs ${toolName("reset")} to load the new version.`,
+    "Install packages for code sessions with pip (into a venv that sees the system packages) or npm. " +
+    "A spec is a name (with extras, version, range, tag, marker), an https or git+https URL, or a workspace folder or archive " +
+    "(./mypkg, file:./mypkg); options ('-…') are refused. " +
+    `An already imported Python package needs ${toolName("reset")} to load the new version.`,
   input: {
     language: languageSchema,
-    packages: z.array(z.string().min(1)).min(1).max(50).describe("Package specs, e.g. requests==2.32.0, lodash@4."),
+    packages: z.array(z.string().min(1)).min(1).max(50).describe("Specs, e.g. requests==2.32.0, lodash@4"),
   },
   output: {
     language: z.enum(["python", "javascript"]),

@@ -9,7 +9,8 @@ import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 
-const dirParam = z.string().default(".").describe("Folder in the workspace.");
+// the folder the tool lists (its title says so), relative to the workspace like every path of this server
+const dirParam = z.string().default(".");
 const entryType = z.enum(["file", "directory", "symlink", "other"]);
 
 async function assertDirectory(dir: string, userPath: string): Promise<void> {
@@ -22,9 +23,9 @@ const list = defineTool({
   description: "List one folder's entries with type, size and modification time.",
   input: {
     path: dirParam,
-    hidden: z.boolean().default(false).describe("Include dotfiles."),
-    sort: z.enum(["name", "size", "mtime", "type"]).default("name").describe("Sort key (folders first when sorting by type)."),
-    reverse: z.boolean().default(false).describe("Reverse the order."),
+    hidden: z.boolean().default(false).describe("Include dotfiles"),
+    sort: z.enum(["name", "size", "mtime", "type"]).default("name").describe("type: folders first"),
+    reverse: z.boolean().default(false),
     ...pagingInput({ unit: "entry", units: "entries", defaultLimit: 1000, maxLimit: 10_000 }),
   },
   output: {
@@ -74,9 +75,9 @@ const tree = defineTool({
   description: "Show a folder's nested structure down to a depth, skipping excluded names.",
   input: {
     path: dirParam,
-    depth: z.number().int().min(1).max(20).default(3).describe("How many levels to descend (1 = the folder's own entries)."),
-    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
-    hidden: z.boolean().default(false).describe("Include dotfiles."),
+    depth: z.number().int().min(1).max(20).default(3).describe("Levels (1: the folder's own entries)"),
+    exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip"),
+    hidden: z.boolean().default(false).describe("Include dotfiles"),
     ...pagingInput({ unit: "entry", units: "entries", defaultLimit: 500, maxLimit: 10_000 }),
   },
   output: {

@@ -25,12 +25,12 @@ const changes = defineTool({
   title: "Recent workspace changes",
   description:
     "What anything (tools, shell, code, downloads) added, changed or removed in the workspace lately, for clients without resource " +
-    "subscriptions. The first call starts watching; pass its `next` as `since` to get what changed after. `missed`: some of those were dropped.",
+    "subscriptions. The first call starts watching; pass its `next` as `since` for what changed after (`missed`: some were dropped).",
   input: {
-    path: z.string().default(".").describe("Only at or below this path."),
-    glob: z.string().min(1).optional().describe("Only matching paths ('*.py'; with '/', the path below `path`)."),
-    since: z.string().optional().describe("`next` of an earlier call."),
-    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many; `more` if there are others."),
+    path: z.string().default(".").describe("Only at or below this path"),
+    glob: z.string().min(1).optional().describe("Only matching paths ('*.py'; with '/', the path below `path`)"),
+    since: z.string().optional().describe("An earlier call's `next`"),
+    limit: z.number().int().min(1).max(1000).default(200).describe("At most this many; `more` if there are others"),
   },
   output: {
     changes: z.array(z.object({ path: z.string(), kind: z.enum(["added", "changed", "removed"]), at: z.string() })),

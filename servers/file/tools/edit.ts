@@ -17,18 +17,17 @@ const edit = defineTool({
     "Replace exact text in a text file. Each oldText must match expectedCount times; if it matches nowhere, a " +
     "whitespace-insensitive match is tried. Edits apply in order, all or none. Returns a unified diff.",
   input: {
-    path: z.string().describe("Text file path in the workspace."),
+    path: z.string(),
     edits: z
       .array(
         z.object({
-          oldText: z.string().describe("Text to find, exactly as in the file (include enough context to be unique)."),
-          newText: z.string().describe("Replacement text."),
-          expectedCount: z.number().int().min(1).default(1).describe("How many matches to replace; any other count is refused."),
+          oldText: z.string().describe("Exact text to find (enough context to be unique)"),
+          newText: z.string(),
+          expectedCount: z.number().int().min(1).default(1).describe("Matches to replace; another count is refused"),
         }),
       )
-      .min(1)
-      .describe("Replacements, applied in order."),
-    dryRun: z.boolean().default(false).describe("Return the diff without writing the file."),
+      .min(1),
+    dryRun: z.boolean().default(false).describe("Diff only, write nothing"),
   },
   output: {
     path: z.string(),

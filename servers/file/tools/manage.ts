@@ -12,7 +12,7 @@ import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, reso
 import { copyDirAt, copyEntryAt, newCounts, removeAt } from "../tree.js";
 
 const pathParam = (what: string) => z.string().describe(what);
-const overwriteParam = z.boolean().default(false).describe("Replace an existing destination file.");
+const overwriteParam = z.boolean().default(false).describe("Replace an existing file");
 
 /** A destination may replace a file only when asked, and never a folder or the source's own subtree. */
 function checkDestination(source: string, dest: string, overwrite: boolean, userDest: string): void {
@@ -28,7 +28,7 @@ function checkDestination(source: string, dest: string, overwrite: boolean, user
 const move = defineTool({
   name: "move",
   title: "Move or rename",
-  description: "Move or rename a file, folder or symlink (a symlink moves itself, not its target). Missing parent folders of the destination are created.",
+  description: "Move or rename a file, folder or symlink (the link, not its target), creating missing parent folders.",
   input: { source: pathParam("What to move"), destination: pathParam("Its new path"), overwrite: overwriteParam },
   output: { source: z.string(), destination: z.string() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -60,7 +60,7 @@ const move = defineTool({
 const copy = defineTool({
   name: "copy",
   title: "Copy",
-  description: "Copy a file, or a folder with everything in it, to a new path (symlinks inside a folder are copied as links).",
+  description: "Copy a file, or a folder with its content (symlinks in it are copied as links).",
   input: { source: pathParam("What to copy"), destination: pathParam("Path of the copy"), overwrite: overwriteParam },
   output: { source: z.string(), destination: z.string(), type: z.string() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -93,7 +93,7 @@ const remove = defineTool({
   description: "Delete a file, symlink (the link, not its target) or empty folder; a folder with content only with recursive: true.",
   input: {
     path: pathParam("What to delete"),
-    recursive: z.boolean().default(false).describe("Delete a folder and everything in it."),
+    recursive: z.boolean().default(false).describe("Delete a folder and everything in it"),
   },
   output: { path: z.string(), type: z.string() },
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -125,7 +125,7 @@ const mkdir = defineTool({
   description: "Create a folder; an existing one is fine.",
   input: {
     path: pathParam("Folder to create"),
-    parents: z.boolean().default(true).describe("Create missing parent folders too."),
+    parents: z.boolean().default(true).describe("Create missing parent folders too"),
   },
   output: { path: z.string(), created: z.boolean() },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -149,7 +149,7 @@ const info = defineTool({
   name: "info",
   title: "Path details",
   description: "Details of a path: type, size, mode, times, MIME type; for a symlink also where it points.",
-  input: { path: pathParam("Path to describe") },
+  input: { path: z.string() },
   output: {
     path: z.string(),
     type: z.enum(["file", "directory", "symlink", "other"]),

@@ -18,7 +18,7 @@ const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 const DEFAULT_BYTE_LIMIT = 1024 * 1024;
 const MAX_BYTE_LIMIT = 8 * 1024 * 1024;
 
-const pathParam = z.string().describe("File path, relative to the workspace (or absolute inside it).");
+const pathParam = z.string().describe("Relative to the workspace (or absolute inside it)");
 
 const readOutput = {
   path: z.string(),
@@ -48,12 +48,12 @@ const read = defineTool({
     "other binary files are only described unless encoding is 'base64', then offset/limit count bytes.",
   input: {
     path: pathParam,
-    offset: offsetField("line or byte").default(0).describe("First line, from 0 (line number - 1); with encoding 'base64', first byte."),
+    offset: offsetField("line or byte").default(0).describe("First line from 0 (line number - 1); with encoding 'base64', first byte"),
     limit: limitField("lines or bytes", MAX_BYTE_LIMIT)
       .optional()
-      .describe(`Lines (default ${DEFAULT_LINE_LIMIT}, max ${MAX_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB).`),
-    lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
-    encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file."),
+      .describe(`Lines (default ${DEFAULT_LINE_LIMIT}, max ${MAX_LINE_LIMIT}); with encoding 'base64', bytes (default 1 MiB, max 8 MiB)`),
+    lineNumbers: z.boolean().default(false).describe("Prefix lines with number and tab"),
+    encoding: z.enum(["auto", "base64"]).default("auto").describe("'base64': the raw bytes of any file"),
   },
   output: readOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -134,12 +134,11 @@ const readMany = defineTool({
   name: "read_many",
   title: "Read several files",
   description:
-    `Read up to ${MAX_MANY} text files at once, each up to 'limit' lines. A file that cannot be read ` +
-    "is reported in place without failing the others; binary files are skipped.",
+    `Read up to ${MAX_MANY} text files at once, each up to \`limit\` lines. A file that cannot be read ` + "is reported in place; binary files are skipped.",
   input: {
-    paths: z.array(pathParam).min(1).max(MAX_MANY).describe("Files to read."),
-    limit: z.number().int().min(1).default(MANY_LINE_LIMIT).describe("Lines per file (from the start)."),
-    lineNumbers: z.boolean().default(false).describe("Prefix each line with its number and a tab."),
+    paths: z.array(z.string()).min(1).max(MAX_MANY),
+    limit: z.number().int().min(1).default(MANY_LINE_LIMIT).describe("Lines per file (from the start)"),
+    lineNumbers: z.boolean().default(false).describe("Prefix lines with number and tab"),
   },
   output: {
     files: z.array(

@@ -13,9 +13,9 @@ import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
 const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 
 const common = {
-  path: z.string().default(".").describe("Folder to search in the workspace."),
-  exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip."),
-  hidden: z.boolean().default(false).describe("Include dotfiles."),
+  path: z.string().default(".").describe("Folder"),
+  exclude: z.array(z.string()).default(DEFAULT_EXCLUDES).describe("Globs of names or paths to skip"),
+  hidden: z.boolean().default(false).describe("Include dotfiles"),
 };
 
 /** Globs with a slash match the path relative to the search folder, others just the name. */
@@ -29,9 +29,9 @@ const find = defineTool({
   title: "Find files by name",
   description: "Find files and folders whose name matches a glob (e.g. '*.ts', 'test_*'); a glob with '/' matches the relative path ('src/**/*.ts').",
   input: {
-    pattern: z.string().min(1).describe("Glob: * ? [abc] {a,b} and ** across folders."),
+    pattern: z.string().min(1).describe("Glob: * ? [abc] {a,b} and ** across folders"),
     ...common,
-    type: z.enum(["any", "file", "directory"]).default("any").describe("Only files, only folders, or both."),
+    type: z.enum(["any", "file", "directory"]).default("any"),
     ...pagingInput({ unit: "result", defaultLimit: 200, maxLimit: 10_000 }),
   },
   output: { matches: z.array(z.object({ path: z.string(), type: z.string() })), ...itemPageOutput },
@@ -69,12 +69,12 @@ const grep = defineTool({
   title: "Search file contents",
   description: "Search file contents with a regular expression (JavaScript syntax). Binary and very large files are skipped.",
   input: {
-    pattern: z.string().min(1).describe("Regular expression, or plain text with literal: true."),
+    pattern: z.string().min(1).describe("Regex, or plain text with literal: true"),
     ...common,
-    include: z.string().optional().describe("Only files matching this glob, e.g. '*.py'."),
-    ignoreCase: z.boolean().default(false).describe("Case-insensitive matching."),
-    literal: z.boolean().default(false).describe("The pattern is plain text."),
-    context: z.number().int().min(0).max(20).default(0).describe("Context lines around each match."),
+    include: z.string().optional().describe("Only files matching this glob"),
+    ignoreCase: z.boolean().default(false),
+    literal: z.boolean().default(false),
+    context: z.number().int().min(0).max(20).default(0).describe("Lines around each match"),
     ...pagingInput({ unit: "match", units: "matches", defaultLimit: 100, maxLimit: 5000 }),
   },
   output: {

@@ -6,7 +6,7 @@ import { formatSize } from "../content.js";
 import { assertWritable } from "../paths.js";
 import { deleteSnapshot, listSnapshots, restoreSnapshot, serialized, takeSnapshot, type SnapshotMeta } from "../snapshots.js";
 
-const nameParam = z.string().min(1).describe("Snapshot name, e.g. 'before-refactor'.");
+const nameParam = z.string().min(1).describe("e.g. 'before-refactor'");
 
 const metaShape = {
   name: z.string(),
@@ -32,7 +32,7 @@ const snapshotTake = defineTool({
   title: "Take a workspace snapshot",
   description: () =>
     `Save the whole workspace (files, empty folders, modes, symlinks) under a name, to bring it back later with ${toolName("snapshot_restore")}.`,
-  input: { name: nameParam, overwrite: z.boolean().default(false).describe("Replace an existing snapshot of that name.") },
+  input: { name: nameParam, overwrite: z.boolean().default(false).describe("Replace one of that name") },
   output: metaShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   async run({ name, overwrite }, ctx) {

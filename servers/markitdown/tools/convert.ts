@@ -27,9 +27,9 @@ const convert = defineTool({
     "Convert a document (PDF, Word, Excel, HTML, CSV, JSON, RSS, Jupyter, ZIP of these…) from `source` or base64 `content` " +
     "to Markdown. Long output is paged (offset/limit characters), or written whole to `saveTo`.",
   input: {
-    source: z.string().optional().describe("Workspace path, file: URI, http(s): URL or data: URI of the document"),
-    content: z.string().optional().describe("The document itself, base64-encoded (instead of source); needs `name` or `format`"),
-    name: z.string().optional().describe("File name for `content` (its extension picks the converter), e.g. report.pdf"),
+    source: z.string().optional().describe("Workspace path, or file:, http(s): or data: URL"),
+    content: z.string().optional().describe("The document, base64 (instead of source); needs `name` or `format`"),
+    name: z.string().optional().describe("File name for `content` (its extension picks the converter)"),
     format: z.string().optional().describe("Force a format by extension or id (pdf, docx, html, csv…)"),
     ...charPagingInput,
     saveTo: z.string().optional().describe("Workspace path to write the whole Markdown to instead"),

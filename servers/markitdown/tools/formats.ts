@@ -7,7 +7,7 @@ import { FORMATS } from "../../lib/document-formats.js";
 const formats = defineTool({
   name: "formats",
   title: "List convertible formats",
-  description: () => `List the document formats ${toolName("convert")} understands, with their file extensions and media types.`,
+  description: () => `The formats ${toolName("convert")} understands, with file extensions and media types.`,
   input: {},
   output: {
     formats: z.array(

@@ -6,7 +6,7 @@ import { resolveInWorkspace } from "../../lib/workspace.js";
 
 export const envSchema = z
   .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "environment variable names use letters, digits and _"), z.string())
-  .describe("Extra environment variables.");
+  .describe("Extra environment variables");
 
 /** The working directory: the workspace by default, else a directory inside it. */
 export function resolveCwd(workspace: string, cwd: string | undefined): string {

@@ -19,15 +19,15 @@ const exec = defineTool({
   taskSupport: "optional",
   title: "Run a command",
   description: () =>
-    "Run a command line with bash -c; returns exit code, stdout, stderr and duration. On timeout or cancel the process tree is killed, " +
-    `and background processes when it exits: use ${toolName("session_create")} for long-running or interactive programs. ` +
+    "Run a command line with bash -c; returns exit code, stdout, stderr, duration. Its process tree is killed on timeout or cancel, " +
+    `background processes when it exits: use ${toolName("session_create")} for long-running or interactive programs. ` +
     "Long output keeps its tail; new output streams as progress.",
   input: {
-    command: z.string().min(1).describe("The command line."),
-    cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
+    command: z.string().min(1),
+    cwd: z.string().optional().describe("Working directory (default: workspace root)"),
     env: envSchema.optional(),
-    stdin: z.string().optional().describe("Text for the command's standard input (default: none, stdin closed)."),
-    timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(120_000).describe("Kill the command and everything it started after this many ms."),
+    stdin: z.string().optional().describe("Standard input (default: closed)"),
+    timeoutMs: z.number().int().positive().max(MAX_TIMEOUT_MS).default(120_000).describe("Kill it and all it started after this many ms"),
   },
   output: {
     exitCode: z.number().int().nullable().describe("Exit code, null when killed by a signal."),

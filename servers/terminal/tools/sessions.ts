@@ -17,14 +17,15 @@ import { recordingNote, recordingOf, recordTerminal } from "../recording.js";
 
 const MAX_WAIT_MS = 10 * 60_000;
 
-const id = z.string().min(1).describe("Terminal id.");
+// the id terminal_session_create returned: the tools' titles say whose id it is
+const id = z.string().min(1);
 const cols = z.number().int().min(10).max(1000);
 const rows = z.number().int().min(2).max(500);
-const stripAnsi = z.boolean().default(true).describe("Strip ANSI escapes and turn CRLF into LF; false: raw bytes.");
+const stripAnsi = z.boolean().default(true).describe("Strip ANSI escapes, CRLF to LF; false: raw bytes");
 const waitParams = {
-  waitFor: z.string().min(1).optional().describe("Wait until this JavaScript regex (multiline) matches the new output, e.g. '>>> $'."),
-  quietMs: z.number().int().positive().max(60_000).optional().describe("Wait until no output arrives for this many ms (after waitFor, if both)."),
-  timeoutMs: z.number().int().positive().max(MAX_WAIT_MS).default(10_000).describe("Longest wait in ms; on timeout the output so far is returned."),
+  waitFor: z.string().min(1).optional().describe("Wait for this regex (JavaScript, multiline) in new output, e.g. '>>> $'"),
+  quietMs: z.number().int().positive().max(60_000).optional().describe("Wait for this many ms of quiet (after waitFor, if both)"),
+  timeoutMs: z.number().int().positive().max(MAX_WAIT_MS).default(10_000).describe("Longest wait; then the output so far is returned"),
   stripAnsi,
 };
 
@@ -113,17 +114,17 @@ const sessionCreate = defineTool({
   name: "session_create",
   title: "Open a terminal",
   description: () =>
-    "Open a persistent terminal: a pty running a shell or another interactive program (python3…), " +
-    `kept until ${toolName("session_kill")}, the end of your client session, or the idle limit. Returns its id. ` +
-    `At most ${settings.maxSessions} running terminals per client session.`,
+    "Open a persistent terminal (a pty running a shell or another program, e.g. python3), " +
+    `kept until ${toolName("session_kill")}, your client session's end or the idle limit. Returns its id. ` +
+    `At most ${settings.maxSessions} running per client session.`,
   input: {
-    shell: z.string().min(1).optional().describe("Program to run (default: $SHELL, else /bin/bash)."),
-    args: z.array(z.string()).default([]).describe("Arguments for the program."),
-    cwd: z.string().optional().describe("Working directory in the workspace (default: its root)."),
+    shell: z.string().min(1).optional().describe("Program to run (default: $SHELL, else /bin/bash)"),
+    args: z.array(z.string()).default([]),
+    cwd: z.string().optional().describe("Working directory (default: workspace root)"),
     env: envSchema.optional(),
-    cols: cols.default(120).describe("Width in columns."),
-    rows: rows.default(40).describe("Height in rows."),
-    record: z.boolean().optional().describe("Record it (asciicast; see hub_recordings)."),
+    cols: cols.default(120),
+    rows: rows.default(40),
+    record: z.boolean().optional().describe("Record it (asciicast; see hub_recordings)"),
   },
   output: infoShape,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -144,11 +145,11 @@ const sessionSend = defineTool({
   title: "Type into a terminal",
   description:
     "Send text and/or named keys to a terminal. With waitFor or quietMs, wait and return the output since your " +
-    `last read (marking it read); otherwise return at once. Keys: ${KEY_HELP}.`,
+    "last read (marking it read); otherwise return at once.",
   input: {
     id,
-    input: z.string().optional().describe("Text to type; '\\n' presses Enter, e.g. 'ls -la\\n'."),
-    keys: z.array(z.string()).optional().describe("Named keys sent after the text, e.g. ['Ctrl-C']."),
+    input: z.string().optional().describe("Text to type; '\\n' presses Enter, e.g. 'ls -la\\n'"),
+    keys: z.array(z.string()).optional().describe(`Sent after the text, e.g. ['Ctrl-C']: ${KEY_HELP}`),
     ...waitParams,
   },
   output: { ...readShape, sentBytes: z.number() },
@@ -161,7 +162,7 @@ const sessionSend = defineTool({
     let data = (input ?? "").replace(/\r?\n/g, "\r");
     for (const key of keys ?? []) {
       const bytes = keyBytes(key);
-      if (bytes === undefined) throw new ToolError(`Unknown key '${key}'. Known keys: ${KEY_HELP}.`);
+      if (bytes === undefined) throw new ToolError(`Unknown key '${key}'. Known keys: ${KEY_HELP}; e.g. Ctrl-C (also C-c, ^c).`);
       data += bytes;
     }
     const t = await findTerminal(ctx.session, id);
@@ -198,8 +199,8 @@ const sessionRead = defineTool({
   description: "Read a terminal's output (marking it read), optionally after waiting for a pattern or for quiet.",
   input: {
     id,
-    mode: z.enum(["new", "tail"]).default("new").describe("'new': output since the last read; 'tail': the last `limit` lines."),
-    limit: limitField("lines", 10_000).default(40).describe("Lines for mode 'tail'."),
+    mode: z.enum(["new", "tail"]).default("new").describe("'new': output since the last read; 'tail': the last `limit` lines"),
+    limit: limitField("lines", 10_000).default(40).describe("Lines for mode 'tail'"),
     ...waitParams,
   },
   output: readShape,
@@ -218,7 +219,7 @@ const sessionResize = defineTool({
   name: "session_resize",
   title: "Resize a terminal",
   description: "Change a terminal's size; full-screen programs (top, vim, less) redraw for the new size.",
-  input: { id, cols: cols.describe("Width in columns."), rows: rows.describe("Height in rows.") },
+  input: { id, cols, rows },
   output: infoShape,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ id, cols, rows }, ctx) {
