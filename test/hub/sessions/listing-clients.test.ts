@@ -3,7 +3,8 @@
 // tools/call, and it never ends its session; 2026-07-28: server/discover, subscriptions/listen,
 // tools/list twice, tools/call), and a 2026 client, told ttlMs 0, may list whenever it likes. The
 // hub's default limits must never trip them, and still hold a flood.
-// And a client that connects while a configured server is still starting gets a complete first list.
+// And a client that connects while a configured server is still starting gets a complete first list,
+// and the server's prompts and resources by name.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { DEFAULT_RATE_LIMITS } from "../../../hub/config/config.js";
@@ -69,7 +70,7 @@ describe("the default limits and clients that list before every call", () => {
   });
 });
 
-describe("a list asked while a configured server starts", () => {
+describe("requests while a configured server starts", () => {
   let hub: TestHub;
   before(async () => {
     // the server takes seconds to serve, as an npx-installed one does: the clients connect before it is up
@@ -80,15 +81,34 @@ describe("a list asked while a configured server starts", () => {
   });
   after(() => hub.stop());
 
-  test("the first tools/list of either era already holds the starting server's tools", async () => {
+  const stateOfSlow = async () => {
+    const status = (await (await fetch(`${hub.origin}/`)).json()) as { servers: Array<{ name: string; state: string }> };
+    return status.servers.find((s) => s.name === "slow")?.state;
+  };
+
+  test("the first requests of either era already see the starting server: its tools listed, its prompt, completions and template answered", async () => {
     const [old, modern] = await Promise.all([hub.connect(), connectModern(hub)]);
-    const [oldList, modernList] = await Promise.all([old.listTools(), modern.listTools()]);
+    assert.equal(await stateOfSlow(), "starting", "the server was up before the clients asked: nothing was tested");
+    // a prompt, a completion and a resource of a template name what only the starting server has
+    const [oldList, modernList, prompt, modernPrompt, colours, item, ids] = await Promise.all([
+      old.listTools(),
+      modern.listTools(),
+      old.getPrompt({ name: "slow_paint", arguments: { colour: "red" } }),
+      modern.getPrompt({ name: "slow_paint", arguments: { colour: "blue" } }),
+      old.complete({ ref: { type: "ref/prompt", name: "slow_paint" }, argument: { name: "colour", value: "gr" } }),
+      old.readResource({ uri: "slow://items/42" }),
+      old.complete({ ref: { type: "ref/resource", uri: "slow://items/{id}" }, argument: { name: "id", value: "1" } }),
+    ]);
     for (const list of [oldList, modernList]) {
       const names = list.tools.map((t) => t.name);
       assert.ok(names.includes("slow_pids"), `listed: ${names.join(", ")}`);
     }
-    const status = (await (await fetch(`${hub.origin}/`)).json()) as { servers: Array<{ name: string; state: string }> };
-    assert.equal(status.servers.find((s) => s.name === "slow")?.state, "ready");
+    assert.deepEqual(prompt.messages[0]?.content, { type: "text", text: "Paint it red." });
+    assert.deepEqual(modernPrompt.messages[0]?.content, { type: "text", text: "Paint it blue." });
+    assert.deepEqual(colours.completion.values, ["green"]);
+    assert.equal((item.contents[0] as { text?: string }).text, "item 42");
+    assert.deepEqual(ids.completion.values, ["17"]);
+    assert.equal(await stateOfSlow(), "ready");
     await Promise.all([old.close(), modern.close()]);
   });
 });
