@@ -63,12 +63,12 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   rm -f "$npm_log"
 fi
 
-# The MCP conformance suite (a dev dependency) runs on Node 22 or later. On an older Node, a Node 22
+# The MCP conformance suite and the MCP Inspector CLI (dev dependencies) run on Node 22 or later. On an older Node, a Node 22
 # from the npm package node-linux-<arch> goes into .node22/ (not node_modules: its bin/node would
 # shadow this Node in every npm script), where test/helpers/node22.ts finds it.
 node22="node-linux-$(node -p process.arch)"
 if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ] && [ ! -x ".node22/node_modules/$node22/bin/node" ]; then
-  echo "agentbox setup: installing Node 22 ($node22) into .node22/ for the conformance suite"
+  echo "agentbox setup: installing Node 22 ($node22) into .node22/ for the conformance suite and the Inspector CLI"
   npm install --prefix .node22 --no-save --no-audit --no-fund --loglevel=error "$node22@22" >/dev/null
 fi
 npm run build

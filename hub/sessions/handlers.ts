@@ -13,7 +13,7 @@ import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
 import { formatRange, type PortRange } from "../config/network.js";
-import { untilStarted } from "../catalog/starting.js";
+import { NAME_WAIT_MS, untilStarted } from "../catalog/starting.js";
 import { getSkill, listSkills, readSkillFile } from "./skills.js";
 import { SKILLS_EXTENSION } from "../protocol/extensions.js";
 import { LIVE_APP_URI, liveAppListing, readLiveApp, rendersApps, withAppMeta } from "../live/app-resource.js";
@@ -61,11 +61,26 @@ export async function checkMethodLimit({ hub, session }: HandlerCtx, method: str
   throw protocolError(RATE_LIMITED_CODE, `Rate limit for ${method} reached (${verdict.rule}); retry in ${seconds} s.`, { retryAfterMs: verdict.retryAfterMs });
 }
 
-/** A prompt by published name, if the view's selection includes its server. */
-function selectedPrompt({ session, view }: HandlerCtx, name: string) {
-  const owner = session.tenant.catalog.prompt(name);
-  if (owner && view.allowsServer(owner.child.name)) return owner;
+/** A prompt by published name, if the view's selection includes its server (one still starting may bring it). */
+async function selectedPrompt(ctx: HandlerCtx, name: string) {
+  const { session, view } = ctx;
+  const find = () => {
+    const owner = session.tenant.catalog.prompt(name);
+    return owner && view.allowsServer(owner.child.name) ? owner : undefined;
+  };
+  const owner = find() ?? (await namedServersStarted(ctx), find());
+  if (owner) return owner;
   throw unknownName("prompt", name, session.tenant.catalog.suggestPrompts(name));
+}
+
+/** The servers the view shows that are starting for the first time, waited for before a name they may bring is called unknown. */
+function namedServersStarted({ hub, session, view }: HandlerCtx): Promise<void> {
+  return untilStarted(session.tenant.children, (server) => view.allowsServer(server), hub.clock, NAME_WAIT_MS);
+}
+
+/** A resource URI's owner: as known, else once the servers still starting are up (a template's server brings its templates). */
+async function ownerOnceKnown(ctx: HandlerCtx, uri: string) {
+  return knownOwner(ctx.session, ctx.view, uri) ?? (await namedServersStarted(ctx), knownOwner(ctx.session, ctx.view, uri));
 }
 
 /** A list asked for in the hub's first seconds waits (briefly) for the servers it would show that are still starting (../catalog/starting.ts). */
@@ -90,7 +105,7 @@ export async function listPrompts(ctx: HandlerCtx) {
 
 export async function getPrompt(ctx: HandlerCtx, params: GetPromptRequest["params"], channel: CallChannel) {
   await checkMethodLimit(ctx, "prompts/get");
-  const owner = selectedPrompt(ctx, params.name);
+  const owner = await selectedPrompt(ctx, params.name);
   return forward(owner.child, "prompts/get", params, ctx.session, channel, { name: owner.original });
 }
 
@@ -113,6 +128,7 @@ export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest[
   if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base());
   const skillFile = await readSkillFile(ctx, params, channel);
   if (skillFile) return skillFile;
+  await ownerOnceKnown(ctx, params.uri);
   const owner = resourceOwner(ctx.session, ctx.view, params.uri);
   const result = await forward(owner, "resources/read", params as Params, ctx.session, channel, { uri: childUri(owner, params.uri) });
   // what it read names the URI as published (an MCP App's under its server's prefix: ../catalog/app-uris.ts)
@@ -139,6 +155,7 @@ export async function subscribe(ctx: HandlerCtx, params: SubscribeRequest["param
   if (params.uri.length > MAX_SUBSCRIBED_URI) {
     throw protocolError(-32602, `A subscribed URI may be at most ${MAX_SUBSCRIBED_URI} characters long; this one has ${params.uri.length}.`);
   }
+  await ownerOnceKnown(ctx, params.uri);
   const owner = resourceOwner(ctx.session, ctx.view, params.uri);
   const { subscriptions } = ctx.session;
   if (!subscriptions.has(params.uri) && subscriptions.size >= MAX_SUBSCRIPTIONS) {
@@ -163,10 +180,10 @@ export async function unsubscribe(ctx: HandlerCtx, params: UnsubscribeRequest["p
 export async function complete(ctx: HandlerCtx, params: CompleteRequest["params"], channel: CallChannel) {
   const ref = params.ref as { type: string; name?: string; uri?: string };
   if (ref.type === "ref/prompt") {
-    const owner = selectedPrompt(ctx, ref.name ?? "");
+    const owner = await selectedPrompt(ctx, ref.name ?? "");
     return forward(owner.child, "completion/complete", params, ctx.session, channel, { ref: { ...ref, name: owner.original } });
   }
-  const owner = knownOwner(ctx.session, ctx.view, ref.uri ?? "");
+  const owner = await ownerOnceKnown(ctx, ref.uri ?? "");
   if (!owner) return { completion: { values: [], hasMore: false } };
   return forward(owner, "completion/complete", params as Params, ctx.session, channel, { ref: { ...ref, uri: childUri(owner, ref.uri ?? "") } });
 }

@@ -14,6 +14,7 @@ import { traceRequest } from "../observability/tracing.js";
 import { QueueFullError } from "../children/queue.js";
 import { QueueBudgetError } from "../children/queue-budget.js";
 import { HUB, type SessionView } from "../catalog/selection.js";
+import { NAME_WAIT_MS } from "../catalog/starting.js";
 import { CONTEXT_ARGUMENT } from "../catalog/context-argument.js";
 import { inflightCall, type CallChannel, type ClientSession } from "./registry.js";
 import { HUB_CONTEXT_TOOLS, namesContext, type ContextCall, type Contexts } from "./contexts.js";
@@ -43,8 +44,6 @@ export interface ToolCallDeps {
   /** The audit trail and each session's recent calls (./call-records.ts). */
   records?: CallRecords;
 }
-
-const FIRST_START_WAIT_MS = 30_000;
 
 export class ToolCalls {
   constructor(private readonly deps: ToolCallDeps) {}
@@ -198,7 +197,7 @@ export class ToolCalls {
 async function firstStarts(children: Child[]): Promise<boolean> {
   const starting = children.filter((c) => c.state === "starting").map((c) => c.started);
   if (starting.length === 0) return false;
-  await Promise.race([Promise.allSettled(starting), new Promise((r) => setTimeout(r, FIRST_START_WAIT_MS).unref())]);
+  await Promise.race([Promise.allSettled(starting), new Promise((r) => setTimeout(r, NAME_WAIT_MS).unref())]);
   return true;
 }
 

@@ -1,4 +1,4 @@
-// The conformance suite needs Node ≥ 22: this Node when it is one, AGENTBOX_NODE22 when set, else
+// The conformance suite and the Inspector CLI need Node ≥ 22: this Node when it is one, AGENTBOX_NODE22 when set, else
 // the one `npm run setup` installs on an older Node (into .node22/, from the npm package
 // node-linux-<arch>). Nothing is installed while the tests run.
 import path from "node:path";
