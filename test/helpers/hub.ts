@@ -7,7 +7,7 @@ import readline from "node:readline";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import { builtinServers, distRoot, type ServerConfig } from "../../hub/config/config.js";
+import { builtinServers, bundled, distRoot, type ServerConfig } from "../../hub/config/config.js";
 import { until } from "./wait.js";
 
 export interface HubOptions {
@@ -85,7 +85,7 @@ export async function startHub(options: HubOptions = {}): Promise<TestHub> {
   const configPath = options.configFile ?? path.join(dir, "agentbox.json");
   if (!options.configFile) fs.writeFileSync(configPath, JSON.stringify({ ...options.config, mcpServers }, null, 2));
 
-  const child = spawn(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", String(options.port ?? 0), "--config", configPath], {
+  const child = spawn(process.execPath, [bundled("hub"), "--port", String(options.port ?? 0), "--config", configPath], {
     env: {
       ...process.env,
       AGENTBOX_WORKSPACE: workspace,
