@@ -72,7 +72,8 @@ step(
   "bundle",
   () => {
     const modules = (file) => file.endsWith(".js") && !file.includes(`${path.sep}static${path.sep}`);
-    return digest([...filesUnder("dist/hub", modules), ...filesUnder("dist/servers", modules), path.join(root, "scripts", "bundle.mjs")], lockAndNode());
+    const inputs = ["dist/hub", "dist/servers", "dist/test/fixtures"].flatMap((dir) => filesUnder(dir, modules));
+    return digest([...inputs, path.join(root, "scripts", "bundle.mjs")], lockAndNode());
   },
   ["dist/bundle/hub/main.js", "dist/bundle/servers/file/main.js"],
   () => node(["scripts/bundle.mjs"]),

@@ -44,10 +44,21 @@ function ownImportMetaUrl(outfile) {
   };
 }
 
-/** What to bundle: [entry compiled by tsc, bundle written beside the others]. */
+/** The tests' fixture servers (test/helpers/hub.ts runs them from here): a test suite starts hundreds. */
+function fixtures() {
+  const dir = path.join(dist, "test", "fixtures");
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".js"))
+    .map((name) => [path.join(dir, name), path.join(dist, "bundle", "test", "fixtures", name)]);
+}
+
+/** What to bundle: [entry compiled by tsc, its bundle]. */
 export const entries = () => [
   [path.join(dist, "hub", "main.js"), path.join(dist, "bundle", "hub", "main.js")],
   ...SERVERS.map((name) => [path.join(dist, "servers", name, "main.js"), path.join(dist, "bundle", "servers", name, "main.js")]),
+  ...fixtures(),
 ];
 
 export async function bundle() {
