@@ -21,7 +21,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY hub ./hub
 COPY servers ./servers
-COPY scripts/build.mjs ./scripts/
+COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
 # node-pty ships prebuilt binaries for macOS and Windows only (~60 MB); on Linux it loads the
 # one compiled above from build/Release, so the others are dropped.
 # Type declarations, source maps and documents in node_modules are never loaded at run time (~25 MB).

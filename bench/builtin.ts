@@ -2,7 +2,7 @@
 // fails to start, is reported as such and left out, so one broken server never stops the bench.
 import fs from "node:fs";
 import path from "node:path";
-import { BUILTIN_SERVERS, builtinServers, distRoot, type ServerConfig } from "../hub/config/config.js";
+import { BUILTIN_SERVERS, builtinServers, bundled, distRoot, type ServerConfig } from "../hub/config/config.js";
 import { hubStatus, startHub, waitHubReady, type HttpTarget } from "./targets.js";
 
 export interface BuiltinSet {
@@ -15,7 +15,7 @@ export function presentBuiltins(): BuiltinSet {
   const present: string[] = [];
   const missing: Record<string, string> = {};
   for (const name of BUILTIN_SERVERS) {
-    const main = path.join(distRoot(), "servers", name, "main.js");
+    const main = bundled(`servers/${name}`);
     if (fs.existsSync(main)) present.push(name);
     else missing[name] = `not built (${path.relative(distRoot(), main)} missing)`;
   }

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { distRoot, type ServerConfig } from "../hub/config/config.js";
+import { bundled, distRoot, type ServerConfig } from "../hub/config/config.js";
 import { freePort, start, waitForPort, type Spawned } from "./proc.js";
 
 export const projectRoot = (): string => path.dirname(distRoot());
@@ -100,11 +100,11 @@ export async function startHub(options: HubStartOptions): Promise<HttpTarget & {
   const config = path.join(dir, "agentbox.json");
   fs.writeFileSync(config, JSON.stringify({ mcpServers: options.servers }, null, 2));
   const port = await freePort();
-  const spawned = start(
-    process.execPath,
-    [...(options.nodeArgs ?? []), path.join(distRoot(), "hub", "main.js"), "--host", "127.0.0.1", "--port", String(port), "--config", config],
-    { ...BENCH_ENV, AGENTBOX_WORKSPACE: workspace, ...options.env },
-  );
+  const spawned = start(process.execPath, [...(options.nodeArgs ?? []), bundled("hub"), "--host", "127.0.0.1", "--port", String(port), "--config", config], {
+    ...BENCH_ENV,
+    AGENTBOX_WORKSPACE: workspace,
+    ...options.env,
+  });
   const origin = `http://127.0.0.1:${port}`;
   await waitForPort(port, spawned, 30_000);
   return {

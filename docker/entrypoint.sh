@@ -84,7 +84,7 @@ run_hub() {
     # or one-key hub has one tenant: the `agent` user (which AGENTBOX_UID remaps).
     export AGENTBOX_TENANT_UID="${AGENTBOX_TENANT_UID:-$(id -u agent)}"
     # Same pid after exec, so a SIGTERM for this process reaches the hub itself.
-    exec /usr/local/bin/node /app/dist/hub/main.js "$@"
+    exec /usr/local/bin/node /app/dist/bundle/hub/main.js "$@"
   fi
   # A --user uid may have no passwd entry and so no home; Chromium and Python want a writable one.
   local home
@@ -94,7 +94,7 @@ run_hub() {
     mkdir -p "$home"
   fi
   export HOME="$home"
-  exec /usr/local/bin/node /app/dist/hub/main.js "$@"
+  exec /usr/local/bin/node /app/dist/bundle/hub/main.js "$@"
 }
 
 # The hub, started again when it dies unasked, as a supervisor would without one (supervisord took

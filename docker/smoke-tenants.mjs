@@ -47,7 +47,7 @@ export async function phaseTenants({ image, check, expect, connect, callOk, text
         name: "terminal_exec",
         arguments: {
           command:
-            "cat /workspace/bob/secret.txt; cat /etc/agentbox/* ; kill -9 1 $(pgrep -f dist/hub/main.js); env | grep -c -e AGENTBOX_TENANTS -e AGENTBOX_API_KEY; true",
+            "cat /workspace/bob/secret.txt; cat /etc/agentbox/* ; kill -9 1 $(pgrep -f dist/bundle/hub/main.js); env | grep -c -e AGENTBOX_TENANTS -e AGENTBOX_API_KEY; true",
         },
       });
       const out = textOf(probe);

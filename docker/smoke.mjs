@@ -97,7 +97,7 @@ async function waitHealthy(container, timeoutMs = 60_000) {
 }
 
 /** Prints the hub's pid inside the container (the image has no pgrep): the node process running main.js, not a server. */
-const HUB_PID = `for d in /proc/[0-9]*; do tr '\\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q '^/usr/local/bin/node /app/dist/hub/main.js' && echo "\${d#/proc/}"; done | head -1`;
+const HUB_PID = `for d in /proc/[0-9]*; do tr '\\0' ' ' <"$d/cmdline" 2>/dev/null | grep -q '^/usr/local/bin/node /app/dist/bundle/hub/main.js' && echo "\${d#/proc/}"; done | head -1`;
 
 /** docker stop, then: exit code 0 (137 had docker killed it), the hub itself said it stopped, and was not started again. */
 async function checkCleanStop(container) {

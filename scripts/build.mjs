@@ -67,6 +67,18 @@ step(
   () => node([path.join(root, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"]),
 );
 
+// the hub and the built-in servers as one file each, so a start does not open ~700 modules (scripts/bundle.mjs)
+step(
+  "bundle",
+  () => {
+    const modules = (file) => file.endsWith(".js") && !file.includes(`${path.sep}static${path.sep}`);
+    const inputs = ["dist/hub", "dist/servers", "dist/test/fixtures"].flatMap((dir) => filesUnder(dir, modules));
+    return digest([...inputs, path.join(root, "scripts", "bundle.mjs")], lockAndNode());
+  },
+  ["dist/bundle/hub/main.js", "dist/bundle/servers/file/main.js"],
+  () => node(["scripts/bundle.mjs"]),
+);
+
 step(
   "playground",
   () => digest([...filesUnder("hub/playground/web"), ...bundledBy("playground", "build.js")], lockAndNode()),

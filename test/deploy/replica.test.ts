@@ -3,9 +3,8 @@
 // a 2026 retry whose call was lost with a restart is told so.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { distRoot, loadConfig } from "../../hub/config/config.js";
+import { bundled, loadConfig } from "../../hub/config/config.js";
 import { call, fixture, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { both, eventStream, initialize, json, post } from "../helpers/raw-http.js";
 import { postModern, samplingAnswer, samplingCall } from "../hub/modern/modern-client.js";
@@ -61,7 +60,7 @@ describe("AGENTBOX_REPLICA", () => {
     for (const bad of ["R1", "-r1", "r1-", "r_1", "r1.evil", "a".repeat(64), "r1/../x"]) {
       assert.throws(() => loadConfig({}, { AGENTBOX_REPLICA: bad }), allowed, `AGENTBOX_REPLICA=${bad} should be refused`);
     }
-    const run = spawnSync(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0"], {
+    const run = spawnSync(process.execPath, [bundled("hub"), "--port", "0"], {
       env: { ...process.env, AGENTBOX_REPLICA: "r1.evil" },
       encoding: "utf8",
       timeout: 20_000,

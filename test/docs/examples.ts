@@ -43,7 +43,7 @@ export function checkOf(block: CodeBlock): Check | { error: string } {
 
 /**
  * A folder to run examples in, as a reader runs them from the checkout: every top-level entry of the
- * checkout is linked into it, so `node dist/hub/main.js` and `npm start` work, while what an example
+ * checkout is linked into it, so `node dist/bundle/hub/main.js` and `npm start` work, while what an example
  * writes (nginx.conf, a workspace) stays in the scratch folder. Traversable by a tenant's uid.
  */
 export function scratchCheckout(): string {

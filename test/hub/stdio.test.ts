@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { distRoot } from "../../hub/config/config.js";
+import { bundled } from "../../hub/config/config.js";
 import { call, fixture, tempDir, textOf } from "../helpers/hub.js";
 import { until } from "../helpers/wait.js";
 
@@ -19,7 +19,7 @@ describe("stdio mode", () => {
     fs.writeFileSync(config, JSON.stringify({ mcpServers: { echo: fixture("echo-server") } }));
     transport = new StdioClientTransport({
       command: process.execPath,
-      args: [path.join(distRoot(), "hub", "main.js"), "--stdio", "--config", config],
+      args: [bundled("hub"), "--stdio", "--config", config],
       env: { ...(process.env as Record<string, string>), AGENTBOX_WORKSPACE: dir, AGENTBOX_RATE_LIMITS: "off" },
       stderr: "ignore",
     });
@@ -67,7 +67,7 @@ describe("stdio mode as a desktop client launches it", () => {
     if (asRoot) fs.chownSync(home, 65534, 65534);
     fs.chmodSync(home, 0o755);
     const { AGENTBOX_WORKSPACE: _ws, ...env } = process.env as Record<string, string>;
-    const hubArgs = [path.join(distRoot(), "hub", "main.js"), "--stdio"];
+    const hubArgs = [bundled("hub"), "--stdio"];
     // an ordinary user: root becomes nobody, who cannot create /workspace
     const [command, args] = asRoot
       ? ["setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, ...hubArgs]]

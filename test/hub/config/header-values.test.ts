@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, test } from "node:test";
 import { promisify } from "node:util";
-import { ConfigError, distRoot, loadConfig } from "../../../hub/config/config.js";
+import { ConfigError, bundled, loadConfig } from "../../../hub/config/config.js";
 import { tempDir } from "../../helpers/hub.js";
 
 function configWith(headers: Record<string, string>): string {
@@ -55,7 +55,7 @@ describe("config: a server's headers", () => {
   });
 
   test("the hub refuses to start with such a config, saying why", async () => {
-    const args = [path.join(distRoot(), "hub", "main.js"), "--port", "0", "--config", configWith({ Authorization: "Bearer …" })];
+    const args = [bundled("hub"), "--port", "0", "--config", configWith({ Authorization: "Bearer …" })];
     // a hub that took the config would serve until stopped: it is ended after a minute, so the test fails rather than waits
     const failed = await promisify(execFile)(process.execPath, args, { timeout: 60_000 }).then(
       () => assert.fail("the hub started"),

@@ -5,7 +5,6 @@
 // hostile trace context is ignored; nothing is exported when no endpoint is set.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,7 +14,7 @@ import { startCollector, type OtlpCollector, type ReceivedSpan } from "../../hel
 import { until } from "../../helpers/wait.js";
 import { connectModern, postModern, startTask, withTasks } from "../modern/modern-client.js";
 import { tracesProtocol } from "../../../servers/lib/tracing.js";
-import { distRoot } from "../../../hub/config/config.js";
+import { bundled } from "../../../hub/config/config.js";
 import { sessionLabel } from "../../../hub/observability/session-label.js";
 import { connectAs, untilStatus } from "../tasks/legacy-client.js";
 
@@ -312,7 +311,7 @@ describe("traces off", () => {
     assert.throws(() => tracesProtocol({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "carrier-pigeon" }), /http\/protobuf \(default\) or http\/json/);
     assert.equal(tracesProtocol({}), "http/protobuf");
     // and the hub refuses to start with it, saying so, rather than run without the traces asked for
-    const run = spawnSync(process.execPath, [path.join(distRoot(), "hub", "main.js"), "--port", "0"], {
+    const run = spawnSync(process.execPath, [bundled("hub"), "--port", "0"], {
       env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
       encoding: "utf8",
       timeout: 30_000,
