@@ -75,7 +75,7 @@ export class CallRecords {
       tool: clip(tool),
       outcome,
       durationMs,
-      at: new Date(startedAt).toISOString(),
+      startedAt,
       ...(errorType ? { errorType } : {}),
       ...(taskId ? { taskId } : {}),
     });
