@@ -8,6 +8,7 @@ import { PassThrough } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { holdUntilTurnEnds } from "../../servers/lib/turn-writes.js";
 import { noteSize } from "./message-sizes.js";
 
 export interface StdioChildParams {
@@ -114,10 +115,15 @@ export class StdioChildTransport implements Transport {
     return this.sendText(JSON.stringify(message));
   }
 
-  /** Write one message already serialized (no newline inside, as JSON.stringify makes it). */
+  /**
+   * Write one message already serialized (no newline inside, as JSON.stringify makes it). The
+   * messages of one turn of the event loop reach the child in one write: one wake-up of the child
+   * for all the calls that arrived together, not one per call.
+   */
   sendText(json: string): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin) return Promise.reject(new Error("Not connected"));
+    holdUntilTurnEnds(stdin);
     return new Promise((resolve) => (stdin.write(`${json}\n`) ? resolve() : stdin.once("drain", resolve)));
   }
 

@@ -228,20 +228,25 @@ export class OriginPolicy {
   }
 
   middleware(): MiddlewareHandler {
-    return async (c, next) => {
+    // not async: every request passes here, and an async wrapper is one more promise per call
+    return (c, next) => {
       if (this.keyed) return next();
       const host = c.req.header("host");
       if (!this.allowsHost(host)) {
-        return jsonRpcError(
-          403,
-          -32000,
-          `Forbidden: Host '${host ?? ""}' is not allowed. Without an API key the hub answers only to loopback names, IP addresses and ` +
-            `AGENTBOX_ALLOWED_HOSTS (DNS-rebinding protection); add the name there, or set an API key.`,
+        return Promise.resolve(
+          jsonRpcError(
+            403,
+            -32000,
+            `Forbidden: Host '${host ?? ""}' is not allowed. Without an API key the hub answers only to loopback names, IP addresses and ` +
+              `AGENTBOX_ALLOWED_HOSTS (DNS-rebinding protection); add the name there, or set an API key.`,
+          ),
         );
       }
       const origin = c.req.header("origin");
       if (origin && !this.allowsOrigin(origin, host)) {
-        return jsonRpcError(403, -32000, `Forbidden: Origin '${origin}' is not allowed. Add it to AGENTBOX_CORS_ORIGINS to let that page call the hub.`);
+        return Promise.resolve(
+          jsonRpcError(403, -32000, `Forbidden: Origin '${origin}' is not allowed. Add it to AGENTBOX_CORS_ORIGINS to let that page call the hub.`),
+        );
       }
       return next();
     };

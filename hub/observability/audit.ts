@@ -2,9 +2,11 @@
 // answer "what did this agent do". Lines go to a file (created 0600, appended) or to the hub's log
 // stream. A write never waits: lines queue in the stream up to a byte bound, past it they are dropped
 // and counted, and the count is written as a line of its own once the stream drains, so a slow disk
-// costs lost lines (said to be lost), never the hub's memory.
+// costs lost lines (said to be lost), never the hub's memory. The lines of one turn of the event loop
+// leave in one write (servers/lib/turn-writes.ts): under load, one system call for many calls.
 import fs from "node:fs";
 import type { Writable } from "node:stream";
+import { holdUntilTurnEnds } from "../../servers/lib/turn-writes.js";
 
 /** What a call ended as: ok; error (the tool's own or the hub's); cancelled by its client; refused before it ran; timed out. */
 export type AuditOutcome = "ok" | "error" | "cancelled" | "refused" | "timeout";
@@ -105,6 +107,7 @@ export class AuditLog {
       this.dropped++;
       return;
     }
+    holdUntilTurnEnds(out);
     if (this.dropped) {
       out.write(JSON.stringify({ time: new Date().toISOString(), audit: "dropped", lines: this.dropped }) + "\n");
       this.dropped = 0;

@@ -15,12 +15,15 @@ export interface RecentCall {
 /** How many calls one session keeps. */
 export const RECENT_CALLS = 50;
 
+/** A call as the ring keeps it: its start as a number, made a date only when someone reads it (few calls are ever read). */
+export type NotedCall = Omit<RecentCall, "at"> & { startedAt: number };
+
 export class RecentCalls {
-  private readonly rings = new WeakMap<object, RecentCall[]>();
+  private readonly rings = new WeakMap<object, NotedCall[]>();
 
   constructor(private readonly length = RECENT_CALLS) {}
 
-  add(session: object, call: RecentCall): void {
+  add(session: object, call: NotedCall): void {
     const ring = this.rings.get(session);
     if (!ring) return void this.rings.set(session, [call]);
     ring.push(call);
@@ -29,6 +32,9 @@ export class RecentCalls {
 
   /** The session's latest `limit` calls, newest first. */
   of(session: object, limit = this.length): RecentCall[] {
-    return (this.rings.get(session) ?? []).slice(-limit).reverse();
+    return (this.rings.get(session) ?? [])
+      .slice(-limit)
+      .reverse()
+      .map(({ tool, outcome, durationMs, startedAt, ...rest }) => ({ tool, outcome, durationMs, at: new Date(startedAt).toISOString(), ...rest }));
   }
 }

@@ -17,7 +17,6 @@ import type { AuditConfig } from "../config/audit.js";
 import { RecentCalls } from "../observability/recent-calls.js";
 import type { Params } from "./forward.js";
 import { eraOf, type CallChannel, type ClientSession, type CloseReason } from "./registry.js";
-import { sessionLabel } from "../observability/session-label.js";
 
 /** What ToolCalls learns of a call on its way (./tool-calls.ts) that its result does not say. */
 export interface CallNote {
@@ -76,7 +75,7 @@ export class CallRecords {
       tool: clip(tool),
       outcome,
       durationMs,
-      at: new Date(startedAt).toISOString(),
+      startedAt,
       ...(errorType ? { errorType } : {}),
       ...(taskId ? { taskId } : {}),
     });
@@ -94,7 +93,7 @@ export class CallRecords {
     const info = (params._meta?.[CLIENT_INFO_META_KEY] as ClientSession["clientInfo"]) ?? caller.clientInfo;
     this.audit.call({
       tenant: session.tenant.name,
-      session: sessionLabel(session.id),
+      session: session.label,
       transport: session.kind,
       ...era,
       ...(info ? { client: this.shown(`${String(info.name)} ${String(info.version)}`) } : {}),
@@ -125,7 +124,7 @@ export class CallRecords {
 }
 
 function who(session: ClientSession): Pick<SessionRecord, "tenant" | "session" | "transport"> {
-  return { tenant: session.tenant.name, session: sessionLabel(session.id), transport: session.kind };
+  return { tenant: session.tenant.name, session: session.label, transport: session.kind };
 }
 
 function outcomeOf(note: CallNote, channel: CallChannel, ending: CallEnding): { outcome: AuditOutcome; errorType?: string } {

@@ -134,6 +134,12 @@ export class ClientSession {
    * else: random, known only to the hub and to this tenant's servers (never derived from a secret).
    */
   readonly token = randomBytes(32).toString("base64url");
+  private shownAs?: string;
+
+  /** Its label (hub/observability/session-label.ts), hashed once: the audit trail names the session on every call. */
+  get label(): string {
+    return (this.shownAs ??= sessionLabel(this.id));
+  }
 
   constructor(
     readonly id: string,

@@ -19,7 +19,25 @@ function essenceOf(value: string): string | undefined {
  */
 export function mediaTypeOf(contentType: string | null | undefined): string | undefined {
   if (!contentType || contentType.includes(",")) return undefined;
-  return essenceOf(contentType);
+  return remembered(contentTypes, contentType, essenceOf);
+}
+
+// A client sends the same Content-Type and Accept on every request, and the hub reads them on every
+// call: each distinct value is parsed once. The values are the client's, so only short ones are kept,
+// and a full cache starts over.
+const MAX_REMEMBERED = 64;
+const MAX_REMEMBERED_CHARS = 256;
+const contentTypes = new Map<string, string | undefined>();
+const acceptances = new Map<string, Map<string, boolean>>();
+
+function remembered<V>(cache: Map<string, V>, value: string, parse: (value: string) => V): V {
+  const known = cache.get(value);
+  if (known !== undefined || cache.has(value)) return known as V;
+  const parsed = parse(value);
+  if (value.length > MAX_REMEMBERED_CHARS) return parsed;
+  if (cache.size >= MAX_REMEMBERED) cache.clear();
+  cache.set(value, parsed);
+  return parsed;
 }
 
 // weight = OWS ";" OWS "q=" qvalue, and a qvalue of 0 (0, 0.0 ... 0.000) means "not acceptable"
@@ -31,7 +49,13 @@ const REFUSED = /^q\s*=\s*0(?:\.0{0,3})?$/i;
  * types, or text/*) is listed when `type` is that range: it stands for no other type.
  */
 export function acceptsMediaType(accept: string | null | undefined, type: string): boolean {
-  return (accept ?? "").split(",").some((entry) => {
+  let byAccept = acceptances.get(type);
+  if (!byAccept) acceptances.set(type, (byAccept = new Map()));
+  return remembered(byAccept, accept ?? "", (value) => lists(value, type));
+}
+
+function lists(accept: string, type: string): boolean {
+  return accept.split(",").some((entry) => {
     const [range, ...params] = entry.split(";");
     return essenceOf(range) === type && !params.some((param) => REFUSED.test(param.trim()));
   });

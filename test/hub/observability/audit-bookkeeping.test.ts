@@ -26,21 +26,28 @@ describe("the audit trail and a client's bookkeeping", () => {
   const marked = (who: Client, name: string, args: Record<string, unknown> = {}, meta: Record<string, unknown> = MARK) =>
     who.request({ method: "tools/call", params: { name, arguments: args, _meta: meta } }, CallToolResultSchema) as Promise<CallToolResult>;
 
+  /** Calls a tool nobody has, and waits for its line. */
+  async function sentinel(): Promise<string> {
+    const name = `sentinel_${++sentinels}`;
+    await assert.rejects(client.callTool({ name, arguments: {} }), /Unknown tool/);
+    await lineWhere(read, (l) => l.tool === name);
+    return name;
+  }
+
   /**
-   * The call lines the trail got for what `run` did. A call of a tool nobody has follows it, and its
-   * line is awaited: the trail is written in the order calls end, so every line of `run` stands before it.
+   * The call lines the trail got for what `run` did, between two calls of a tool nobody has whose
+   * lines are awaited: the trail is written in the order calls end, but a line may reach the file
+   * after its call's reply reached the client, so what ran before `run` is fenced off too.
    */
   async function callLinesOf(run: () => Promise<unknown>): Promise<Line[]> {
-    const start = auditLines(read()).length;
+    const opening = await sentinel();
     await run();
-    const sentinel = `sentinel_${++sentinels}`;
-    await assert.rejects(client.callTool({ name: sentinel, arguments: {} }), /Unknown tool/);
-    await lineWhere(read, (l) => l.tool === sentinel);
+    const closing = await sentinel();
     const lines = auditLines(read());
     return lines
       .slice(
-        start,
-        lines.findIndex((l) => l.tool === sentinel),
+        lines.findIndex((l) => l.tool === opening) + 1,
+        lines.findIndex((l) => l.tool === closing),
       )
       .filter((l) => l.audit === "call");
   }
