@@ -24,10 +24,12 @@ COPY servers ./servers
 COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
 # node-pty ships prebuilt binaries for macOS and Windows only (~60 MB); on Linux it loads the
 # one compiled above from build/Release, so the others are dropped.
-# Type declarations, source maps and documents in node_modules are never loaded at run time (~25 MB).
+# Type declarations, source maps and documents in node_modules are never loaded at run time (~25 MB),
+# nor tsc's source maps in dist/ (the bundles in dist/bundle/ are what runs).
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
  && rm -f dist/.tsbuildinfo \
+ && find dist -name '*.js.map' -delete \
  && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} + \
  && find node_modules -type f \( -name '*.map' -o -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.md' -o -name '*.markdown' \) -delete
 

@@ -75,6 +75,9 @@ export async function bundle() {
         plugins: [ownImportMetaUrl(outfile)],
         // CommonJS packages inside an ES module still call require() for Node's own modules
         banner: { js: 'import { createRequire as agentboxCreateRequire } from "node:module"; const require = agentboxCreateRequire(import.meta.url);' },
+        // whitespace and syntax only: names stay, so a stack trace still says which function
+        minifyWhitespace: true,
+        minifySyntax: true,
         logLevel: "warning",
       }),
     ),
