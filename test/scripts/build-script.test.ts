@@ -22,6 +22,7 @@ test("with nothing changed every step is up to date; a changed input reruns its 
     build().filter((l) => l.startsWith("build: ")),
     [
       "build: tsc up to date",
+      "build: bundle up to date",
       "build: playground up to date",
       "build: live up to date",
       "build: live-app up to date",
