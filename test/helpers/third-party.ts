@@ -1,0 +1,16 @@
+// Real third-party MCP servers from npm as users configure them, started from this checkout's
+// node_modules: `npx --no-install` from the project's folder, npm offline, so nothing is fetched
+// (a miss fails instead of asking the registry: there is a different package called
+// mcp-server-filesystem on npm).
+import path from "node:path";
+import { distRoot } from "../../hub/config/config.js";
+
+export const PROJECT_ROOT = path.resolve(distRoot(), "..");
+export const NPM_OFFLINE = { npm_config_offline: "true", npm_config_update_notifier: "false" };
+
+/** @modelcontextprotocol/server-everything (stdio), started by a shell line, as a server entry. */
+export const everythingServer = () => ({
+  command: "bash",
+  args: ["-c", `cd '${PROJECT_ROOT}' && exec npx --no-install mcp-server-everything`],
+  env: NPM_OFFLINE,
+});
