@@ -11,10 +11,14 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { distRoot } from "../../../hub/config/config.js";
 import { call, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
-import { everythingServer, NPM_OFFLINE, PROJECT_ROOT } from "../../helpers/third-party.js";
 import { callModern, connectModern } from "../modern/modern-client.js";
 
+const PROJECT_ROOT = path.resolve(distRoot(), "..");
+// npx finds the installed packages from the project's folder; offline, a miss fails instead of
+// asking the registry (there is a different package called mcp-server-filesystem on npm)
+const NPM_OFFLINE = { npm_config_offline: "true", npm_config_update_notifier: "false" };
 const OUTSIDE_REFUSED = /Access denied - path outside allowed directories/;
 
 const samplingAnswer = (text: string) => ({ role: "assistant" as const, content: { type: "text" as const, text }, model: "test-model" });
@@ -37,7 +41,7 @@ describe("third-party servers from npm behind the hub", () => {
       workspace,
       extraServers: {
         files: { command: "npx", args: ["--no-install", "@modelcontextprotocol/server-filesystem", allowed], cwd: PROJECT_ROOT, env: NPM_OFFLINE },
-        everything: everythingServer(),
+        everything: { command: "bash", args: ["-c", `cd '${PROJECT_ROOT}' && exec npx --no-install mcp-server-everything`], env: NPM_OFFLINE },
       },
     });
     hub.handToTenant(allowed, outside);
