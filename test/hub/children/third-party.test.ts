@@ -1,6 +1,6 @@
 // Real third-party MCP servers from npm behind the hub, configured as users write them:
-// @modelcontextprotocol/server-filesystem started by `npx`, server-everything by a shell line
-// (`bash -c "cd … && exec npx …"`). Both come from this checkout's node_modules (`npx --no-install`,
+// @modelcontextprotocol/server-filesystem and server-everything each started by `npx` and by a
+// shell line (`bash -c "cd … && exec npx …"`). Both come from this checkout's node_modules (`npx --no-install`,
 // npm offline: nothing is fetched), and run as the workspace's tenant, like any child. Real clients
 // in front: the SDK v1 client (a 2025 session) and the SDK v2 client pinned to 2026-07-28, with
 // the servers' own tools, errors, progress, resources, prompts and questions (sampling,
@@ -11,14 +11,10 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { distRoot } from "../../../hub/config/config.js";
 import { call, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
+import { npxServer } from "../../helpers/third-party.js";
 import { callModern, connectModern } from "../modern/modern-client.js";
 
-const PROJECT_ROOT = path.resolve(distRoot(), "..");
-// npx finds the installed packages from the project's folder; offline, a miss fails instead of
-// asking the registry (there is a different package called mcp-server-filesystem on npm)
-const NPM_OFFLINE = { npm_config_offline: "true", npm_config_update_notifier: "false" };
 const OUTSIDE_REFUSED = /Access denied - path outside allowed directories/;
 
 const samplingAnswer = (text: string) => ({ role: "assistant" as const, content: { type: "text" as const, text }, model: "test-model" });
@@ -40,8 +36,11 @@ describe("third-party servers from npm behind the hub", () => {
     hub = await startHub({
       workspace,
       extraServers: {
-        files: { command: "npx", args: ["--no-install", "@modelcontextprotocol/server-filesystem", allowed], cwd: PROJECT_ROOT, env: NPM_OFFLINE },
-        everything: { command: "bash", args: ["-c", `cd '${PROJECT_ROOT}' && exec npx --no-install mcp-server-everything`], env: NPM_OFFLINE },
+        files: npxServer("npx", "@modelcontextprotocol/server-filesystem", allowed),
+        everything: npxServer("bash -c", "mcp-server-everything"),
+        // and each the other way, as their READMEs and other users' configs write them
+        filesbash: npxServer("bash -c", "@modelcontextprotocol/server-filesystem", allowed),
+        everythingnpx: npxServer("npx", "@modelcontextprotocol/server-everything"),
       },
     });
     hub.handToTenant(allowed, outside);
@@ -67,6 +66,16 @@ describe("third-party servers from npm behind the hub", () => {
       for (const name of ["files_write_file", "files_read_text_file", "files_list_allowed_directories", "everything_echo", "everything_get-sum"])
         assert.ok(names.includes(name), `${name} missing from: ${names.join(", ")}`);
     }
+  });
+
+  test("each started the other way serves the same: the filesystem server by a shell line, server-everything by npx", async () => {
+    const client = await legacyClient();
+    const file = path.join(allowed, "by-shell.txt");
+    assert.ok(!(await call(client, "filesbash_write_file", { path: file, content: "through bash -c" })).isError);
+    assert.equal(textOf(await call(client, "filesbash_read_text_file", { path: file })), "through bash -c");
+    assert.match(textOf(await call(client, "filesbash_read_text_file", { path: outside })), OUTSIDE_REFUSED);
+    assert.equal(textOf(await call(client, "everythingnpx_echo", { message: "through npx" })), "Echo: through npx");
+    assert.equal(textOf(await call(client, "everythingnpx_get-sum", { a: 4, b: 5 })), "The sum of 4 and 5 is 9.");
   });
 
   test("the filesystem server writes and reads inside its folder, refuses a path outside with its own error, and the hub keeps serving", async () => {
