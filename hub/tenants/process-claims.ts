@@ -58,9 +58,9 @@ export async function readClaims(pids: number[], asTenant: TenantCommand): Promi
 
 // Run by the tenant's uid: prints "<pid> <claim>" per pid, reading the same bounded prefix.
 function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
-  // this function's source runs as `node -e` under the tenant's uid, where only require() exists
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const fs = require("node:fs") as typeof NodeFs;
+  // this function's source runs as `node -e` under the tenant's uid. Not require(): the hub's bundle
+  // rewrites that call to a helper of its own, which the tenant's process does not have
+  const fs = process.getBuiltinModule("node:fs") as typeof NodeFs;
   const buffer = Buffer.alloc(prefixBytes);
   for (const pid of pids) {
     let claim = "";
