@@ -215,7 +215,7 @@ export class Hub implements HubServices {
       config.replica,
     );
     this.previews = new Previews(config.previews, config.replica, () => this.hubUrl.replace(/\/mcp$/, ""), this.secrets, clock);
-    this.recordings = new RecordingLinks(config.previews.ttlSeconds, config.replica, () => this.previews.baseUrl(), this.secrets, clock);
+    this.recordings = new RecordingLinks(config.previews.ttlSeconds, config.replica, (requestBase) => this.previews.baseUrl(requestBase), this.secrets, clock);
     this.live = new LiveViews(
       config.previews,
       config.replica,

@@ -14,9 +14,9 @@ import { mcpEndpoint } from "./endpoints/mcp.js";
 import { ModernEndpoint } from "../modern/endpoint.js";
 import { drainingRefusal, repliesOf } from "./replica.js";
 import { authenticate, callerOf, OriginPolicy, type HubContext, type HubEnv } from "./security.js";
-import { TrustedProxies } from "./trusted-proxies.js";
+import { requestBaseOf, TrustedProxies } from "./trusted-proxies.js";
 import { METADATA_PATHS, ProtectedResource } from "./oauth/resource.js";
-import { forwardingOf, knowRequestBase, previewRoute } from "./preview-route.js";
+import { previewRoute } from "./preview-route.js";
 import { recordingRoute } from "./recording-route.js";
 import { liveRoute } from "./live-route.js";
 import { httpTracing } from "../observability/tracing.js";
@@ -120,10 +120,7 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   mountPlayground(app);
   // the viewer's pages let frames load only its snapshots, named at the origin the browser used
   mountTraceViewer(app, {
-    originOf: (c) => {
-      const via = forwardingOf(c.env.incoming, proxies);
-      return via.host ? `${via.proto}://${via.host}` : undefined;
-    },
+    originOf: (c) => requestBaseOf(c.env.incoming, proxies),
   });
   // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
   for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
@@ -131,7 +128,6 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
   const guarded = guard(hub, proxies, oauth);
   for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
-  for (const path of ["/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, knowRequestBase(proxies));
   app.use("/metrics", metricsGate(hub, guarded));
 
   const endpoints = { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" };

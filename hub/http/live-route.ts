@@ -8,9 +8,8 @@ import type { MiddlewareHandler } from "hono";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { LiveViews } from "../live/views.js";
 import type { Previews } from "../previews/previews.js";
-import { forwardingOf } from "./preview-route.js";
 import type { HubEnv } from "./security.js";
-import type { TrustedProxies } from "./trusted-proxies.js";
+import { forwardingOf, type TrustedProxies } from "./trusted-proxies.js";
 
 /** Serves live views' pages ahead of everything else of the app. */
 export function liveRoute(live: LiveViews): MiddlewareHandler<HubEnv> {

@@ -14,7 +14,8 @@ import type { ClientSession } from "../sessions/registry.js";
 import type { Grant, ScopeShortfall, SessionView } from "../catalog/selection.js";
 import { scopeShortfall } from "../sessions/scope-shortfall.js";
 import { tenantForKey } from "../tenants/tenants.js";
-import type { TrustedProxies } from "./trusted-proxies.js";
+import { requestBaseOf, type TrustedProxies } from "./trusted-proxies.js";
+import type { RequestBase } from "../previews/public-address.js";
 import { ALL_SCOPE, type ProtectedResource } from "./oauth/resource.js";
 import { PersonRefused } from "../tenants/people.js";
 
@@ -67,6 +68,9 @@ export class Caller {
     const id = (body as { id?: unknown }).id;
     return this.challenge(shortfall, typeof id === "string" || typeof id === "number" ? id : null);
   }
+
+  /** The address this request reached the hub by, for the links made while answering it (hub/previews/public-address.ts). */
+  readonly base: RequestBase = () => requestBaseOf(this.c.env.incoming, this.proxies);
 
   /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
   get clientKey(): string {

@@ -1,6 +1,8 @@
 // Which address a request comes from when the hub sits behind proxies it trusts. Built once per
 // hub from its config and passed to what needs it, so two hubs in one process never share it.
+import type { IncomingMessage } from "node:http";
 import { BlockList, isIP } from "node:net";
+import type { Forwarding } from "../previews/headers.js";
 
 const familyOf = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4");
 
@@ -39,4 +41,21 @@ export class TrustedProxies {
     while (hops.length && this.trusts(hops[hops.length - 1])) hops.pop();
     return hops.pop() ?? peer;
   }
+}
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.split(",")[0]?.trim() || undefined;
+
+/** How a browser or client reached the hub: its own Host and scheme, or a trusted proxy's X-Forwarded-* for them. */
+export function forwardingOf(req: IncomingMessage, proxies: TrustedProxies): Omit<Forwarding, "prefix"> {
+  const peer = req.socket.remoteAddress ?? "unknown";
+  const trusted = proxies.trusts(peer);
+  const proto = (trusted && first(req.headers["x-forwarded-proto"])) || ("encrypted" in req.socket && req.socket.encrypted ? "https" : "http");
+  const host = (trusted && first(req.headers["x-forwarded-host"])) || req.headers.host || "";
+  return { proto: proto === "https" ? "https" : "http", host, for: proxies.clientAddress(peer, first(req.headers["x-forwarded-for"])) };
+}
+
+/** The base URL (`http://host:port`) a request reached the hub by, for the links the hub makes while answering it; none without a Host. */
+export function requestBaseOf(req: IncomingMessage, proxies: TrustedProxies): string | undefined {
+  const via = forwardingOf(req, proxies);
+  return via.host ? `${via.proto}://${via.host}` : undefined;
 }

@@ -9,7 +9,6 @@ import { LIVE_OPEN_METHOD, liveInputEvent, MAX_VIEW_SIZE, type LiveOpened } from
 import { errorMessage } from "../../servers/lib/log.js";
 import type { PreviewConfig } from "../config/previews.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
-import { currentRequestBase } from "../previews/public-address.js";
 import { TokenStore, type Ending } from "../previews/store.js";
 import { newToken, pathTokens, secretOf } from "../previews/token.js";
 import type { Clock } from "../protocol/clock.js";
@@ -75,7 +74,8 @@ export class LiveViews {
   }
 
   /** A new view, or why not (a sentence for the model). */
-  open(request: LiveViewRequest): LiveView | string {
+  /** `requestBase`: the address the asking request used (hub/previews/public-address.ts), for its URL when the hub has no public URL. */
+  open(request: LiveViewRequest, requestBase?: string): LiveView | string {
     const ttl = request.ttlSeconds ?? this.config.ttlSeconds;
     if (ttl > this.config.maxTtlSeconds)
       return `ttlSeconds ${ttl} is longer than this hub allows (${this.config.maxTtlSeconds} s, AGENTBOX_PREVIEW_MAX_TTL_SECONDS); ask for less.`;
@@ -93,7 +93,7 @@ export class LiveViews {
       ...(request.terminal ? { terminal: request.terminal } : request.tab !== undefined ? { tab: request.tab } : {}),
       createdAt: new Date(now),
       expiresAt: new Date(now + ttl * 1000),
-      url: `${this.base()}/live/${token}`,
+      url: `${this.base(requestBase)}/live/${token}`,
       ...(request.embedded ? { embedded: true as const } : {}),
     };
     this.secrets.remember(token, secretOf(token));
@@ -101,11 +101,11 @@ export class LiveViews {
     return view;
   }
 
-  /** The hub's address for people: the public URL, else the current request's, else the listening address. */
-  base(): string {
+  /** The hub's address for people: the public URL, else the asking request's, else the listening address. */
+  base(requestBase?: string): string {
     let base: URL;
     try {
-      base = new URL(this.config.publicUrl ?? currentRequestBase() ?? this.fallbackBase());
+      base = new URL(this.config.publicUrl ?? requestBase ?? this.fallbackBase());
     } catch {
       base = new URL(this.fallbackBase());
     }

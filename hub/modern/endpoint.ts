@@ -17,6 +17,7 @@ import type { ServedTenant } from "../tenants/served-tenant.js";
 import { answerTasks } from "../tasks/answer.js";
 import { listenedUris, ListenSubscriptions } from "./listen-subscriptions.js";
 import { whileStreaming } from "./listen-stream.js";
+import type { RequestBase } from "../previews/public-address.js";
 
 /** The 2025-era versions a client may name in MCP-Protocol-Version; any other value is the modern path's to judge. */
 const LEGACY_VERSIONS = new Set(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]);
@@ -86,6 +87,7 @@ export class ModernEndpoint {
     req: Request,
     body: unknown,
     tenant: ServedTenant,
+    requestBase: RequestBase,
     route: ModernRoute,
     grant?: Grant,
     refuseScope?: (view: SessionView) => Response | undefined,
@@ -102,7 +104,7 @@ export class ModernEndpoint {
     // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (./param-headers.ts)
     const mismatch = paramHeaderMismatch(req, body, view);
     if (mismatch) return mismatch;
-    const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending };
+    const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending, requestBase };
     // the tasks extension's requests, which the SDK does not serve on this revision
     const answered = route.kind === "modern" && route.messageKind === "request" ? answerTasks(plain, this.hub.tasks, tenant.name, req, body) : undefined;
     // mostly settled at once (not a tasks request): awaited only when it is not, a turn of the event loop saved per call

@@ -61,10 +61,11 @@ function unrelayedQuestion(method: string, during: string): McpError {
 }
 
 /** One request's way back: its notifications ride its own response; anything left for after the reply runs once the handler is done. */
-function channelOf(ctx: ServerContext, afterReply: Array<() => void>): CallChannel {
+function channelOf(ctx: ServerContext, afterReply: Array<() => void>, requestBase: ModernCtx["requestBase"]): CallChannel {
   return {
     signal: ctx.mcpReq.signal,
     requestId: ctx.mcpReq.id,
+    requestBase,
     notify: async (notification) => {
       const carried = notificationForV2(notification);
       if (carried && wantsLog(ctx, notification)) await ctx.mcpReq.notify(carried);
@@ -127,10 +128,10 @@ async function inRounds<P extends Params, R>(
 }
 
 /** Runs a handler with its call channel, then whatever the call left for after its reply (hub_end_session ends the context). */
-async function withChannel<T>(ctx: ServerContext, handler: (channel: CallChannel) => Promise<T>): Promise<T> {
+async function withChannel<T>(ctx: ServerContext, requestBase: ModernCtx["requestBase"], handler: (channel: CallChannel) => Promise<T>): Promise<T> {
   const afterReply: Array<() => void> = [];
   try {
-    return await handler(channelOf(ctx, afterReply));
+    return await handler(channelOf(ctx, afterReply, requestBase));
   } finally {
     // the reply is not cut off by them: no stream of this request belongs to the context they end
     for (const action of afterReply) queueMicrotask(action);
@@ -199,13 +200,13 @@ export function createModernServer(ctx: ModernCtx): Server {
   server.setRequestHandler("skills/get", { params: SkillsGetParams }, (params, c) =>
     traced({ method: "skills/get", params }, c, async () => ({
       resultType: "complete",
-      ...(await withChannel(c, (ch) => answer.getOneSkill(ctx, params, ch))),
+      ...(await withChannel(c, ctx.requestBase, (ch) => answer.getOneSkill(ctx, params, ch))),
     })),
   );
   server.setRequestHandler("completion/complete", (req, c) => {
     const { ref } = req.params;
     const of = ref.type === "ref/prompt" ? `prompt '${ref.name}'` : `resource template '${ref.uri}'`;
-    return traced(req, c, async () => completionResult(await withChannel(c, (ch) => answer.complete(ctx, req.params, ch)), of));
+    return traced(req, c, async () => completionResult(await withChannel(c, ctx.requestBase, (ch) => answer.complete(ctx, req.params, ch)), of));
   });
   return server;
 }

@@ -9,7 +9,6 @@ import { cookieJar } from "./cookies.js";
 import { PortAccessCheck, type PortAccess } from "./port-access.js";
 import { pathToApp, toApp, type Forwarding } from "./headers.js";
 import { hostHeaderOf, PreviewProxy, type ProxyTarget } from "./proxy.js";
-import { currentRequestBase } from "./public-address.js";
 import { PreviewStore, type Preview } from "./store.js";
 import { isUnderDomain, newToken, secretOf, tokenOfHost, tokenOfPath } from "./token.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
@@ -79,7 +78,8 @@ export class Previews {
   }
 
   /** A new preview, or why not (a sentence for the model). */
-  open(request: PreviewRequest): OpenPreview | string {
+  /** `requestBase`: the address the asking request used (./public-address.ts), for its URLs when the hub has no public URL. */
+  open(request: PreviewRequest, requestBase?: string): OpenPreview | string {
     const { maxTtlSeconds, ttlSeconds: defaultTtl, perTenant } = this.config;
     const ttl = request.ttlSeconds ?? defaultTtl;
     if (ttl > maxTtlSeconds) return `ttlSeconds ${ttl} is longer than this hub allows (${maxTtlSeconds} s, AGENTBOX_PREVIEW_MAX_TTL_SECONDS); ask for less.`;
@@ -90,24 +90,24 @@ export class Previews {
     }
     const now = this.clock.now();
     const preview: Preview = { ...request, token: newToken(this.replica), createdAt: new Date(now), expiresAt: new Date(now + ttl * 1000) };
-    this.urls.set(preview.token, this.addresses(preview));
+    this.urls.set(preview.token, this.addresses(preview, requestBase));
     this.secrets.remember(preview.token, secretOf(preview.token));
     this.store.add(preview);
     return this.describe(preview);
   }
 
-  private addresses(preview: Preview): { url: string; subdomainUrl?: string } {
-    const base = this.baseUrl();
+  private addresses(preview: Preview, requestBase: string | undefined): { url: string; subdomainUrl?: string } {
+    const base = this.baseUrl(requestBase);
     const path = base.pathname.replace(/\/$/, "");
     const url = `${base.origin}${path}/preview/${preview.token}/`;
     if (!this.config.domain) return { url };
     return { url, subdomainUrl: `${base.protocol}//${preview.port}-${preview.token}.${this.config.domain}${base.port ? `:${base.port}` : ""}/` };
   }
 
-  /** The address links under the hub's own are made with: the public URL, else the one the caller used. */
-  baseUrl(): URL {
+  /** The address links under the hub's own are made with: the public URL, else the one the caller used (`requestBase`). */
+  baseUrl(requestBase?: string): URL {
     try {
-      return new URL(this.config.publicUrl ?? currentRequestBase() ?? this.fallbackBase());
+      return new URL(this.config.publicUrl ?? requestBase ?? this.fallbackBase());
     } catch {
       return new URL(this.fallbackBase()); // a Host header that makes no URL
     }

@@ -1,16 +1,10 @@
-// The address people reach the hub by, for the URLs hub_preview returns: the operator's
-// AGENTBOX_PUBLIC_URL, else the scheme and host of the MCP request that called the tool (set by
-// the HTTP front around the MCP endpoints, from Host, or X-Forwarded-* of a trusted proxy).
-import { AsyncLocalStorage } from "node:async_hooks";
+// The address people reach the hub by, for the URLs hub_preview, hub_live_view and hub_recordings
+// return: the operator's AGENTBOX_PUBLIC_URL, else the scheme and host of the MCP request that
+// called the tool (from Host, or X-Forwarded-* of a trusted proxy: hub/http/trusted-proxies.ts).
+// Each request carries it to what answers it (a call's channel, a 2026 request's context) as a
+// function: worked out only when a link is made, not for every call. (It was an
+// AsyncLocalStorage: in Node 20 and 22 that turns on promise hooks, a quarter of the hub's CPU
+// per relayed call.)
 
-const requestBase = new AsyncLocalStorage<string>();
-
-/** Run `work` knowing the base URL (`http://host:port`) of the request it serves. */
-export function withRequestBase<T>(base: string, work: () => T): T {
-  return requestBase.run(base, work);
-}
-
-/** The base URL of the request being served, if any. */
-export function currentRequestBase(): string | undefined {
-  return requestBase.getStore();
-}
+/** The base URL (`http://host:port`) of the request being answered; undefined when it had no Host. */
+export type RequestBase = () => string | undefined;

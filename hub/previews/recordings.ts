@@ -40,7 +40,7 @@ export class RecordingLinks {
     private readonly ttlSeconds: number,
     private readonly replica: string | undefined,
     /** The address the links are made under (hub/previews/previews.ts baseUrl). */
-    private readonly base: () => URL,
+    private readonly base: (requestBase?: string) => URL,
     /** Where a live token is known, so nothing the hub writes down shows it. */
     private readonly secrets: MintedSecrets,
     private readonly clock: Clock,
@@ -49,12 +49,12 @@ export class RecordingLinks {
   }
 
   /** The URL that downloads a recording, and when it stops working. */
-  link(request: RecordingRequest): { url: string; expiresAt: Date } {
+  link(request: RecordingRequest, requestBase?: string): { url: string; expiresAt: Date } {
     const key = `${request.session}\0${request.id}`;
     const known = this.byRecording.get(key);
     const found = known ? this.store.lookup(known) : undefined;
     const grant = found && "preview" in found ? found.preview : this.mint(request, key);
-    const base = this.base();
+    const base = this.base(requestBase);
     const path = base.pathname.replace(/\/$/, "");
     return { url: `${base.origin}${path}/recordings/${grant.token}/${recordingFileName(grant.id, grant.format)}`, expiresAt: grant.expiresAt };
   }

@@ -10,6 +10,7 @@ import { protocolError, RATE_LIMITED_CODE } from "../protocol/jsonrpc.js";
 import { childUri, knownOwner, listResources, resourceOwner } from "./resources.js";
 import { withPublishedUris } from "../catalog/app-uris.js";
 import type { CallChannel, ClientSession } from "./registry.js";
+import type { RequestBase } from "../previews/public-address.js";
 import type { SessionView } from "../catalog/selection.js";
 import { unknownName } from "./tool-calls.js";
 import { formatRange, type PortRange } from "../config/network.js";
@@ -26,6 +27,8 @@ export interface HandlerCtx {
   hub: SessionServices;
   session: ClientSession;
   view: SessionView;
+  /** The address the request reached the hub by, where the context is one request's (2026-07-28); a 2025 session's requests each carry their own. */
+  requestBase?: RequestBase;
 }
 
 /** What the hub serves, in either era (logging: set by logging/setLevel in 2025, by each request's envelope in 2026-07-28). */
@@ -109,11 +112,11 @@ export async function getPrompt(ctx: HandlerCtx, params: GetPromptRequest["param
   return forward(owner.child, "prompts/get", params, ctx.session, channel, { name: owner.original });
 }
 
-export async function listAllResources(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities) {
+export async function listAllResources(ctx: HandlerCtx, declared: Declared = ctx.session.clientCapabilities, base = ctx.requestBase) {
   await checkMethodLimit(ctx, "resources/list");
   await serversStarted(ctx);
   const resources = await listResources(ctx.session, ctx.view, ctx.hub.log);
-  return { resources: rendersApps(declared) ? [...resources, liveAppListing(ctx.hub.live.base())] : resources };
+  return { resources: rendersApps(declared) ? [...resources, liveAppListing(ctx.hub.live.base(base?.()))] : resources };
 }
 
 export async function listResourceTemplates(ctx: HandlerCtx) {
@@ -125,7 +128,7 @@ export async function listResourceTemplates(ctx: HandlerCtx) {
 
 export async function readResource(ctx: HandlerCtx, params: ReadResourceRequest["params"], channel: CallChannel) {
   await checkMethodLimit(ctx, "resources/read");
-  if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base());
+  if (params.uri === LIVE_APP_URI) return readLiveApp(ctx.hub.live.base(channel.requestBase?.()));
   const skillFile = await readSkillFile(ctx, params, channel);
   if (skillFile) return skillFile;
   await ownerOnceKnown(ctx, params.uri);

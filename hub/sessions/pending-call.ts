@@ -267,7 +267,7 @@ export function startRequest<P extends Params>(
 ): { call: PendingCall; running: Promise<Result> } {
   const call = new PendingCall(ctx.session, target, round);
   call.given(round.mcpReq.inputResponses);
-  const channel: CallChannel = { ...callChannel(call), requestId: round.mcpReq.id };
+  const channel: CallChannel = { ...callChannel(call), requestId: round.mcpReq.id, requestBase: ctx.requestBase };
   const declared = declaredCapabilities(round);
   const forwarded = declared ? { ...params, _meta: { ...params._meta, [CLIENT_CAPABILITIES_META_KEY]: declared } } : params;
   const heard: CallChannel = onQuestion ? { ...channel, request: (...asked) => (onQuestion(), channel.request(...asked)) } : channel;

@@ -23,6 +23,7 @@ import { identified } from "../tenants/tenants.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
 import { sessionLabel } from "../observability/session-label.js";
 import type { SessionView } from "../catalog/selection.js";
+import type { RequestBase } from "../previews/public-address.js";
 
 /**
  * "modern" is a tenant's one default context for 2026-07-28 clients (hub/modern/endpoint.ts):
@@ -68,6 +69,8 @@ export interface CallChannel {
   detached?(): boolean;
   /** The task that runs this call, once a task holds it (hub/tasks/store.ts): the audit trail names it. */
   taskId?(): string | undefined;
+  /** The address the call's request reached the hub by, for the links a hub tool makes (none: the hub's own address). */
+  readonly requestBase?: RequestBase;
 }
 
 export interface InflightCall {

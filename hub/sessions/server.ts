@@ -3,6 +3,7 @@
 // small named function of (context, request, extra). A plain tools/call usually never gets here:
 // hub/http/endpoints/direct-call.ts answers it without an SDK server, through the same ToolCalls.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -37,6 +38,7 @@ import { traceRequest, type TracedCaller } from "../observability/tracing.js";
 import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
 import type { SessionView } from "../catalog/selection.js";
+import type { RequestBase } from "../previews/public-address.js";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -50,11 +52,22 @@ interface Ctx extends answer.HandlerCtx {
   afterReply: Map<RequestId, Array<() => void>>;
 }
 
+/** Where a request's address rides to its handler: the SDK hands a transport's authInfo to the handler untouched. */
+const REQUEST_BASE_KEY = "agentbox/requestBase";
+
+/** What an endpoint gives the SDK transport with a request (`authInfo`), so that its handler knows the address it came by. */
+export function carryingBase(base: RequestBase): AuthInfo {
+  return { token: "", clientId: "", scopes: [], extra: { [REQUEST_BASE_KEY]: base } };
+}
+
+const requestBaseOf = (extra: Extra) => extra.authInfo?.extra?.[REQUEST_BASE_KEY] as RequestBase | undefined;
+
 /** The call context of an SDK request handler as a CallChannel. */
 function channelOf(ctx: Ctx, extra: Extra): CallChannel {
   return {
     signal: extra.signal,
     requestId: extra.requestId,
+    requestBase: requestBaseOf(extra),
     notify: (notification) => extra.sendNotification(notification),
     request: (request, signal) => extra.sendRequest(request, ResultSchema, { signal }),
     afterReply: (action) => {
@@ -156,7 +169,7 @@ function createSessionServer(ctx: Ctx): Server {
   server.setRequestHandler(CallToolRequestSchema, plainCall);
   on(ListPromptsRequestSchema, () => answer.listPrompts(ctx));
   on(GetPromptRequestSchema, (req, extra) => answer.getPrompt(ctx, req.params, channelOf(ctx, extra)));
-  on(ListResourcesRequestSchema, () => answer.listAllResources(ctx));
+  on(ListResourcesRequestSchema, (_req, extra) => answer.listAllResources(ctx, undefined, requestBaseOf(extra)));
   on(ListResourceTemplatesRequestSchema, () => answer.listResourceTemplates(ctx));
   on(ReadResourceRequestSchema, (req, extra) => answer.readResource(ctx, req.params, channelOf(ctx, extra)));
   on(SubscribeRequestSchema, (req, extra) => answer.subscribe(ctx, req.params, channelOf(ctx, extra)));

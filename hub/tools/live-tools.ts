@@ -26,9 +26,9 @@ export const hubLiveView = defineTool({
     terminal: z.string().optional(),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run({ tab, terminal, ttlSeconds, embedded }, { hub, session }: Context) {
+  async run({ tab, terminal, ttlSeconds, embedded }, { hub, session, channel }: Context) {
     if (tab !== undefined && terminal !== undefined) return reply.error("Give tab or terminal, not both: one view shows one thing.");
-    const view = hub.live.open({ tenant: session.tenant.name, session: session.id, tab, terminal, ttlSeconds, embedded });
+    const view = hub.live.open({ tenant: session.tenant.name, session: session.id, tab, terminal, ttlSeconds, embedded }, channel.requestBase?.());
     if (typeof view === "string") return reply.error(view);
     const data = {
       url: view.url,

@@ -55,7 +55,7 @@ export const hubPreview = defineTool({
     notes: z.array(z.string()),
   },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run({ port, ttlSeconds }, { hub, session }: Context) {
+  async run({ port, ttlSeconds }, { hub, session, channel }: Context) {
     const ports = session.tenant.network?.ports;
     // only ever the tenant's own block: a port outside it can hold nothing of the tenant's but an unbound listener in the ephemeral range
     if (ports && (port < ports.low || port > ports.high)) {
@@ -64,7 +64,7 @@ export const hubPreview = defineTool({
       );
     }
     const uid = session.tenant.identity?.uid ?? process.getuid?.() ?? 0;
-    const opened = hub.previews.open({ tenant: session.tenant.name, uid, session: session.id, port, ttlSeconds });
+    const opened = hub.previews.open({ tenant: session.tenant.name, uid, session: session.id, port, ttlSeconds }, channel.requestBase?.());
     if (typeof opened === "string") return reply.error(opened);
     const notes = [
       `The app sees the path after /preview/${opened.token}: link its files relatively, or honor X-Forwarded-Prefix (Vite: --base /preview/${opened.token}/).`,

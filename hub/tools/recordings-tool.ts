@@ -47,7 +47,7 @@ export const hubRecordings = defineTool({
   input: pagingInput({ unit: "recording", defaultLimit: 50, maxLimit: 500 }),
   output: { recordings: z.array(entryShape), ...itemPageOutput },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ offset, limit }, { hub, session }: Context) {
+  async run({ offset, limit }, { hub, session, channel }: Context) {
     const page = pageOfItems(await gather(session), offset, limit);
     try {
       assertOffsetInRange(page, "recordings");
@@ -56,16 +56,20 @@ export const hubRecordings = defineTool({
     }
     const { tenant } = session;
     const uid = tenant.identity?.uid ?? process.getuid?.() ?? 0;
+    const base = channel.requestBase?.();
     const recordings = page.items.map((entry) => {
-      const link = hub.recordings.link({
-        tenant: tenant.name,
-        session: session.id,
-        workspace: tenant.workspace,
-        uid,
-        id: entry.id,
-        kind: entry.kind,
-        format: entry.format,
-      });
+      const link = hub.recordings.link(
+        {
+          tenant: tenant.name,
+          session: session.id,
+          workspace: tenant.workspace,
+          uid,
+          id: entry.id,
+          kind: entry.kind,
+          format: entry.format,
+        },
+        base,
+      );
       return { ...entry, url: link.url, expiresAt: link.expiresAt.toISOString() };
     });
     const lines = recordings.map(

@@ -5,10 +5,17 @@ import type { HubServices } from "../services.js";
 import { jsonRpcError, type ParsedBody } from "../../protocol/jsonrpc.js";
 import type { ClientSession } from "../../sessions/registry.js";
 import { answerPlainJson } from "./plain-json.js";
+import type { RequestBase } from "../../previews/public-address.js";
 
-export async function answerCallback(hub: HubServices, req: Request, session: ClientSession, readBody: () => Promise<ParsedBody>): Promise<Response> {
+export async function answerCallback(
+  hub: HubServices,
+  req: Request,
+  session: ClientSession,
+  base: RequestBase,
+  readBody: () => Promise<ParsedBody>,
+): Promise<Response> {
   if (req.method !== "POST") return jsonRpcError(405, -32000, "Only POST is supported for internal calls.");
   const parsed = await readBody();
   if (!parsed.ok) return parsed.response;
-  return answerPlainJson(hub, req, parsed, session);
+  return answerPlainJson(hub, req, parsed, session, base);
 }

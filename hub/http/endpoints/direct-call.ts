@@ -24,6 +24,7 @@ import type { SessionView } from "../../catalog/selection.js";
 import { SESSION_CLOSED, type CallChannel, type ClientSession } from "../../sessions/registry.js";
 import { acceptsMediaType, mediaTypeOf } from "../../../servers/lib/media-type.js";
 import { acceptsSse } from "./sse-to-json.js";
+import type { RequestBase } from "../../previews/public-address.js";
 
 export interface DirectToolCall {
   jsonrpc: "2.0";
@@ -140,6 +141,7 @@ export async function answerToolCall(
   view: SessionView,
   call: DirectToolCall,
   req: Request,
+  base: RequestBase,
   sessionId?: string,
 ): Promise<Response> {
   const reply = new DirectReply(acceptsSse(req), sessionId ? { "mcp-session-id": sessionId } : {});
@@ -154,6 +156,7 @@ export async function answerToolCall(
   const channel: CallChannel = {
     signal: aborter,
     requestId: call.id,
+    requestBase: base,
     notify: async (notification: ServerNotification) => reply.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage),
     // isDirectToolCall keeps clients that could be asked anything off this path
     request: async (request) => {

@@ -8,7 +8,7 @@ import { mediaTypeOf } from "../../../servers/lib/media-type.js";
 import { newSessionId } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
-import { connectSessionServer } from "../../sessions/server.js";
+import { carryingBase, connectSessionServer } from "../../sessions/server.js";
 
 export class LegacySseEndpoint {
   private readonly transports = new Map<string, SseServerTransport>();
@@ -40,7 +40,8 @@ export class LegacySseEndpoint {
     const transport = this.transports.get(id);
     const session = this.hub.sessions.get(id);
     // a session of another tenant is as unknown as a made-up one
-    if (!transport || !session || session.tenant !== callerOf(c).tenant) {
+    const caller = callerOf(c);
+    if (!transport || !session || session.tenant !== caller.tenant) {
       return jsonRpcError(404, -32001, `Session not found: '${id}' is unknown or closed. Open a new stream with GET /sse.`);
     }
     const parsed = parseJsonRpc(await c.req.text());
@@ -50,7 +51,8 @@ export class LegacySseEndpoint {
     const type = c.req.header("content-type");
     if (mediaTypeOf(type) !== "application/json") return c.text(`Error: Unsupported content-type: ${type ?? "none"}`, 400);
     const requestInfo = { headers: c.env.incoming.headers, url: new URL(c.req.url) };
-    if (!transport.receive(parsed.body, { requestInfo })) return c.text(`Invalid message: ${JSON.stringify(parsed.body)}`, 400);
+    if (!transport.receive(parsed.body, { requestInfo, authInfo: carryingBase(caller.base) }))
+      return c.text(`Invalid message: ${JSON.stringify(parsed.body)}`, 400);
     return c.text("Accepted", 202);
   }
 }

@@ -18,7 +18,7 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     const req = c.req.raw;
     const caller = callerOf(c);
     const readBody = async () => parseJsonRpc(await req.text());
-    if (caller.session) return answerCallback(hub, req, caller.session, readBody);
+    if (caller.session) return answerCallback(hub, req, caller.session, caller.base, readBody);
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) return streamable.handle(req, sessionId, caller, readBody);
     if (req.method !== "POST") return jsonRpcError(400, -32000, `Bad Request: ${req.method} needs an Mcp-Session-Id header from an initialize response.`);
@@ -28,12 +28,12 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     if (route) {
       // a draining replica serves what names state it holds (a retry, its own task or context) and sends the rest on
       if (hub.draining && startsSomethingNew(hub, req, parsed.body)) return drainingRefusal(hub);
-      return modern.handle(req, parsed.body, caller.tenant, route, caller.grant, (view) => caller.refuseScope(view, parsed.body));
+      return modern.handle(req, parsed.body, caller.tenant, caller.base, route, caller.grant, (view) => caller.refuseScope(view, parsed.body));
     }
     // both below open a session: a draining replica sends the client on
     if (hub.draining) return drainingRefusal(hub);
     if (isInitializeRequest(parsed.body)) return streamable.initialize(req, parsed, caller);
     const session = await hub.implicitSession(caller.tenant, caller.clientKey);
-    return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session, caller);
+    return session instanceof Response ? session : answerPlainJson(hub, req, parsed, session, caller.base, caller);
   };
 }

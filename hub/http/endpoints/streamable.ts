@@ -10,7 +10,8 @@ import { jsonRpcError, type ParsedBody } from "../../protocol/jsonrpc.js";
 import { newSessionId } from "../replica.js";
 import type { Caller } from "../security.js";
 import { viewForUrl } from "../../catalog/selection.js";
-import { connectSessionServer } from "../../sessions/server.js";
+import { carryingBase, connectSessionServer } from "../../sessions/server.js";
+import type { RequestBase } from "../../previews/public-address.js";
 import { answerToolCall, cancelsDirectCall, isDirectToolCall } from "./direct-call.js";
 import { acceptsSse, sseToJson, withFullAccept } from "./sse-to-json.js";
 
@@ -46,7 +47,7 @@ export class StreamableEndpoint {
     };
     this.transports.set(id, transport);
     await connectSessionServer(this.hub, session, transport);
-    const res = await viaSdk(transport, req, parsed);
+    const res = await viaSdk(transport, req, parsed, caller.base);
     if (res.status >= 400) await this.hub.sessions.close(id, "refused");
     return res;
   }
@@ -66,14 +67,14 @@ export class StreamableEndpoint {
     if (session.tenant.person !== undefined) session.view = session.view.regranted(caller.grant);
     const outOfScope = caller.refuseScope(session.view, parsed.body);
     if (outOfScope) return outOfScope;
-    if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(this.hub, session, session.view, parsed.body, req, sessionId);
+    if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(this.hub, session, session.view, parsed.body, req, caller.base, sessionId);
     if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202, headers: { "mcp-session-id": sessionId } });
-    return viaSdk(transport, req, parsed);
+    return viaSdk(transport, req, parsed, caller.base);
   }
 }
 
 /** A POST handed to the session's SDK transport, answered in what the client reads: SSE, or JSON for a plain client. */
-async function viaSdk(transport: WebStandardStreamableHTTPServerTransport, req: Request, parsed: Parsed): Promise<Response> {
-  const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body });
+async function viaSdk(transport: WebStandardStreamableHTTPServerTransport, req: Request, parsed: Parsed, base: RequestBase): Promise<Response> {
+  const res = await transport.handleRequest(withFullAccept(req, parsed.text), { parsedBody: parsed.body, authInfo: carryingBase(base) });
   return acceptsSse(req) ? res : sseToJson(res, Array.isArray(parsed.body));
 }
