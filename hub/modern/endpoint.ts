@@ -3,9 +3,9 @@
 // createMcpHandler (its listen streams hear that tenant's changes only), built on its first such
 // request; its factory builds a server per request over the tenant's default modern context
 // (./server.ts). Which requests come here is decided by hub/http/endpoints/mcp.ts (with mayBeModern
-// and modernRoute, below), after the HTTP front's checks (key, Origin, a draining replica);
+// and modernRoute, ./classify.ts), after the HTTP front's checks (key, Origin, a draining replica);
 // a plain tools/call takes the direct path (./direct.ts), which hands anything unusual to the SDK.
-import { classifyInboundRequest, createMcpHandler, PROTOCOL_VERSION_META_KEY, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
+import { createMcpHandler, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
 import { paramHeaderMismatch } from "./param-headers.js";
 import { urlSelects, viewForUrl, type Grant, type SessionView } from "../catalog/selection.js";
 import { createModernServer, type AdoptedCall, type ModernCtx } from "./server.js";
@@ -18,40 +18,6 @@ import { answerTasks } from "../tasks/answer.js";
 import { listenedUris, ListenSubscriptions } from "./listen-subscriptions.js";
 import { whileStreaming } from "./listen-stream.js";
 import type { RequestBase } from "../previews/public-address.js";
-
-/** The 2025-era versions a client may name in MCP-Protocol-Version; any other value is the modern path's to judge. */
-const LEGACY_VERSIONS = new Set(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"]);
-
-const claims = (message: unknown) => {
-  const meta = (message as { params?: { _meta?: unknown } } | null)?.params?._meta;
-  return typeof meta === "object" && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta;
-};
-
-/**
- * Whether a sessionless POST might be the modern path's: its body claims the envelope, or its
- * version header names no 2025 revision. Synchronous and a property lookup or two, so 2025
- * traffic pays nothing more; only a yes asks the SDK (modernRoute).
- */
-export function mayBeModern(req: Request, body: unknown): boolean {
-  const header = req.headers.get("mcp-protocol-version");
-  return (Array.isArray(body) ? body.some(claims) : claims(body)) || (header !== null && !LEGACY_VERSIONS.has(header));
-}
-
-/**
- * The SDK's own routing, on the body already parsed: its classifier with the request's standard
- * headers, exactly what isLegacyRequest runs, kept for the direct path so the body is classified
- * once. Undefined for 2025 traffic; a malformed claim is the modern path's to refuse.
- */
-export function modernRoute(req: Request, body: unknown): ModernRoute | undefined {
-  const route = classifyInboundRequest({
-    httpMethod: req.method.toUpperCase(),
-    protocolVersionHeader: req.headers.get("mcp-protocol-version") ?? undefined,
-    mcpMethodHeader: req.headers.get("mcp-method") ?? undefined,
-    mcpNameHeader: req.headers.get("mcp-name") ?? undefined,
-    body,
-  });
-  return route.kind === "legacy" ? undefined : route;
-}
 
 /** Where the factory finds the request's context: the SDK passes authInfo through untouched. */
 const CONTEXT_KEY = "agentbox/context";

@@ -8,7 +8,8 @@ import { jsonRpcError, parseJsonRpc } from "../../protocol/jsonrpc.js";
 import { drainingRefusal, startsSomethingNew } from "../replica.js";
 import { callerOf, type HubContext } from "../security.js";
 import { answerCallback } from "./callback.js";
-import { mayBeModern, modernRoute, type ModernEndpoint } from "../../modern/endpoint.js";
+import type { ModernEndpoint } from "../../modern/endpoint.js";
+import { mayBeModern, modernRoute } from "../../modern/classify.js";
 import { answerPlainJson } from "./plain-json.js";
 import { StreamableEndpoint } from "./streamable.js";
 
