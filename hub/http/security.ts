@@ -16,6 +16,7 @@ import { scopeShortfall } from "../sessions/scope-shortfall.js";
 import { tenantForKey } from "../tenants/tenants.js";
 import { requestBaseOf, type TrustedProxies } from "./trusted-proxies.js";
 import type { RequestBase } from "../previews/public-address.js";
+import { hangUpOf, type Cancellation } from "../protocol/cancellation.js";
 import { ALL_SCOPE, type ProtectedResource } from "./oauth/resource.js";
 import { PersonRefused } from "../tenants/people.js";
 
@@ -44,6 +45,7 @@ export type HubContext = Context<HubEnv>;
 /** Who a request comes from, decided once by `authenticate` and read by every endpoint. */
 export class Caller {
   private key?: string;
+  private hung?: Cancellation;
 
   constructor(
     private readonly c: HubContext,
@@ -71,6 +73,12 @@ export class Caller {
 
   /** The address this request reached the hub by, for the links made while answering it (hub/previews/public-address.ts). */
   readonly base: RequestBase = () => requestBaseOf(this.c.env.incoming, this.proxies);
+
+  /** The client hanging up before its reply is written (hub/protocol/cancellation.ts). */
+  get hangUp(): Cancellation {
+    this.hung ??= hangUpOf(this.c.env.outgoing);
+    return this.hung;
+  }
 
   /** Rate limits and implicit sessions are per client: its API key when it has one, else its address. */
   get clientKey(): string {

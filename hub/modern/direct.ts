@@ -16,6 +16,7 @@ import type { Params } from "../sessions/forward.js";
 import { serverInfoOf } from "../sessions/handlers.js";
 import { startCall, type CallRound } from "../sessions/pending-call.js";
 import type { AdoptedCall, ModernCtx } from "./server.js";
+import type { Cancellation } from "../protocol/cancellation.js";
 
 /** The revision this path serves; a request naming any other is the SDK's to answer. */
 const REVISION = "2026-07-28";
@@ -47,7 +48,7 @@ interface PlainToolCall {
  * shape and nothing of a retry (requestState, inputResponses). Conservative: a request the SDK
  * would also serve may be left to it; never the other way round.
  */
-function isPlainToolCall(req: Request, body: unknown, route: ModernRoute): body is PlainToolCall {
+function isPlainToolCall(req: Request, body: unknown, route: ModernRoute, hangUp: Cancellation): body is PlainToolCall {
   if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== REVISION) return false;
   if (!isPlainObject(body) || body.method !== "tools/call" || !onlyKeys(body, REQUEST_KEYS) || !isRequestId(body.id)) return false;
   const params = body.params;
@@ -56,7 +57,7 @@ function isPlainToolCall(req: Request, body: unknown, route: ModernRoute): body 
   const meta = params._meta;
   // (the envelope, its progressToken included, is the classifier's to check: a route is modern only if it is valid)
   if (!isPlainObject(meta)) return false;
-  if (req.method !== "POST" || mediaTypeOf(req.headers.get("content-type")) !== "application/json" || req.signal.aborted) return false;
+  if (req.method !== "POST" || mediaTypeOf(req.headers.get("content-type")) !== "application/json" || hangUp.aborted) return false;
   const name = req.headers.get("mcp-name");
   if (req.headers.get("mcp-protocol-version") === null || req.headers.get("mcp-method") === null || name === null) return false;
   const plainName = stripOws(name);
@@ -75,9 +76,20 @@ function plainResult(result: unknown): result is Record<string, unknown> & { _me
   return result.content.every((block) => isPlainObject(block) && block.type === "text" && typeof block.text === "string" && onlyKeys(block, TEXT_KEYS));
 }
 
-/** A 2026 request: a plain tools/call on the direct path, anything else through the SDK (`viaSdk`). */
-export function answerModern(ctx: ModernCtx, req: Request, body: unknown, route: ModernRoute, viaSdk: (adopted?: AdoptedCall) => Promise<Response>) {
-  if (isPlainToolCall(req, body, route)) return answerPlainToolCall(ctx, body, req, viaSdk);
+/**
+ * A 2026 request: a plain tools/call on the direct path, anything else through the SDK (`viaSdk`).
+ * `hangUp`: the client hanging up, which cancels the call as the request's AbortSignal would (the
+ * signal is built only if the SDK takes the call over: creating one per call cost more than the classification).
+ */
+export function answerModern(
+  ctx: ModernCtx,
+  req: Request,
+  body: unknown,
+  route: ModernRoute,
+  hangUp: Cancellation,
+  viaSdk: (adopted?: AdoptedCall) => Promise<Response>,
+) {
+  if (isPlainToolCall(req, body, route, hangUp)) return answerPlainToolCall(ctx, body, req, hangUp, viaSdk);
   if (isPlainObject(body) && body.method === "tools/call") ctx.hub.metrics.modernToolCalls.inc({ answered_by: "sdk" });
   return viaSdk();
 }
@@ -90,7 +102,13 @@ type First = "ended" | "handover";
  * (which serves the same request through the SDK, joining this call) the moment it needs more
  * than a plain result.
  */
-async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Request, viaSdk: (adopted: AdoptedCall) => Promise<Response>): Promise<Response> {
+async function answerPlainToolCall(
+  ctx: ModernCtx,
+  body: PlainToolCall,
+  req: Request,
+  hangUp: Cancellation,
+  viaSdk: (adopted: AdoptedCall) => Promise<Response>,
+): Promise<Response> {
   let first!: (what: First) => void;
   const happened = new Promise<First>((resolve) => (first = resolve));
   // notifications before the SDK's round joins wait here, in order, for it
@@ -101,7 +119,10 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
       id: body.id,
       // the request's _meta: the envelope's keys are among them (the classifier checked them)
       envelope: body.params._meta as CallRound["mcpReq"]["envelope"],
-      signal: req.signal,
+      // read only by a round that waits on the call (PendingCall.next), not once the call has ended
+      get signal() {
+        return req.signal;
+      },
       notify: (notification) => {
         held.push(notification);
         first("handover");
@@ -112,7 +133,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
   const { call, running } = startCall(ctx, body.params, round, () => first("handover"));
   // the client hanging up cancels the call, as the SDK's request signal does
   const cancel = () => call.cancellation.abort("the client cancelled the call");
-  req.signal.addEventListener("abort", cancel);
+  hangUp.addEventListener("abort", cancel);
   running.then(
     () => first("ended"),
     () => first("ended"),
@@ -122,7 +143,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
     const next = await call.next(round).catch(() => undefined);
     const result = next && "result" in next ? next.result : undefined;
     if (plainResult(result)) {
-      req.signal.removeEventListener("abort", cancel);
+      hangUp.removeEventListener("abort", cancel);
       for (const action of call.afterReply) queueMicrotask(action);
       ctx.hub.metrics.modernToolCalls.inc({ answered_by: "direct" });
       const meta = { ...result._meta, [SERVER_INFO_META_KEY]: serverInfoOf(ctx.hub) };
@@ -136,7 +157,7 @@ async function answerPlainToolCall(ctx: ModernCtx, body: PlainToolCall, req: Req
       if (joined) return;
       joined = sdkRound;
       // from here the SDK's request signal cancels the call (PendingCall.next listens to it)
-      req.signal.removeEventListener("abort", cancel);
+      hangUp.removeEventListener("abort", cancel);
       call.round = sdkRound;
       for (const notification of held.splice(0)) void sdkRound.mcpReq.notify(notification).catch(() => undefined);
     },

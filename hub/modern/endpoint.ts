@@ -18,6 +18,20 @@ import { answerTasks } from "../tasks/answer.js";
 import { listenedUris, ListenSubscriptions } from "./listen-subscriptions.js";
 import { whileStreaming } from "./listen-stream.js";
 import type { RequestBase } from "../previews/public-address.js";
+import type { Cancellation } from "../protocol/cancellation.js";
+
+/** Who sent a 2026 request, as the HTTP front decided (hub/http/security.ts). */
+export interface ModernCaller {
+  tenant: ServedTenant;
+  /** What the person's sign-in allows (hub/catalog/selection.ts), narrowing this request's view; none for an API key. */
+  grant?: Grant;
+  /** The address the request came by (hub/previews/public-address.ts). */
+  base: RequestBase;
+  /** The client hanging up before its reply is written. */
+  hangUp: Cancellation;
+  /** The HTTP front's 403 insufficient_scope for a request the grant alone keeps from the view, answered before any stream starts. */
+  refuseScope(view: SessionView, body: unknown): Response | undefined;
+}
 
 /** Where the factory finds the request's context: the SDK passes authInfo through untouched. */
 const CONTEXT_KEY = "agentbox/context";
@@ -45,19 +59,8 @@ export class ModernEndpoint {
   }
 
   /** `body` is the parsed request alone: the closures below keep it while the call runs or waits in its server's queue, and its text must not stay with it. */
-  /**
-   * `grant`: what the person's sign-in allows (hub/catalog/selection.ts), narrowing this request's view; none for an API key.
-   * `refuseScope`: the HTTP front's 403 insufficient_scope for a request the grant alone keeps from the view, answered before any stream starts.
-   */
-  async handle(
-    req: Request,
-    body: unknown,
-    tenant: ServedTenant,
-    requestBase: RequestBase,
-    route: ModernRoute,
-    grant?: Grant,
-    refuseScope?: (view: SessionView) => Response | undefined,
-  ): Promise<Response> {
+  async handle(req: Request, body: unknown, caller: ModernCaller, route: ModernRoute): Promise<Response> {
+    const { tenant, grant } = caller;
     const session = this.hub.modernSession(tenant);
     session.touch();
     const id = (body as { id?: string | number } | null)?.id;
@@ -65,12 +68,12 @@ export class ModernEndpoint {
     const selected = urlSelects(req.url) ? viewForUrl(session.view, req.url, id) : session.view;
     if (selected instanceof Response) return selected;
     const view = selected.within(grant);
-    const outOfScope = refuseScope?.(view);
+    const outOfScope = caller.refuseScope(view, body);
     if (outOfScope) return outOfScope;
     // the SDK checks Mcp-Param-* only for its high-level server; this one is low-level (./param-headers.ts)
     const mismatch = paramHeaderMismatch(req, body, view);
     if (mismatch) return mismatch;
-    const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending, requestBase };
+    const plain: ModernCtx = { hub: this.hub, session, view, pending: this.pending, requestBase: caller.base };
     // the tasks extension's requests, which the SDK does not serve on this revision
     const answered = route.kind === "modern" && route.messageKind === "request" ? answerTasks(plain, this.hub.tasks, tenant.name, req, body) : undefined;
     // mostly settled at once (not a tasks request): awaited only when it is not, a turn of the event loop saved per call
@@ -85,7 +88,7 @@ export class ModernEndpoint {
     const uris = listenedUris(body);
     if (uris) return whileStreaming(id, () => this.listensOf(tenant).acquire(context, uris), viaSdk);
     // a call whose rounds end in a task is the SDK's to serve round by round (the direct path answers plain results only)
-    return tasked ? viaSdk() : answerModern(context, req, body, route, viaSdk);
+    return tasked ? viaSdk() : answerModern(context, req, body, route, caller.hangUp, viaSdk);
   }
 
   /** Ends every listen stream (the hub is stopping). */

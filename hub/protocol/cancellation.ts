@@ -2,6 +2,7 @@
 // every request handler); a call the hub answers directly gets a CallCancellation instead. It does
 // the one thing needed, at a fraction of the cost: creating an AbortController and adding and
 // removing its listener took about a tenth of the hub's CPU per forwarded call (bench/README.md).
+import type { ServerResponse } from "node:http";
 export interface Cancellation {
   readonly aborted: boolean;
   readonly reason: unknown;
@@ -32,4 +33,18 @@ export class CallCancellation implements Cancellation {
     this.listeners = undefined;
     for (const listener of listeners) listener();
   }
+}
+
+/**
+ * The client hanging up before its reply was written (the connection closed first), as a
+ * Cancellation: what the request's AbortSignal says, without building one per request.
+ */
+export function hangUpOf(response: ServerResponse): Cancellation {
+  const hangUp = new CallCancellation();
+  const closed = () => {
+    if (!response.writableFinished) hangUp.abort("Client connection prematurely closed.");
+  };
+  if (response.destroyed) closed();
+  else response.once("close", closed);
+  return hangUp;
 }

@@ -168,6 +168,9 @@ export class PendingCall {
   /** Waits for what the client must hear next: the call's result, its child's questions, or (`deadline` first) that it runs on. */
   async next(round: CallRound, deadline?: Promise<void>): Promise<Round> {
     this.round = round;
+    // already ended: nothing for the round's signal to cancel
+    const ended = this.ended();
+    if (ended) return ended;
     const cancel = () => this.cancellation.abort("the client cancelled the call");
     round.mcpReq.signal.addEventListener("abort", cancel);
     let caughtUp = false;
@@ -178,10 +181,8 @@ export class PendingCall {
     });
     try {
       for (;;) {
-        if (this.outcome) {
-          if ("error" in this.outcome) throw this.outcome.error;
-          return this.outcome;
-        }
+        const outcome = this.ended();
+        if (outcome) return outcome;
         if (this.unsent.size && this.askers.size && !caughtUp) {
           // questions a child asks in one go (Promise.all) arrive one by one, in as many reads of its output as they
           // took: once it has caught up with a ping sent now, all of them are here, and this round carries them together
@@ -205,6 +206,13 @@ export class PendingCall {
       this.wake = undefined;
       round.mcpReq.signal.removeEventListener("abort", cancel);
     }
+  }
+
+  /** The call's result once it has one (its error thrown), else undefined. */
+  private ended(): { result: Result } | undefined {
+    if (!this.outcome) return undefined;
+    if ("error" in this.outcome) throw this.outcome.error;
+    return this.outcome;
   }
 
   /** Ends a call nobody came back for: its child's questions fail, the call is cancelled. */

@@ -29,7 +29,7 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
     if (route) {
       // a draining replica serves what names state it holds (a retry, its own task or context) and sends the rest on
       if (hub.draining && startsSomethingNew(hub, req, parsed.body)) return drainingRefusal(hub);
-      return modern.handle(req, parsed.body, caller.tenant, caller.base, route, caller.grant, (view) => caller.refuseScope(view, parsed.body));
+      return modern.handle(req, parsed.body, caller, route);
     }
     // both below open a session: a draining replica sends the client on
     if (hub.draining) return drainingRefusal(hub);
