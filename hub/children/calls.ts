@@ -29,6 +29,11 @@ export interface CallOptions {
    * child's task reports its progress under its tools/call's token, which its tasks/result then hears (./child-task.ts).
    */
   progressToken?: string;
+  /**
+   * Hears that the call goes to the child as a task of the child's own (./child-task.ts): first
+   * without an id, as it is sent, then with the task's id once the child has created it.
+   */
+  onChildTask?: (taskId: string | undefined) => void;
 }
 
 export interface CallLimits {

@@ -35,11 +35,14 @@ let nextToken = 1;
 export async function callAsTask(calls: ChildCalls, params: Record<string, unknown>, options: CallOptions, ttlMs: number): Promise<Result> {
   // the child reports the task's progress under its tools/call's token, heard by tasks/result until the end
   const progress = options.onprogress ? { progressToken: `t${nextToken++}` } : {};
+  // from now on what the child asks is this call's only when it names the task (hub/sessions/child-requests.ts)
+  options.onChildTask?.(undefined);
   const answer = await calls.request("tools/call", { ...params, task: { ttl: ttlMs } }, { ...options, ...progress });
   const created = CreateTaskResultSchema.safeParse(answer);
   // a child that ran it at once after all answered with the result itself
   if (!created.success) return answer;
   const { taskId } = created.data.task;
+  options.onChildTask?.(taskId);
   try {
     const result = await calls.request("tasks/result", { taskId }, { ...options, ...progress });
     return withoutRelatedTask(result);
