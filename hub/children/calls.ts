@@ -24,6 +24,16 @@ export interface CallOptions {
   turn?: string;
   /** Hears that the call got its slot: from then on the child may be running it. */
   onstart?: () => void;
+  /**
+   * The token the child reports this call's progress under, instead of the request's own id: a
+   * child's task reports its progress under its tools/call's token, which its tasks/result then hears (./child-task.ts).
+   */
+  progressToken?: string;
+  /**
+   * Hears that the call goes to the child as a task of the child's own (./child-task.ts): first
+   * without an id, as it is sent, then with the task's id once the child has created it.
+   */
+  onChildTask?: (taskId: string | undefined) => void;
 }
 
 export interface CallLimits {
@@ -44,6 +54,8 @@ interface Pending {
   onprogress?: CallOptions["onprogress"];
   timer: NodeJS.Timeout;
   startedAt: number;
+  /** A progress token other than the request's id that reports on it. */
+  token?: string;
 }
 
 type Incoming = {
@@ -60,6 +72,8 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 export class ChildCalls {
   private nextId = 1;
   private readonly pending = new Map<string, Pending>();
+  /** The request each progress token other than a request's own id reports on. */
+  private readonly progressOf = new Map<string, string>();
 
   constructor(
     private readonly transport: Transport & { sendText?(json: string): Promise<void> },
@@ -83,10 +97,11 @@ export class ChildCalls {
       return true;
     }
     if (m.method !== "notifications/progress" || typeof m.params?.progressToken !== "string") return false;
-    const call = this.pending.get(m.params.progressToken);
+    const id = this.progressOf.get(m.params.progressToken) ?? m.params.progressToken;
+    const call = this.pending.get(id);
     if (!call) return false;
     if (Date.now() - call.startedAt > this.limits.maxTotalMs) {
-      this.cancel(m.params.progressToken, totalTimeout(this.limits.maxTotalMs));
+      this.cancel(id, totalTimeout(this.limits.maxTotalMs));
       return true;
     }
     call.timer.refresh();
@@ -98,7 +113,8 @@ export class ChildCalls {
   request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
     if (options.signal?.aborted) throw options.signal.reason;
     const id = `h${this.nextId++}`;
-    const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } } : params;
+    const token = options.progressToken ?? id;
+    const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } } : params;
     const message = { jsonrpc: "2.0" as const, id, method, ...(sent !== undefined ? { params: sent } : {}) };
     const json = JSON.stringify(message);
     const bytes = Buffer.byteLength(json);
@@ -132,7 +148,9 @@ export class ChildCalls {
         onprogress: options.onprogress,
         timer,
         startedAt: Date.now(),
+        ...(options.onprogress && token !== id ? { token } : {}),
       });
+      if (options.onprogress && token !== id) this.progressOf.set(token, id);
       options.signal?.addEventListener("abort", onAbort, { once: true });
       // a transport that takes text gets the string already made for the size check; any other serializes the message itself
       const write = this.transport.sendText ? this.transport.sendText(json) : this.transport.send(message);
@@ -162,6 +180,7 @@ export class ChildCalls {
     if (!call) return false;
     clearTimeout(call.timer);
     this.pending.delete(id);
+    if (call.token !== undefined) this.progressOf.delete(call.token);
     return true;
   }
 }

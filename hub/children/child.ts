@@ -21,6 +21,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
+import { callAsTask, runsOnlyAsTask } from "./child-task.js";
 import { ChildCalls, MessageTooLargeError, type CallOptions } from "./calls.js";
 import {
   childTransport,
@@ -421,6 +422,9 @@ export class Child {
       if (this.state === "idle" || this.starting) await this.ensureStarted();
       if (this.modern && this.state === "ready") return this.modern.request(method, params, options);
       if (!this.calls || this.state !== "ready") throw this.unavailable();
+      // a tool the child runs only as a task is one all the same: the slot is held until the child's task ends
+      if (method === "tools/call" && params && runsOnlyAsTask(this.tools, this.capabilities, params))
+        return callAsTask(this.calls, params, options, this.config.maxTotalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS);
       return this.calls.request(method, params, options);
     });
   }

@@ -4,6 +4,7 @@
 import {
   ErrorCode,
   McpError,
+  RELATED_TASK_META_KEY,
   ResultSchema,
   type LoggingLevel,
   type Notification,
@@ -61,6 +62,7 @@ export function turnOf(session: ClientSession, call: InflightCall, meta: Record<
  * names); else, for a child that names no call, the only call in flight to it there (the session's
  * own, or the tenant's), or one of them when they are all one client's. Anything else would be a
  * guess, and a guess can hand one client's question to another: a string saying why nobody is asked.
+ * A call its child runs as a task of its own is only ever asked what names that task (childTaskMayAsk).
  */
 function originOf(
   sessions: SessionRegistry,
@@ -83,11 +85,15 @@ function originOf(
   if (owner && !named) return "its client session has closed";
   const scope = named ? [named] : [...sessionsOf(sessions, tenant)];
   // a call still waiting in its server's queue cannot be the one asking
-  const candidates = scope.flatMap((session) => [...session.inflight].filter((c) => c.child === served && c.started).map((call) => ({ session, call })));
+  const inflight = scope.flatMap((session) => [...session.inflight].filter((c) => c.child === served && c.started).map((call) => ({ session, call })));
+  const candidates = inflight.filter(({ call }) => childTaskMayAsk(call, meta));
   if (candidates.length === 1) return candidates[0];
   if (candidates.length === 0) {
     // named, the session is known (a 2025 client is asked outside any call; a 2026 one cannot be)
-    return named ? { session: named } : `it names no session in _meta["${SESSION_META_KEY}"] and no call is in flight to it`;
+    if (named) return { session: named };
+    return inflight.length === 0
+      ? `it names no session in _meta["${SESSION_META_KEY}"] and no call is in flight to it`
+      : `it names no session in _meta["${SESSION_META_KEY}"], and the calls in flight to it run as its own tasks, none of which it names in _meta["${RELATED_TASK_META_KEY}"]`;
   }
   const [{ session: first }] = candidates;
   // all one 2025 client's calls: whichever carries the question, it reaches the client whose call asked
@@ -100,6 +106,20 @@ function originOf(
   }
   const shared = candidates.some((c) => c.session.kind === "modern") ? "context" : owner ? "instance" : "process";
   return `${candidates.length} calls to it are in flight and it does not name the one asking (in _meta["${CALL_META_KEY}"]): ${REMEDY[shared]}`;
+}
+
+/**
+ * Whether a call may be the one a child's message comes from, as far as the child's own tasks tell.
+ * A call its child runs as a task (hub/children/child-task.ts) is that task's, and everything a
+ * task says names it (MCP 2025-11-25: _meta["io.modelcontextprotocol/related-task"]): what names
+ * no task or another is none of the call's. A just-started server-everything asks for roots, naming
+ * nothing, 350 ms after it is initialized: taken for a task's question, it failed the task of a
+ * client that did not declare roots. Any other call may be the one, as before.
+ */
+function childTaskMayAsk(call: InflightCall, meta: Record<string, unknown> | undefined): boolean {
+  if (!call.childTask) return true;
+  const related = meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
+  return call.childTask.id !== undefined && related?.taskId === call.childTask.id;
 }
 
 /** Sessions that are one client's (a 2026 context is shared by its tenant's clients, an implicit one by a client address's). */

@@ -102,7 +102,11 @@ export async function forward(
     const queueing: Queueing = { detached };
     if (inflight) {
       inflight.turn = turnOf(session, inflight, forwarded._meta);
-      Object.assign(queueing, { turn: inflight.turn, onstart: () => (inflight.started = true) });
+      Object.assign(queueing, {
+        turn: inflight.turn,
+        onstart: () => (inflight.started = true),
+        onChildTask: (id: string | undefined) => (inflight.childTask = id === undefined ? {} : { id }),
+      });
     }
     return await traceChildRequest(child.name, method, forwarded, (traced) => send(child, method, traced, progressToken, channel, queueing));
   } catch (err) {
@@ -118,7 +122,7 @@ export async function forward(
 }
 
 /** How a request waits for its server's queue (hub/children/queue.ts). */
-type Queueing = Pick<CallOptions, "detached" | "turn" | "onstart">;
+type Queueing = Pick<CallOptions, "detached" | "turn" | "onstart" | "onChildTask">;
 
 async function send(child: Child, method: string, params: Params, progressToken: unknown, channel: CallChannel, queueing: Queueing): Promise<Result> {
   if (progressToken === undefined) return await child.request(method, params, { signal: channel.signal, ...queueing });

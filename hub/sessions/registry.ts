@@ -88,6 +88,11 @@ export interface InflightCall {
   turn?: string;
   /** Set once its server's queue let it through: only then can what the server asks be this call's. */
   started?: boolean;
+  /**
+   * Set when its child runs it as a task of the child's own (hub/children/child-task.ts), with the
+   * task's id once the child created it: then only what the child relates to that task is the call's.
+   */
+  childTask?: { id?: string };
 }
 
 /** A call about to be forwarded; its id random, so no child can name a call it was not sent. */
