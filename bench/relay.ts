@@ -25,9 +25,9 @@ const WARM_CALLS = Number(process.env.BENCH_RELAY_WARM_CALLS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_RELAY_ROUNDS ?? 5);
 /** A comma list of contender keys to run alone while working on one (its results are then not the recorded comparison). */
 const ONLY = process.env.BENCH_RELAY_ONLY?.split(",").map((k) => k.trim());
-/** Issue 17's targets: agentbox at most 1.5× the bare relay, and at least 3× cheaper than the cheaper peer. */
-export const HUB_OVER_RELAY_TARGET = 1.5;
-export const PEER_OVER_HUB_TARGET = 3;
+/** Issue 41's targets (issue 17's were 1.5× and 3×): agentbox at most 1.25× the bare relay in both eras, and at least 4× cheaper than the cheaper peer. */
+export const HUB_OVER_RELAY_TARGET = 1.25;
+export const PEER_OVER_HUB_TARGET = 4;
 
 interface Contender {
   key: string;
@@ -256,6 +256,7 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
     target: {
       hubOverRelay: HUB_OVER_RELAY_TARGET,
       metHubOverRelay: hubOverRelay !== undefined && hubOverRelay.median <= HUB_OVER_RELAY_TARGET,
+      metModernOverRelay: modernOverRelay !== undefined && modernOverRelay.median <= HUB_OVER_RELAY_TARGET,
       cheaperPeerOverHub: PEER_OVER_HUB_TARGET,
       metCheaperPeerOverHub: cheaperPeerOverHub !== undefined && cheaperPeerOverHub.median >= PEER_OVER_HUB_TARGET,
     },

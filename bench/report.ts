@@ -217,7 +217,7 @@ function catalog(r: J | undefined): string {
 }
 
 function relay(r: J | undefined): string {
-  const title = "8. Relay cost: server CPU per call against a bare relay and the peers (issue 17)";
+  const title = "8. Relay cost: server CPU per call against a bare relay and the peers (issues 17, 41)";
   const bad = failed(title, r);
   if (bad || !r) return bad!;
   const c = r.contenders as J;
@@ -249,7 +249,11 @@ function relay(r: J | undefined): string {
           ...(q.modernOverHub
             ? [
                 ["agentbox, 2026-07-28 clients ÷ agentbox, 2025 sessions", ratio(q.modernOverHub), "measured (issue 24)"],
-                ["agentbox, 2026-07-28 clients ÷ bare relay", ratio(q.modernOverRelay), "measured (issue 24)"],
+                [
+                  "agentbox, 2026-07-28 clients ÷ bare relay",
+                  ratio(q.modernOverRelay),
+                  t.metModernOverRelay === undefined ? "measured (issue 24)" : `≤ ${t.hubOverRelay}×: ${yes(t.metModernOverRelay)}`,
+                ],
               ]
             : []),
         ],
