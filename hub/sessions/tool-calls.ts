@@ -194,7 +194,7 @@ export class ToolCalls {
 }
 
 /** Waits (bounded) for children still starting for the first time; true when there were any. */
-async function firstStarts(children: Child[]): Promise<boolean> {
+export async function firstStarts(children: Child[]): Promise<boolean> {
   const starting = children.filter((c) => c.state === "starting").map((c) => c.started);
   if (starting.length === 0) return false;
   await Promise.race([Promise.allSettled(starting), new Promise((r) => setTimeout(r, NAME_WAIT_MS).unref())]);

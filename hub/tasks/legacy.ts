@@ -34,7 +34,7 @@ import { startCall } from "../sessions/pending-call.js";
 import type { ClientSession } from "../sessions/registry.js";
 import { checkedHandler } from "../sessions/server.js";
 import type { SessionServerExtension, SessionServices, SessionToolCall } from "../sessions/services.js";
-import { unknownName } from "../sessions/tool-calls.js";
+import { firstStarts, unknownName } from "../sessions/tool-calls.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
 import { taskSupportOf } from "./answer.js";
 import { TaskQuestions } from "./legacy-questions.js";
@@ -124,9 +124,12 @@ export class LegacyTasks implements SessionServerExtension {
   }
 
   /** tools/call with params.task: the call starts in the tenant's lasting context, and the task is the answer. */
-  private create(session: ClientSession, view: SessionView, req: CallToolRequest): Result {
+  private async create(session: ClientSession, view: SessionView, req: CallToolRequest): Promise<Result> {
     const { task: asked, ...params } = req.params as Params & CallToolRequest["params"];
     checkTtl(asked?.ttl);
+    // a server not recorded in the manifest lists its tools only once it is up: a task asked for right after
+    // initialize waits for that, as a plain call does (hub/sessions/tool-calls.ts), rather than call its tool unknown
+    if (!session.tenant.catalog.tool(params.name) && view.serverOf(params.name) !== HUB) await firstStarts(session.tenant.children);
     const support = taskSupportOf({ session, view }, params.name);
     if (support !== "optional" && support !== "required") throw notTaskCapable(session, view, params.name);
     const declared = Object.fromEntries(ASKING_CAPABILITIES.flatMap((c) => (session.clientCapabilities[c] ? [[c, session.clientCapabilities[c]]] : [])));

@@ -177,3 +177,19 @@ describe("a child's tool that runs only as a task, through the hub", () => {
 
   const readMarks = () => (fs.existsSync(marks) ? fs.readFileSync(marks, "utf8") : "");
 });
+
+describe("a task asked for the moment the hub starts", () => {
+  let hub: TestHub;
+  after(() => hub?.stop());
+
+  test("waits for its server's first start, as a plain call does, instead of calling the tool unknown", async () => {
+    // a fixture server is in no build manifest: its tools are known only once it is up
+    hub = await startHub({ extraServers: { holder: fixture("task-only-server") }, waitReady: false });
+    const client = await hub.connect({ capabilities: DOES_TASKS });
+    const task = await startTask(client, "holder_count", {});
+    const ended = await untilStatus(client, task.taskId, TERMINAL);
+    assert.equal(ended.status, "completed", JSON.stringify(ended));
+    const result = await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+    assert.match(textOf(result), /counted to 2/);
+  });
+});
