@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { readDiskUse } from "./disk-budget.js";
+import { readDiskUse, type DiskUse } from "./disk-budget.js";
 import { errorMessage } from "./log.js";
 import { fdPath, lstatAt, withDir } from "./safe-fs.js";
 import { onSessionClosed } from "./session-events.js";
@@ -42,16 +42,26 @@ function newId(kind: RecordingKind): string {
   return `${kind}-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
 }
 
-/** Whether the budget leaves room for `bytes` more (no budget, or none measured yet: yes). */
-let diskUse: { at: number; room: number } | undefined;
+/**
+ * What this process knows of the tenant's disk use: the hub's last published reading, and what its
+ * recordings wrote since that reading changed. A reading stays the same until the hub's next walk
+ * (every 2 s, longer on a busy machine): taken afresh as the room left each time it is read, it gave
+ * a recording the same megabyte again and again, and a busy machine's recording overran the budget.
+ */
+let diskUse: { at: number; use: DiskUse | undefined; writtenSince: number } | undefined;
+
+/** Whether the budget leaves room for `bytes` more (no budget, or none measured yet: yes); if so, they are counted. */
 async function roomFor(bytes: number): Promise<boolean> {
   const now = Date.now();
   if (!diskUse || now - diskUse.at > DISK_USE_FRESH_MS) {
     const use = await readDiskUse();
-    diskUse = { at: now, room: use ? use.budgetBytes - use.usedBytes - BUDGET_MARGIN_BYTES : Infinity };
+    // a new walk counts what was written before it; until one, what this process writes is added to the last
+    const changed = use?.usedBytes !== diskUse?.use?.usedBytes || use?.budgetBytes !== diskUse?.use?.budgetBytes;
+    diskUse = { at: now, use, writtenSince: changed ? 0 : (diskUse?.writtenSince ?? 0) };
   }
-  if (diskUse.room < bytes) return false;
-  diskUse.room -= bytes;
+  const { use } = diskUse;
+  if (use && use.budgetBytes - use.usedBytes - BUDGET_MARGIN_BYTES - diskUse.writtenSince < bytes) return false;
+  diskUse.writtenSince += bytes;
   return true;
 }
 
