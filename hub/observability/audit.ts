@@ -11,7 +11,8 @@ import { holdUntilTurnEnds } from "../../servers/lib/turn-writes.js";
 /** What a call ended as: ok; error (the tool's own or the hub's); cancelled by its client; refused before it ran; timed out. */
 export type AuditOutcome = "ok" | "error" | "cancelled" | "refused" | "timeout";
 
-export interface CallRecord {
+// types, not interfaces: a record is read as the plain object of fields it is (lineOf)
+export type CallRecord = {
   tenant: string;
   /** A digest of the session's or 2026 context's id (hub_sessions shows the same label): an id is a credential. */
   session: string;
@@ -29,9 +30,9 @@ export interface CallRecord {
   bytesOut?: number;
   taskId?: string;
   arguments?: unknown;
-}
+};
 
-export interface SessionRecord {
+export type SessionRecord = {
   tenant: string;
   session: string;
   transport: string;
@@ -39,7 +40,7 @@ export interface SessionRecord {
   /** Why it closed: its client, idle, ttl, reclaimed, ended (hub_end_session), hub_stopping. */
   reason?: string;
   ageSeconds?: number;
-}
+};
 
 /** Where lines go: a file, a stream (the hub's log stream), or nowhere. */
 export type AuditDestination = { file: string } | { stream: Writable } | "off";
@@ -102,7 +103,7 @@ export class AuditLog {
     const out = this.out;
     if (!out) return;
     // JSON escapes every control character: nothing in a field ends the line or forges another
-    const line = JSON.stringify({ time: new Date().toISOString(), audit: kind, ...clipped(record) }) + "\n";
+    const line = lineOf(kind, record);
     if (this.failed || out.destroyed || out.writableEnded || out.writableLength + Buffer.byteLength(line) > this.queueBytes) {
       this.dropped++;
       return;
@@ -123,12 +124,20 @@ export class AuditLog {
   }
 }
 
-/** The record with every top-level string cut to FIELD_CHARS (arguments are bounded where they are taken: ./audit-arguments.ts). */
-function clipped<T extends object>(record: T): T {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (value === undefined) continue;
-    out[key] = typeof value === "string" && value.length > FIELD_CHARS ? `${value.slice(0, FIELD_CHARS - 1)}…` : value;
+/**
+ * The record as one JSON line, every top-level string cut to FIELD_CHARS (arguments are bounded
+ * where they are taken: ./audit-arguments.ts). A line is written per call: the record is copied only
+ * when it has a string to cut, and its JSON follows the line's own two fields (JSON leaves out what
+ * is undefined).
+ */
+function lineOf(kind: string, fields: Readonly<Record<string, unknown>>): string {
+  let kept: Record<string, unknown> = fields;
+  for (const key in fields) {
+    const value = fields[key];
+    if (typeof value !== "string" || value.length <= FIELD_CHARS) continue;
+    if (kept === fields) kept = { ...fields };
+    kept[key] = `${value.slice(0, FIELD_CHARS - 1)}…`;
   }
-  return out as T;
+  const json = JSON.stringify(kept);
+  return `{"time":"${new Date().toISOString()}","audit":"${kind}"${json === "{}" ? "" : `,${json.slice(1)}`}\n`;
 }

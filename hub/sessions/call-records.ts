@@ -91,21 +91,23 @@ export class CallRecords {
     if (!this.audit.enabled) return;
     const era = eraOf(session);
     const info = (params._meta?.[CLIENT_INFO_META_KEY] as ClientSession["clientInfo"]) ?? caller.clientInfo;
+    // one object per call, its absent fields undefined (the line leaves them out)
     this.audit.call({
       tenant: session.tenant.name,
       session: session.label,
       transport: session.kind,
-      ...era,
-      ...(info ? { client: this.shown(`${String(info.name)} ${String(info.version)}`) } : {}),
+      era: era.era,
+      protocolVersion: era.protocolVersion,
+      client: info ? this.shown(`${String(info.name)} ${String(info.version)}`) : undefined,
       tool: this.shown(tool),
-      ...(note.server ? { server: note.server } : {}),
+      server: note.server || undefined,
       outcome,
-      ...(errorType ? { errorType } : {}),
+      errorType: errorType || undefined,
       durationMs,
       bytesIn: sizeOf(params.arguments ?? {}),
-      ...("result" in ending ? { bytesOut: sizeOf(ending.result) } : {}),
-      ...(taskId ? { taskId } : {}),
-      ...(this.withArguments ? { arguments: auditedArguments(params.arguments ?? {}, (text) => this.secrets.redact(text)) } : {}),
+      bytesOut: "result" in ending ? sizeOf(ending.result) : undefined,
+      taskId: taskId || undefined,
+      arguments: this.withArguments ? auditedArguments(params.arguments ?? {}, (text) => this.secrets.redact(text)) : undefined,
     });
   }
 
