@@ -40,7 +40,7 @@ import type { ManifestEntry } from "./manifest.js";
 import { ReplyTooLargeError, StdioChildTransport } from "./stdio-transport.js";
 import { killTree } from "../../servers/lib/proctree.js";
 import { Coalescer, FloodGate } from "./flood-gate.js";
-import { CallQueue } from "./queue.js";
+import { CallQueue, queuedCall } from "./queue.js";
 import { CallCancellation } from "../protocol/cancellation.js";
 import { ModernLink } from "./modern-link.js";
 import { z } from "zod";
@@ -415,7 +415,7 @@ export class Child {
 
   /** Send a request to the child, within its concurrency limit and timeouts; its result comes back as the child sent it. */
   async request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
-    const call = { params, signal: options.signal, isTask: () => options.detached?.() === true, onqueue: options.onqueue, turn: options.turn };
+    const call = queuedCall(params, options);
     // a call waiting for the child's first start holds a slot: calls beyond them wait in the queue, where their memory is counted
     return this.queue.run(call, async () => {
       options.onstart?.();

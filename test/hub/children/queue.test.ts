@@ -4,7 +4,7 @@
 // and test/hub/http/queued-memory.test.ts.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CallQueue, QueueFullError, TurnWaitError, type QueuedCall } from "../../../hub/children/queue.js";
+import { CallQueue, QueueFullError, TurnWaitError, queuedCall, type QueuedCall } from "../../../hub/children/queue.js";
 import { QueueBudget, QueueBudgetError } from "../../../hub/children/queue-budget.js";
 import { CallCancellation } from "../../../hub/protocol/cancellation.js";
 
@@ -248,5 +248,56 @@ describe("a server's calls in turns (once it asked without naming the call that 
     assert.deepEqual(queue.stats, { running: 1, queued: 0 });
     assert.equal(budget.used, 0, "what the refused and the cancelled call held is released");
     await holder.end();
+  });
+});
+
+describe("what the queue keeps of a call (queuedCall)", () => {
+  const options = () => {
+    let detached = false;
+    const heard: string[] = [];
+    return {
+      signal: new CallCancellation(),
+      detached: () => detached,
+      onqueue: (status: string) => void heard.push(status),
+      turn: "session:a",
+      becomeTask: () => (detached = true),
+      heard,
+    };
+  };
+
+  test("the record asks its caller whether it is a task while the call is the queue's, and lets go of everything once it ran", async () => {
+    const queue = queueOf(2);
+    const given = options();
+    const call = queuedCall({ arguments: { text: "held" } }, given);
+    let duringRun: boolean | undefined;
+    await queue.run(call, async () => {
+      given.becomeTask();
+      duringRun = call.isTask();
+    });
+    assert.equal(duringRun, true, "a call that became a task on its way counts as one");
+    assert.equal(call.isTask(), false, "after the call, the record no longer reaches its caller's options");
+    assert.deepEqual([call.params, call.signal, call.onqueue], [undefined, undefined, undefined]);
+    assert.equal(call.turn, "session:a", "a plain string: nothing of the call's graph");
+  });
+
+  test("a call refused by a full queue, or failing, is let go of too", async () => {
+    const queue = queueOf(1, 50, new QueueBudget(64 * MiB), 0);
+    const blocker = new TestCall("blocker", false).enter(queue);
+    await settle();
+    const refused = queuedCall({ arguments: {} }, options());
+    await assert.rejects(
+      queue.run(refused, async () => undefined),
+      QueueFullError,
+    );
+    assert.equal(refused.params, undefined);
+    await blocker.end();
+    const failing = queuedCall({ arguments: {} }, options());
+    await assert.rejects(
+      queue.run(failing, async () => {
+        throw new Error("the child failed");
+      }),
+      /the child failed/,
+    );
+    assert.deepEqual([failing.params, failing.signal], [undefined, undefined]);
   });
 });
