@@ -7,6 +7,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type JSONRPCMessage, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Cancellation } from "../protocol/cancellation.js";
+import { CallTable } from "../protocol/call-table.js";
 import { noteSize } from "./message-sizes.js";
 
 export interface CallOptions {
@@ -71,9 +72,9 @@ const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 export class ChildCalls {
   private nextId = 1;
-  private readonly pending = new Map<string, Pending>();
+  private readonly pending = new CallTable<Pending>();
   /** The request each progress token other than a request's own id reports on. */
-  private readonly progressOf = new Map<string, string>();
+  private readonly progressOf = new CallTable<string>();
 
   constructor(
     private readonly transport: Transport & { sendText?(json: string): Promise<void> },

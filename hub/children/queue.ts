@@ -14,6 +14,7 @@
 // and a call waits for its turn at most `turnWaitMs`: a hung call of one client holds another's
 // for no longer than that (its own timeouts end it sooner or later).
 import type { Cancellation } from "../protocol/cancellation.js";
+import { CallTable } from "../protocol/call-table.js";
 import { systemClock, type Clock } from "../protocol/clock.js";
 import type { QueueBudget } from "./queue-budget.js";
 
@@ -71,11 +72,14 @@ export interface QueueSettings {
 
 interface Waiting {
   call: QueuedCall;
+  /** Its key among the running calls once it runs. */
+  key: string;
   start(): void;
 }
 
 export class CallQueue {
-  private readonly running = new Set<QueuedCall>();
+  private readonly running = new CallTable<QueuedCall>();
+  private runs = 0;
   private readonly waiting: Waiting[] = [];
   /** The slots tasks may hold: at least one, or a task could never run. */
   private readonly taskSlots: number;
@@ -108,14 +112,15 @@ export class CallQueue {
   }
 
   async run<T>(call: QueuedCall, work: () => Promise<T>): Promise<T> {
+    const key = `r${++this.runs}`;
     try {
       // no waiting call may take a slot free now (startWaiting saw to that): the queue's order stands
-      if (this.blockedBy(call, undefined, this.waiting.length) === undefined) this.running.add(call);
-      else await this.wait(call);
+      if (this.blockedBy(call, undefined, this.waiting.length) === undefined) this.running.set(key, call);
+      else await this.wait(call, key);
       try {
         return await work();
       } finally {
-        this.running.delete(call);
+        this.running.delete(key);
         this.startWaiting();
       }
     } finally {
@@ -155,7 +160,7 @@ export class CallQueue {
     return tasks;
   }
 
-  private wait(call: QueuedCall): Promise<void> {
+  private wait(call: QueuedCall, key: string): Promise<void> {
     const { signal } = call;
     if (signal?.aborted) throw signal.reason;
     const blockedBy = this.blockedBy(call, undefined, this.waiting.length)!;
@@ -169,6 +174,7 @@ export class CallQueue {
       const turnWait = this.turns && call.turn !== undefined ? this.clock.after(this.turnWaitMs, () => giveUp()) : undefined;
       const entry: Waiting = {
         call,
+        key,
         start: () => {
           turnWait?.cancel();
           signal?.removeEventListener("abort", onAbort);
@@ -208,14 +214,14 @@ export class CallQueue {
   private startWaiting(): void {
     let tasks = this.tasksRunning();
     for (let i = 0; i < this.waiting.length && this.running.size < this.maxConcurrency;) {
-      const { call, start } = this.waiting[i];
+      const { call, key, start } = this.waiting[i];
       if (this.blockedBy(call, tasks, i) !== undefined) {
         i++;
         continue;
       }
       if (call.isTask()) tasks++;
       this.waiting.splice(i, 1);
-      this.running.add(call);
+      this.running.set(key, call);
       start();
     }
   }

@@ -4,18 +4,11 @@
 // (hub/http/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
 // free the session's browser contexts, terminals and interpreters.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type {
-  ClientCapabilities,
-  Implementation,
-  LoggingLevel,
-  RequestId,
-  Result,
-  ServerNotification,
-  ServerRequest,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Implementation, LoggingLevel, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
+import { CallTable } from "../protocol/call-table.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 import type { Child } from "../children/child.js";
 import type { ServedTenant } from "../tenants/served-tenant.js";
@@ -101,13 +94,26 @@ export function inflightCall(child: Child, tool: string, channel: CallChannel, c
 }
 
 /** A session's calls in flight, which tells a waiter when one ends (a draining hub waits on that). */
-export class InflightCalls extends Set<InflightCall> {
+export class InflightCalls {
+  private readonly calls = new CallTable<InflightCall>();
   private readonly ends = new EventEmitter();
 
-  override delete(call: InflightCall): boolean {
-    const removed = super.delete(call);
+  get size(): number {
+    return this.calls.size;
+  }
+
+  add(call: InflightCall): void {
+    this.calls.set(call.id, call);
+  }
+
+  delete(call: InflightCall): boolean {
+    const removed = this.calls.delete(call.id);
     if (removed) this.ends.emit("end");
     return removed;
+  }
+
+  [Symbol.iterator](): Iterator<InflightCall> {
+    return this.calls[Symbol.iterator]();
   }
 
   /** Settles when one of these calls ends, or when `signal` aborts, whichever comes first. */
@@ -133,8 +139,8 @@ export class ClientSession {
   readonly servers = new Set<Server>();
   /** The children this session has been named to (hub/sessions/forward.ts): only they can hold anything of it, so only they are told it ended. */
   readonly reached = new Set<Child>();
-  /** Tool calls answered without an SDK server (hub/http/endpoints/direct-call.ts), by request id, so a cancellation finds them. */
-  readonly directCalls = new Map<RequestId, CallCancellation>();
+  /** Tool calls answered without an SDK server (hub/http/endpoints/direct-call.ts), by request id (requestIdKey), so a cancellation finds them. */
+  readonly directCalls = new CallTable<CallCancellation>();
   closed = false;
 
   /**

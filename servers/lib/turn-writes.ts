@@ -6,14 +6,16 @@
 // writer's data waits in the same buffer, and a stream's backpressure still counts what waits.
 import type { Writable } from "node:stream";
 
-const held = new Set<Writable>();
+// an array, not a Set: a Set cleared every turn links each retired table to the next, which kept
+// what the writes of each turn allocated alive through young-generation collections (hub/protocol/call-table.ts)
+let held: Writable[] = [];
 let flushQueued = false;
 let exitHooked = false;
 
 /** What is written to `stream` from now until this turn of the event loop ends leaves together, in order. */
 export function holdUntilTurnEnds(stream: Writable): void {
-  if (held.has(stream) || stream.destroyed || stream.writableEnded) return;
-  held.add(stream);
+  if (held.includes(stream) || stream.destroyed || stream.writableEnded) return;
+  held.push(stream);
   stream.cork();
   if (!exitHooked) {
     exitHooked = true;
@@ -28,8 +30,8 @@ export function holdUntilTurnEnds(stream: Writable): void {
 /** Writes out everything held now (a stream about to be ended or closed calls this first). */
 export function flushHeldWrites(): void {
   flushQueued = false;
-  const streams = [...held];
-  held.clear();
+  const streams = held;
+  held = [];
   // an uncork may write synchronously and its callbacks hold the stream again: that waits for the next turn
   for (const stream of streams) stream.uncork();
 }

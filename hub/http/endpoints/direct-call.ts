@@ -17,6 +17,7 @@ import {
   type ServerNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { CallCancellation } from "../../protocol/cancellation.js";
+import { requestIdKey } from "../../protocol/call-table.js";
 import { isPlainObject, resultMessage } from "../../protocol/jsonrpc.js";
 import type { Params } from "../../sessions/forward.js";
 import type { HubServices } from "../services.js";
@@ -37,7 +38,7 @@ export interface DirectToolCall {
 export function isDirectToolCall(body: unknown, headers: Headers, session: ClientSession): body is DirectToolCall {
   if (!isPlainObject(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return false;
   if (typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return false;
-  if (session.directCalls.has(body.id as RequestId)) return false; // a duplicate id in flight: the SDK's to answer
+  if (session.directCalls.has(requestIdKey(body.id as RequestId))) return false; // a duplicate id in flight: the SDK's to answer
   const meta = (body.params as { _meta?: unknown } | undefined)?._meta;
   if (isPlainObject(meta) && "progressToken" in meta) return false;
   // a call as a task (2025-11-25 params.task), and any call of a client that does tasks (a required-task tool refuses a plain call), are hub/tasks/legacy.ts's
@@ -69,7 +70,7 @@ function paramsProblem(params: unknown): string | undefined {
 export function cancelsDirectCall(body: unknown, session: ClientSession): boolean {
   if (!isPlainObject(body) || body.method !== "notifications/cancelled" || "id" in body) return false;
   const id = (body.params as { requestId?: RequestId } | undefined)?.requestId;
-  const call = id === undefined ? undefined : session.directCalls.get(id);
+  const call = typeof id === "string" || typeof id === "number" ? session.directCalls.get(requestIdKey(id)) : undefined;
   call?.abort("cancelled by the client");
   return call !== undefined;
 }
@@ -151,7 +152,7 @@ export async function answerToolCall(
     return reply.response;
   }
   const aborter = new CallCancellation();
-  session.directCalls.set(call.id, aborter);
+  session.directCalls.set(requestIdKey(call.id), aborter);
   const afterReply: Array<() => void> = [];
   const channel: CallChannel = {
     signal: aborter,
@@ -171,7 +172,7 @@ export async function answerToolCall(
       (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
     )
     .finally(() => {
-      session.directCalls.delete(call.id);
+      session.directCalls.delete(requestIdKey(call.id));
       // reply.finish has written the reply: it is out of the session's hands
       for (const action of afterReply) action();
     });
