@@ -94,6 +94,32 @@ export function answerModern(
   return viaSdk();
 }
 
+/**
+ * The request a plain call's round names. A class, not an object literal with a getter: a literal's
+ * accessor, a new closure per call, gave each call's object a hidden class of its own, and V8's
+ * long-lived tree of hidden classes then kept every call's request (its body, headers and HTTP
+ * message) alive through young-generation collections until the next full one.
+ */
+class DirectRequest {
+  readonly id: string | number;
+  /** The request's _meta: the envelope's keys are among them (the classifier checked them). */
+  readonly envelope: CallRound["mcpReq"]["envelope"];
+
+  constructor(
+    body: PlainToolCall,
+    private readonly req: Request,
+    readonly notify: CallRound["mcpReq"]["notify"],
+  ) {
+    this.id = body.id;
+    this.envelope = body.params._meta as CallRound["mcpReq"]["envelope"];
+  }
+
+  /** Read only by a round that waits on the call (PendingCall.next), not once the call has ended. */
+  get signal(): AbortSignal {
+    return this.req.signal;
+  }
+}
+
 /** What can happen first to a call on this path: it ends, or it needs the SDK (a notification, a question). */
 type First = "ended" | "handover";
 
@@ -114,22 +140,12 @@ async function answerPlainToolCall(
   // notifications before the SDK's round joins wait here, in order, for it
   const held: Array<Parameters<CallRound["mcpReq"]["notify"]>[0]> = [];
   let joined: ServerContext | undefined;
-  const round: CallRound = {
-    mcpReq: {
-      id: body.id,
-      // the request's _meta: the envelope's keys are among them (the classifier checked them)
-      envelope: body.params._meta as CallRound["mcpReq"]["envelope"],
-      // read only by a round that waits on the call (PendingCall.next), not once the call has ended
-      get signal() {
-        return req.signal;
-      },
-      notify: (notification) => {
-        held.push(notification);
-        first("handover");
-        return Promise.resolve();
-      },
-    },
+  const notify = (notification: Parameters<CallRound["mcpReq"]["notify"]>[0]) => {
+    held.push(notification);
+    first("handover");
+    return Promise.resolve();
   };
+  const round: CallRound = { mcpReq: new DirectRequest(body, req, notify) };
   const { call, running } = startCall(ctx, body.params, round, () => first("handover"));
   // the client hanging up cancels the call, as the SDK's request signal does
   const cancel = () => call.cancellation.abort("the client cancelled the call");
