@@ -50,6 +50,8 @@ export interface CallLimits {
 export class MessageTooLargeError extends Error {}
 
 interface Pending {
+  /** The number in the request's id (`h<n>`), its key among the calls in flight. */
+  n: number;
   resolve(result: Result): void;
   fail(error: Error): void;
   onprogress?: CallOptions["onprogress"];
@@ -70,11 +72,18 @@ type Incoming = {
 const totalTimeout = (maxTotalMs: number) => new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: maxTotalMs });
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
+/** The number in one of the hub's request ids (`h<n>`, exactly as sent), else undefined: a child cannot name a call by another spelling. */
+function idNumber(id: string): number | undefined {
+  if (id.charCodeAt(0) !== 104 /* h */) return undefined;
+  const n = Number(id.slice(1));
+  return Number.isSafeInteger(n) && n > 0 && `h${n}` === id ? n : undefined;
+}
+
 export class ChildCalls {
   private nextId = 1;
   private readonly pending = new CallTable<Pending>();
-  /** The request each progress token other than a request's own id reports on. */
-  private readonly progressOf = new CallTable<string>();
+  /** The request each progress token other than a request's own id reports on (only strings and numbers: a Map holds nothing of a call). */
+  private readonly progressOf = new Map<string, number>();
 
   constructor(
     private readonly transport: Transport & { sendText?(json: string): Promise<void> },
@@ -90,19 +99,20 @@ export class ChildCalls {
   take(message: JSONRPCMessage): boolean {
     const m = message as Incoming;
     if (typeof m.id === "string" && m.method === undefined) {
-      const call = this.pending.get(m.id);
+      const n = idNumber(m.id);
+      const call = n === undefined ? undefined : this.pending.get(n);
       if (!call) return false;
-      this.settle(m.id);
+      this.settle(call.n);
       if (m.error) call.fail(new McpError(m.error.code, m.error.message, m.error.data));
       else call.resolve(m.result ?? {});
       return true;
     }
     if (m.method !== "notifications/progress" || typeof m.params?.progressToken !== "string") return false;
-    const id = this.progressOf.get(m.params.progressToken) ?? m.params.progressToken;
-    const call = this.pending.get(id);
+    const n = this.progressOf.get(m.params.progressToken) ?? idNumber(m.params.progressToken);
+    const call = n === undefined ? undefined : this.pending.get(n);
     if (!call) return false;
     if (Date.now() - call.startedAt > this.limits.maxTotalMs) {
-      this.cancel(id, totalTimeout(this.limits.maxTotalMs));
+      this.cancel(call.n, totalTimeout(this.limits.maxTotalMs));
       return true;
     }
     call.timer.refresh();
@@ -113,7 +123,8 @@ export class ChildCalls {
 
   request(method: string, params: Record<string, unknown> | undefined, options: CallOptions = {}): Promise<Result> {
     if (options.signal?.aborted) throw options.signal.reason;
-    const id = `h${this.nextId++}`;
+    const n = this.nextId++;
+    const id = `h${n}`;
     const token = options.progressToken ?? id;
     const sent = options.onprogress ? { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: token } } : params;
     const message = { jsonrpc: "2.0" as const, id, method, ...(sent !== undefined ? { params: sent } : {}) };
@@ -133,18 +144,19 @@ export class ChildCalls {
     // to be promoted to the old generation (a fifth of a call's garbage; bench/README.md)
     const { signal, detached, onprogress } = options;
     return new Promise((resolve, reject) => {
-      const onAbort = () => this.cancel(id, signal!.reason instanceof Error ? signal!.reason : new McpError(ErrorCode.RequestTimeout, String(signal!.reason)));
+      const onAbort = () => this.cancel(n, signal!.reason instanceof Error ? signal!.reason : new McpError(ErrorCode.RequestTimeout, String(signal!.reason)));
       const idle = (): void => {
-        const call = this.pending.get(id);
+        const call = this.pending.get(n);
         if (!call) return;
-        if (!detached?.()) return this.cancel(id, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs }));
+        if (!detached?.()) return this.cancel(n, new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.limits.timeoutMs }));
         const left = this.limits.maxTotalMs - (Date.now() - call.startedAt);
-        if (left <= 0) return this.cancel(id, totalTimeout(this.limits.maxTotalMs));
+        if (left <= 0) return this.cancel(n, totalTimeout(this.limits.maxTotalMs));
         call.timer = setTimeout(idle, Math.min(left, this.limits.timeoutMs));
       };
       const timer = setTimeout(idle, this.limits.timeoutMs);
       const done = () => signal?.removeEventListener("abort", onAbort);
-      this.pending.set(id, {
+      this.pending.set(n, {
+        n,
         resolve: (result) => (done(), resolve(result)),
         fail: (error) => (done(), reject(error)),
         onprogress,
@@ -152,36 +164,36 @@ export class ChildCalls {
         startedAt: Date.now(),
         ...(onprogress && token !== id ? { token } : {}),
       });
-      if (onprogress && token !== id) this.progressOf.set(token, id);
+      if (onprogress && token !== id) this.progressOf.set(token, n);
       signal?.addEventListener("abort", onAbort, { once: true });
       // a transport that takes text gets the string already made for the size check; any other serializes the message itself
       const write = this.transport.sendText ? this.transport.sendText(json) : this.transport.send(message);
-      write.catch((err: Error) => this.failWith(id, err));
+      write.catch((err: Error) => this.failWith(n, err));
     });
   }
 
   /** Fail every call in flight: the connection is gone. */
   closeAll(): void {
-    for (const id of [...this.pending.keys()]) this.failWith(id, new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+    for (const call of [...this.pending]) this.failWith(call.n, new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
   }
 
-  private cancel(id: string, reason: Error): void {
-    if (!this.pending.has(id)) return;
-    this.failWith(id, reason);
-    const notice = { jsonrpc: "2.0" as const, method: "notifications/cancelled", params: { requestId: id, reason: reason.message } };
+  private cancel(n: number, reason: Error): void {
+    if (!this.pending.has(n)) return;
+    this.failWith(n, reason);
+    const notice = { jsonrpc: "2.0" as const, method: "notifications/cancelled", params: { requestId: `h${n}`, reason: reason.message } };
     this.transport.send(notice).catch(() => undefined);
   }
 
-  private failWith(id: string, error: Error): void {
-    const call = this.pending.get(id);
-    if (call && this.settle(id)) call.fail(error);
+  private failWith(n: number, error: Error): void {
+    const call = this.pending.get(n);
+    if (call && this.settle(n)) call.fail(error);
   }
 
-  private settle(id: string): boolean {
-    const call = this.pending.get(id);
+  private settle(n: number): boolean {
+    const call = this.pending.get(n);
     if (!call) return false;
     clearTimeout(call.timer);
-    this.pending.delete(id);
+    this.pending.delete(n);
     if (call.token !== undefined) this.progressOf.delete(call.token);
     return true;
   }

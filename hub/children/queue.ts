@@ -73,7 +73,7 @@ export interface QueueSettings {
 interface Waiting {
   call: QueuedCall;
   /** Its key among the running calls once it runs. */
-  key: string;
+  key: number;
   start(): void;
 }
 
@@ -112,7 +112,7 @@ export class CallQueue {
   }
 
   async run<T>(call: QueuedCall, work: () => Promise<T>): Promise<T> {
-    const key = `r${++this.runs}`;
+    const key = ++this.runs;
     try {
       // no waiting call may take a slot free now (startWaiting saw to that): the queue's order stands
       if (this.blockedBy(call, undefined, this.waiting.length) === undefined) this.running.set(key, call);
@@ -160,7 +160,7 @@ export class CallQueue {
     return tasks;
   }
 
-  private wait(call: QueuedCall, key: string): Promise<void> {
+  private wait(call: QueuedCall, key: number): Promise<void> {
     const { signal } = call;
     if (signal?.aborted) throw signal.reason;
     const blockedBy = this.blockedBy(call, undefined, this.waiting.length)!;
@@ -212,6 +212,8 @@ export class CallQueue {
 
   /** Starts waiting calls in order while there are slots they may take: a task past the tasks' share stays, and lets the calls behind it by. */
   private startWaiting(): void {
+    // (most calls end with nobody waiting: counting the tasks running then would be wasted)
+    if (this.waiting.length === 0) return;
     let tasks = this.tasksRunning();
     for (let i = 0; i < this.waiting.length && this.running.size < this.maxConcurrency;) {
       const { call, key, start } = this.waiting[i];

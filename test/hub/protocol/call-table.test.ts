@@ -8,27 +8,26 @@ import { ChildCalls } from "../../../hub/children/calls.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
-test("entries by key: size, get, has, set over an entry, delete once, insertion order", () => {
-  const table = new CallTable<{ n: number }>();
-  table.set("h2", { n: 2 }).set("h1", { n: 1 }).set("h3", { n: 3 });
-  table.set("h1", { n: 10 });
-  assert.equal(table.size, 3);
-  assert.deepEqual(table.get("h1"), { n: 10 });
-  assert.equal(table.has("h2"), true);
-  assert.equal(table.delete("h2"), true);
-  assert.equal(table.delete("h2"), false);
-  assert.equal(table.has("h2"), false);
-  assert.equal(table.get("h2"), undefined);
-  assert.equal(table.size, 2);
-  assert.deepEqual(table.keys(), ["h1", "h3"]);
+test("entries by key: size, get, has, set over an entry, delete once; a counter's keys in order, then strings in insertion order", () => {
+  const table = new CallTable<{ n: number }, number | string>();
+  table.set("b", { n: 20 }).set(2, { n: 2 }).set(1, { n: 1 }).set("a", { n: 10 }).set(3, { n: 3 });
+  table.set(1, { n: 100 });
+  assert.equal(table.size, 5);
+  assert.deepEqual(table.get(1), { n: 100 });
+  assert.equal(table.has(2), true);
+  assert.equal(table.delete(2), true);
+  assert.equal(table.delete(2), false);
+  assert.equal(table.has(2), false);
+  assert.equal(table.get(2), undefined);
+  assert.equal(table.size, 4);
   assert.deepEqual(
     [...table].map((v) => v.n),
-    [10, 3],
+    [100, 3, 20, 10],
   );
 });
 
 test("keys an object would inherit or treat specially are plain keys: nothing found that was not set", () => {
-  const table = new CallTable<string>();
+  const table = new CallTable<string, string>();
   for (const key of ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf"]) {
     assert.equal(table.has(key), false, key);
     assert.equal(table.get(key), undefined, key);
@@ -37,17 +36,17 @@ test("keys an object would inherit or treat specially are plain keys: nothing fo
   table.set("__proto__", "set");
   assert.equal(table.get("__proto__"), "set");
   assert.equal(table.size, 1);
-  assert.deepEqual(table.keys(), ["__proto__"]);
+  assert.deepEqual([...table], ["set"]);
   assert.equal(table.delete("__proto__"), true);
   assert.equal(table.size, 0);
 });
 
-test("a request id's key tells 1 from '1'", () => {
-  const table = new CallTable<string>();
-  table.set(requestIdKey(1), "number").set(requestIdKey("1"), "string");
-  assert.equal(table.size, 2);
-  assert.equal(table.get(requestIdKey(1)), "number");
-  assert.equal(table.get(requestIdKey("1")), "string");
+test("a request id's key tells 1 from '1', and any number from any string", () => {
+  const table = new CallTable<string, string | number>();
+  const ids: Array<string | number> = [1, "1", -1, "-1", 1.5, "1.5", "#1", "'1", 2 ** 60, String(2 ** 60)];
+  for (const id of ids) table.set(requestIdKey(id), JSON.stringify(id));
+  assert.equal(table.size, ids.length);
+  for (const id of ids) assert.equal(table.get(requestIdKey(id)), JSON.stringify(id));
 });
 
 test("a child answering under an id no call of its has (or one an object would inherit) settles nothing", async () => {
@@ -56,9 +55,12 @@ test("a child answering under an id no call of its has (or one an object would i
   const calls = new ChildCalls(transport, { timeoutMs: 60_000, maxTotalMs: 60_000, maxMessageBytes: 1_000_000 }, "hostile");
   const call = calls.request("tools/call", { name: "t" });
   const id = (sent[0] as { id: string }).id;
-  for (const forged of ["__proto__", "constructor", "toString", "h999", `${id} `])
+  // the same number spelled otherwise names no call: only the id as sent does
+  const n = id.slice(1);
+  for (const forged of ["__proto__", "constructor", "toString", "h999", `${id} `, `h0${n}`, `h${n}.0`, `h+${n}`, `H${n}`, n, `h${n}e0`])
     assert.equal(calls.take({ jsonrpc: "2.0", id: forged, result: { forged: true } } as JSONRPCMessage), false, forged);
-  assert.equal(calls.take({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "__proto__", progress: 1 } }), false);
+  for (const token of ["__proto__", `h0${n}`, n])
+    assert.equal(calls.take({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: token, progress: 1 } }), false, token);
   assert.equal(calls.inFlight, 1);
   assert.equal(calls.take({ jsonrpc: "2.0", id, result: { content: [] } } as JSONRPCMessage), true);
   assert.deepEqual(await call, { content: [] });

@@ -65,7 +65,7 @@ describe("sessions on the hub's clock", () => {
   test("a session with a call running is never reclaimed, however long since its client said anything", () => {
     const admission = new SessionAdmission(limits({ maxSessions: 1 }), registry);
     const busy = open("busy");
-    busy.inflight.add({ id: "call" } as InflightCall);
+    busy.inflight.add({ id: "call", seq: 1 } as InflightCall);
     mock.timers.tick(10 * 60_000);
     assert.equal(busy.quietMs, 10 * 60_000);
     assert.equal(busy.idleMs, 0, "a call running is not idleness");
