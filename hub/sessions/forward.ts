@@ -27,19 +27,30 @@ function forChild(
   channel: CallChannel,
   call?: InflightCall,
 ): { params: Params; progressToken: unknown } {
-  const { progressToken, [CALL_META_KEY]: _claimed, ...meta } = params._meta ?? {};
-  // a 2026 child hears the level the hub chose for the caller, never one the caller's params carry
-  const { [LOG_LEVEL_META_KEY]: _level, ...forModern } = meta;
-  const level = child.config.protocol ? logLevelFor(session, channel, call) : undefined;
-  const named = {
-    ...(child.config.protocol ? forModern : meta),
-    ...callerCapabilities(meta, child, call?.caller ?? session),
-    [SESSION_META_KEY]: session.id,
-    ...(call ? { [CALL_META_KEY]: call.id } : {}),
-    ...(child.spawned ? { [TOKEN_META_KEY]: session.token } : {}),
-    ...(level ? { [LOG_LEVEL_META_KEY]: level } : {}),
-  };
+  const modern = Boolean(child.config.protocol);
+  // one pass over the caller's _meta, not rest patterns and spreads: those cost 2.5 µs of every call
+  const given = params._meta ?? {};
+  const named: Record<string, unknown> = {};
+  let progressToken: unknown;
+  for (const key of Object.keys(given)) {
+    if (key === "progressToken") progressToken = given.progressToken;
+    // only the hub names calls; a 2026 child hears the level the hub chose for the caller, never one the caller's params carry
+    else if (key === CALL_META_KEY || (modern && key === LOG_LEVEL_META_KEY)) continue;
+    else ownProperty(named, key, given[key]);
+  }
+  if (modern && !(CLIENT_CAPABILITIES_META_KEY in named)) named[CLIENT_CAPABILITIES_META_KEY] = callerCapabilities(call?.caller ?? session);
+  named[SESSION_META_KEY] = session.id;
+  if (call) named[CALL_META_KEY] = call.id;
+  if (child.spawned) named[TOKEN_META_KEY] = session.token;
+  const level = modern ? logLevelFor(session, channel, call) : undefined;
+  if (level) named[LOG_LEVEL_META_KEY] = level;
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
+}
+
+/** Sets `key` as an own property, as a spread would: assigning "__proto__" would set the prototype instead. */
+function ownProperty(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /**
@@ -47,10 +58,9 @@ function forChild(
  * what the caller can answer: a 2026 request's declaration is in its _meta already; a 2025 caller's
  * is what it declared at initialize, of what the hub relays (none for a plain JSON client).
  */
-function callerCapabilities(meta: Record<string, unknown>, child: Child, caller: ClientSession): Record<string, unknown> {
-  if (!child.config.protocol || CLIENT_CAPABILITIES_META_KEY in meta) return {};
+function callerCapabilities(caller: ClientSession): Record<string, unknown> {
   const { sampling, elicitation, roots } = caller.clientCapabilities;
-  return { [CLIENT_CAPABILITIES_META_KEY]: { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) } };
+  return { ...(sampling ? { sampling } : {}), ...(elicitation ? { elicitation } : {}), ...(roots ? { roots } : {}) };
 }
 
 /**

@@ -138,6 +138,16 @@ describe("a child's questions during concurrent 2025 calls", () => {
       assert.equal(new Set([held["agentbox/call"], names[0]["agentbox/call"], names[1]["agentbox/call"]]).size, 3);
     });
 
+    test("a client's own _meta naming another session and call reaches the child as the hub's names", async () => {
+      const forger = await asker(hub, KEY_A, "forger");
+      const forged = { "agentbox/session": held["agentbox/session"], "agentbox/call": held["agentbox/call"] };
+      const result = await forger.client.callTool({ name: "asking_whoami", arguments: {}, _meta: forged }, CallToolResultSchema);
+      const named = JSON.parse(textOf(result as Parameters<typeof textOf>[0])) as typeof held;
+      assert.notEqual(named["agentbox/session"], held["agentbox/session"], JSON.stringify(named));
+      assert.match(named["agentbox/call"] ?? "", /^[0-9a-f-]{36}$/, JSON.stringify(named));
+      assert.notEqual(named["agentbox/call"], held["agentbox/call"]);
+    });
+
     /** `asking`'s call to the hostile tool names `session` and `call`: it is refused, and neither the holder nor the asker is asked. */
     async function reachesNobody(asking: Asker, session: string, callId: string | undefined): Promise<void> {
       const result = await call(asking.client, "asking_ask_as", { prompt: "for someone's model", session, call: callId ?? "" });
