@@ -10,6 +10,7 @@ import os from "node:os";
 import { errorMessage } from "../servers/lib/log.js";
 import { ECHO_ARGS } from "./echo-setup.js";
 import { inBatches } from "./load.js";
+import { GC_TRACE_FLAG, watchScavenges, type ScavengeTotals } from "./gc-trace.js";
 import { cpuMs, parentMap } from "./proc.js";
 import { RawSession, type Era } from "./raw-client.js";
 import { writeResult } from "./results.js";
@@ -39,6 +40,9 @@ interface Contender {
   sessions: RawSession[];
 }
 
+/** A target that says what its scavenges kept (the hub, started with the GC trace). */
+type Traced = HttpTarget & { gc?: { totals(): ScavengeTotals } };
+
 interface Round {
   /** server CPU ms per call: front + children, and the two apart */
   cpu: number;
@@ -48,6 +52,9 @@ interface Round {
   callsPerSecond: number;
   errors: number;
   firstError?: string;
+  /** Bytes the front promoted to the old generation per call, and their share of what it allocated (targets with the GC trace). */
+  promotedPerCall?: number;
+  promotedShare?: number;
 }
 
 const PEERS: [key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string, era: Era][] = [
@@ -63,13 +70,15 @@ const PEERS: [key: string, label: string, start: (workspace: string) => Promise<
  * The hub with the echo child, once the child is ready: a server that is not in the build's
  * manifest has no tools to call until its child has listed them.
  */
-async function startEchoHub(workspace: string): Promise<HttpTarget> {
-  const hub = await startHub({ servers: { echo: echoServer() }, workspace });
+async function startEchoHub(workspace: string): Promise<Traced> {
+  // one line per collection: what each call left to the old generation is recorded beside its CPU
+  const hub = await startHub({ servers: { echo: echoServer() }, workspace, nodeArgs: [GC_TRACE_FLAG] });
+  const gc = watchScavenges(hub.spawned.process.stdout!);
   if (!(await waitHubReady(hub.origin, 30_000))) {
     await hub.stop();
     throw new Error(`the echo child did not get ready:\n${hub.spawned.output.slice(-10).join("\n")}`);
   }
-  return hub;
+  return { ...hub, gc };
 }
 
 /**
@@ -77,8 +86,8 @@ async function startEchoHub(workspace: string): Promise<HttpTarget> {
  * and a second hub started as root would end the first one's tenant processes as leftovers. The
  * contenders are measured one at a time, so the process tree's CPU is each era's own.
  */
-let echoHub: Promise<HttpTarget> | undefined;
-function sharedEchoHub(workspace: string): Promise<HttpTarget> {
+let echoHub: Promise<Traced> | undefined;
+function sharedEchoHub(workspace: string): Promise<Traced> {
   echoHub ??= startEchoHub(workspace).then((hub) => {
     let stopped: Promise<void> | undefined;
     return { ...hub, stop: () => (stopped ??= hub.stop()) };
@@ -114,11 +123,15 @@ async function measure(c: Contender): Promise<Round> {
   const tree0 = cpuMs(pid, true, parentMap());
   const front0 = cpuMs(pid);
   const client0 = process.cpuUsage();
+  const gc0 = (c.target as Traced).gc?.totals();
   const run = await fixedCalls(c, CALLS);
   const clientUsage = process.cpuUsage(client0);
   const tree = cpuMs(pid, true, parentMap()) - tree0;
   const front = cpuMs(pid) - front0;
+  const gc1 = (c.target as Traced).gc?.totals();
+  const kept = gc0 && gc1 ? { promoted: gc1.promoted - gc0.promoted, allocated: gc1.allocated - gc0.allocated } : undefined;
   return {
+    ...(kept && kept.allocated > 0 ? { promotedPerCall: kept.promoted / run.calls, promotedShare: kept.promoted / kept.allocated } : {}),
     cpu: tree / run.calls,
     front: front / run.calls,
     children: (tree - front) / run.calls,
@@ -194,7 +207,7 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
     }
     const result = summarizeRounds(contenders, rounds);
     const out = {
-      method: `raw node:http client with keep-alive (bench/raw-client.ts), ${SESSIONS} sessions opened with initialize where the server has sessions, closed loop of echo tools/call; per contender and round ${WARM_CALLS} warm-up calls, then ${CALLS} measured calls; ${ROUNDS} rounds, contenders interleaved. Server CPU from /proc utime+stime (10 ms ticks) of the front process and all its descendants, before and after the measured calls; median over rounds; ratios taken round by round`,
+      method: `raw node:http client with keep-alive (bench/raw-client.ts), ${SESSIONS} sessions opened with initialize where the server has sessions, closed loop of echo tools/call; per contender and round ${WARM_CALLS} warm-up calls, then ${CALLS} measured calls; ${ROUNDS} rounds, contenders interleaved. Server CPU from /proc utime+stime (10 ms ticks) of the front process and all its descendants, before and after the measured calls; median over rounds; ratios taken round by round. The hub runs with ${GC_TRACE_FLAG}: bytes promoted to the old generation per measured call, and their share of the bytes allocated, from its scavenges' lines`,
       sessions: SESSIONS,
       callsPerRound: CALLS,
       rounds: ROUNDS,
@@ -247,6 +260,12 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
               0,
             ),
             errors: rs.reduce((a, x) => a + x.errors, 0),
+            ...(rs.every((x) => x.promotedPerCall !== undefined)
+              ? {
+                  promotedBytesPerCall: Math.round(median(rs.map((x) => x.promotedPerCall!))),
+                  promotedShare: round(median(rs.map((x) => x.promotedShare!)), 3),
+                }
+              : {}),
             ...(firstError ? { firstError } : {}),
           },
         ];

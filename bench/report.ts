@@ -234,12 +234,16 @@ function relay(r: J | undefined): string {
   const q = r.ratios ?? {};
   const t = r.target ?? {};
   const l = r.loadAverage ?? {};
+  const kept = Object.values(c)
+    .filter((v: J) => typeof v.promotedBytesPerCall === "number")
+    .map((v: J) => `${v.label}: ${num(v.promotedBytesPerCall / 1024, 1)} KB (${num(v.promotedShare * 100, 1)} % of what it allocated)`);
   return (
     [
       `### ${title}`,
       header(r),
       `${r.sessions} sessions, closed loop, ${r.callsPerRound} measured calls per contender and round, ${r.rounds} rounds interleaved, the same raw node:http client for all. Load average (1, 5, 15 min) before: ${(l.before ?? []).join(" / ")}; 1 min after each round: ${(l.afterEachRound ?? []).join(", ")}; after: ${(l.after ?? []).join(" / ")}.`,
       table(["contender", "server CPU ms per call: median (min–max)", "front + children", "÷ agentbox", "calls/s", "client CPU ms per call", "errors"], rows),
+      ...(kept.length ? [`Promoted to the old generation per call (median over rounds, from the hub's --trace-gc-nvp lines): ${kept.join("; ")}.`] : []),
       table(
         ["ratio of server CPU per call (round by round)", "median (min–max)", "target"],
         [
