@@ -139,9 +139,10 @@ export class ChildCalls {
     }
     noteSize(params?.arguments, bytes);
     // What outlives this function (the call's timer, its pending entry, its listener on the signal)
-    // reaches only these, never `options`: those closures kept the caller's options, and through them
-    // the whole call (its channel, HTTP request and reply), alive after the call ended, long enough
-    // to be promoted to the old generation (a fifth of a call's garbage; bench/README.md)
+    // reaches only these, never `options`: through the caller's options they reached the whole call
+    // (its channel, HTTP request and reply), so whatever still held one of them after the call (the
+    // retired tables of the Map the entries once lived in: ../protocol/call-table.ts) kept all of
+    // that alive through young-generation collections (bench/README.md)
     const { signal, detached, onprogress } = options;
     return new Promise((resolve, reject) => {
       const onAbort = () => this.cancel(n, signal!.reason instanceof Error ? signal!.reason : new McpError(ErrorCode.RequestTimeout, String(signal!.reason)));

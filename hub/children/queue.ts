@@ -42,10 +42,11 @@ export interface QueuedCall {
  * The queue's record of a call, holding only what the queue reads, and letting go of it once the
  * queue is done with the call. A record that still led to the caller's options after its call had
  * ended (through isTask, and from there to the call's channel, HTTP request and reply, or a 2026
- * call's rounds) kept every call's objects alive through young-generation collections: with 32
- * clients calling, a fifth of the bytes a call allocated was promoted to the old generation
- * (--trace-gc-nvp, bench/README.md), and the hub's front spent about three times as long
- * collecting garbage per call.
+ * call's rounds) kept every call's objects alive through young-generation collections whenever
+ * anything still held the record: the retired tables of the Set the running calls once lived in
+ * did (../protocol/call-table.ts), and a fifth of the bytes a call allocated was promoted to the
+ * old generation (--trace-gc-nvp, bench/README.md). Letting go keeps what any such holder can reach
+ * small.
  */
 export function queuedCall(params: unknown, options: Pick<QueuedCall, "signal" | "onqueue" | "turn"> & { detached?: () => boolean }): QueuedCall {
   let detached = options.detached;
