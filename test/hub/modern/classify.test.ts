@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { classifyInboundRequest } from "@modelcontextprotocol/server";
-import { modernRoute } from "../../../hub/modern/classify.js";
+import { modernRoute, sameJson } from "../../../hub/modern/classify.js";
 
 const REVISION = "2026-07-28";
 const META = {
@@ -101,6 +101,68 @@ describe("the remembered classification of 2026-07-28 requests", () => {
       const route = modernRoute(request(parsed, headers), parsed);
       assert.notEqual(route?.kind, "modern", what);
       assert.deepEqual(route, sdkRoute(request(parsed, headers), parsed), what);
+    }
+  });
+
+  test("a client sending a new envelope with every request (or many clients) is answered as the SDK answers each", () => {
+    // more clients than are remembered, and more envelopes per client: the memory is emptied or
+    // rotated, never wrong, and an envelope seen again after its client's slots moved on is classified afresh
+    for (let round = 0; round < 2; round++) {
+      for (let client = 0; client < 300; client++) {
+        for (const capabilities of [{}, { sampling: {} }, { roots: {} }, { elicitation: {} }, { sampling: {}, roots: {} }, {}]) {
+          const meta = {
+            ...META,
+            "io.modelcontextprotocol/clientInfo": { name: `c${client % 150}`, version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+          };
+          const body = JSON.parse(JSON.stringify(call({}, meta)));
+          const req = request(body, STANDARD);
+          assert.deepEqual(modernRoute(req, body), sdkRoute(req, body), `client ${client}, ${JSON.stringify(capabilities)}`);
+        }
+      }
+    }
+  });
+
+  test("what is remembered is a copy: a request's envelope changed after it was classified is no pass for the next", () => {
+    // a client of its own: nothing earlier remembered its envelope
+    const own = { ...META, "io.modelcontextprotocol/clientInfo": { name: "copy-test", version: "1.0.0" } };
+    const body = JSON.parse(JSON.stringify(call({}, own)));
+    assert.equal(modernRoute(request(body, STANDARD), body)?.kind, "modern");
+    // the request's own envelope goes on with it; were it what is remembered, this change would pass the next request's bad envelope
+    const bad = { ...own, "io.modelcontextprotocol/clientCapabilities": "none" };
+    body.params._meta["io.modelcontextprotocol/clientCapabilities"] = "none";
+    const next = JSON.parse(JSON.stringify(call({}, bad)));
+    const expected = sdkRoute(request(next, STANDARD), next);
+    assert.notEqual(expected?.kind, "modern", "the classifier refuses capabilities that are not an object");
+    assert.deepEqual(modernRoute(request(next, STANDARD), next), expected);
+  });
+});
+
+describe("sameJson: equal exactly when the JSON of both is the same", () => {
+  const cases: Array<[unknown, unknown]> = [
+    [
+      { a: 1, b: [1, { c: "x" }] },
+      { a: 1, b: [1, { c: "x" }] },
+    ],
+    [
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+    ],
+    [{ a: 1 }, { a: 1, b: 2 }],
+    [{ a: [1, 2] }, { a: [1, 2, 3] }],
+    [{ a: [] }, { a: {} }],
+    [{ a: {} }, { a: [] }],
+    [{ a: null }, { a: {} }],
+    [{ a: "1" }, { a: 1 }],
+    [{ a: true }, { a: "true" }],
+    [{ "0": 1 }, [1]],
+    [{ a: { b: { c: { d: 1 } } } }, { a: { b: { c: { d: 2 } } } }],
+  ];
+  test("agrees with comparing the two values' JSON", () => {
+    for (const [a, b] of cases) {
+      const [x, y] = [JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b))];
+      assert.equal(sameJson(x, y), JSON.stringify(x) === JSON.stringify(y), `${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+      assert.equal(sameJson(y, x), JSON.stringify(x) === JSON.stringify(y), `${JSON.stringify(b)} vs ${JSON.stringify(a)}`);
     }
   });
 });
