@@ -5,7 +5,7 @@ import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
 import type { HubServices } from "./services.js";
 import { jsonRpcError } from "../protocol/jsonrpc.js";
-import { landing } from "./landing.js";
+import { landingFor } from "./landing.js";
 import { metricsGate } from "./metrics-gate.js";
 import { mountPlayground } from "../playground/route.js";
 import { mountTraceViewer } from "../playground/trace-viewer.js";
@@ -122,12 +122,17 @@ export function createApp(hub: HubServices): Hono<HubEnv> {
   mountTraceViewer(app, {
     originOf: (c) => requestBaseOf(c.env.incoming, proxies),
   });
-  // a person's browser at / or /mcp gets a page saying where to go; it holds nothing the key guards
-  for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, landing(keyed));
   // only what the hub serves asks for a key: anything else is a plain 404, so a client probing for
   // OAuth (/.well-known/…, /register, /authorize) learns there is none instead of waiting for a login
   const guarded = guard(hub, proxies, oauth);
-  for (const path of ["/", "/mcp", "/v1/mcp", "/sse", "/messages"]) app.use(path, guarded);
+  // a person's browser at / or /mcp gets a page saying where to go (it holds nothing the key guards);
+  // one layer with the guard, not two: each layer of Hono's chain is two promises on every call
+  const pageOrGuard: MiddlewareHandler<HubEnv> = (c, next) => {
+    const page = landingFor(c, keyed);
+    return page ? Promise.resolve(page) : guarded(c, next);
+  };
+  for (const path of ["/", "/mcp", "/v1/mcp"]) app.use(path, pageOrGuard);
+  for (const path of ["/sse", "/messages"]) app.use(path, guarded);
   app.use("/metrics", metricsGate(hub, guarded));
 
   const endpoints = { mcp: "/mcp", mcpV1: "/v1/mcp", legacySse: "/sse", playground: "/playground", health: "/healthz", ready: "/readyz", metrics: "/metrics" };

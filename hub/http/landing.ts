@@ -3,7 +3,7 @@
 // never match: they send Accept: application/json or text/event-stream (or */*), or a session id.
 // The page holds no data of the hub (no status, no tenant), so it is served before the key check
 // and can tell a person without a key how to send one.
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { acceptsMediaType } from "../../servers/lib/media-type.js";
 
 // nothing to run and nothing from elsewhere: the only dynamic text is the request's own origin, escaped
@@ -64,17 +64,14 @@ ${snippets.map(([name, text]) => `<p>${escapeHtml(name!)}:</p><pre>${escapeHtml(
 `;
 }
 
-/** Answers a browser at `/`, `/mcp` and `/v1/mcp` with the page; everyone else goes on as before. */
-export function landing(keyed: boolean): MiddlewareHandler {
-  return async (c, next) => {
-    if (!wantsPage(c)) return next();
-    const page = landingPage(new URL(c.req.url).origin, keyed);
-    return c.html(page, 200, {
-      "Content-Security-Policy": CSP,
-      "X-Content-Type-Options": "nosniff",
-      "Referrer-Policy": "no-referrer",
-      "Cache-Control": "no-cache",
-      Vary: "Accept",
-    });
-  };
+/** The page for a browser at `/`, `/mcp` and `/v1/mcp`; undefined for everyone else, who goes on as before. */
+export function landingFor(c: Context, keyed: boolean): Response | Promise<Response> | undefined {
+  if (!wantsPage(c)) return undefined;
+  return c.html(landingPage(new URL(c.req.url).origin, keyed), 200, {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+    Vary: "Accept",
+  });
 }

@@ -18,7 +18,7 @@ export function mcpEndpoint(hub: HubServices, modern: ModernEndpoint): (c: HubCo
   return async (c) => {
     const req = c.req.raw;
     const caller = callerOf(c);
-    const readBody = async () => parseJsonRpc(await req.text());
+    const readBody = () => req.text().then(parseJsonRpc);
     if (caller.session) return answerCallback(hub, req, caller.session, caller.base, readBody);
     const sessionId = req.headers.get("mcp-session-id");
     if (sessionId) return streamable.handle(req, sessionId, caller, readBody);
