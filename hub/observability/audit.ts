@@ -139,5 +139,18 @@ function lineOf(kind: string, fields: Readonly<Record<string, unknown>>): string
     kept[key] = `${value.slice(0, FIELD_CHARS - 1)}…`;
   }
   const json = JSON.stringify(kept);
-  return `{"time":"${new Date().toISOString()}","audit":"${kind}"${json === "{}" ? "" : `,${json.slice(1)}`}\n`;
+  return `{"time":"${timestamp()}","audit":"${kind}"${json === "{}" ? "" : `,${json.slice(1)}`}\n`;
+}
+
+let stampedAt = NaN;
+let stamp = "";
+
+/** The time of a line, to the millisecond: under load many lines share one, and formatting a Date for each took 0.8 µs. */
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
 }
