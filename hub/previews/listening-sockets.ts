@@ -2,6 +2,7 @@
 // address and port, the uid that owns it and its inode. The kernel writes these lines, not the
 // process that listens, so the owner cannot be claimed by the agent.
 import fs from "node:fs";
+import { readFile } from "node:fs/promises";
 
 export interface ListeningSocket {
   /** The local address, in its usual text form ("127.0.0.1", "::", "::1"). */
@@ -20,17 +21,21 @@ const TABLES = [
 // state 0A is TCP_LISTEN
 const LISTEN = "0A";
 
-/** The LISTEN sockets of one /proc/net/tcp* table's text (its header line skipped). */
-export function parseListening(table: string, family: 4 | 6): ListeningSocket[] {
+/** The LISTEN sockets of one /proc/net/tcp* table's text (its header line skipped), optionally on one port only. */
+export function parseListening(table: string, family: 4 | 6, port?: number): ListeningSocket[] {
   const sockets: ListeningSocket[] = [];
+  // a tenant can hold thousands of sockets: lines that cannot name the port are not split
+  const mention = port === undefined ? undefined : `:${port.toString(16).toUpperCase().padStart(4, "0")} `;
   for (const line of table.split("\n").slice(1)) {
+    if (mention && !line.includes(mention)) continue;
     // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
     const f = line.trim().split(/\s+/);
     if (f.length < 10 || f[3] !== LISTEN) continue;
     const [hexAddress, hexPort] = f[1].split(":");
     const uid = Number(f[7]);
     if (!hexAddress || !hexPort || !Number.isInteger(uid)) continue;
-    sockets.push({ address: family === 6 ? ipv6(hexAddress) : ipv4(hexAddress), port: parseInt(hexPort, 16), uid, inode: f[9], family });
+    const socket: ListeningSocket = { address: family === 6 ? ipv6(hexAddress) : ipv4(hexAddress), port: parseInt(hexPort, 16), uid, inode: f[9], family };
+    if (port === undefined || socket.port === port) sockets.push(socket);
   }
   return sockets;
 }
@@ -45,9 +50,22 @@ export function listeningSockets(port?: number): ListeningSocket[] {
     } catch {
       continue; // no IPv6 (or no /proc): nothing listens there
     }
-    all.push(...parseListening(table, family).filter((s) => port === undefined || s.port === port));
+    all.push(...parseListening(table, family, port));
   }
   return all;
+}
+
+/** The LISTEN sockets on one port, read off the event loop: for checks made while requests wait. */
+export async function readListening(port: number): Promise<ListeningSocket[]> {
+  const tables = await Promise.all(
+    TABLES.map(([file, family]) =>
+      readFile(file, "utf8").then(
+        (table) => parseListening(table, family, port),
+        () => [],
+      ),
+    ),
+  );
+  return tables.flat();
 }
 
 // /proc/net/tcp* write addresses as 32-bit words in host (little-endian) byte order

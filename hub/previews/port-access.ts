@@ -1,11 +1,13 @@
 // Whether a port is the tenant's right now: some socket listening on it is owned by the tenant's uid
 // (read from the kernel's tables, ./listening-sockets.ts), and none of it is the hub's own. The
 // answer names the address to connect to: the tenant's own socket's, so a request never reaches
-// another uid's socket on the same port at another address.
-import { listeningSockets, ownSocketInodes, type ListeningSocket } from "./listening-sockets.js";
+// another uid's socket on the same port at another address. A check may be a moment old, and a
+// port can pass to another uid meanwhile: `stillListens` confirms, after a connection is made, that
+// the socket checked listened all along.
+import { listeningSockets, ownSocketInodes, readListening, type ListeningSocket } from "./listening-sockets.js";
 import type { Clock } from "../protocol/clock.js";
 
-export type PortAccess = { ok: true; host: string } | { ok: false; why: "nothing listens" | "another user's" | "the hub's own" };
+export type PortAccess = { ok: true; host: string; inode: string } | { ok: false; why: "nothing listens" | "another user's" | "the hub's own" };
 
 // A page loads dozens of files at once, and the tables grow with every socket on the machine (a
 // tenant can open thousands): one read of them serves every preview's requests for this long.
@@ -28,11 +30,16 @@ interface Snapshot {
 export class PortAccessCheck {
   private snapshot?: Snapshot;
 
+  private readonly freshReads: FreshReads;
+
   constructor(
     /** How old a read of the tables may be. */
     private readonly clock: Clock,
     private readonly read: () => ListeningSocket[] = () => listeningSockets(),
-  ) {}
+    readPort: (port: number) => Promise<ListeningSocket[]> = readListening,
+  ) {
+    this.freshReads = new FreshReads(readPort);
+  }
 
   private current(fresh: boolean): Snapshot {
     const now = this.clock.now();
@@ -55,6 +62,51 @@ export class PortAccessCheck {
     if (own.length === 0) return { ok: false, why: "another user's" };
     // prefer IPv4 loopback: what "localhost" dev servers most often take
     const chosen = own.find((s) => s.family === 4) ?? own[0];
-    return { ok: true, host: connectHost(chosen) };
+    return { ok: true, host: connectHost(chosen), inode: chosen.inode };
+  }
+
+  /**
+   * Whether the socket a check chose (its inode) still listens on the port, owned by the uid, in a
+   * read of the tables begun after this call. Asked once a connection to it is made: the socket
+   * listened when checked and listens now, so the connection reached it and not another uid's
+   * socket that took the port in between (a socket's inode is never reused while it is open).
+   */
+  async stillListens(port: number, uid: number, inode: string): Promise<boolean> {
+    const sockets = await this.freshReads.after(port);
+    return sockets.some((s) => s.inode === inode && s.uid === uid);
+  }
+}
+
+/**
+ * Reads of one port's listening sockets, each begun after its caller asked. Callers while a read is
+ * under way share the next one, so a page's burst of requests costs two reads, not dozens.
+ */
+export class FreshReads {
+  private readonly running = new Map<number, Promise<ListeningSocket[]>>();
+  private readonly queued = new Map<number, Promise<ListeningSocket[]>>();
+
+  constructor(private readonly read: (port: number) => Promise<ListeningSocket[]>) {}
+
+  after(port: number): Promise<ListeningSocket[]> {
+    const queued = this.queued.get(port);
+    if (queued) return queued;
+    const running = this.running.get(port);
+    if (!running) return this.start(port);
+    // the read under way began before this call: its answer may predate what the caller saw
+    const next = running.then(
+      () => this.start(port),
+      () => this.start(port),
+    );
+    this.queued.set(port, next);
+    return next;
+  }
+
+  private start(port: number): Promise<ListeningSocket[]> {
+    this.queued.delete(port);
+    const read = this.read(port).finally(() => {
+      if (this.running.get(port) === read) this.running.delete(port);
+    });
+    this.running.set(port, read);
+    return read;
   }
 }

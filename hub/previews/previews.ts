@@ -6,6 +6,7 @@ import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Duplex } from "node:stream";
 import type { PreviewConfig } from "../config/previews.js";
 import { cookieJar } from "./cookies.js";
+import { CheckedAgent } from "./checked-connection.js";
 import { PortAccessCheck, type PortAccess } from "./port-access.js";
 import { pathToApp, toApp, type Forwarding } from "./headers.js";
 import { hostHeaderOf, PreviewProxy, type ProxyTarget } from "./proxy.js";
@@ -62,6 +63,8 @@ export class Previews {
   private readonly urls = new Map<string, { url: string; subdomainUrl?: string }>();
   /** What each live preview's visitors hold open, to cut when it ends. */
   private readonly exchanges = new Map<string, Set<{ destroy(): void }>>();
+  /** Each live preview's connections to its app, to the socket last checked. */
+  private readonly agents = new Map<string, CheckedAgent>();
 
   constructor(
     readonly config: PreviewConfig,
@@ -155,6 +158,19 @@ export class Previews {
     this.secrets.forget(preview.token);
     for (const exchange of this.exchanges.get(preview.token) ?? []) exchange.destroy();
     this.exchanges.delete(preview.token);
+    this.agents.get(preview.token)?.destroy();
+    this.agents.delete(preview.token);
+  }
+
+  /** The preview's connections to the socket the check chose; a new set when it chose another. */
+  private agentFor(preview: Preview, access: Extract<PortAccess, { ok: true }>): CheckedAgent {
+    const kept = this.agents.get(preview.token);
+    if (kept && kept.host === access.host && kept.inode === access.inode) return kept;
+    kept?.retire();
+    const { port, uid } = preview;
+    const agent = new CheckedAgent(access.host, port, access.inode, () => this.access.stillListens(port, uid, access.inode));
+    this.agents.set(preview.token, agent);
+    return agent;
   }
 
   /** Whether a request is for a preview: its path is `/preview/…` or its Host a name under the preview domain. */
@@ -226,7 +242,7 @@ export class Previews {
       page(res, 308, "Moved.", { Location: `${prefix}/${query}` });
       return undefined;
     }
-    const target = { host: access.host, port: preview.port, jar: cookieJar(preview.token), prefix };
+    const target = { host: access.host, port: preview.port, jar: cookieJar(preview.token), prefix, agent: this.agentFor(preview, access) };
     const query = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?")) : "";
     req.url = pathToApp(byPath ? `${byPath.rest}${query}` : rawUrl);
     req.headers = { ...toApp(req.headers, { ...via, prefix }, target.jar), host: hostHeaderOf(target) };

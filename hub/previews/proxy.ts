@@ -1,10 +1,11 @@
 // The preview proxy: HTTP (streamed both ways, so SSE events pass as the app writes them) and
-// WebSocket upgrades, through http-proxy-3, to an address the caller checked. Every exchange in
-// flight is counted against its preview and cut when the preview ends.
-import type { ClientRequest, IncomingMessage, ServerResponse } from "node:http";
+// WebSocket upgrades, through http-proxy-3, over connections the caller's agent checks. Every
+// exchange in flight is counted against its preview and cut when the preview ends.
+import type { Agent, ClientRequest, IncomingMessage, ServerResponse } from "node:http";
 import { isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
+import { PortChangedHands } from "./checked-connection.js";
 import { fromApp } from "./headers.js";
 
 /** Where one request goes: the app's address, its preview's cookie jar, and the path-form prefix to mend its replies for. */
@@ -13,6 +14,8 @@ export interface ProxyTarget {
   port: number;
   jar: string;
   prefix?: string;
+  /** Connections to the app, each checked to be its owner's. */
+  agent: Agent;
 }
 
 const TARGET = Symbol("agentbox.previewTarget");
@@ -47,29 +50,32 @@ export class PreviewProxy {
     this.proxy.on("error", (_err, _req, res) => res?.destroy());
   }
 
-  private options(target: ProxyTarget) {
-    return { target: `http://${hostHeaderOf(target)}` };
-  }
-
   web(req: IncomingMessage, res: ServerResponse, target: ProxyTarget): void {
     (req as Tagged)[TARGET] = target;
-    this.proxy.web(req, res, this.options(target), (err) => {
+    const failed = (err: Error) => {
       if (res.headersSent) return void res.destroy(err);
       res.writeHead(502, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
-      res.end(`The previewed app did not answer (${(err as NodeJS.ErrnoException).code ?? "error"}): is it still running?\n`);
-    });
+      res.end(notAnswered(err));
+    };
+    this.proxy.web(req, res, { target: `http://${hostHeaderOf(target)}`, agent: target.agent }, failed);
   }
 
   ws(req: IncomingMessage, socket: Duplex, head: Buffer, target: ProxyTarget): void {
     (req as Tagged)[TARGET] = target;
-    this.proxy.ws(req, socket as Socket, head, this.options(target), (err) => {
+    const failed = (err: Error) => {
       // the app could not be reached (it ended between the port check and now): say so, as web() does
       if ((req as Tagged)[ANSWERED] || socket.destroyed || !socket.writable) return void socket.destroy();
-      const text = `The previewed app did not answer (${(err as NodeJS.ErrnoException).code ?? "error"}): is it still running?\n`;
+      const text = notAnswered(err);
       socket.end(
         `HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain; charset=utf-8\r\nCache-Control: no-store\r\nConnection: close\r\n` +
           `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
       );
-    });
+    };
+    this.proxy.ws(req, socket as Socket, head, { target: `http://${hostHeaderOf(target)}`, agent: target.agent }, failed);
   }
 }
+
+const notAnswered = (err: Error) =>
+  err instanceof PortChangedHands
+    ? `The app of this preview is not running: ${err.message}. Ask the agent to start it again.\n`
+    : `The previewed app did not answer (${(err as NodeJS.ErrnoException).code ?? "error"}): is it still running?\n`;

@@ -6,8 +6,8 @@ import net from "node:net";
 import { afterEach, describe, mock, test } from "node:test";
 import { cookieJar, cookiesFromApp, cookiesToApp } from "../../../hub/previews/cookies.js";
 import { fromApp, pathToApp, toApp } from "../../../hub/previews/headers.js";
-import { listeningSockets, ownSocketInodes, parseListening } from "../../../hub/previews/listening-sockets.js";
-import { PortAccessCheck } from "../../../hub/previews/port-access.js";
+import { listeningSockets, ownSocketInodes, parseListening, readListening, type ListeningSocket } from "../../../hub/previews/listening-sockets.js";
+import { FreshReads, PortAccessCheck } from "../../../hub/previews/port-access.js";
 import { PreviewStore, type Preview } from "../../../hub/previews/store.js";
 import { newToken, tokenOfHost, tokenOfPath } from "../../../hub/previews/token.js";
 import { systemClock } from "../../../hub/protocol/clock.js";
@@ -35,6 +35,9 @@ describe("listening sockets from /proc/net/tcp*", () => {
       { address: "::1", port: 0xa5df, uid: 0, inode: "139171", family: 6 },
       { address: "::", port: 8080, uid: 40123, inode: "145801", family: 6 },
     ]);
+    assert.deepEqual(parseListening(TCP, 4, 0x94e3), [parseListening(TCP, 4)[0]], "one port's only");
+    assert.deepEqual(parseListening(TCP6, 6, 0x1f90), [parseListening(TCP6, 6)[1]]);
+    assert.deepEqual(parseListening(TCP, 4, 0x0a), []);
     assert.deepEqual(parseListening("header only\n", 4), []);
     assert.deepEqual(parseListening("h\n   0: garbage\n", 4), []);
   });
@@ -48,6 +51,7 @@ describe("listening sockets from /proc/net/tcp*", () => {
       assert.equal(found.length, 1);
       assert.equal(found[0].uid, process.getuid!());
       assert.ok(ownSocketInodes().has(found[0].inode));
+      assert.deepEqual(await readListening(port), found, "the read off the event loop finds the same");
       // the hub's own sockets are never previewed, whoever asks
       assert.deepEqual(new PortAccessCheck(systemClock).check(port, process.getuid!()), { ok: false, why: "the hub's own" });
     } finally {
@@ -62,10 +66,10 @@ describe("listening sockets from /proc/net/tcp*", () => {
       { address: "::", port: 6000, uid: 2002, inode: "3", family: 6 as const },
     ];
     const check = new PortAccessCheck(systemClock, () => sockets);
-    assert.deepEqual(check.check(5000, 2001), { ok: true, host: "127.0.0.1" });
-    assert.deepEqual(check.check(5000, 2002), { ok: true, host: "::1" });
+    assert.deepEqual(check.check(5000, 2001), { ok: true, host: "127.0.0.1", inode: "1" });
+    assert.deepEqual(check.check(5000, 2002), { ok: true, host: "::1", inode: "2" });
     assert.deepEqual(check.check(5000, 2003), { ok: false, why: "another user's" });
-    assert.deepEqual(check.check(6000, 2002), { ok: true, host: "::1" });
+    assert.deepEqual(check.check(6000, 2002), { ok: true, host: "::1", inode: "3" });
     assert.deepEqual(check.check(7000, 2002), { ok: false, why: "nothing listens" });
   });
 
@@ -88,6 +92,63 @@ describe("listening sockets from /proc/net/tcp*", () => {
     } finally {
       mock.timers.reset();
     }
+  });
+});
+
+describe("reads of the tables begun after the asking", () => {
+  type Read = { port: number; done: (sockets: ListeningSocket[]) => void; fail: (err: Error) => void };
+  const socket = (inode: string, uid = 2001): ListeningSocket => ({ address: "127.0.0.1", port: 5000, uid, inode, family: 4 });
+
+  function reader() {
+    const reads: Read[] = [];
+    const fresh = new FreshReads((port) => new Promise((done, fail) => reads.push({ port, done, fail })));
+    return { reads, fresh };
+  }
+
+  test("a read under way when asked is not the answer; those asking meanwhile share the next one", async () => {
+    const { reads, fresh } = reader();
+    const first = fresh.after(5000);
+    const second = fresh.after(5000);
+    const third = fresh.after(5000);
+    assert.equal(reads.length, 1, "one read under way; the next waits for it");
+    reads[0].done([socket("old")]);
+    assert.deepEqual(await first, [socket("old")]);
+    await new Promise(setImmediate);
+    assert.equal(reads.length, 2, "the askers during the first read share one more");
+    reads[1].done([socket("new")]);
+    assert.deepEqual(await second, [socket("new")]);
+    assert.deepEqual(await third, [socket("new")]);
+    const otherPort = fresh.after(6000);
+    assert.equal(reads.at(-1)!.port, 6000, "another port reads on its own");
+    reads.at(-1)!.done([]);
+    assert.deepEqual(await otherPort, []);
+  });
+
+  test("a failed read fails its askers, and the next ones read again", async () => {
+    const { reads, fresh } = reader();
+    const first = fresh.after(5000);
+    const waiting = fresh.after(5000);
+    reads[0].fail(new Error("gone"));
+    await assert.rejects(first, /gone/);
+    await new Promise(setImmediate);
+    reads[1].done([socket("a")]);
+    assert.deepEqual(await waiting, [socket("a")]);
+  });
+
+  test("the checked socket must still listen, as the same uid, in a read begun after the connection", async () => {
+    let now = [socket("a")];
+    const check = new PortAccessCheck(
+      systemClock,
+      () => now,
+      async () => now,
+    );
+    const access = check.check(5000, 2001);
+    assert.ok(access.ok);
+    assert.equal(await check.stillListens(5000, 2001, access.inode), true);
+    now = [socket("b")];
+    assert.equal(await check.stillListens(5000, 2001, access.inode), false, "another socket took the port");
+    now = [socket("a", 2002)];
+    assert.equal(await check.stillListens(5000, 2001, access.inode), false, "the socket is another uid's");
   });
 });
 

@@ -1,0 +1,164 @@
+// A port that passes from the previewed app to another socket between the hub's check and its
+// connection: the hub's read of the socket tables serves a page's burst of requests for a moment,
+// so a socket opened on the port in that moment (another tenant's, on a hub whose tenants share the
+// network) must get nothing: no request, no preview cookie. Time is frozen here, so the hub's read
+// is always the stale one; the apps are real processes on real sockets.
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import http from "node:http";
+import net from "node:net";
+import { once } from "node:events";
+import { after, before, describe, test } from "node:test";
+import { previewsFromEnv } from "../../../hub/config/previews.js";
+import { CheckedAgent, PortChangedHands } from "../../../hub/previews/checked-connection.js";
+import { MintedSecrets } from "../../../hub/observability/minted-secrets.js";
+import { Previews, type OpenPreview } from "../../../hub/previews/previews.js";
+import type { Clock } from "../../../hub/protocol/clock.js";
+import { freePort } from "./apps.js";
+
+const frozen: Clock = { now: () => 1_800_000_000_000, after: () => ({ cancel() {} }), every: () => ({ cancel() {} }) };
+
+// an app that says its name, and writes down every request and upgrade it is sent
+const APP = `const s = require("node:http").createServer((q, r) => { console.log("REQUEST " + q.url + " " + (q.headers.cookie ?? "")); r.end("page of " + process.argv[2]); });
+s.on("upgrade", (q, socket) => { console.log("UPGRADE " + q.url); socket.end("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n\\r\\n"); });
+s.listen(+process.argv[1], "127.0.0.1", () => console.log("LISTENING"));`;
+
+interface App {
+  child: ChildProcess;
+  output: () => string;
+}
+
+async function startApp(port: number, name: string): Promise<App> {
+  const child = spawn(process.execPath, ["-e", APP, String(port), name], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk));
+  while (!output.includes("LISTENING")) {
+    if (child.exitCode !== null) throw new Error(`the app ${name} ended before listening`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { child, output: () => output };
+}
+
+async function stopApp(app: App): Promise<void> {
+  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
+  app.child.kill("SIGKILL");
+  await once(app.child, "exit");
+}
+
+function get(url: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (res) => {
+        let body = "";
+        res.on("data", (chunk) => (body += chunk));
+        res.on("end", () => resolve({ status: res.statusCode!, body }));
+      })
+      .on("error", reject);
+  });
+}
+
+/** The status line a WebSocket upgrade through the preview gets. */
+function upgrade(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const socket = net.connect(Number(target.port), target.hostname, () => {
+      socket.write(
+        `GET ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+    });
+    let got = "";
+    socket.on("data", (chunk) => {
+      got += chunk;
+      if (got.includes("\r\n")) {
+        resolve(got.split("\r\n")[0]);
+        socket.destroy();
+      }
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(got.split("\r\n")[0]));
+  });
+}
+
+describe("a previewed port that changes hands between the hub's check and its connection", () => {
+  let server: http.Server;
+  let previews: Previews;
+  let base: string;
+
+  before(async () => {
+    previews = new Previews(previewsFromEnv({}), undefined, () => base, new MintedSecrets(), frozen);
+    const via = { proto: "http", host: "127.0.0.1", for: "127.0.0.1" };
+    server = http.createServer((req, res) => previews.serveHttp(req, res, via));
+    server.on("upgrade", (req, socket, head) => previews.serveUpgrade(req, socket, head, via));
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  });
+
+  after(() => {
+    previews.stop();
+    server.close();
+  });
+
+  test("the new socket gets no request and no upgrade; the visitor gets a 502", async () => {
+    const port = await freePort();
+    const first = await startApp(port, "first");
+    let second: App | undefined;
+    try {
+      const opened = previews.open({ tenant: "t", uid: process.getuid!(), session: "s", port }) as OpenPreview;
+      assert.equal(typeof opened, "object", String(opened));
+      const page = await get(opened.url);
+      assert.equal(page.status, 200);
+      assert.match(page.body, /page of first/, "the hub's read of the tables now names the first app's socket");
+      // the first app ends and another socket takes its port; the hub's read still names the first
+      await stopApp(first);
+      second = await startApp(port, "second");
+      for (const path of ["", "events", "index.html?x=1"]) {
+        const got = await get(opened.url + path, { Cookie: "visitor=secret" });
+        assert.equal(got.status, 502, got.body);
+        assert.doesNotMatch(got.body, /second/);
+        assert.match(got.body, /nothing of the preview's owner listens on port/);
+      }
+      assert.match(await upgrade(opened.url + "ws"), /^HTTP\/1\.1 502/);
+      assert.doesNotMatch(second.output(), /REQUEST|UPGRADE/, "no byte of a visitor's request reached the socket that took the port");
+    } finally {
+      await stopApp(first);
+      if (second) await stopApp(second);
+    }
+  });
+});
+
+describe("a preview's checked connections", () => {
+  test("are checked once each and kept for the requests after; a refused check sends nothing", async () => {
+    let connections = 0;
+    let requests = 0;
+    const app = http.createServer((_req, res) => (requests++, res.end("ok")));
+    app.on("connection", () => connections++);
+    app.listen(0, "127.0.0.1");
+    await once(app, "listening");
+    const { port } = app.address() as net.AddressInfo;
+    let checks = 0;
+    let owned = true;
+    const agent = new CheckedAgent("127.0.0.1", port, "1", async () => (checks++, owned));
+    const fetchOne = () =>
+      new Promise<string>((resolve, reject) => {
+        http
+          .get({ host: "127.0.0.1", port, path: "/", agent }, (res) => {
+            let body = "";
+            res.on("data", (chunk) => (body += chunk));
+            res.on("end", () => resolve(body));
+          })
+          .on("error", reject);
+      });
+    try {
+      for (let i = 0; i < 10; i++) assert.equal(await fetchOne(), "ok");
+      assert.deepEqual({ connections, checks, requests }, { connections: 1, checks: 1, requests: 10 }, "one connection, checked once, carried ten requests");
+      agent.retire();
+      owned = false;
+      await assert.rejects(fetchOne(), (err: Error) => err instanceof PortChangedHands);
+      assert.deepEqual({ connections, checks, requests }, { connections: 2, checks: 2, requests: 10 }, "the refused connection carried no request");
+    } finally {
+      agent.destroy();
+      app.close();
+    }
+  });
+});
