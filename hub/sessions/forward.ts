@@ -1,10 +1,10 @@
 // Sending a client's request on to the child that serves it, for one session: the session named
-// in _meta (and, for our own stdio servers, its callback token), progress relayed in order before
+// in _meta (and, for a spawned server that asks for it, its callback token), progress relayed in order before
 // the result, cancellation carried across, and the child's failures as protocol errors. A server
 // configured `instances: "session"` is reached through the session's own instance of it.
 import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY } from "@modelcontextprotocol/server";
 import { ErrorCode, McpError, type LoggingLevel, type Result } from "@modelcontextprotocol/sdk/types.js";
-import { CALL_META_KEY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
+import { CALL_META_KEY, SESSION_CALLBACK_CAPABILITY, SESSION_META_KEY, TOKEN_META_KEY } from "../../servers/lib/session-events.js";
 import { ChildUnavailableError, MessageTooLargeError, type Child } from "../children/child.js";
 import { QueueBudgetError } from "../children/queue-budget.js";
 import type { CallOptions } from "../children/calls.js";
@@ -34,17 +34,22 @@ function forChild(
   let progressToken: unknown;
   for (const key of Object.keys(given)) {
     if (key === "progressToken") progressToken = given.progressToken;
-    // only the hub names calls; a 2026 child hears the level the hub chose for the caller, never one the caller's params carry
-    else if (key === CALL_META_KEY || (modern && key === LOG_LEVEL_META_KEY)) continue;
+    // only the hub names calls and hands out callback tokens; a 2026 child hears the level the hub chose for the caller, never one the caller's params carry
+    else if (key === CALL_META_KEY || key === TOKEN_META_KEY || (modern && key === LOG_LEVEL_META_KEY)) continue;
     else ownProperty(named, key, given[key]);
   }
   if (modern && !(CLIENT_CAPABILITIES_META_KEY in named)) named[CLIENT_CAPABILITIES_META_KEY] = callerCapabilities(call?.caller ?? session);
   named[SESSION_META_KEY] = session.id;
   if (call) named[CALL_META_KEY] = call.id;
-  if (child.spawned) named[TOKEN_META_KEY] = session.token;
+  if (takesCallbackToken(child)) named[TOKEN_META_KEY] = session.token;
   const level = modern ? logLevelFor(session, channel, call) : undefined;
   if (level) named[LOG_LEVEL_META_KEY] = level;
   return { params: { ...params, ...overrides, _meta: named }, progressToken };
+}
+
+/** A spawned child that asked for the session's callback token (SESSION_CALLBACK_CAPABILITY); no other is sent it. */
+function takesCallbackToken(child: Child): boolean {
+  return child.spawned && child.capabilities.experimental?.[SESSION_CALLBACK_CAPABILITY] !== undefined;
 }
 
 /** Sets `key` as an own property, as a spread would: assigning "__proto__" would set the prototype instead. */

@@ -10,6 +10,7 @@ import sessionTools from "./tools/sessions.js";
 await serve({
   name: "code",
   sessionState: true,
+  sessionCallback: true,
   instructions: () =>
     `Run Python and JavaScript in persistent notebook-like sessions (${toolName("execute")}); code can call the other tools of this hub ` +
     "through `tools` (Python: from agentbox import tools).",

@@ -13,6 +13,7 @@ import {
   emitSessionClosed,
   SESSION_CLOSED_METHOD,
   SESSION_META_KEY,
+  SESSION_CALLBACK_CAPABILITY,
   SESSION_STATE_CAPABILITY,
   TOKEN_META_KEY,
 } from "./session-events.js";
@@ -31,12 +32,21 @@ export interface ServerSpec {
   tools: Tool[];
   /** The server keeps state per client session (terminals, interpreters, pages): declared as SESSION_STATE_CAPABILITY. */
   sessionState?: boolean;
+  /** What the server starts calls the hub back as the session or carries its claim: declared as SESSION_CALLBACK_CAPABILITY, so the hub sends `ctx.sessionToken`. */
+  sessionCallback?: boolean;
   /** Register resources, prompts or anything else on the SDK server. */
   setup?(server: McpServer, env: { workspace: string; log: Logger }): void | Promise<void>;
   /** Streams a session's tabs or terminals to the hub's live views (./live-host.ts). */
   live?: LiveProvider;
   /** Free what the server holds (browsers, ptys, interpreters) before the process exits. */
   onShutdown?(): void | Promise<void>;
+}
+
+function experimentalCapabilities(spec: ServerSpec): Record<string, object> {
+  return {
+    ...(spec.sessionState ? { [SESSION_STATE_CAPABILITY]: {} } : {}),
+    ...(spec.sessionCallback ? { [SESSION_CALLBACK_CAPABILITY]: {} } : {}),
+  };
 }
 
 /** The session calls made without the hub share (a client that started this server itself). */
@@ -144,7 +154,7 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
     { name: `agentbox-${spec.name}`, version: spec.version ?? "0.1.0" },
     {
       instructions: resolveText(spec.instructions),
-      capabilities: { logging: {}, ...(spec.sessionState ? { experimental: { [SESSION_STATE_CAPABILITY]: {} } } : {}) },
+      capabilities: { logging: {}, experimental: experimentalCapabilities(spec) },
     },
   );
   registerTools(server, spec.tools, workspace, log, spec.name);

@@ -8,7 +8,7 @@ export const SESSION_META_KEY = "agentbox/session";
  * hands them to that call's client and no other (several clients' calls can be in flight at once).
  */
 export const CALL_META_KEY = "agentbox/call";
-/** The _meta key carrying the session's callback token to the hub's own (stdio) servers. */
+/** The _meta key carrying the session's callback token to the spawned servers that ask for it (SESSION_CALLBACK_CAPABILITY). */
 export const TOKEN_META_KEY = "agentbox/token";
 /**
  * The _meta key on a child's question (elicitation/create, sampling/createMessage, roots/list)
@@ -52,6 +52,14 @@ export const SESSION_TOKEN_HEADER_ENV = "AGENTBOX_SESSION_TOKEN_HEADER";
  * one client can hold several such states (hub/catalog/context-argument.ts).
  */
 export const SESSION_STATE_CAPABILITY = "agentbox/sessionState";
+
+/**
+ * The capability (under `experimental`) a spawned server declares when what it starts calls the hub
+ * back as the session, or carries the session's claim (terminals, interpreters): only such a server
+ * is sent the session's callback token (TOKEN_META_KEY), on each request. Others never see it, and
+ * do not parse it on every call.
+ */
+export const SESSION_CALLBACK_CAPABILITY = "agentbox/sessionCallback";
 
 /** The hub asks every child what it holds for a session (hub_sessions) with this request. */
 export const DESCRIBE_SESSION_METHOD = "agentbox/describe_session";

@@ -10,6 +10,7 @@ import sessions from "./tools/sessions.js";
 await serve({
   name: "terminal",
   sessionState: true,
+  sessionCallback: true,
   instructions: () =>
     `Use ${toolName("exec")} for one command that finishes on its own; use ${toolName("session_create")} + ` +
     `${toolName("session_send")}/${toolName("session_read")} for ` +

@@ -149,7 +149,7 @@ describe("rate limits", () => {
 describe("calls from code in a child", () => {
   let hub: TestHub;
   before(async () => {
-    hub = await startHub({ extraServers: { echo: fixture("echo-server") }, env: { AGENTBOX_API_KEY: "k" } });
+    hub = await startHub({ extraServers: { echo: { ...fixture("echo-server"), env: { SESSION_CALLBACK: "1" } } }, env: { AGENTBOX_API_KEY: "k" } });
   });
   after(() => hub.stop());
 

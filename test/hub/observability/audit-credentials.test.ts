@@ -37,7 +37,7 @@ describe("the hub's own credentials in a call's arguments", () => {
     file = path.join(dir, "audit.log");
     hub = await startHub({
       servers: ["terminal"],
-      extraServers: { echo: fixture("echo-server"), conformance: fixture("conformance-server") },
+      extraServers: { echo: { ...fixture("echo-server"), env: { SESSION_CALLBACK: "1" } }, conformance: fixture("conformance-server") },
       config: { tenants: { alice: { apiKey: KEY } } },
       // debug: the children's lines that name sessions are relayed too
       env: { AGENTBOX_AUDIT_LOG: file, AGENTBOX_AUDIT_ARGUMENTS: "1", AGENTBOX_PREVIEW_DOMAIN: "localhost", AGENTBOX_LOG_LEVEL: "debug" },
