@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { failed, header, ms, num, range, ratio, table, yes, type J } from "./report-format.js";
 import { density } from "./report-density.js";
+import { previews } from "./report-previews.js";
 import { readResult } from "./results.js";
 import { projectRoot } from "./targets.js";
 
@@ -388,6 +389,7 @@ export function renderResults(): string {
     tracing(readResult("tracing")),
     live(readResult("live")),
     density(readResult("density"), readResult("density-before")),
+    previews(readResult("previews"), readResult("previews-before")),
   ].join("\n\n");
 }
 

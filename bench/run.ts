@@ -16,6 +16,7 @@ import { runWatch } from "./watch.js";
 import { runTracing } from "./tracing.js";
 import { runLive } from "./live.js";
 import { runDensity } from "./density.js";
+import { runPreviews } from "./previews.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -33,6 +34,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["tracing", runTracing],
   ["live", runLive],
   ["density", runDensity],
+  ["previews", runPreviews],
 ];
 
 async function main(): Promise<void> {

@@ -2,7 +2,7 @@
 // address and port, the uid that owns it and its inode. The kernel writes these lines, not the
 // process that listens, so the owner cannot be claimed by the agent.
 import fs from "node:fs";
-import { readFile } from "node:fs/promises";
+import { TableReader } from "./table-reader.js";
 
 export interface ListeningSocket {
   /** The local address, in its usual text form ("127.0.0.1", "::", "::1"). */
@@ -21,11 +21,14 @@ const TABLES = [
 // state 0A is TCP_LISTEN
 const LISTEN = "0A";
 
+/** How a line of the tables writes a port: after the address's colon, in four hex digits. */
+const mentionOf = (port: number) => `:${port.toString(16).toUpperCase().padStart(4, "0")} `;
+
 /** The LISTEN sockets of one /proc/net/tcp* table's text (its header line skipped), optionally on one port only. */
 export function parseListening(table: string, family: 4 | 6, port?: number): ListeningSocket[] {
   const sockets: ListeningSocket[] = [];
   // a tenant can hold thousands of sockets: lines that cannot name the port are not split
-  const mention = port === undefined ? undefined : `:${port.toString(16).toUpperCase().padStart(4, "0")} `;
+  const mention = port === undefined ? undefined : mentionOf(port);
   for (const line of table.split("\n").slice(1)) {
     if (mention && !line.includes(mention)) continue;
     // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
@@ -55,17 +58,15 @@ export function listeningSockets(port?: number): ListeningSocket[] {
   return all;
 }
 
-/** The LISTEN sockets on one port, read off the event loop: for checks made while requests wait. */
+const reader = new TableReader();
+
+/** The LISTEN sockets on one port, read off the event loop (./table-reader.ts): for checks made while requests wait. */
 export async function readListening(port: number): Promise<ListeningSocket[]> {
-  const tables = await Promise.all(
-    TABLES.map(([file, family]) =>
-      readFile(file, "utf8").then(
-        (table) => parseListening(table, family, port),
-        () => [],
-      ),
-    ),
+  const tables = await reader.read(
+    TABLES.map(([file]) => file),
+    mentionOf(port),
   );
-  return tables.flat();
+  return tables.flatMap((table, i) => parseListening(table, TABLES[i][1], port));
 }
 
 // /proc/net/tcp* write addresses as 32-bit words in host (little-endian) byte order

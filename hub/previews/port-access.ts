@@ -4,14 +4,16 @@
 // another uid's socket on the same port at another address. A check may be a moment old, and a
 // port can pass to another uid meanwhile: `stillListens` confirms, after a connection is made, that
 // the socket checked listened all along.
-import { listeningSockets, ownSocketInodes, readListening, type ListeningSocket } from "./listening-sockets.js";
+import { ownSocketInodes, readListening, type ListeningSocket } from "./listening-sockets.js";
 import type { Clock } from "../protocol/clock.js";
 
 export type PortAccess = { ok: true; host: string; inode: string } | { ok: false; why: "nothing listens" | "another user's" | "the hub's own" };
 
 // A page loads dozens of files at once, and the tables grow with every socket on the machine (a
-// tenant can open thousands): one read of them serves every preview's requests for this long.
+// tenant can open thousands): one reading of a port serves its previews' requests for this long.
 const CACHE_MS = 250;
+// how old a reading that found the tenant's socket may be and still route a request (see check())
+const STALE_SERVES_MS = 5000;
 
 /** The address to connect to for a socket: a wildcard one is reached by loopback. */
 function connectHost(socket: ListeningSocket): string {
@@ -20,43 +22,73 @@ function connectHost(socket: ListeningSocket): string {
   return socket.address;
 }
 
-interface Snapshot {
+interface Reading {
   at: number;
-  byPort: Map<number, ListeningSocket[]>;
+  sockets: ListeningSocket[];
   /** The hub's own socket inodes, read when first needed. */
   hubs?: Set<string>;
 }
 
-export class PortAccessCheck {
-  private snapshot?: Snapshot;
+// readings kept for this many ports at most; older ones are dropped first (an agent may ask about any port)
+const PORTS_KEPT = 256;
 
+export class PortAccessCheck {
+  /** The last reading of each port asked about. */
+  private readonly readings = new Map<number, Reading>();
+  /** The reading under way for a port, shared by those asking meanwhile. */
+  private readonly refreshing = new Map<number, Promise<Reading>>();
   private readonly freshReads: FreshReads;
 
   constructor(
-    /** How old a read of the tables may be. */
+    /** How old a reading may be. */
     private readonly clock: Clock,
-    private readonly read: () => ListeningSocket[] = () => listeningSockets(),
     readPort: (port: number) => Promise<ListeningSocket[]> = readListening,
   ) {
     this.freshReads = new FreshReads(readPort);
   }
 
-  private current(fresh: boolean): Snapshot {
-    const now = this.clock.now();
-    if (fresh || !this.snapshot || now - this.snapshot.at > CACHE_MS) {
-      const byPort = new Map<number, ListeningSocket[]>();
-      for (const socket of this.read()) byPort.set(socket.port, [...(byPort.get(socket.port) ?? []), socket]);
-      this.snapshot = { at: now, byPort };
-    }
-    return this.snapshot;
+  /** A reading begun now (or the one a moment ago's askers already wait for), kept for the port. */
+  private read(port: number, beganAfterAsking: boolean): Promise<Reading> {
+    const waiting = this.refreshing.get(port);
+    if (waiting && !beganAfterAsking) return waiting;
+    // read off the event loop, and only the port's lines parsed: a tenant holding thousands of
+    // sockets makes the tables large, and a read of them on the loop would stall every tenant's calls
+    const read = this.freshReads.after(port).then((sockets) => {
+      const reading = { at: this.clock.now(), sockets };
+      this.readings.delete(port);
+      this.readings.set(port, reading);
+      if (this.readings.size > PORTS_KEPT) this.readings.delete(this.readings.keys().next().value!);
+      return reading;
+    });
+    const settled = read.finally(() => this.refreshing.get(port) === settled && this.refreshing.delete(port));
+    this.refreshing.set(port, settled);
+    return settled;
   }
 
-  /** `fresh` reads the tables now (an agent asking right after starting its app), else a read of the last 250 ms serves. */
-  check(port: number, uid: number, fresh = false): PortAccess {
-    const snapshot = this.current(fresh);
-    const sockets = snapshot.byPort.get(port) ?? [];
+  /**
+   * `fresh` reads the tables now (an agent asking right after starting its app). Else a reading of
+   * the last 250 ms serves; so does an older one (up to 5 s) that found the tenant's socket, while a
+   * new reading is made behind it: each connection to that socket is confirmed anyway
+   * (stillListens), and the requests of a busy preview need not wait for the tables every 250 ms.
+   */
+  async check(port: number, uid: number, fresh = false): Promise<PortAccess> {
+    const kept = fresh ? undefined : this.readings.get(port);
+    const age = kept ? this.clock.now() - kept.at : Infinity;
+    if (kept && age <= CACHE_MS) return this.judge(kept, uid);
+    if (kept && age <= STALE_SERVES_MS) {
+      const judged = this.judge(kept, uid);
+      if (judged.ok) {
+        this.read(port, false).catch(() => undefined);
+        return judged;
+      }
+    }
+    return this.judge(await this.read(port, fresh), uid);
+  }
+
+  private judge(reading: Reading, uid: number): PortAccess {
+    const { sockets } = reading;
     if (sockets.length === 0) return { ok: false, why: "nothing listens" };
-    const hubs = (snapshot.hubs ??= ownSocketInodes());
+    const hubs = (reading.hubs ??= ownSocketInodes());
     if (sockets.some((s) => hubs.has(s.inode))) return { ok: false, why: "the hub's own" };
     const own = sockets.filter((s) => s.uid === uid);
     if (own.length === 0) return { ok: false, why: "another user's" };

@@ -56,6 +56,12 @@ export function page(res: ServerResponse | Duplex, status: number, text: string,
   res.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${lines.join("\r\n")}\r\n\r\n${text}\n`);
 }
 
+/** A live preview a request names; `rest` is the path after `/preview/<token>` in the path form. */
+interface Found {
+  preview: Preview;
+  rest?: string;
+}
+
 export class Previews {
   private readonly store: PreviewStore;
   private readonly access: PortAccessCheck;
@@ -82,11 +88,11 @@ export class Previews {
 
   /** A new preview, or why not (a sentence for the model). */
   /** `requestBase`: the address the asking request used (./public-address.ts), for its URLs when the hub has no public URL. */
-  open(request: PreviewRequest, requestBase?: string): OpenPreview | string {
+  async open(request: PreviewRequest, requestBase?: string): Promise<OpenPreview | string> {
     const { maxTtlSeconds, ttlSeconds: defaultTtl, perTenant } = this.config;
     const ttl = request.ttlSeconds ?? defaultTtl;
     if (ttl > maxTtlSeconds) return `ttlSeconds ${ttl} is longer than this hub allows (${maxTtlSeconds} s, AGENTBOX_PREVIEW_MAX_TTL_SECONDS); ask for less.`;
-    const access = this.access.check(request.port, request.uid, true);
+    const access = await this.access.check(request.port, request.uid, true);
     if (!access.ok) return `Cannot preview port ${request.port}: ${REFUSALS[access.why](request.port)}`;
     if (this.store.count(request.tenant) >= perTenant) {
       return `You have ${perTenant} open previews, the most this hub allows (AGENTBOX_PREVIEWS_PER_TENANT); end one with hub_end_preview first.`;
@@ -179,21 +185,31 @@ export class Previews {
   }
 
   serveHttp(req: IncomingMessage, res: ServerResponse, via: Omit<Forwarding, "prefix">): void {
-    const routed = this.route(req, res, via);
-    if (!routed) return;
-    const held = this.hold(routed.preview, res);
-    if (!held) return page(res, 503, "This preview has too many open connections; close some tabs and try again.");
-    this.proxy.web(req, res, routed.target);
+    const found = this.find(req, res);
+    if (!found) return;
+    if (!this.hold(found.preview, res)) return page(res, 503, "This preview has too many open connections; close some tabs and try again.");
+    this.route(req, res, via, found).then(
+      (target) => target && this.proxy.web(req, res, target),
+      (err: unknown) => this.unchecked(res, err),
+    );
   }
 
   serveUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer, via: Omit<Forwarding, "prefix">): void {
-    const routed = this.claims(req.url, req.headers.host) ? this.route(req, socket, via) : undefined;
-    if (!routed) {
+    const found = this.claims(req.url, req.headers.host) ? this.find(req, socket) : undefined;
+    if (!found) {
       if (!socket.destroyed && socket.writable && !this.claims(req.url, req.headers.host)) page(socket, 404, "Nothing here takes a WebSocket.");
       return;
     }
-    if (!this.hold(routed.preview, socket)) return page(socket, 503, "This preview has too many open connections.");
-    this.proxy.ws(req, socket, head, routed.target);
+    if (!this.hold(found.preview, socket)) return page(socket, 503, "This preview has too many open connections.");
+    this.route(req, socket, via, found).then(
+      (target) => target && this.proxy.ws(req, socket, head, target),
+      (err: unknown) => this.unchecked(socket, err),
+    );
+  }
+
+  private unchecked(res: ServerResponse | Duplex, err: unknown): void {
+    if (!res.destroyed)
+      page(res, 502, `The hub could not check who listens on the app's port (${err instanceof Error ? err.message : String(err)}); try again.`);
   }
 
   /** Count an exchange against its preview until it closes; false when the preview holds too many. */
@@ -207,11 +223,8 @@ export class Previews {
     return true;
   }
 
-  /**
-   * Which live preview and address a request goes to, with its URL and headers rewritten for the
-   * app; or undefined once the refusal is written.
-   */
-  private route(req: IncomingMessage, res: ServerResponse | Duplex, via: Omit<Forwarding, "prefix">): { preview: Preview; target: ProxyTarget } | undefined {
+  /** The live preview a request names, or undefined once the refusal (or the redirect to its slash) is written. */
+  private find(req: IncomingMessage, res: ServerResponse | Duplex): Found | undefined {
     const byHost = tokenOfHost(req.headers.host, this.config.domain);
     const rawUrl = req.url ?? "/";
     const byPath = byHost ? undefined : tokenOfPath(rawUrl.split("?")[0]);
@@ -230,22 +243,38 @@ export class Previews {
       page(res, 404, "Preview not found: this URL names no preview. Ask the agent for a new one (hub_preview).");
       return undefined;
     }
-    const access = this.access.check(preview.port, preview.uid);
+    if (byPath && byPath.rest === undefined) {
+      // relative links of the app's pages resolve under the prefix only with the slash
+      const query = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?")) : "";
+      page(res, 308, "Moved.", { Location: `/preview/${preview.token}/${query}` });
+      return undefined;
+    }
+    return { preview, rest: byPath?.rest };
+  }
+
+  /**
+   * Where a found preview's request goes, with its URL and headers rewritten for the app; or
+   * undefined once the refusal is written, or when the exchange ended while the port was checked
+   * (the visitor left, or the preview ended and cut it).
+   */
+  private async route(
+    req: IncomingMessage,
+    res: ServerResponse | Duplex,
+    via: Omit<Forwarding, "prefix">,
+    { preview, rest }: Found,
+  ): Promise<ProxyTarget | undefined> {
+    const access = await this.access.check(preview.port, preview.uid);
+    if (res.destroyed) return undefined;
     if (!access.ok) {
       page(res, 502, `The app of this preview is not running: nothing of its owner listens on port ${preview.port} now. Ask the agent to start it again.`);
       return undefined;
     }
-    const prefix = byPath ? `/preview/${preview.token}` : undefined;
-    if (byPath && byPath.rest === undefined) {
-      // relative links of the app's pages resolve under the prefix only with the slash
-      const query = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?")) : "";
-      page(res, 308, "Moved.", { Location: `${prefix}/${query}` });
-      return undefined;
-    }
+    const prefix = rest !== undefined ? `/preview/${preview.token}` : undefined;
     const target = { host: access.host, port: preview.port, jar: cookieJar(preview.token), prefix, agent: this.agentFor(preview, access) };
+    const rawUrl = req.url ?? "/";
     const query = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?")) : "";
-    req.url = pathToApp(byPath ? `${byPath.rest}${query}` : rawUrl);
+    req.url = pathToApp(rest !== undefined ? `${rest}${query}` : rawUrl);
     req.headers = { ...toApp(req.headers, { ...via, prefix }, target.jar), host: hostHeaderOf(target) };
-    return { preview, target };
+    return target;
   }
 }

@@ -64,7 +64,7 @@ export const hubPreview = defineTool({
       );
     }
     const uid = session.tenant.identity?.uid ?? process.getuid?.() ?? 0;
-    const opened = hub.previews.open({ tenant: session.tenant.name, uid, session: session.id, port, ttlSeconds }, channel.requestBase?.());
+    const opened = await hub.previews.open({ tenant: session.tenant.name, uid, session: session.id, port, ttlSeconds }, channel.requestBase?.());
     if (typeof opened === "string") return reply.error(opened);
     const notes = [
       `The app sees the path after /preview/${opened.token}: link its files relatively, or honor X-Forwarded-Prefix (Vite: --base /preview/${opened.token}/).`,

@@ -104,7 +104,7 @@ describe("a previewed port that changes hands between the hub's check and its co
     const first = await startApp(port, "first");
     let second: App | undefined;
     try {
-      const opened = previews.open({ tenant: "t", uid: process.getuid!(), session: "s", port }) as OpenPreview;
+      const opened = (await previews.open({ tenant: "t", uid: process.getuid!(), session: "s", port })) as OpenPreview;
       assert.equal(typeof opened, "object", String(opened));
       const page = await get(opened.url);
       assert.equal(page.status, 200);

@@ -53,45 +53,87 @@ describe("listening sockets from /proc/net/tcp*", () => {
       assert.ok(ownSocketInodes().has(found[0].inode));
       assert.deepEqual(await readListening(port), found, "the read off the event loop finds the same");
       // the hub's own sockets are never previewed, whoever asks
-      assert.deepEqual(new PortAccessCheck(systemClock).check(port, process.getuid!()), { ok: false, why: "the hub's own" });
+      assert.deepEqual(await new PortAccessCheck(systemClock).check(port, process.getuid!()), { ok: false, why: "the hub's own" });
     } finally {
       server.close();
     }
   });
 
-  test("access goes to the tenant's own socket's address, never another uid's", () => {
+  test("access goes to the tenant's own socket's address, never another uid's", async () => {
     const sockets = [
       { address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const },
       { address: "::1", port: 5000, uid: 2002, inode: "2", family: 6 as const },
       { address: "::", port: 6000, uid: 2002, inode: "3", family: 6 as const },
     ];
-    const check = new PortAccessCheck(systemClock, () => sockets);
-    assert.deepEqual(check.check(5000, 2001), { ok: true, host: "127.0.0.1", inode: "1" });
-    assert.deepEqual(check.check(5000, 2002), { ok: true, host: "::1", inode: "2" });
-    assert.deepEqual(check.check(5000, 2003), { ok: false, why: "another user's" });
-    assert.deepEqual(check.check(6000, 2002), { ok: true, host: "::1", inode: "3" });
-    assert.deepEqual(check.check(7000, 2002), { ok: false, why: "nothing listens" });
+    const check = new PortAccessCheck(systemClock, async (port) => sockets.filter((s) => s.port === port));
+    assert.deepEqual(await check.check(5000, 2001), { ok: true, host: "127.0.0.1", inode: "1" });
+    assert.deepEqual(await check.check(5000, 2002), { ok: true, host: "::1", inode: "2" });
+    assert.deepEqual(await check.check(5000, 2003), { ok: false, why: "another user's" });
+    assert.deepEqual(await check.check(6000, 2002), { ok: true, host: "::1", inode: "3" });
+    assert.deepEqual(await check.check(7000, 2002), { ok: false, why: "nothing listens" });
   });
 
-  test("one read of the tables serves for 250 ms; a fresh check, or one after, reads them again", () => {
+  test("one reading of a port serves for 250 ms; a fresh check, or one after, reads again", async () => {
     mock.timers.enable({ apis: ["Date"], now: 1_000_000 });
     try {
-      let reads = 0;
+      const asked: number[] = [];
       let sockets = [{ address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const }];
-      const check = new PortAccessCheck(systemClock, () => (reads++, sockets));
-      assert.equal(check.check(5000, 2001).ok, true);
+      const check = new PortAccessCheck(systemClock, async (port) => (asked.push(port), sockets.filter((s) => s.port === port)));
+      assert.equal((await check.check(5000, 2001)).ok, true);
       sockets = [];
       mock.timers.tick(250);
-      assert.equal(check.check(5000, 2001).ok, true, "a page's burst of requests shares one read");
-      assert.equal(reads, 1);
-      assert.deepEqual(check.check(5000, 2001, true), { ok: false, why: "nothing listens" }, "an agent's own check reads the tables now");
+      assert.equal((await check.check(5000, 2001)).ok, true, "a page's burst of requests shares one reading");
+      assert.deepEqual(asked, [5000]);
+      assert.deepEqual(await check.check(6000, 2001), { ok: false, why: "nothing listens" }, "another port has a reading of its own");
+      assert.deepEqual(await check.check(5000, 2001, true), { ok: false, why: "nothing listens" }, "an agent's own check reads the tables now");
       sockets = [{ address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const }];
       mock.timers.tick(251);
-      assert.equal(check.check(5000, 2001).ok, true, "past 250 ms the tables are read again");
-      assert.equal(reads, 3);
+      assert.equal((await check.check(5000, 2001)).ok, true, "past 250 ms the tables are read again");
+      assert.deepEqual(asked, [5000, 6000, 5000, 5000]);
     } finally {
       mock.timers.reset();
     }
+  });
+
+  test("past 250 ms a reading that found the tenant's socket still routes while a new one is made; one that found none does not", async () => {
+    let now = 1_000_000;
+    const clock = { ...systemClock, now: () => now };
+    const asked: Array<(sockets: ListeningSocket[]) => void> = [];
+    const check = new PortAccessCheck(clock, () => new Promise((done) => asked.push(done)));
+    const own = { address: "127.0.0.1", port: 5000, uid: 2001, inode: "1", family: 4 as const };
+    const first = check.check(5000, 2001);
+    asked.shift()!([own]);
+    assert.equal((await first).ok, true);
+    now += 1000;
+    assert.deepEqual(await check.check(5000, 2001), { ok: true, host: "127.0.0.1", inode: "1" }, "answered at once from the older reading");
+    assert.equal(asked.length, 1, "and a new reading is under way behind it");
+    assert.equal((await check.check(5000, 2001)).ok, true);
+    assert.equal(asked.length, 1, "one new reading, however many ask meanwhile");
+    asked.shift()!([]);
+    await new Promise(setImmediate);
+    now += 1000;
+    const waiting = check.check(5000, 2001);
+    assert.equal(asked.length, 1, "a reading that found nothing is not trusted past 250 ms: the check waits for a new one");
+    asked.shift()!([own]);
+    assert.equal((await waiting).ok, true);
+    now += 6000;
+    const old = check.check(5000, 2001);
+    assert.equal(asked.length, 1, "past 5 s no reading routes a request");
+    asked.shift()!([]);
+    assert.deepEqual(await old, { ok: false, why: "nothing listens" });
+  });
+
+  test("readings are kept for a bounded number of ports: an agent asking about every port grows nothing", async () => {
+    const clock = { ...systemClock, now: () => 1_000_000 };
+    const asked: number[] = [];
+    const check = new PortAccessCheck(clock, async (port) => (asked.push(port), []));
+    for (let port = 1; port <= 2000; port++) await check.check(port, 2001);
+    asked.length = 0;
+    await check.check(2000, 2001);
+    await check.check(1745, 2001);
+    assert.deepEqual(asked, [], "the latest 256 ports' readings are kept");
+    await check.check(1, 2001);
+    assert.deepEqual(asked, [1], "the oldest went first: that port is read again, though no time passed");
   });
 });
 
@@ -137,12 +179,8 @@ describe("reads of the tables begun after the asking", () => {
 
   test("the checked socket must still listen, as the same uid, in a read begun after the connection", async () => {
     let now = [socket("a")];
-    const check = new PortAccessCheck(
-      systemClock,
-      () => now,
-      async () => now,
-    );
-    const access = check.check(5000, 2001);
+    const check = new PortAccessCheck(systemClock, async () => now);
+    const access = await check.check(5000, 2001);
     assert.ok(access.ok);
     assert.equal(await check.stillListens(5000, 2001, access.inode), true);
     now = [socket("b")];
