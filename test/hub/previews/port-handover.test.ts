@@ -31,11 +31,13 @@ interface App {
 async function startApp(port: number, name: string): Promise<App> {
   const child = spawn(process.execPath, ["-e", APP, String(port), name], { stdio: ["ignore", "pipe", "inherit"] });
   let output = "";
-  child.stdout!.on("data", (chunk: Buffer) => (output += chunk));
-  while (!output.includes("LISTENING")) {
-    if (child.exitCode !== null) throw new Error(`the app ${name} ended before listening`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes("LISTENING")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`the app ${name} ended before listening`)));
+  });
   return { child, output: () => output };
 }
 
