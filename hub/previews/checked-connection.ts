@@ -12,6 +12,11 @@ export class PortChangedHands extends Error {
   readonly code = "EPORTCHANGED";
 }
 
+/** The hub could not read who listens on the port (its read of the socket tables failed): nothing is sent unconfirmed. */
+export class PortUnchecked extends Error {
+  readonly code = "EPORTUNCHECKED";
+}
+
 /** Resolves once `socket` is connected and `stillOwners()` says the socket it reached is the one checked; else destroys it. */
 function confirmed(socket: net.Socket, port: number, stillOwners: () => Promise<boolean>): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -26,7 +31,7 @@ function confirmed(socket: net.Socket, port: number, stillOwners: () => Promise<
         },
         (err: unknown) => {
           socket.destroy();
-          reject(err);
+          reject(new PortUnchecked(err instanceof Error ? err.message : String(err)));
         },
       );
     });

@@ -9,7 +9,7 @@ import { cookieJar } from "./cookies.js";
 import { CheckedAgent } from "./checked-connection.js";
 import { PortAccessCheck, type PortAccess } from "./port-access.js";
 import { pathToApp, toApp, type Forwarding } from "./headers.js";
-import { hostHeaderOf, PreviewProxy, type ProxyTarget } from "./proxy.js";
+import { hostHeaderOf, PreviewProxy, uncheckedPort, type ProxyTarget } from "./proxy.js";
 import { PreviewStore, type Preview } from "./store.js";
 import { isUnderDomain, newToken, secretOf, tokenOfHost, tokenOfPath } from "./token.js";
 import type { MintedSecrets } from "../observability/minted-secrets.js";
@@ -81,9 +81,11 @@ export class Previews {
     private readonly secrets: MintedSecrets,
     /** When previews are made and expire. */
     private readonly clock: Clock,
+    /** Who listens on a previewed port (a test gives one whose reads of the socket tables fail). */
+    access?: PortAccessCheck,
   ) {
     this.store = new PreviewStore((preview) => this.ended(preview), clock);
-    this.access = new PortAccessCheck(clock);
+    this.access = access ?? new PortAccessCheck(clock);
   }
 
   /** A new preview, or why not (a sentence for the model). */
@@ -208,8 +210,7 @@ export class Previews {
   }
 
   private unchecked(res: ServerResponse | Duplex, err: unknown): void {
-    if (!res.destroyed)
-      page(res, 502, `The hub could not check who listens on the app's port (${err instanceof Error ? err.message : String(err)}); try again.`);
+    if (!res.destroyed) page(res, 502, uncheckedPort(err instanceof Error ? err.message : String(err)));
   }
 
   /** Count an exchange against its preview until it closes; false when the preview holds too many. */

@@ -5,7 +5,7 @@ import type { Agent, ClientRequest, IncomingMessage, ServerResponse } from "node
 import { isIP, type Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
-import { PortChangedHands } from "./checked-connection.js";
+import { PortChangedHands, PortUnchecked } from "./checked-connection.js";
 import { fromApp } from "./headers.js";
 
 /** Where one request goes: the app's address, its preview's cookie jar, and the path-form prefix to mend its replies for. */
@@ -78,4 +78,9 @@ export class PreviewProxy {
 const notAnswered = (err: Error) =>
   err instanceof PortChangedHands
     ? `The app of this preview is not running: ${err.message}. Ask the agent to start it again.\n`
-    : `The previewed app did not answer (${(err as NodeJS.ErrnoException).code ?? "error"}): is it still running?\n`;
+    : err instanceof PortUnchecked
+      ? `${uncheckedPort(err.message)}\n`
+      : `The previewed app did not answer (${(err as NodeJS.ErrnoException).code ?? "error"}): is it still running?\n`;
+
+/** What a visitor is told when the hub could not read who listens on the app's port: it sent nothing. */
+export const uncheckedPort = (why: string) => `The hub could not check who listens on the app's port (${why}); try again.`;

@@ -32,6 +32,9 @@ export class TableReader {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
+  /** `source`: the thread's program (a test gives one that fails on cue). */
+  constructor(private readonly source = WORKER_SOURCE) {}
+
   /** Each file's header line and the lines holding `mention`, in the order of `files`. */
   read(files: readonly string[], mention: string): Promise<string[]> {
     const worker = this.started();
@@ -46,7 +49,7 @@ export class TableReader {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(WORKER_SOURCE, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+    const worker = new Worker(this.source, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 256 } });
     worker.on("message", ({ id, tables }: { id: number; tables: string[] }) => {
       this.pending.get(id)?.resolve(tables);
       this.pending.delete(id);

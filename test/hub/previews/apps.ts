@@ -1,6 +1,9 @@
 // What the preview tests do as a tenant: start an app in a terminal session (through the hub's
-// terminal tools, so it runs under the tenant's uid), ask for a preview, and fetch through it.
+// terminal tools, so it runs under the tenant's uid), ask for a preview, and fetch through it; and,
+// for tests that run Previews in-process, an app in a process of its own.
 import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
@@ -81,4 +84,34 @@ export function get(url: string, headers: Record<string, string> = {}, connectTo
     });
     req.on("error", reject);
   });
+}
+
+// an app that says its name, and writes down every request and upgrade it is sent
+const APP = `const s = require("node:http").createServer((q, r) => { console.log("REQUEST " + q.url + " " + (q.headers.cookie ?? "")); r.end("page of " + process.argv[2]); });
+s.on("upgrade", (q, socket) => { console.log("UPGRADE " + q.url); socket.end("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n\\r\\n"); });
+s.listen(+process.argv[1], "127.0.0.1", () => console.log("LISTENING"));`;
+
+export interface AppProcess {
+  child: ChildProcess;
+  output: () => string;
+}
+
+/** An app in a process of its own (not the hub's, whose sockets are never previewed), under the test's uid. */
+export async function startAppProcess(port: number, name: string): Promise<AppProcess> {
+  const child = spawn(process.execPath, ["-e", APP, String(port), name], { stdio: ["ignore", "pipe", "inherit"] });
+  let output = "";
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk;
+      if (output.includes("LISTENING")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`the app ${name} ended before listening`)));
+  });
+  return { child, output: () => output };
+}
+
+export async function stopAppProcess(app: AppProcess): Promise<void> {
+  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
+  app.child.kill("SIGKILL");
+  await once(app.child, "exit");
 }

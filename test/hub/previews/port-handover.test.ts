@@ -4,7 +4,6 @@
 // network) must get nothing: no request, no preview cookie. Time is frozen here, so the hub's read
 // is always the stale one; the apps are real processes on real sockets.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
 import net from "node:net";
 import { once } from "node:events";
@@ -14,38 +13,9 @@ import { CheckedAgent, PortChangedHands } from "../../../hub/previews/checked-co
 import { MintedSecrets } from "../../../hub/observability/minted-secrets.js";
 import { Previews, type OpenPreview } from "../../../hub/previews/previews.js";
 import type { Clock } from "../../../hub/protocol/clock.js";
-import { freePort } from "./apps.js";
+import { freePort, startAppProcess, stopAppProcess, type AppProcess } from "./apps.js";
 
 const frozen: Clock = { now: () => 1_800_000_000_000, after: () => ({ cancel() {} }), every: () => ({ cancel() {} }) };
-
-// an app that says its name, and writes down every request and upgrade it is sent
-const APP = `const s = require("node:http").createServer((q, r) => { console.log("REQUEST " + q.url + " " + (q.headers.cookie ?? "")); r.end("page of " + process.argv[2]); });
-s.on("upgrade", (q, socket) => { console.log("UPGRADE " + q.url); socket.end("HTTP/1.1 101 Switching Protocols\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n\\r\\n"); });
-s.listen(+process.argv[1], "127.0.0.1", () => console.log("LISTENING"));`;
-
-interface App {
-  child: ChildProcess;
-  output: () => string;
-}
-
-async function startApp(port: number, name: string): Promise<App> {
-  const child = spawn(process.execPath, ["-e", APP, String(port), name], { stdio: ["ignore", "pipe", "inherit"] });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      output += chunk;
-      if (output.includes("LISTENING")) resolve();
-    });
-    child.once("exit", () => reject(new Error(`the app ${name} ended before listening`)));
-  });
-  return { child, output: () => output };
-}
-
-async function stopApp(app: App): Promise<void> {
-  if (app.child.exitCode !== null || app.child.signalCode !== null) return;
-  app.child.kill("SIGKILL");
-  await once(app.child, "exit");
-}
 
 function get(url: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -103,8 +73,8 @@ describe("a previewed port that changes hands between the hub's check and its co
 
   test("the new socket gets no request and no upgrade; the visitor gets a 502", async () => {
     const port = await freePort();
-    const first = await startApp(port, "first");
-    let second: App | undefined;
+    const first = await startAppProcess(port, "first");
+    let second: AppProcess | undefined;
     try {
       const opened = (await previews.open({ tenant: "t", uid: process.getuid!(), session: "s", port })) as OpenPreview;
       assert.equal(typeof opened, "object", String(opened));
@@ -112,8 +82,8 @@ describe("a previewed port that changes hands between the hub's check and its co
       assert.equal(page.status, 200);
       assert.match(page.body, /page of first/, "the hub's read of the tables now names the first app's socket");
       // the first app ends and another socket takes its port; the hub's read still names the first
-      await stopApp(first);
-      second = await startApp(port, "second");
+      await stopAppProcess(first);
+      second = await startAppProcess(port, "second");
       for (const path of ["", "events", "index.html?x=1"]) {
         const got = await get(opened.url + path, { Cookie: "visitor=secret" });
         assert.equal(got.status, 502, got.body);
@@ -123,8 +93,8 @@ describe("a previewed port that changes hands between the hub's check and its co
       assert.match(await upgrade(opened.url + "ws"), /^HTTP\/1\.1 502/);
       assert.doesNotMatch(second.output(), /REQUEST|UPGRADE/, "no byte of a visitor's request reached the socket that took the port");
     } finally {
-      await stopApp(first);
-      if (second) await stopApp(second);
+      await stopAppProcess(first);
+      if (second) await stopAppProcess(second);
     }
   });
 });
