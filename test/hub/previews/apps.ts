@@ -115,3 +115,25 @@ export async function stopAppProcess(app: AppProcess): Promise<void> {
   app.child.kill("SIGKILL");
   await once(app.child, "exit");
 }
+
+/** The status line a WebSocket upgrade through the preview gets. */
+export function upgradeStatus(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const socket = net.connect(Number(target.port), target.hostname, () => {
+      socket.write(
+        `GET ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      );
+    });
+    let got = "";
+    socket.on("data", (chunk) => {
+      got += chunk;
+      if (got.includes("\r\n")) {
+        resolve(got.split("\r\n")[0]);
+        socket.destroy();
+      }
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(got.split("\r\n")[0]));
+  });
+}

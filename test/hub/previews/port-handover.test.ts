@@ -5,7 +5,7 @@
 // is always the stale one; the apps are real processes on real sockets.
 import assert from "node:assert/strict";
 import http from "node:http";
-import net from "node:net";
+import type net from "node:net";
 import { once } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { previewsFromEnv } from "../../../hub/config/previews.js";
@@ -13,7 +13,7 @@ import { CheckedAgent, PortChangedHands } from "../../../hub/previews/checked-co
 import { MintedSecrets } from "../../../hub/observability/minted-secrets.js";
 import { Previews, type OpenPreview } from "../../../hub/previews/previews.js";
 import type { Clock } from "../../../hub/protocol/clock.js";
-import { freePort, startAppProcess, stopAppProcess, type AppProcess } from "./apps.js";
+import { freePort, startAppProcess, stopAppProcess, upgradeStatus, type AppProcess } from "./apps.js";
 
 const frozen: Clock = { now: () => 1_800_000_000_000, after: () => ({ cancel() {} }), every: () => ({ cancel() {} }) };
 
@@ -26,28 +26,6 @@ function get(url: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ sta
         res.on("end", () => resolve({ status: res.statusCode!, body }));
       })
       .on("error", reject);
-  });
-}
-
-/** The status line a WebSocket upgrade through the preview gets. */
-function upgrade(url: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const target = new URL(url);
-    const socket = net.connect(Number(target.port), target.hostname, () => {
-      socket.write(
-        `GET ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
-      );
-    });
-    let got = "";
-    socket.on("data", (chunk) => {
-      got += chunk;
-      if (got.includes("\r\n")) {
-        resolve(got.split("\r\n")[0]);
-        socket.destroy();
-      }
-    });
-    socket.on("error", reject);
-    socket.on("close", () => resolve(got.split("\r\n")[0]));
   });
 }
 
@@ -90,7 +68,7 @@ describe("a previewed port that changes hands between the hub's check and its co
         assert.doesNotMatch(got.body, /second/);
         assert.match(got.body, /nothing of the preview's owner listens on port/);
       }
-      assert.match(await upgrade(opened.url + "ws"), /^HTTP\/1\.1 502/);
+      assert.match(await upgradeStatus(opened.url + "ws"), /^HTTP\/1\.1 502/);
       assert.doesNotMatch(second.output(), /REQUEST|UPGRADE/, "no byte of a visitor's request reached the socket that took the port");
     } finally {
       await stopAppProcess(first);

@@ -17,7 +17,7 @@ import { Previews, type OpenPreview } from "../../../hub/previews/previews.js";
 import { TableReader } from "../../../hub/previews/table-reader.js";
 import type { Clock } from "../../../hub/protocol/clock.js";
 import { tempDir } from "../../helpers/hub.js";
-import { freePort, startAppProcess, stopAppProcess } from "./apps.js";
+import { freePort, startAppProcess, stopAppProcess, upgradeStatus } from "./apps.js";
 
 // a thread that ends (as one killed for its memory would) when asked for the file named "die"
 const FAILING_SOURCE = `
@@ -61,6 +61,7 @@ test("a preview whose check of the socket tables fails answers 502 saying so, an
   const previews = new Previews(previewsFromEnv({}), undefined, () => base, new MintedSecrets(), frozen, new PortAccessCheck(frozen, read));
   const via = { proto: "http", host: "127.0.0.1", for: "127.0.0.1" };
   const server = http.createServer((req, res) => previews.serveHttp(req, res, via));
+  server.on("upgrade", (req, socket, head) => previews.serveUpgrade(req, socket, head, via));
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
@@ -71,7 +72,8 @@ test("a preview whose check of the socket tables fails answers 502 saying so, an
     const got = await fetch(opened.url);
     assert.equal(got.status, 502);
     assert.match(await got.text(), /socket table reader ended/);
-    assert.doesNotMatch(app.output(), /REQUEST/, "no request reached a socket the hub could not confirm");
+    assert.match(await upgradeStatus(opened.url + "ws"), /^HTTP\/1\.1 502/);
+    assert.doesNotMatch(app.output(), /REQUEST|UPGRADE/, "no request reached a socket the hub could not confirm");
     // the reads work again (a new thread): the preview serves
     failing = false;
     const again = await fetch(opened.url);
