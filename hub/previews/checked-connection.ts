@@ -31,7 +31,7 @@ function confirmed(socket: net.Socket, port: number, stillOwners: () => Promise<
         },
         (err: unknown) => {
           socket.destroy();
-          reject(new PortUnchecked(err instanceof Error ? err.message : String(err)));
+          reject(new PortUnchecked(err instanceof Error ? err.message : String(err), { cause: err }));
         },
       );
     });
