@@ -9,6 +9,11 @@ import net from "node:net";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { distRoot } from "../../../hub/config/config.js";
+import { previewsFromEnv } from "../../../hub/config/previews.js";
+import { MintedSecrets } from "../../../hub/observability/minted-secrets.js";
+import type { PortAccessCheck } from "../../../hub/previews/port-access.js";
+import { Previews } from "../../../hub/previews/previews.js";
+import type { Clock } from "../../../hub/protocol/clock.js";
 import { call, textOf, type TestHub } from "../../helpers/hub.js";
 import { freePortIn, portsOf } from "../../helpers/tenant-ports.js";
 
@@ -136,4 +141,32 @@ export function upgradeStatus(url: string): Promise<string> {
     socket.on("error", reject);
     socket.on("close", () => resolve(got.split("\r\n")[0]));
   });
+}
+
+/** Time stopped: a reading of the socket tables, once made, is always the one served. */
+export const frozenClock: Clock = { now: () => 1_800_000_000_000, after: () => ({ cancel() {} }), every: () => ({ cancel() {} }) };
+
+export interface PreviewServer {
+  previews: Previews;
+  /** Ends the previews and stops listening. */
+  close(): void;
+}
+
+/** Previews served in this process on a loopback port, time frozen (`access`: who listens on a port, when a test decides). */
+export async function servePreviews(access?: PortAccessCheck): Promise<PreviewServer> {
+  let base = "";
+  const previews = new Previews(previewsFromEnv({}), undefined, () => base, new MintedSecrets(), frozenClock, access);
+  const via = { proto: "http", host: "127.0.0.1", for: "127.0.0.1" };
+  const server = http.createServer((req, res) => previews.serveHttp(req, res, via));
+  server.on("upgrade", (req, socket, head) => previews.serveUpgrade(req, socket, head, via));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    previews,
+    close() {
+      previews.stop();
+      server.close();
+    },
+  };
 }

@@ -8,46 +8,20 @@ import http from "node:http";
 import type net from "node:net";
 import { once } from "node:events";
 import { after, before, describe, test } from "node:test";
-import { previewsFromEnv } from "../../../hub/config/previews.js";
 import { CheckedAgent, PortChangedHands } from "../../../hub/previews/checked-connection.js";
-import { MintedSecrets } from "../../../hub/observability/minted-secrets.js";
-import { Previews, type OpenPreview } from "../../../hub/previews/previews.js";
-import type { Clock } from "../../../hub/protocol/clock.js";
-import { freePort, startAppProcess, stopAppProcess, upgradeStatus, type AppProcess } from "./apps.js";
-
-const frozen: Clock = { now: () => 1_800_000_000_000, after: () => ({ cancel() {} }), every: () => ({ cancel() {} }) };
-
-function get(url: string, headers: http.OutgoingHttpHeaders = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(url, { headers }, (res) => {
-        let body = "";
-        res.on("data", (chunk) => (body += chunk));
-        res.on("end", () => resolve({ status: res.statusCode!, body }));
-      })
-      .on("error", reject);
-  });
-}
+import { type Previews, type OpenPreview } from "../../../hub/previews/previews.js";
+import { freePort, get, servePreviews, startAppProcess, stopAppProcess, upgradeStatus, type AppProcess, type PreviewServer } from "./apps.js";
 
 describe("a previewed port that changes hands between the hub's check and its connection", () => {
-  let server: http.Server;
+  let served: PreviewServer;
   let previews: Previews;
-  let base: string;
 
   before(async () => {
-    previews = new Previews(previewsFromEnv({}), undefined, () => base, new MintedSecrets(), frozen);
-    const via = { proto: "http", host: "127.0.0.1", for: "127.0.0.1" };
-    server = http.createServer((req, res) => previews.serveHttp(req, res, via));
-    server.on("upgrade", (req, socket, head) => previews.serveUpgrade(req, socket, head, via));
-    server.listen(0, "127.0.0.1");
-    await once(server, "listening");
-    base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    served = await servePreviews();
+    previews = served.previews;
   });
 
-  after(() => {
-    previews.stop();
-    server.close();
-  });
+  after(() => served.close());
 
   test("the new socket gets no request and no upgrade; the visitor gets a 502", async () => {
     const port = await freePort();

@@ -3,27 +3,21 @@
 // the hub could not check the port, never a connection to an unchecked socket), and the next read
 // starts a thread of its own, so one failure does not end previews for the hub's lifetime.
 import assert from "node:assert/strict";
-import { once } from "node:events";
 import fs from "node:fs";
-import http from "node:http";
-import type net from "node:net";
 import path from "node:path";
 import { test } from "node:test";
-import { previewsFromEnv } from "../../../hub/config/previews.js";
-import { MintedSecrets } from "../../../hub/observability/minted-secrets.js";
 import { readListening } from "../../../hub/previews/listening-sockets.js";
 import { PortAccessCheck } from "../../../hub/previews/port-access.js";
-import { Previews, type OpenPreview } from "../../../hub/previews/previews.js";
+import type { OpenPreview } from "../../../hub/previews/previews.js";
 import { TableReader } from "../../../hub/previews/table-reader.js";
-import type { Clock } from "../../../hub/protocol/clock.js";
 import { tempDir } from "../../helpers/hub.js";
-import { freePort, startAppProcess, stopAppProcess, upgradeStatus } from "./apps.js";
+import { freePort, frozenClock, servePreviews, startAppProcess, stopAppProcess, upgradeStatus } from "./apps.js";
 
 // a thread that ends (as one killed for its memory would) when asked for the file named "die"
 const FAILING_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 parentPort.on("message", ({ id, files }) => {
-  if (files[0] === "die") setTimeout(() => process.exit(3), 20);
+  if (files[0] === "die") process.exit(3);
   else parentPort.postMessage({ id, tables: files.map((file) => "read " + file) });
 });
 `;
@@ -49,22 +43,13 @@ test("the real thread returns each table's header and only the lines naming the 
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const frozen: Clock = { now: () => 1_800_000_000_000, after: () => ({ cancel() {} }), every: () => ({ cancel() {} }) };
-
 test("a preview whose check of the socket tables fails answers 502 saying so, and its app is sent nothing", async () => {
   const port = await freePort();
   const app = await startAppProcess(port, "the app");
   // the tables read as they are while the preview opens, then the reads fail (the reader thread died meanwhile)
   let failing = false;
   const read = (asked: number) => (failing ? Promise.reject(new Error("the socket table reader ended (code 3)")) : readListening(asked));
-  let base = "";
-  const previews = new Previews(previewsFromEnv({}), undefined, () => base, new MintedSecrets(), frozen, new PortAccessCheck(frozen, read));
-  const via = { proto: "http", host: "127.0.0.1", for: "127.0.0.1" };
-  const server = http.createServer((req, res) => previews.serveHttp(req, res, via));
-  server.on("upgrade", (req, socket, head) => previews.serveUpgrade(req, socket, head, via));
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const { previews, close } = await servePreviews(new PortAccessCheck(frozenClock, read));
   try {
     const opened = (await previews.open({ tenant: "t", uid: process.getuid!(), session: "s", port })) as OpenPreview;
     assert.equal(typeof opened, "object", String(opened));
@@ -80,8 +65,7 @@ test("a preview whose check of the socket tables fails answers 502 saying so, an
     assert.equal(again.status, 200);
     assert.equal(await again.text(), "page of the app");
   } finally {
-    previews.stop();
-    server.close();
+    close();
     await stopAppProcess(app);
   }
 });
