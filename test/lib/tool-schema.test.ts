@@ -101,3 +101,15 @@ test("a tool without arguments says so", () => {
   const result = parseArguments("file_snapshot_list", {}, { x: 1 });
   assert.match((result as { message: string }).message, /unknown argument: x\nThis tool takes no arguments\.$/);
 });
+
+test("each tool's input is checked against its own schema, call after call", () => {
+  // the strict schema is built once per input and kept: a second input with the same names must not get the first's
+  const counted = { n: z.number().int().default(1) };
+  const named = { n: z.string() };
+  for (let call = 0; call < 3; call++) {
+    assert.deepEqual(parseArguments("a_count", counted, {}), { ok: true, args: { n: 1 } });
+    assert.deepEqual(parseArguments("b_name", named, { n: "x" }), { ok: true, args: { n: "x" } });
+    assert.match((parseArguments("a_count", counted, { n: "x" }) as { message: string }).message, /^Invalid arguments for a_count:\n- n: /);
+    assert.match((parseArguments("b_name", named, { n: 1, m: 2 }) as { message: string }).message, /unknown argument: m/);
+  }
+});
