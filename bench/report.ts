@@ -5,6 +5,7 @@ import path from "node:path";
 import { failed, header, ms, num, range, ratio, table, yes, type J } from "./report-format.js";
 import { density } from "./report-density.js";
 import { previews } from "./report-previews.js";
+import { serverCalls } from "./report-server-calls.js";
 import { readResult } from "./results.js";
 import { projectRoot } from "./targets.js";
 
@@ -390,6 +391,7 @@ export function renderResults(): string {
     live(readResult("live")),
     density(readResult("density"), readResult("density-before")),
     previews(readResult("previews"), readResult("previews-before")),
+    serverCalls(readResult("server-calls"), readResult("server-calls-before")),
   ].join("\n\n");
 }
 

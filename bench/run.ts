@@ -17,6 +17,7 @@ import { runTracing } from "./tracing.js";
 import { runLive } from "./live.js";
 import { runDensity } from "./density.js";
 import { runPreviews } from "./previews.js";
+import { runServerCalls } from "./server-calls.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -35,6 +36,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["live", runLive],
   ["density", runDensity],
   ["previews", runPreviews],
+  ["server-calls", runServerCalls],
 ];
 
 async function main(): Promise<void> {

@@ -69,7 +69,7 @@ export type ParsedArguments<S extends ZodRawShape> = { ok: true; args: Arguments
 /**
  * Each tool's input as one strict object schema, built on its first call and kept: zod compiles an
  * object schema when it first parses with it, and a schema built per call made the echo fixture's
- * call cost 80 µs of CPU instead of 34 (bench/README.md, table 8).
+ * call cost 99 µs of CPU instead of 40 (bench/README.md, table 16).
  */
 const strictSchemas = new WeakMap<ZodRawShape, z.ZodObject<ZodRawShape, z.core.$strict>>();
 
