@@ -68,8 +68,14 @@ export class EventBudget {
 export class BoundedEventStore implements EventStore {
   /** Insertion order is age: the first entry is the oldest event. */
   private readonly events = new Map<string, StoredEvent>();
-  /** Least recently written first. */
+  /** Every stream the store knows of. */
   private readonly streams = new Map<string, StreamLog>();
+  /**
+   * The streams none of whose events are kept, least recently emptied first: the only ones ever
+   * forgotten. Apart from the others, so that forgetting looks at these alone: scanning every stream
+   * on each event cost a session's calls more the more it had made (76 µs a call after a few thousand).
+   */
+  private readonly emptyStreams = new Map<string, StreamLog>();
   private forgotStreams = false;
   bytes = 0;
 
@@ -78,7 +84,7 @@ export class BoundedEventStore implements EventStore {
   }
 
   async storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
-    const log = this.touchStream(streamId);
+    const log = this.streamLog(streamId);
     const seq = ++log.seq;
     const eventId = `${streamId}_${seq}`;
     const bytes = approximateJsonSize(message) + EVENT_OVERHEAD_BYTES;
@@ -86,14 +92,17 @@ export class BoundedEventStore implements EventStore {
       // never kept; what came before it on its stream goes too, so what a stream lost is always its oldest part
       for (const [id, event] of this.events) if (event.streamId === streamId) this.evict(id, event);
       this.recordDropped(log, seq, message);
-      return eventId;
+      this.markEmpty(streamId, log);
+    } else {
+      this.events.set(eventId, { streamId, seq, message, bytes });
+      log.kept++;
+      this.emptyStreams.delete(streamId);
+      this.bytes += bytes;
+      this.budget.used += bytes;
+      while (this.bytes > this.budget.perSession) this.evictOldest();
+      this.budget.reclaim();
     }
-    this.events.set(eventId, { streamId, seq, message, bytes });
-    log.kept++;
-    this.bytes += bytes;
-    this.budget.used += bytes;
-    while (this.bytes > this.budget.perSession) this.evictOldest();
-    this.budget.reclaim();
+    this.forgetEmptyStreams(log);
     return eventId;
   }
 
@@ -145,6 +154,13 @@ export class BoundedEventStore implements EventStore {
     if (!log) return;
     log.kept--;
     this.recordDropped(log, event.seq, event.message);
+    if (log.kept === 0) this.markEmpty(event.streamId, log);
+  }
+
+  /** Moves a stream with no events kept to the young end of the empty ones. */
+  private markEmpty(streamId: string, log: StreamLog): void {
+    this.emptyStreams.delete(streamId);
+    this.emptyStreams.set(streamId, log);
   }
 
   private recordDropped(log: StreamLog, seq: number, message: JSONRPCMessage): void {
@@ -155,20 +171,21 @@ export class BoundedEventStore implements EventStore {
     }
   }
 
-  private touchStream(streamId: string): StreamLog {
-    const log = this.streams.get(streamId) ?? { seq: 0, kept: 0, droppedThrough: 0, lostResponses: [] };
-    this.streams.delete(streamId);
-    this.streams.set(streamId, log);
-    if (this.streams.size > STREAMS_REMEMBERED) {
-      // streams with events still kept are bounded by the bytes; only the empty ones are forgotten
-      for (const [id, old] of this.streams) {
-        if (this.streams.size <= STREAMS_REMEMBERED) break;
-        if (old.kept > 0 || old === log) continue;
-        this.streams.delete(id);
-        this.forgotStreams = true;
-      }
-    }
+  private streamLog(streamId: string): StreamLog {
+    let log = this.streams.get(streamId);
+    if (!log) this.streams.set(streamId, (log = { seq: 0, kept: 0, droppedThrough: 0, lostResponses: [] }));
     return log;
+  }
+
+  /** Past STREAMS_REMEMBERED, the streams emptied longest ago are forgotten (never `current`); those with events kept are bounded by the bytes. */
+  private forgetEmptyStreams(current: StreamLog): void {
+    for (const [id, old] of this.emptyStreams) {
+      if (this.streams.size <= STREAMS_REMEMBERED) return;
+      if (old === current) continue;
+      this.emptyStreams.delete(id);
+      this.streams.delete(id);
+      this.forgotStreams = true;
+    }
   }
 
   private lossNotice(what: string): JSONRPCMessage {

@@ -113,6 +113,32 @@ test("a stream forgotten among many (a POST each) is resumed with a warning, not
   assert.match(JSON.stringify(messages[0][1]), /Events of this stream may have been dropped/);
 });
 
+test("streams that still hold events are all remembered, however many; of the emptied ones the latest are", async () => {
+  // a session's POSTs each open a stream: thousands of them, every one still holding its events
+  const { store } = storeFor(10_000);
+  const firsts: string[] = [];
+  for (let n = 0; n < 3000; n++) firsts.push(await store.storeEvent(`s${n}`, note(n)));
+  const second = await store.storeEvent("s0", note(-1));
+  assert.deepEqual(
+    await replay(store, firsts[0]),
+    { stream: "s0", sent: [[second, -1]] },
+    "the oldest stream keeps its events and is resumed without a warning",
+  );
+
+  // with room for 3 events, the streams (two events each) empty one after another: the last emptied are still known
+  const { store: small } = storeFor(3);
+  const ids: string[] = [];
+  for (let n = 0; n < 150; n++) {
+    ids.push(await small.storeEvent(`t${n}`, note(n)));
+    await small.storeEvent(`t${n}`, note(n));
+  }
+  const recent = await replayAll(small, ids[140]);
+  assert.equal(recent.messages.length, 1);
+  assert.match(JSON.stringify(recent.messages[0][1]), /1 event\(s\) of this stream were dropped/, "a recently emptied stream says exactly what it lost");
+  const old = await replayAll(small, ids[10]);
+  assert.match(JSON.stringify(old.messages[0][1]), /Events of this stream may have been dropped/, "a long-emptied stream is forgotten");
+});
+
 test("message sizes are estimated without serializing, close to the JSON's length", () => {
   for (const message of [
     note(3),
