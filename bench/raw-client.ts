@@ -54,6 +54,8 @@ export class RawSession {
     private readonly url: URL,
     private readonly agent: http.Agent,
     private readonly era: Era = "2025",
+    /** What the client declares at initialize (2025): a client that may be asked something (roots, elicitation, sampling) takes the SDK's path through the hub. */
+    private readonly capabilities: Record<string, unknown> = {},
   ) {
     if (era === "2026") this.protocolVersion = MODERN_VERSION;
   }
@@ -112,7 +114,7 @@ export class RawSession {
     if (this.era === "2026") return;
     const result = await this.rpc("initialize", {
       protocolVersion: PROTOCOL_VERSION,
-      capabilities: {},
+      capabilities: this.capabilities,
       clientInfo: { name: "agentbox-bench-raw", version: "1.0.0" },
     });
     if (typeof result.protocolVersion === "string") this.protocolVersion = result.protocolVersion;

@@ -57,11 +57,15 @@ interface Round {
   promotedShare?: number;
 }
 
-const PEERS: [key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string, era: Era][] = [
+type Peer = [key: string, label: string, start: (workspace: string) => Promise<HttpTarget>, tool: string, era: Era, capabilities?: Record<string, unknown>];
+
+const PEERS: Peer[] = [
   ["relay", "bare Node relay (parse, re-id, pipe; no sessions)", startBareRelay, "echo", "2025"],
   ["hub", "agentbox", sharedEchoHub, "echo_echo", "2025"],
   // the same hub process, called by 2026-07-28 clients: no session, the envelope on every request
   ["hub-2026", "agentbox, MCP 2026-07-28 clients", sharedEchoHub, "echo_echo", "2026"],
+  // and by clients that may be asked something during a call (most desktop and IDE clients declare roots): the SDK's path
+  ["hub-roots", "agentbox, 2025 clients declaring roots", sharedEchoHub, "echo_echo", "2025", { roots: { listChanged: true } }],
   ["supergateway", "supergateway (stateful: a child per session)", startSupergateway, "echo", "2025"],
   ["mcp-proxy", "mcp-proxy (one shared child)", startMcpProxy, "echo", "2025"],
 ];
@@ -149,6 +153,7 @@ async function startContender(
   tool: string,
   era: Era,
   workspace: string,
+  capabilities?: Record<string, unknown>,
 ): Promise<Contender> {
   const target = await start(workspace);
   const agent = new http.Agent({ keepAlive: true, maxSockets: SESSIONS });
@@ -156,7 +161,7 @@ async function startContender(
   try {
     const url = new URL(target.url);
     c.sessions = await inBatches(SESSIONS, 8, async () => {
-      const s = new RawSession(url, agent, era);
+      const s = new RawSession(url, agent, era, capabilities);
       await s.initialize();
       return s;
     });
@@ -180,10 +185,10 @@ export async function runRelay(log: (msg: string) => void): Promise<Record<strin
   const unavailable: Record<string, string> = {};
   const loadBefore = os.loadavg();
   try {
-    for (const [key, label, start, tool, era] of PEERS) {
+    for (const [key, label, start, tool, era, capabilities] of PEERS) {
       if (ONLY && !ONLY.includes(key)) continue;
       try {
-        contenders.push(await startContender(key, label, start, tool, era, workspace));
+        contenders.push(await startContender(key, label, start, tool, era, workspace, capabilities));
       } catch (err) {
         unavailable[key] = errorMessage(err).split("\n")[0];
       }
@@ -242,6 +247,8 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
   // issue 24: what a 2026-07-28 call costs against a 2025 one and against the relay, in the same run
   const modernOverHub = ratio("hub-2026", "hub");
   const modernOverRelay = ratio("hub-2026", "relay");
+  // what a client that may be asked something pays against one that may not, on the same hub
+  const rootsOverHub = ratio("hub-roots", "hub");
   return {
     contenders: Object.fromEntries(
       contenders.map((c) => {
@@ -271,7 +278,7 @@ function summarizeRounds(contenders: Contender[], rounds: Map<string, Round[]>) 
         ];
       }),
     ),
-    ratios: { hubOverRelay, cheaperPeer, cheaperPeerOverHub, modernOverHub, modernOverRelay },
+    ratios: { hubOverRelay, cheaperPeer, cheaperPeerOverHub, modernOverHub, modernOverRelay, rootsOverHub },
     target: {
       hubOverRelay: HUB_OVER_RELAY_TARGET,
       metHubOverRelay: hubOverRelay !== undefined && hubOverRelay.median <= HUB_OVER_RELAY_TARGET,

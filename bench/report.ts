@@ -262,6 +262,7 @@ function relay(r: J | undefined): string {
                 ],
               ]
             : []),
+          ...(q.rootsOverHub ? [["agentbox, clients declaring roots ÷ agentbox, plain 2025 clients", ratio(q.rootsOverHub), "measured (issue 41)"]] : []),
         ],
       ),
     ].join("\n\n") + unavailable(r)
