@@ -4,7 +4,15 @@
 // (hub/http/endpoints/). Sessions idle past their expiry are closed, and every child is told so it can
 // free the session's browser contexts, terminals and interpreters.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ClientCapabilities, Implementation, LoggingLevel, Result, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type {
+  CallToolResult,
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  Result,
+  ServerNotification,
+  ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { EventEmitter, once } from "node:events";
 import type { CallCancellation, Cancellation } from "../protocol/cancellation.js";
@@ -64,6 +72,14 @@ export interface CallChannel {
   taskId?(): string | undefined;
   /** The address the call's request reached the hub by, for the links a hub tool makes (none: the hub's own address). */
   readonly requestBase?: RequestBase;
+}
+
+/** A call the direct path started that the session's SDK server may take over (./handed-call.ts). */
+export interface JoinableCall {
+  /** Whether the SDK's tools/call has taken it over. */
+  readonly adopted: boolean;
+  /** The SDK's tools/call for its request takes it over with its own channel: the call's result, or undefined when it is not to be joined. */
+  join(to: CallChannel): Promise<CallToolResult> | undefined;
 }
 
 export interface InflightCall {
@@ -145,6 +161,8 @@ export class ClientSession {
   readonly reached = new Set<Child>();
   /** Tool calls answered without an SDK server (hub/http/endpoints/direct-call.ts), by request id (requestIdKey), so a cancellation finds them. */
   readonly directCalls = new CallTable<CallCancellation, string | number>();
+  /** Those of them that the session's SDK server may take over (./handed-call.ts), by the same key. */
+  readonly handedCalls = new CallTable<JoinableCall, string | number>();
   closed = false;
 
   /**

@@ -34,6 +34,7 @@ import * as z from "zod/v4";
 import type { Params } from "./forward.js";
 import type { SessionServices, SessionToolCall } from "./services.js";
 import { protocolError } from "../protocol/jsonrpc.js";
+import { requestIdKey } from "../protocol/call-table.js";
 import { traceRequest, type TracedCaller } from "../observability/tracing.js";
 import * as answer from "./handlers.js";
 import type { CallChannel, ClientSession } from "./registry.js";
@@ -165,7 +166,10 @@ function createSessionServer(ctx: Ctx): Server {
   );
   const on = checkedHandler(server, session);
   on(ListToolsRequestSchema, () => answer.listTools(ctx));
-  const plainCall: SessionToolCall = (req, extra) => hub.toolCalls.call(session, ctx.view, req.params as Params, channelOf(ctx, extra));
+  // a call the direct path started and handed over when it first sent its client something (./handed-call.ts) is joined, not started again
+  const plainCall: SessionToolCall = (req, extra) =>
+    session.handedCalls.get(requestIdKey(extra.requestId))?.join(channelOf(ctx, extra)) ??
+    hub.toolCalls.call(session, ctx.view, req.params as Params, channelOf(ctx, extra));
   server.setRequestHandler(CallToolRequestSchema, plainCall);
   on(ListPromptsRequestSchema, () => answer.listPrompts(ctx));
   on(GetPromptRequestSchema, (req, extra) => answer.getPrompt(ctx, req.params, channelOf(ctx, extra)));

@@ -25,6 +25,7 @@ import type { SessionView } from "../../catalog/selection.js";
 import { SESSION_CLOSED, type CallChannel, type ClientSession } from "../../sessions/registry.js";
 import { acceptsMediaType, mediaTypeOf } from "../../../servers/lib/media-type.js";
 import { acceptsSse } from "./sse-to-json.js";
+import { HandedCall, mayBeAsked } from "../../sessions/handed-call.js";
 import type { RequestBase } from "../../previews/public-address.js";
 
 export interface DirectToolCall {
@@ -34,8 +35,11 @@ export interface DirectToolCall {
   params: unknown;
 }
 
-/** A single, well-formed tools/call from a client this path can serve completely. */
-export function isDirectToolCall(body: unknown, headers: Headers, session: ClientSession): body is DirectToolCall {
+/**
+ * A single, well-formed tools/call from a client this path can serve. `canHandOver`: the session
+ * has an SDK transport to hand the call to should it ask its client something (../../sessions/handed-call.ts).
+ */
+export function isDirectToolCall(body: unknown, headers: Headers, session: ClientSession, canHandOver = false): body is DirectToolCall {
   if (!isPlainObject(body) || body.method !== "tools/call" || body.jsonrpc !== "2.0") return false;
   if (typeof body.id !== "string" && !Number.isSafeInteger(body.id)) return false;
   if (session.directCalls.has(requestIdKey(body.id as RequestId))) return false; // a duplicate id in flight: the SDK's to answer
@@ -43,9 +47,8 @@ export function isDirectToolCall(body: unknown, headers: Headers, session: Clien
   if (isPlainObject(meta) && "progressToken" in meta) return false;
   // a call as a task (2025-11-25 params.task), and any call of a client that does tasks (a required-task tool refuses a plain call), are hub/tasks/legacy.ts's
   if (isPlainObject(body.params) && "task" in body.params) return false;
-  // a call may ask the client something only on its own response stream, which only the SDK keeps
-  const caps = session.clientCapabilities;
-  if (caps.sampling || caps.elicitation || caps.roots || caps.tasks) return false;
+  // a call may ask the client something only on its own response stream, which only the SDK keeps: such a call is handed to it when it does
+  if (session.clientCapabilities.tasks || (mayBeAsked(session) && !canHandOver)) return false;
   // no Accept at all is a plain JSON client, answered with JSON on every path
   const accept = headers.get("accept");
   if (accept !== null && !acceptsMediaType(accept, "application/json") && !acceptsMediaType(accept, "*/*")) return false;
@@ -70,7 +73,10 @@ function paramsProblem(params: unknown): string | undefined {
 export function cancelsDirectCall(body: unknown, session: ClientSession): boolean {
   if (!isPlainObject(body) || body.method !== "notifications/cancelled" || "id" in body) return false;
   const id = (body.params as { requestId?: RequestId } | undefined)?.requestId;
-  const call = typeof id === "string" || typeof id === "number" ? session.directCalls.get(requestIdKey(id)) : undefined;
+  if (typeof id !== "string" && typeof id !== "number") return false;
+  // a call the SDK has taken over is cancelled the SDK's way (its request signal aborts the call too)
+  if (session.handedCalls.get(requestIdKey(id))?.adopted) return false;
+  const call = session.directCalls.get(requestIdKey(id));
   call?.abort("cancelled by the client");
   return call !== undefined;
 }
@@ -81,7 +87,7 @@ const sseEvent = (message: unknown) => encoder.encode(`event: message\ndata: ${J
 /** The HTTP reply of one direct call: JSON once the result is in, or an SSE stream once anything comes first. */
 class DirectReply {
   readonly response: Promise<Response>;
-  private resolve!: (response: Response) => void;
+  private resolve!: (response: Response | Promise<Response>) => void;
   private stream?: ReadableStreamDefaultController<Uint8Array>;
 
   constructor(
@@ -89,6 +95,11 @@ class DirectReply {
     private readonly headers: Record<string, string>,
   ) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
+  }
+
+  /** The reply is the SDK's (the call was handed to it). */
+  handOver(response: Promise<Response>): void {
+    this.resolve(response);
   }
 
   notify(message: JSONRPCMessage): void {
@@ -135,7 +146,11 @@ function errorReply(id: RequestId, err: unknown, signal: CallCancellation): obje
   return { jsonrpc: "2.0", id, error };
 }
 
-/** Run a direct tools/call for a session and answer it over HTTP. */
+/**
+ * Run a direct tools/call for a session and answer it over HTTP. `handOver` serves the same request
+ * through the session's SDK transport: a call of a client that may be asked something goes there the
+ * moment it sends its client anything.
+ */
 export async function answerToolCall(
   hub: HubServices,
   session: ClientSession,
@@ -144,6 +159,7 @@ export async function answerToolCall(
   req: Request,
   base: RequestBase,
   sessionId?: string,
+  handOver?: () => Promise<Response>,
 ): Promise<Response> {
   const reply = new DirectReply(acceptsSse(req), sessionId ? { "mcp-session-id": sessionId } : {});
   const problem = paramsProblem(call.params);
@@ -152,7 +168,9 @@ export async function answerToolCall(
     return reply.response;
   }
   const aborter = new CallCancellation();
-  session.directCalls.set(requestIdKey(call.id), aborter);
+  const key = requestIdKey(call.id);
+  session.directCalls.set(key, aborter);
+  if (handOver && mayBeAsked(session)) return answerHandable(hub, session, view, call, base, aborter, reply, handOver);
   const afterReply: Array<() => void> = [];
   const channel: CallChannel = {
     signal: aborter,
@@ -172,9 +190,53 @@ export async function answerToolCall(
       (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
     )
     .finally(() => {
-      session.directCalls.delete(requestIdKey(call.id));
+      session.directCalls.delete(key);
       // reply.finish has written the reply: it is out of the session's hands
       for (const action of afterReply) action();
+    });
+  return reply.response;
+}
+
+/** A direct call of a client that may be asked something: JSON when it ends first, the SDK's from the moment it sends its client anything. */
+function answerHandable(
+  hub: HubServices,
+  session: ClientSession,
+  view: SessionView,
+  call: DirectToolCall,
+  base: RequestBase,
+  aborter: CallCancellation,
+  reply: DirectReply,
+  handOver: () => Promise<Response>,
+): Promise<Response> {
+  const key = requestIdKey(call.id);
+  const handed: HandedCall = new HandedCall(
+    { requestId: call.id, requestBase: base },
+    aborter,
+    () => {
+      const response = handOver();
+      reply.handOver(response);
+      // the SDK refused the request (the session closed meanwhile) or failed: the call ends, its questions unanswered
+      response.then(
+        (res) => void (res.status >= 400 && handed.refused(`The session's SDK transport answered the handed call with HTTP ${res.status}.`)),
+        (err: unknown) => handed.refused(`The session's SDK transport failed the handed call: ${(err as Error).message}`),
+      );
+    },
+    () => session.handedCalls.delete(key),
+  );
+  session.handedCalls.set(key, handed);
+  const running = hub.toolCalls.call(session, view, call.params as Params, handed.channel);
+  handed.running(running);
+  running
+    .then(
+      (result) => handed.handed || reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : resultMessage(call.id, result)),
+      (err: unknown) => handed.handed || reply.finish(errorReply(call.id, err, aborter)),
+    )
+    .finally(() => {
+      session.directCalls.delete(key);
+      // a handed call stays joinable until the SDK's tools/call for it runs, which may be after it ended
+      if (handed.handed) return;
+      session.handedCalls.delete(key);
+      for (const action of handed.takeAfterReply()) action();
     });
   return reply.response;
 }

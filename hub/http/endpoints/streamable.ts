@@ -67,10 +67,22 @@ export class StreamableEndpoint {
     if (session.tenant.person !== undefined) session.view = session.view.regranted(caller.grant);
     const outOfScope = caller.refuseScope(session.view, parsed.body);
     if (outOfScope) return outOfScope;
-    if (isDirectToolCall(parsed.body, req.headers, session)) return answerToolCall(this.hub, session, session.view, parsed.body, req, caller.base, sessionId);
+    if (isDirectToolCall(parsed.body, req.headers, session, true)) {
+      const handOver = handingOver(transport, req, parsed.body, caller.base);
+      return answerToolCall(this.hub, session, session.view, parsed.body, req, caller.base, sessionId, handOver);
+    }
     if (cancelsDirectCall(parsed.body, session)) return new Response(null, { status: 202, headers: { "mcp-session-id": sessionId } });
     return viaSdk(transport, req, parsed, caller.base);
   }
+}
+
+/**
+ * A direct call's way to the SDK transport, should it need it (./direct-call.ts). It keeps the parsed
+ * body alone, which the call holds anyway, not the request's text: a call can wait long in its
+ * server's queue, and thousands of them with large arguments must not hold every body twice.
+ */
+function handingOver(transport: WebStandardStreamableHTTPServerTransport, req: Request, body: unknown, base: RequestBase): () => Promise<Response> {
+  return () => viaSdk(transport, req, { ok: true, body, text: JSON.stringify(body) }, base);
 }
 
 /** A POST handed to the session's SDK transport, answered in what the client reads: SSE, or JSON for a plain client. */

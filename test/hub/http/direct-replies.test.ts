@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { call, fixture, startHub, textOf, type TestHub } from "../../helpers/hub.js";
-import { both, initialize, post, readEvents } from "../../helpers/raw-http.js";
+import { both, eventStream, initialize, post, readEvents } from "../../helpers/raw-http.js";
 import { until, untilQueue } from "../../helpers/wait.js";
 
 const VERSION = "2025-11-25";
@@ -100,15 +100,42 @@ describe("direct replies for Streamable HTTP sessions", () => {
     assert.match(body.error.message, /session was closed/);
   });
 
-  test("a client that can sample keeps SSE replies, so a child's question can reach it mid-call", async () => {
-    const sampler = await initialize(hub, VERSION, { sampling: {} });
-    const res = await fetch(hub.url, {
-      method: "POST",
-      headers: { ...both, "mcp-session-id": sampler, "mcp-protocol-version": VERSION },
-      body: JSON.stringify(toolCall(12, "echo_echo", { text: "sse" })),
-    });
+  test("a client that can be asked things gets a plain call as JSON, and a call that asks it something as SSE, answered mid-call", async () => {
+    const sampler = await initialize(hub, VERSION, { sampling: {}, roots: {} });
+    const samplerHeaders = { ...both, "mcp-session-id": sampler, "mcp-protocol-version": VERSION };
+    const plain = await post(hub, toolCall(12, "echo_echo", { text: "plain" }), samplerHeaders);
+    assert.match(plain.res.headers.get("content-type")!, /^application\/json/, "nothing to ask: no SSE");
+    assert.deepEqual(plain.body, { jsonrpc: "2.0", id: 12, result: { content: [{ type: "text", text: "plain" }] } });
+
+    // the child asks the client's model: the call is handed to the session's SDK server as it runs, and runs once
+    const samples = async () =>
+      Number(/agentbox_tool_calls_total\{tool="echo_sample",outcome="ok"\} (\d+)/.exec(await (await fetch(hub.origin + "/metrics")).text())?.[1] ?? 0);
+    const samplesBefore = await samples();
+    const res = await fetch(hub.url, { method: "POST", headers: samplerHeaders, body: JSON.stringify(toolCall(13, "echo_sample", { prompt: "hi" })) });
     assert.match(res.headers.get("content-type")!, /^text\/event-stream/);
-    await res.body?.cancel();
+    const stream = eventStream(res);
+    let question: { id: string | number; method: string } | undefined;
+    while (!question) {
+      const event = await stream.next();
+      assert.ok(event, "the stream ended before the question");
+      const message = JSON.parse(event.data) as { id?: string | number; method?: string };
+      if (message.method === "sampling/createMessage") question = message as { id: string | number; method: string };
+    }
+    const answer = { jsonrpc: "2.0", id: question.id, result: { role: "assistant", content: { type: "text", text: "hello" }, model: "test" } };
+    assert.equal((await post(hub, answer, samplerHeaders)).res.status, 202);
+    type Reply = { id?: number; result?: { content: Array<{ text: string }> } };
+    let result: Reply | undefined;
+    while (!result) {
+      const event = await stream.next();
+      assert.ok(event, "the stream ended before the result");
+      const message = JSON.parse(event.data) as Reply;
+      if (message.id === 13) result = message;
+    }
+    assert.equal(result.result?.content[0].text, "model said: hello");
+    assert.equal(await samples(), samplesBefore + 1, "the SDK joined the call in flight rather than starting it again");
+    // the same request id again is a new call, not the one handed over
+    const again = await post(hub, toolCall(13, "echo_echo", { text: "again" }), samplerHeaders);
+    assert.equal(again.body.result.content[0].text, "again");
   });
 
   test("plain JSON calls without a session: a call that logs still answers JSON, same ids at once both answer", async () => {
