@@ -68,12 +68,13 @@ describe("2025-11-25 tasks for 2025-era sessions", () => {
     await endSession(first);
 
     const bob = await connectAs(hub, KEY_B);
+    // one at a time: a refusal that arrives before the test awaits it would be an unhandled rejection
     for (const attempt of [
-      bob.experimental.tasks.getTask(task.taskId),
-      bob.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema),
-      bob.experimental.tasks.cancelTask(task.taskId),
+      () => bob.experimental.tasks.getTask(task.taskId),
+      () => bob.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema),
+      () => bob.experimental.tasks.cancelTask(task.taskId),
     ]) {
-      const error = await rpcError(attempt);
+      const error = await rpcError(attempt());
       assert.equal(error.code, -32602);
       assert.match(error.message, /Unknown task/);
     }
