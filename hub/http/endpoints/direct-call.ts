@@ -2,12 +2,14 @@
 // to ToolCalls as they came and the child's result comes back as it was sent, serialized once
 // into the HTTP reply: no schema parse of the request, no rebuild or re-validation of the result
 // (the child already validated it), no SSE stream or event store. Anything this path does not
-// cover (initialize, progress, clients that take sampling, elicitation or roots, batches,
-// malformed requests) goes the SDK's way, which answers it to the letter.
+// cover (initialize, progress, clients that do tasks, batches, malformed requests) goes the SDK's
+// way, which answers it to the letter.
 //
 // Should the call send something before its result after all (a log line, hub_find_tools' list
 // change), a client that reads SSE gets the reply as an SSE stream from that moment on, so
-// nothing is lost or reordered; a plain JSON client gets the result alone, as on the SDK path.
+// nothing is lost or reordered; a plain JSON client gets the result alone, as on the SDK path. A
+// client that can be asked things (sampling, elicitation, roots) gets the SDK's stream instead:
+// its request is handed to the session's SDK server, which joins the call (../../sessions/handed-call.ts).
 import {
   ErrorCode,
   McpError,
