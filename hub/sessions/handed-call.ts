@@ -1,7 +1,7 @@
 // A tools/call of a 2025 session whose client may be asked things during a call (it declared
 // roots, elicitation or sampling, as most desktop and IDE clients do), started on the direct path
 // (hub/http/endpoints/direct-call.ts). Most such calls end with a plain result and are answered
-// as JSON, without the SDK's per-request work (about 0.23 ms of CPU a call; bench/README.md, table
+// as JSON, without the SDK's per-request work (about 0.25 ms of CPU a call; bench/README.md, table
 // 8). The first time the call sends its client anything (a notification, a question), the request
 // is handed to the session's SDK server, whose tools/call joins this call in flight
 // (./server.ts): what the call sent until then goes out first, in order, and from then on the SDK
