@@ -28,11 +28,12 @@ interface Case {
   args: Record<string, unknown>;
 }
 
+const fileServer = path.join(distRoot(), "servers", "file", "main.js");
 const CASES: Case[] = [
   { name: "echo fixture: echo", script: echoScript(), tool: "echo", args: { text: "ping" } },
-  { name: "file: read 1 KB", script: path.join(distRoot(), "servers", "file", "main.js"), tool: "read", args: { path: "one-kb.txt" } },
-  { name: "file: info", script: path.join(distRoot(), "servers", "file", "main.js"), tool: "info", args: { path: "one-kb.txt" } },
-  { name: "file: list of 20 entries", script: path.join(distRoot(), "servers", "file", "main.js"), tool: "list", args: { path: "dir" } },
+  { name: "file: read 1 KB", script: fileServer, tool: "read", args: { path: "one-kb.txt" } },
+  { name: "file: info", script: fileServer, tool: "info", args: { path: "one-kb.txt" } },
+  { name: "file: list of 20 entries", script: fileServer, tool: "list", args: { path: "dir" } },
 ];
 
 interface Running {

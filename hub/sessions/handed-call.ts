@@ -22,8 +22,8 @@ export class HandedCall implements JoinableCall {
   /** The SDK's channel for the request, once its tools/call joined. */
   private joined?: CallChannel;
   private handedOver = false;
-  /** What the call sent before the SDK joined, in order. */
-  private readonly held: Array<(to: CallChannel) => void> = [];
+  /** What the call sent before the SDK joined, in order: each sent once it joins, or failed if it never does. */
+  private readonly held: Array<{ send: (to: CallChannel) => void; fail: (error: Error) => void }> = [];
   private readonly afterReplyActions: Array<() => void> = [];
   private result?: Promise<CallToolResult>;
   readonly channel: CallChannel;
@@ -79,7 +79,7 @@ export class HandedCall implements JoinableCall {
     this.release();
     to.signal.addEventListener("abort", () => this.aborter.abort(to.signal.reason));
     // synchronously, before the handler returns: the SDK writes them before the result
-    for (const send of this.held.splice(0)) send(to);
+    for (const { send } of this.held.splice(0)) send(to);
     for (const action of this.afterReplyActions.splice(0)) to.afterReply(action);
     return this.result;
   }
@@ -90,7 +90,7 @@ export class HandedCall implements JoinableCall {
     this.release();
     this.aborter.abort(why);
     const error = new McpError(ErrorCode.InternalError, why);
-    for (const send of this.held.splice(0)) send(refusing(error));
+    for (const { fail } of this.held.splice(0)) fail(error);
     // the SDK's reply (an error) is written: what waited for it may run
     for (const action of this.afterReplyActions.splice(0)) action();
   }
@@ -98,22 +98,11 @@ export class HandedCall implements JoinableCall {
   private viaSdk<T>(send: (to: CallChannel) => Promise<T>): Promise<T> {
     if (this.joined) return send(this.joined);
     if (this.aborter.aborted) return Promise.reject(new McpError(ErrorCode.InternalError, "The call has ended."));
-    const sent = new Promise<T>((resolve, reject) => this.held.push((to) => void send(to).then(resolve, reject)));
+    const sent = new Promise<T>((resolve, reject) => this.held.push({ send: (to) => void send(to).then(resolve, reject), fail: reject }));
     if (!this.handedOver) {
       this.handedOver = true;
       this.handOver();
     }
     return sent;
   }
-}
-
-/** A channel that refuses whatever is sent on it. */
-function refusing(error: Error): CallChannel {
-  const refuse = () => Promise.reject(error);
-  return {
-    signal: { aborted: true, reason: error, addEventListener: () => undefined, removeEventListener: () => undefined },
-    notify: refuse,
-    request: refuse,
-    afterReply: () => undefined,
-  };
 }

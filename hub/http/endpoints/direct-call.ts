@@ -172,44 +172,47 @@ export async function answerToolCall(
   const aborter = new CallCancellation();
   const key = requestIdKey(call.id);
   session.directCalls.set(key, aborter);
-  if (handOver && mayBeAsked(session)) return answerHandable(hub, session, view, call, base, aborter, reply, handOver);
   const afterReply: Array<() => void> = [];
-  const channel: CallChannel = {
+  const handed = handOver && mayBeAsked(session) ? handable(session, call, base, aborter, reply, handOver) : undefined;
+  const channel: CallChannel = handed?.channel ?? {
     signal: aborter,
     requestId: call.id,
     requestBase: base,
     notify: async (notification: ServerNotification) => reply.notify({ jsonrpc: "2.0", ...notification } as JSONRPCMessage),
-    // isDirectToolCall keeps clients that could be asked anything off this path
+    // a client that could be asked anything gets the handed channel above, or stays off this path (isDirectToolCall)
     request: async (request) => {
       throw new McpError(ErrorCode.InvalidRequest, `The client of this session cannot be asked ${request.method}.`);
     },
     afterReply: (action) => void afterReply.push(action),
   };
-  hub.toolCalls
-    .call(session, view, call.params as Params, channel)
+  const running = hub.toolCalls.call(session, view, call.params as Params, channel);
+  handed?.running(running);
+  running
     .then(
-      (result) => reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : resultMessage(call.id, result)),
-      (err: unknown) => reply.finish(errorReply(call.id, err, aborter)),
+      // a handed call's reply is the SDK's
+      (result) => handed?.handed || reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : resultMessage(call.id, result)),
+      (err: unknown) => handed?.handed || reply.finish(errorReply(call.id, err, aborter)),
     )
     .finally(() => {
       session.directCalls.delete(key);
+      // a handed call stays joinable until the SDK's tools/call for it runs, which may be after it ended
+      if (handed?.handed) return;
+      if (handed) session.handedCalls.delete(key);
       // reply.finish has written the reply: it is out of the session's hands
-      for (const action of afterReply) action();
+      for (const action of handed?.takeAfterReply() ?? afterReply) action();
     });
   return reply.response;
 }
 
-/** A direct call of a client that may be asked something: JSON when it ends first, the SDK's from the moment it sends its client anything. */
-function answerHandable(
-  hub: HubServices,
+/** The call of a client that may be asked something: JSON when it ends first, the SDK's from the moment it sends its client anything. */
+function handable(
   session: ClientSession,
-  view: SessionView,
   call: DirectToolCall,
   base: RequestBase,
   aborter: CallCancellation,
   reply: DirectReply,
   handOver: () => Promise<Response>,
-): Promise<Response> {
+): HandedCall {
   const key = requestIdKey(call.id);
   const handed: HandedCall = new HandedCall(
     { requestId: call.id, requestBase: base },
@@ -226,19 +229,5 @@ function answerHandable(
     () => session.handedCalls.delete(key),
   );
   session.handedCalls.set(key, handed);
-  const running = hub.toolCalls.call(session, view, call.params as Params, handed.channel);
-  handed.running(running);
-  running
-    .then(
-      (result) => handed.handed || reply.finish(aborter.aborted && aborter.reason !== SESSION_CLOSED ? undefined : resultMessage(call.id, result)),
-      (err: unknown) => handed.handed || reply.finish(errorReply(call.id, err, aborter)),
-    )
-    .finally(() => {
-      session.directCalls.delete(key);
-      // a handed call stays joinable until the SDK's tools/call for it runs, which may be after it ended
-      if (handed.handed) return;
-      session.handedCalls.delete(key);
-      for (const action of handed.takeAfterReply()) action();
-    });
-  return reply.response;
+  return handed;
 }
