@@ -6,13 +6,14 @@
 // are opened without following a link, the file must be a regular file with one name, owned by the
 // tenant's uid, and only the bytes it held when opened are sent.
 import type { FileHandle } from "node:fs/promises";
+import type { ReadableFile } from "../../servers/lib/open-file.js";
 import path from "node:path";
 import { openDirIn, openFileAt } from "../../servers/lib/safe-fs.js";
 import { RECORDING_ID, recordingFileName, RECORDINGS_DIR, sessionFolder } from "../../servers/lib/recording-names.js";
 import type { RecordingGrant } from "./recordings.js";
 
 export interface OpenRecording {
-  handle: FileHandle;
+  handle: ReadableFile;
   /** Bytes to send: the file's size when it was opened (a terminal's recording may still grow). */
   size: number;
 }

@@ -1,6 +1,6 @@
 // What a file holds (text, image, other binary), and how to describe it.
 import fs from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import type { ReadableFile } from "../lib/open-file.js";
 import { mimeTypeOf } from "../lib/mime.js";
 
 /** Raster images the client can render; SVG is text and read as such. */
@@ -26,7 +26,7 @@ export function looksLikeText(head: Buffer): boolean {
 export const HEAD_BYTES = 64 * 1024;
 
 /** Up to `length` bytes of an open file from `position` (a pread: the file's offset is untouched). */
-export async function readAt(handle: FileHandle, length: number, position = 0): Promise<Buffer> {
+export async function readAt(handle: ReadableFile, length: number, position = 0): Promise<Buffer> {
   const buf = Buffer.alloc(length);
   const { bytesRead } = await handle.read(buf, 0, length, position);
   return buf.subarray(0, bytesRead);
@@ -35,7 +35,7 @@ export async function readAt(handle: FileHandle, length: number, position = 0): 
 export type FileKind = "text" | "image" | "binary";
 
 /** What a file holds, from its name and its first bytes (read from the open file unless the caller has them). */
-export async function kindOf(file: string, content: FileHandle | Buffer): Promise<FileKind> {
+export async function kindOf(file: string, content: ReadableFile | Buffer): Promise<FileKind> {
   if (isImage(file)) return "image";
   return looksLikeText(Buffer.isBuffer(content) ? content.subarray(0, HEAD_BYTES) : await readAt(content, HEAD_BYTES)) ? "text" : "binary";
 }

@@ -1,5 +1,5 @@
 // Read a window of lines from a file: small files in one read, large ones streamed and paged.
-import type { FileHandle } from "node:fs/promises";
+import type { ReadableFile } from "../lib/open-file.js";
 import readline from "node:readline";
 import { readAt } from "./content.js";
 
@@ -85,7 +85,7 @@ export function linePageOfText(text: string, offset: number, limit: number, char
 }
 
 /** A page from an open file (read from its start; the caller owns and closes the handle). */
-export async function readLines(handle: FileHandle, offset: number, limit: number, charBudget = MAX_PAGE_CHARS): Promise<LinePage> {
+export async function readLines(handle: ReadableFile, offset: number, limit: number, charBudget = MAX_PAGE_CHARS): Promise<LinePage> {
   const collector = new PageCollector(offset, limit, charBudget);
   const { size } = await handle.stat();
   // one read instead of a stream, readline and a second read for the last byte
@@ -101,7 +101,7 @@ export async function readLines(handle: FileHandle, offset: number, limit: numbe
   return collector.page(collector.hasMore ? false : (await lastByte(handle)) === 0x0a);
 }
 
-async function lastByte(handle: FileHandle): Promise<number | undefined> {
+async function lastByte(handle: ReadableFile): Promise<number | undefined> {
   const { size } = await handle.stat();
   return size === 0 ? undefined : (await readAt(handle, 1, size - 1))[0];
 }

@@ -11,11 +11,12 @@ import path from "node:path";
 import { assertDiskRoom, explainDiskError } from "./disk-budget.js";
 import { ToolError } from "./tool.js";
 import { isInside } from "./workspace.js";
+import { OpenFile, type ReadableFile } from "./open-file.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 
 /** A name that reaches what `fd` refers to (and `name` inside it, when `fd` is a folder): openat() for Node. */
-export function fdPath(fd: number | FileHandle, name?: string): string {
+export function fdPath(fd: number | { readonly fd: number }, name?: string): string {
   const n = typeof fd === "number" ? fd : fd.fd;
   if (name !== undefined && (name === "" || name === "." || name === ".." || name.includes("/"))) {
     throw new ToolError(`'${name}' is not a single file name.`);
@@ -26,10 +27,10 @@ export function fdPath(fd: number | FileHandle, name?: string): string {
 const code = (err: unknown) => (err as NodeJS.ErrnoException).code;
 
 /** The kernel's own answer to where an open descriptor is; it must be inside root. */
-export async function assertOpenedInside(root: string, handle: FileHandle, shown: string): Promise<string> {
+export function assertOpenedInside(root: string, file: { readonly fd: number }, shown: string): string {
   let where: string;
   try {
-    where = await fsp.readlink(fdPath(handle));
+    where = fs.readlinkSync(fdPath(file));
   } catch {
     throw new ToolError(`Cannot check where '${shown}' is (is /proc mounted?); refusing to use it.`);
   }
@@ -56,7 +57,8 @@ export function refuseHardLinked(st: fs.Stats, shown: string): void {
 }
 
 export interface OpenedFile {
-  handle: FileHandle;
+  /** Opened for reading, by direct system calls (./open-file.ts). */
+  handle: OpenFile;
   stat: fs.Stats;
   /** The path it was opened by (for names, extensions and messages). */
   real: string;
@@ -68,6 +70,8 @@ function openError(err: unknown, shown: string): never {
   if (code(err) === "ENOENT") throw new ToolError(`No such file or directory: ${shown}`);
   if (code(err) === "ELOOP") throw new ToolError(`'${shown}' was replaced by a symlink while being opened; refusing to follow it.`);
   if (code(err) === "ENOTDIR") throw new ToolError(`A folder in '${shown}' is not a folder (or was just replaced by something else).`);
+  // what opening a Unix socket for reading answers
+  if (code(err) === "ENXIO") throw new ToolError(`'${shown}' is a socket (or a device with nothing behind it), not a regular file: it has no content to read.`);
   throw err;
 }
 
@@ -78,39 +82,37 @@ function openError(err: unknown, shown: string): never {
  * became a link is caught by asking where the descriptor is. O_NONBLOCK: a FIFO never hangs us.
  */
 export async function openVerified(root: string, real: string, shown: string): Promise<OpenedFile> {
-  let handle: FileHandle;
+  const handle = openForReading(real, shown);
   try {
-    handle = await fsp.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (err) {
-    openError(err, shown);
-  }
-  try {
-    const where = await assertOpenedInside(root, handle, shown);
-    const stat = await handle.stat();
+    const where = assertOpenedInside(root, handle, shown);
+    const stat = handle.statNow();
     refuseHardLinked(stat, shown);
     return { handle, stat, real, where };
   } catch (err) {
-    await handle.close();
+    handle.closeNow();
     throw err;
   }
 }
 
 /** Open the entry `name` in an open folder for reading, never following a link; hard links refused. */
-export async function openFileAt(dir: FileHandle, name: string, shown: string): Promise<OpenedFile> {
-  let handle: FileHandle;
+export async function openFileAt(dir: { readonly fd: number }, name: string, shown: string): Promise<OpenedFile> {
+  const handle = openForReading(fdPath(dir, name), shown);
   try {
-    handle = await fsp.open(fdPath(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  } catch (err) {
-    openError(err, shown);
-  }
-  try {
-    const stat = await handle.stat();
+    const stat = handle.statNow();
     refuseHardLinked(stat, shown);
-    const where = await fsp.readlink(fdPath(handle));
+    const where = fs.readlinkSync(fdPath(handle));
     return { handle, stat, real: where, where };
   } catch (err) {
-    await handle.close();
+    handle.closeNow();
     throw err;
+  }
+}
+
+function openForReading(file: string, shown: string): OpenFile {
+  try {
+    return OpenFile.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  } catch (err) {
+    openError(err, shown);
   }
 }
 
@@ -244,7 +246,7 @@ export async function atomicWriteAt(dir: FileHandle, name: string, data: Buffer 
 }
 
 /** Copy everything from an open file (from its start) to another; returns the bytes copied. */
-async function pipe(from: FileHandle, to: FileHandle, onChunk?: (written: number) => unknown): Promise<number> {
+async function pipe(from: ReadableFile, to: FileHandle, onChunk?: (written: number) => unknown): Promise<number> {
   const buf = Buffer.alloc(CHUNK);
   let position = 0;
   for (;;) {

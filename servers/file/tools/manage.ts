@@ -78,7 +78,11 @@ const copy = defineTool({
         await withParent(ctx, src, {}, (parent, srcName) => withSubdir(parent, srcName, (from) => copyDirAt(from, to, dstName, counts, destination)));
       } else {
         // read through the verified descriptor (hard links refused), written by name in the opened folder
-        await withOpened(ctx, source, (file) => atomicWriteAt(to, dstName, file, { exclusive: !overwrite, mode: file.stat.mode & 0o7777, shown: destination }));
+        await withOpened(ctx, source, (file) => {
+          // a FIFO, socket or device has no content to copy (a folder's copy skips them too)
+          if (!file.stat.isFile()) throw new ToolError(`'${source}' is not a regular file or a folder; only those are copied.`);
+          return atomicWriteAt(to, dstName, file, { exclusive: !overwrite, mode: file.stat.mode & 0o7777, shown: destination });
+        });
       }
     });
     const out = { source: rel(ctx, src), destination: rel(ctx, dst), type: isDir ? "directory" : "file" };

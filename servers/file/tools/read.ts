@@ -1,7 +1,7 @@
 // read and read_many: text by line window (paged), images as image content, other binaries as
 // base64 only when asked.
 import type fs from "node:fs";
-import type { FileHandle } from "node:fs/promises";
+import type { ReadableFile } from "../../lib/open-file.js";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
@@ -113,7 +113,7 @@ const read = defineTool({
   },
 });
 
-async function readBytes(handle: FileHandle, file: string, shown: string, size: number, offset: number, limit?: number): Promise<CallToolResult> {
+async function readBytes(handle: ReadableFile, file: string, shown: string, size: number, offset: number, limit?: number): Promise<CallToolResult> {
   const length = limit ?? DEFAULT_BYTE_LIMIT;
   if (offset > size) throw new ToolError(`offset ${offset} is past the end of '${shown}' (${size} bytes).`);
   const buf = await readAt(handle, Math.min(length, size - offset), offset);

@@ -1,0 +1,123 @@
+// A descriptor opened, checked, read and closed by direct system calls, with the part of
+// FileHandle's API that readers use. Each fs.promises operation is a round trip through libuv's
+// thread pool: a wake-up of a pool thread and a completion sent back, two context switches. A
+// 1 KB file_read made five of them (open, readlink of /proc/self/fd, fstat, read, close), and
+// they were more than half of what the file server spent on the call (bench/README.md, table 16).
+// Opening, asking where a descriptor is, fstat and close take microseconds on a local
+// filesystem, and open is O_NONBLOCK (a FIFO cannot hang it), so they are done in place; only a
+// read long enough to keep other calls waiting goes to the pool.
+import fs from "node:fs";
+import { promisify } from "node:util";
+
+/** What readers of an open file use: FileHandle has all of it, and so does OpenFile. */
+export interface ReadableFile {
+  readonly fd: number;
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<fs.Stats>;
+  readFile(): Promise<Buffer>;
+  readFile(encoding: BufferEncoding): Promise<string>;
+  createReadStream(options: { encoding?: BufferEncoding; start?: number; end?: number; autoClose: false }): fs.ReadStream;
+  close(): Promise<void>;
+}
+
+/** Reads up to this many bytes are made in place; longer ones go to the thread pool. */
+export const IN_PLACE_READ_BYTES = 256 * 1024;
+
+const readWholeInPool = promisify(fs.readFile);
+const ebadf = () => Object.assign(new Error("EBADF: file already closed"), { code: "EBADF" });
+
+type ReadCallback = (err: NodeJS.ErrnoException | null, bytesRead: number, buffer: Buffer) => void;
+
+export class OpenFile implements ReadableFile {
+  #fd: number;
+  /** Reads running in the pool: the descriptor is closed only once they are done, so none reads a file opened later under the same number. */
+  #inPool = 0;
+  #closeWhenIdle?: number;
+
+  private constructor(fd: number) {
+    this.#fd = fd;
+  }
+
+  /** fs.openSync's arguments; throws as it does. */
+  static open(file: string, flags: number): OpenFile {
+    return new OpenFile(fs.openSync(file, flags));
+  }
+
+  /** The descriptor; -1 once closed. */
+  get fd(): number {
+    return this.#fd;
+  }
+
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
+    if (length <= IN_PLACE_READ_BYTES) {
+      try {
+        return Promise.resolve({ bytesRead: fs.readSync(this.open(), buffer, offset, length, position) });
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return new Promise((resolve, reject) =>
+      this.readInPool(buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
+    );
+  }
+
+  statNow(): fs.Stats {
+    return fs.fstatSync(this.open());
+  }
+
+  async stat(): Promise<fs.Stats> {
+    return this.statNow();
+  }
+
+  readFile(): Promise<Buffer>;
+  readFile(encoding: BufferEncoding): Promise<string>;
+  async readFile(encoding?: BufferEncoding): Promise<Buffer | string> {
+    const fd = this.open();
+    let bytes: Buffer;
+    if (this.statNow().size <= IN_PLACE_READ_BYTES) bytes = fs.readFileSync(fd);
+    else {
+      this.#inPool++;
+      bytes = await readWholeInPool(fd).finally(() => this.poolDone());
+    }
+    return encoding ? bytes.toString(encoding) : bytes;
+  }
+
+  /** A stream over the file that reads through this object and never closes it: the file is closed by close() alone. */
+  createReadStream(options: { encoding?: BufferEncoding; start?: number; end?: number; autoClose: false }): fs.ReadStream {
+    const read = (_fd: number, buffer: Buffer, offset: number, length: number, position: number | null, callback: ReadCallback) =>
+      this.readInPool(buffer, offset, length, position, callback);
+    return fs.createReadStream("", { ...options, fd: this.open(), fs: { read, close: (_fd: number, callback: (err: null) => void) => callback(null) } });
+  }
+
+  closeNow(): void {
+    const fd = this.#fd;
+    if (fd < 0) return;
+    this.#fd = -1;
+    if (this.#inPool > 0) this.#closeWhenIdle = fd;
+    else fs.closeSync(fd);
+  }
+
+  async close(): Promise<void> {
+    this.closeNow();
+  }
+
+  private readInPool(buffer: Buffer, offset: number, length: number, position: number | null, callback: ReadCallback): void {
+    if (this.#fd < 0) return callback(ebadf(), 0, buffer);
+    this.#inPool++;
+    fs.read(this.#fd, buffer, offset, length, position, (err, bytesRead, buf) => {
+      this.poolDone();
+      callback(err, bytesRead, buf);
+    });
+  }
+
+  private poolDone(): void {
+    if (--this.#inPool > 0 || this.#closeWhenIdle === undefined) return;
+    fs.closeSync(this.#closeWhenIdle);
+    this.#closeWhenIdle = undefined;
+  }
+
+  private open(): number {
+    if (this.#fd < 0) throw ebadf();
+    return this.#fd;
+  }
+}
