@@ -5,15 +5,14 @@
 // by the hub from a checked id (never a name a server gave), every folder on the way and the file
 // are opened without following a link, the file must be a regular file with one name, owned by the
 // tenant's uid, and only the bytes it held when opened are sent.
-import type { FileHandle } from "node:fs/promises";
-import type { ReadableFile } from "../../servers/lib/open-file.js";
+import type { OpenFile } from "../../servers/lib/open-file.js";
 import path from "node:path";
 import { openDirIn, openFileAt } from "../../servers/lib/safe-fs.js";
 import { RECORDING_ID, recordingFileName, RECORDINGS_DIR, sessionFolder } from "../../servers/lib/recording-names.js";
 import type { RecordingGrant } from "./recordings.js";
 
 export interface OpenRecording {
-  handle: ReadableFile;
+  handle: OpenFile;
   /** Bytes to send: the file's size when it was opened (a terminal's recording may still grow). */
   size: number;
 }
@@ -23,7 +22,7 @@ export async function openRecording(grant: RecordingGrant): Promise<OpenRecordin
   if (!RECORDING_ID.test(grant.id)) return "This recording has no valid name.";
   const folder = path.join(grant.workspace, RECORDINGS_DIR, sessionFolder(grant.session));
   const name = recordingFileName(grant.id, grant.format);
-  let dir: FileHandle;
+  let dir: OpenFile;
   try {
     dir = await openDirIn(grant.workspace, folder);
   } catch {
@@ -56,7 +55,8 @@ export function streamOf(opened: OpenRecording): ReadableStream<Uint8Array> {
       }
       try {
         const buf = Buffer.alloc(want);
-        const { bytesRead } = await opened.handle.read(buf, 0, want, position);
+        // the hub serves every tenant: a recording read from a cold disk must not hold its event loop
+        const { bytesRead } = await opened.handle.readOffLoop(buf, 0, want, position);
         if (bytesRead === 0) {
           await close();
           return controller.close();

@@ -3,11 +3,11 @@
 // in one place.
 import fs from "node:fs";
 import path from "node:path";
-import type { FileHandle } from "node:fs/promises";
 import { isInside, relativeToWorkspace, resolveInWorkspace } from "../lib/workspace.js";
 import { openVerified, withDir, type OpenedFile } from "../lib/safe-fs.js";
 import { ToolError, type ToolContext } from "../lib/tool.js";
 import { toolName } from "../lib/names.js";
+import type { OpenFile } from "../lib/open-file.js";
 
 /** agentbox's own data (snapshots) inside the workspace; never visible through the file tools. */
 export const RESERVED_DIR = ".agentbox";
@@ -73,7 +73,7 @@ export async function withParent<T>(
   ctx: ToolContext,
   real: string,
   options: { create?: boolean },
-  fn: (dir: FileHandle, name: string) => Promise<T>,
+  fn: (dir: OpenFile, name: string) => Promise<T>,
 ): Promise<T> {
   const parent = path.dirname(real);
   return withDir(ctx.workspace, parent, { ...options, shown: rel(ctx, parent) }, (dir) => fn(dir, path.basename(real)));

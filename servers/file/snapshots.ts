@@ -1,13 +1,14 @@
 // Workspace snapshots: a full copy of the workspace (content, empty folders, modes, symlinks,
 // times) under <workspace>/.agentbox/snapshots/<name>/, restorable exactly.
 import crypto from "node:crypto";
-import fsp, { type FileHandle } from "node:fs/promises";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../lib/safe-fs.js";
 import { ToolError } from "../lib/tool.js";
 import { toolName } from "../lib/names.js";
 import { RESERVED_DIR, reservedRoot } from "./paths.js";
 import { copyTreeAt, newCounts, removeAt } from "./tree.js";
+import type { OpenFile } from "../lib/open-file.js";
 
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
@@ -37,7 +38,7 @@ export function serialized<T>(fn: () => Promise<T>): Promise<T> {
 // Everything below works through folders opened from the workspace root without following links:
 // an agent's command can plant links anywhere, .agentbox included, and a snapshot must neither copy
 // files in from outside nor write or delete outside while restoring.
-const withSnapshots = <T>(workspace: string, fn: (snapshots: FileHandle) => Promise<T>) => withDir(workspace, snapshotsDir(workspace), { create: true }, fn);
+const withSnapshots = <T>(workspace: string, fn: (snapshots: OpenFile) => Promise<T>) => withDir(workspace, snapshotsDir(workspace), { create: true }, fn);
 
 export function validateName(name: string): void {
   if (!SNAPSHOT_NAME.test(name) || name.length > 64) {
@@ -45,7 +46,7 @@ export function validateName(name: string): void {
   }
 }
 
-async function readMeta(snapshots: FileHandle, name: string): Promise<SnapshotMeta | null> {
+async function readMeta(snapshots: OpenFile, name: string): Promise<SnapshotMeta | null> {
   try {
     return await withSubdir(snapshots, name, async (dir) => {
       const meta = await openFileAt(dir, "meta.json", "meta.json");
@@ -63,7 +64,7 @@ async function readMeta(snapshots: FileHandle, name: string): Promise<SnapshotMe
 export async function takeSnapshot(workspace: string, name: string, overwrite: boolean): Promise<SnapshotMeta> {
   validateName(name);
   return withSnapshots(workspace, async (snapshots) => {
-    const exists = Boolean(await lstatAt(snapshots, name));
+    const exists = Boolean(lstatAt(snapshots, name));
     if (exists && !overwrite) throw new ToolError(`Snapshot '${name}' already exists; pass overwrite: true to replace it, or pick another name.`);
     // build it under a temp name and rename: a failed take never leaves a half snapshot behind
     const temp = tempName("take");
@@ -137,7 +138,7 @@ export async function restoreSnapshot(workspace: string, name: string): Promise<
 }
 
 /** Move the workspace's entries into bin and the staged ones into the workspace; undo on failure. */
-async function swapIn(root: FileHandle, stage: FileHandle, bin: FileHandle): Promise<void> {
+async function swapIn(root: OpenFile, stage: OpenFile, bin: OpenFile): Promise<void> {
   const current = (await fsp.readdir(fdPath(root))).filter((n) => n !== RESERVED_DIR);
   const movedOut: string[] = [];
   const movedIn: string[] = [];

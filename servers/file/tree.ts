@@ -1,8 +1,9 @@
 // Whole folders copied and removed through open folder descriptors (see lib/safe-fs.ts): a
 // subfolder swapped for a symlink halfway through is refused, never followed, so a recursive copy
 // cannot pull files in from outside the workspace and a recursive delete cannot reach out of it.
-import fsp, { type FileHandle } from "node:fs/promises";
+import fsp from "node:fs/promises";
 import { copyFileAt, fdPath, lstatAt, openFileAt, openSubdir, withSubdir } from "../lib/safe-fs.js";
+import type { OpenFile } from "../lib/open-file.js";
 
 export interface CopyCounts {
   files: number;
@@ -19,7 +20,7 @@ export const newCounts = (): CopyCounts => ({ files: 0, directories: 0, symlinks
  * Copy src's entries into dst (both open folders), keeping modes and times; symlinks are copied as
  * links. `skip` names an entry of src itself to leave out (agentbox's own folder).
  */
-export async function copyTreeAt(src: FileHandle, dst: FileHandle, counts: CopyCounts, skip?: string, relative = ""): Promise<void> {
+export async function copyTreeAt(src: OpenFile, dst: OpenFile, counts: CopyCounts, skip?: string, relative = ""): Promise<void> {
   const names = (await fsp.readdir(fdPath(src))).sort();
   for (const name of names) {
     if (!relative && name === skip) continue;
@@ -32,8 +33,8 @@ export async function copyTreeAt(src: FileHandle, dst: FileHandle, counts: CopyC
  * after their content, so a read-only folder can still be filled and its mtime sticks. A
  * hard-linked file is skipped (it may be a file from outside), as are sockets, FIFOs and devices.
  */
-export async function copyEntryAt(src: FileHandle, name: string, dst: FileHandle, dstName: string, counts: CopyCounts, rel: string): Promise<void> {
-  const st = await lstatAt(src, name);
+export async function copyEntryAt(src: OpenFile, name: string, dst: OpenFile, dstName: string, counts: CopyCounts, rel: string): Promise<void> {
+  const st = lstatAt(src, name);
   if (!st) return; // vanished meanwhile
   if (st.isSymbolicLink()) {
     await fsp.symlink(await fsp.readlink(fdPath(src, name)), fdPath(dst, dstName));
@@ -61,7 +62,7 @@ export async function copyEntryAt(src: FileHandle, name: string, dst: FileHandle
  * Copy an open folder to a new folder `dstName` in dst. Taking the source as an open folder (not
  * a name) means it cannot turn into a link to somewhere else halfway.
  */
-export async function copyDirAt(from: FileHandle, dst: FileHandle, dstName: string, counts: CopyCounts, rel: string): Promise<void> {
+export async function copyDirAt(from: OpenFile, dst: OpenFile, dstName: string, counts: CopyCounts, rel: string): Promise<void> {
   const st = await from.stat();
   await fsp.mkdir(fdPath(dst, dstName));
   await withSubdir(dst, dstName, async (to) => {
@@ -73,8 +74,8 @@ export async function copyDirAt(from: FileHandle, dst: FileHandle, dstName: stri
 }
 
 /** rm -rf of `name` in an open folder, getting through read-only folders and never following a link. */
-export async function removeAt(dir: FileHandle, name: string): Promise<void> {
-  const st = await lstatAt(dir, name);
+export async function removeAt(dir: OpenFile, name: string): Promise<void> {
+  const st = lstatAt(dir, name);
   if (!st) return;
   if (!st.isDirectory()) return fsp.unlink(fdPath(dir, name));
   const sub = await openSubdir(dir, name, name);

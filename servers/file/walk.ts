@@ -1,10 +1,11 @@
 // One bounded directory walk shared by tree, find, grep and the resource list. It never follows
 // symlinked directories (no loops, no escapes, not even one swapped in mid-walk) and never enters agentbox's own .agentbox folder.
-import fsp, { type FileHandle } from "node:fs/promises";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import picomatch from "picomatch";
 import { fdPath, openDirIn, openSubdir } from "../lib/safe-fs.js";
 import { RESERVED_DIR } from "./paths.js";
+import type { OpenFile } from "../lib/open-file.js";
 
 export const DEFAULT_EXCLUDES = [".git", "node_modules"];
 
@@ -44,7 +45,7 @@ export async function* walk(start: string, options: WalkOptions): AsyncGenerator
   const reserved = path.join(options.workspace, RESERVED_DIR);
   const maxDepth = options.maxDepth ?? Infinity;
 
-  async function* visit(dir: FileHandle, absoluteDir: string, prefix: string, depth: number): AsyncGenerator<WalkEntry> {
+  async function* visit(dir: OpenFile, absoluteDir: string, prefix: string, depth: number): AsyncGenerator<WalkEntry> {
     let dirents;
     try {
       dirents = await fsp.readdir(fdPath(dir), { withFileTypes: true });

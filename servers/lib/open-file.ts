@@ -20,6 +20,12 @@ export interface ReadableFile {
   close(): Promise<void>;
 }
 
+/** Calls made in place between two turns of the event loop, in a loop over a folder's entries: other calls get their turn. */
+export const IN_PLACE_CALLS_PER_TURN = 256;
+
+/** Let the event loop take a turn (what a loop of in-place calls does every IN_PLACE_CALLS_PER_TURN). */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Reads up to this many bytes are made in place; longer ones go to the thread pool. */
 export const IN_PLACE_READ_BYTES = 256 * 1024;
 
@@ -56,6 +62,11 @@ export class OpenFile implements ReadableFile {
         return Promise.reject(err);
       }
     }
+    return this.readOffLoop(buffer, offset, length, position);
+  }
+
+  /** A read made in the pool whatever its length: for a process whose event loop serves others, as the hub's does. */
+  readOffLoop(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
     return new Promise((resolve, reject) =>
       this.readInPool(buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
     );
@@ -87,6 +98,15 @@ export class OpenFile implements ReadableFile {
     const read = (_fd: number, buffer: Buffer, offset: number, length: number, position: number | null, callback: ReadCallback) =>
       this.readInPool(buffer, offset, length, position, callback);
     return fs.createReadStream("", { ...options, fd: this.open(), fs: { read, close: (_fd: number, callback: (err: null) => void) => callback(null) } });
+  }
+
+  /** For a folder the server made or copies: its mode and times, set through the descriptor. */
+  async chmod(mode: number): Promise<void> {
+    fs.fchmodSync(this.open(), mode);
+  }
+
+  async utimes(atime: Date, mtime: Date): Promise<void> {
+    fs.futimesSync(this.open(), atime, mtime);
   }
 
   closeNow(): void {

@@ -222,7 +222,7 @@ export async function listRecordings(workspace: string, session: string): Promis
       const id = format && name.slice(0, -RECORDING_FORMATS[format].length);
       if (!format || !id || !RECORDING_ID.test(id) || seen.has(id)) continue;
       const kind = id.startsWith("browser-") ? "browser" : id.startsWith("terminal-") ? "terminal" : undefined;
-      const stat = await lstatAt(dir, name);
+      const stat = lstatAt(dir, name);
       if (!kind || !stat?.isFile()) continue;
       found.push({ id, kind, format, startedAt: stat.birthtime.toISOString(), endedAt: stat.mtime.toISOString(), bytes: stat.size });
     }

@@ -117,9 +117,9 @@ function openForReading(file: string, shown: string): OpenFile {
 }
 
 /** Open a subfolder of an open folder; a symlink (or anything not a folder) there is refused. */
-export async function openSubdir(dir: FileHandle, name: string, shown: string): Promise<FileHandle> {
+export async function openSubdir(dir: { readonly fd: number }, name: string, shown: string): Promise<OpenFile> {
   try {
-    return await fsp.open(fdPath(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    return OpenFile.open(fdPath(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   } catch (err) {
     if (code(err) === "ELOOP" || code(err) === "ENOTDIR") throw new ToolError(`'${shown}' is not a folder (a symlink or a file is in the way).`);
     openError(err, shown);
@@ -131,37 +131,42 @@ export async function openSubdir(dir: FileHandle, name: string, shown: string): 
  * relative to the folder before it without following links: what comes back is inside root by
  * construction, whatever is renamed meanwhile. With create, missing folders are made on the way.
  */
-export async function openDirIn(root: string, real: string, options: { create?: boolean; shown?: string } = {}): Promise<FileHandle> {
+export async function openDirIn(root: string, real: string, options: { create?: boolean; shown?: string } = {}): Promise<OpenFile> {
   if (!isInside(root, real)) throw new ToolError(`'${options.shown ?? real}' is outside the workspace.`);
   const names = path.relative(root, real).split(path.sep).filter(Boolean);
-  let dir = await fsp.open(root, O_RDONLY | O_DIRECTORY);
+  let dir = OpenFile.open(root, O_RDONLY | O_DIRECTORY);
   try {
     for (let i = 0; i < names.length; i++) {
       const shown = names.slice(0, i + 1).join("/");
       if (options.create) await fsp.mkdir(fdPath(dir, names[i]!)).catch((err) => (code(err) === "EEXIST" ? undefined : Promise.reject(err)));
       const next = await openSubdir(dir, names[i]!, shown);
-      await dir.close();
+      dir.closeNow();
       dir = next;
     }
     return dir;
   } catch (err) {
-    await dir.close();
+    dir.closeNow();
     throw err;
   }
 }
 
 /** Run fn with the folder open, closing it afterwards. */
-export async function withDir<T>(root: string, real: string, options: { create?: boolean; shown?: string }, fn: (dir: FileHandle) => Promise<T>): Promise<T> {
+export async function withDir<T>(root: string, real: string, options: { create?: boolean; shown?: string }, fn: (dir: OpenFile) => Promise<T>): Promise<T> {
   const dir = await openDirIn(root, real, options);
   try {
     return await fn(dir);
   } finally {
-    await dir.close();
+    dir.closeNow();
   }
 }
 
-export async function lstatAt(dir: FileHandle, name: string): Promise<fs.Stats | null> {
-  return fsp.lstat(fdPath(dir, name)).catch(() => null);
+/** An entry's own metadata (a link's, not its target's), or null when it is gone. In place, as OpenFile's calls are (./open-file.ts). */
+export function lstatAt(dir: { readonly fd: number }, name: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(fdPath(dir, name));
+  } catch {
+    return null;
+  }
 }
 
 /** Temp files carry this marker so a leftover from a crash is recognisable. */
@@ -189,9 +194,9 @@ const CHUNK = 1 << 20;
  * if `name` appeared meanwhile). rename replaces a symlink at `name`, never writes through it.
  * Appending copies the current content (opened without following a link) into the temp first.
  */
-export async function atomicWriteAt(dir: FileHandle, name: string, data: Buffer | OpenedFile, options: AtomicWriteOptions = {}): Promise<number> {
+export async function atomicWriteAt(dir: { readonly fd: number }, name: string, data: Buffer | OpenedFile, options: AtomicWriteOptions = {}): Promise<number> {
   const shown = options.shown ?? name;
-  const existing = await lstatAt(dir, name);
+  const existing = lstatAt(dir, name);
   if (existing?.isDirectory()) throw new ToolError(`'${shown}' is a directory; give a file path.`);
   if (existing && options.exclusive) throw new ToolError(`'${shown}' already exists; pass overwrite: true to replace it.`);
   const keep = existing?.isFile() ? existing : null;
@@ -263,7 +268,7 @@ async function pipe(from: ReadableFile, to: FileHandle, onChunk?: (written: numb
  * is created exclusively without following links, and its mode and times are set through its own
  * descriptor, so nothing swapped in meanwhile is ever chmod-ed or written through.
  */
-export async function copyFileAt(from: OpenedFile, dir: FileHandle, name: string): Promise<void> {
+export async function copyFileAt(from: OpenedFile, dir: { readonly fd: number }, name: string): Promise<void> {
   const mode = from.stat.mode & 0o7777;
   await assertDiskRoom(from.stat.size);
   try {
@@ -281,11 +286,11 @@ export async function copyFileAt(from: OpenedFile, dir: FileHandle, name: string
 }
 
 /** Run fn with the subfolder `name` of an open folder open (never through a link), closing it afterwards. */
-export async function withSubdir<T>(dir: FileHandle, name: string, fn: (sub: FileHandle) => Promise<T>): Promise<T> {
+export async function withSubdir<T>(dir: { readonly fd: number }, name: string, fn: (sub: OpenFile) => Promise<T>): Promise<T> {
   const sub = await openSubdir(dir, name, name);
   try {
     return await fn(sub);
   } finally {
-    await sub.close();
+    sub.closeNow();
   }
 }

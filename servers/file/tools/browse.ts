@@ -8,6 +8,7 @@ import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
+import { IN_PLACE_CALLS_PER_TURN, nextTurn } from "../../lib/open-file.js";
 
 // the folder the tool lists (its title says so), relative to the workspace like every path of this server
 const dirParam = z.string().default(".");
@@ -42,8 +43,9 @@ const list = defineTool({
     const entries = await withDir(ctx.workspace, dir, { shown: userPath }, async (handle) => {
       const names = (await fsp.readdir(fdPath(handle))).filter((n) => (hidden || !n.startsWith(".")) && !(dir === ctx.workspace && n === RESERVED_DIR));
       const found = [];
-      for (const name of names) {
-        const st = await lstatAt(handle, name);
+      for (const [i, name] of names.entries()) {
+        if (i % IN_PLACE_CALLS_PER_TURN === IN_PLACE_CALLS_PER_TURN - 1) await nextTurn();
+        const st = lstatAt(handle, name);
         if (st) found.push({ name, type: typeOf(st), size: st.size, mtime: st.mtime.toISOString() });
       }
       return found;

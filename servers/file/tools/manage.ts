@@ -1,6 +1,6 @@
 // move, copy, delete, mkdir and info: managing entries rather than their content.
 import type fs from "node:fs";
-import fsp, { type FileHandle } from "node:fs/promises";
+import fsp from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
@@ -10,6 +10,7 @@ import { mimeTypeOf } from "../../lib/mime.js";
 import { formatSize, kindOf, statOrNull, typeOf, type FileKind } from "../content.js";
 import { assertNotRoot, assertWritable, rel, resolveEntry, resolveExisting, resolveTarget, withOpened, withParent } from "../paths.js";
 import { copyDirAt, copyEntryAt, newCounts, removeAt } from "../tree.js";
+import type { OpenFile } from "../../lib/open-file.js";
 
 const pathParam = (what: string) => z.string().describe(what);
 const overwriteParam = z.boolean().default(false).describe("Replace an existing file");
@@ -106,7 +107,7 @@ const remove = defineTool({
     const entry = resolveEntry(ctx, userPath);
     assertNotRoot(ctx, entry, "delete");
     const st = await withParent(ctx, entry, {}, async (dir, name) => {
-      const st = await lstatAt(dir, name);
+      const st = lstatAt(dir, name);
       if (!st) throw new ToolError(`No such file or directory: ${userPath}`);
       if (st.isDirectory()) {
         const children = await withSubdir(dir, name, (sub) => fsp.readdir(fdPath(sub)));
@@ -206,8 +207,8 @@ const info = defineTool({
 });
 
 /** An entry's own metadata, and for a plain file what it holds (read without following a link). */
-async function describeAt(dir: FileHandle, name: string, userPath: string): Promise<{ st: fs.Stats; kind?: FileKind }> {
-  const st = await lstatAt(dir, name);
+async function describeAt(dir: OpenFile, name: string, userPath: string): Promise<{ st: fs.Stats; kind?: FileKind }> {
+  const st = lstatAt(dir, name);
   if (!st) throw new ToolError(`No such file or directory: ${userPath}`);
   if (!st.isFile() || st.nlink > 1) return { st };
   const file = await openFileAt(dir, name, userPath);
