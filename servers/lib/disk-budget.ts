@@ -3,7 +3,7 @@
 // AGENTBOX_DISK_BUDGET_FILE. A write is checked against it before it starts, so a file tool says
 // "disk budget used up" instead of failing halfway; the kernel (RLIMIT_FSIZE) refuses what gets
 // past this check, and those errors get the same explanation.
-import fsp from "node:fs/promises";
+import fs from "node:fs";
 import { ToolError } from "./tool.js";
 
 export const DISK_BUDGET_FILE_ENV = "AGENTBOX_DISK_BUDGET_FILE";
@@ -21,7 +21,8 @@ const WHAT_TO_DO = "Delete files you no longer need (in the workspace, ~ or $TMP
 export async function readDiskUse(file = process.env[DISK_BUDGET_FILE_ENV]): Promise<DiskUse | undefined> {
   if (!file) return undefined;
   try {
-    const parsed = JSON.parse(await fsp.readFile(file, "utf8")) as Partial<DiskUse>;
+    // a small file the hub replaces whole: read in place (servers/lib/open-file.ts says why)
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<DiskUse>;
     if (typeof parsed.usedBytes === "number" && typeof parsed.budgetBytes === "number") return { usedBytes: parsed.usedBytes, budgetBytes: parsed.budgetBytes };
   } catch {
     // not measured yet, or no budget: the kernel's limit still holds

@@ -1,11 +1,12 @@
-// A descriptor opened, checked, read and closed by direct system calls, with the part of
-// FileHandle's API that readers use. Each fs.promises operation is a round trip through libuv's
-// thread pool: a wake-up of a pool thread and a completion sent back, two context switches. A
-// 1 KB file_read made five of them (open, readlink of /proc/self/fd, fstat, read, close), and
-// they were more than half of what the file server spent on the call (bench/README.md, table 16).
-// Opening, asking where a descriptor is, fstat and close take microseconds on a local
-// filesystem, and open is O_NONBLOCK (a FIFO cannot hang it), so they are done in place; only a
-// read long enough to keep other calls waiting goes to the pool.
+// A descriptor opened, checked, read, written and closed by direct system calls, with the part
+// of FileHandle's API the file server uses. Each fs.promises operation is a round trip through
+// libuv's thread pool: a wake-up of a pool thread and a completion sent back, two context
+// switches. A 1 KB file_read made five of them (open, readlink of /proc/self/fd, fstat, read,
+// close), and they were more than half of what the file server spent on the call (bench/README.md,
+// table 16). Opening (O_NONBLOCK for files, so a FIFO cannot hang it; O_DIRECTORY for folders),
+// asking where a descriptor is, fstat, chmod and close take microseconds on a local filesystem,
+// so they are done in place; what waits on the disk (fsync) or moves many bytes (over
+// IN_PLACE_BYTES) goes to the pool.
 import fs from "node:fs";
 import { promisify } from "node:util";
 
@@ -26,10 +27,12 @@ export const IN_PLACE_CALLS_PER_TURN = 256;
 /** Let the event loop take a turn (what a loop of in-place calls does every IN_PLACE_CALLS_PER_TURN). */
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Reads up to this many bytes are made in place; longer ones go to the thread pool. */
-export const IN_PLACE_READ_BYTES = 256 * 1024;
+/** Reads and writes up to this many bytes are made in place; longer ones go to the thread pool. */
+export const IN_PLACE_BYTES = 256 * 1024;
 
 const readWholeInPool = promisify(fs.readFile);
+const writeInPool = promisify(fs.write);
+const fsyncInPool = promisify(fs.fsync);
 const ebadf = () => Object.assign(new Error("EBADF: file already closed"), { code: "EBADF" });
 
 type ReadCallback = (err: NodeJS.ErrnoException | null, bytesRead: number, buffer: Buffer) => void;
@@ -45,8 +48,8 @@ export class OpenFile implements ReadableFile {
   }
 
   /** fs.openSync's arguments; throws as it does. */
-  static open(file: string, flags: number): OpenFile {
-    return new OpenFile(fs.openSync(file, flags));
+  static open(file: string, flags: number, mode?: number): OpenFile {
+    return new OpenFile(fs.openSync(file, flags, mode));
   }
 
   /** The descriptor; -1 once closed. */
@@ -55,7 +58,7 @@ export class OpenFile implements ReadableFile {
   }
 
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
-    if (length <= IN_PLACE_READ_BYTES) {
+    if (length <= IN_PLACE_BYTES) {
       try {
         return Promise.resolve({ bytesRead: fs.readSync(this.open(), buffer, offset, length, position) });
       } catch (err) {
@@ -85,7 +88,7 @@ export class OpenFile implements ReadableFile {
   async readFile(encoding?: BufferEncoding): Promise<Buffer | string> {
     const fd = this.open();
     let bytes: Buffer;
-    if (this.statNow().size <= IN_PLACE_READ_BYTES) bytes = fs.readFileSync(fd);
+    if (this.statNow().size <= IN_PLACE_BYTES) bytes = fs.readFileSync(fd);
     else {
       this.#inPool++;
       bytes = await readWholeInPool(fd).finally(() => this.poolDone());
@@ -100,7 +103,29 @@ export class OpenFile implements ReadableFile {
     return fs.createReadStream("", { ...options, fd: this.open(), fs: { read, close: (_fd: number, callback: (err: null) => void) => callback(null) } });
   }
 
-  /** For a folder the server made or copies: its mode and times, set through the descriptor. */
+  /** Write all of `data` at the file's position. */
+  async write(data: Buffer): Promise<void> {
+    const fd = this.open();
+    if (data.length <= IN_PLACE_BYTES) {
+      for (let done = 0; done < data.length;) done += fs.writeSync(fd, data, done, data.length - done);
+      return;
+    }
+    this.#inPool++;
+    try {
+      for (let done = 0; done < data.length;) done += (await writeInPool(fd, data, done, data.length - done)).bytesWritten;
+    } finally {
+      this.poolDone();
+    }
+  }
+
+  /** Flush to the disk: it waits on the disk, so in the pool. */
+  async sync(): Promise<void> {
+    const fd = this.open();
+    this.#inPool++;
+    await fsyncInPool(fd).finally(() => this.poolDone());
+  }
+
+  /** Its mode and times, set through the descriptor. */
   async chmod(mode: number): Promise<void> {
     fs.fchmodSync(this.open(), mode);
   }

@@ -6,7 +6,6 @@
 // the folder it holds open. Linux only, like the rest of agentbox (/proc must be mounted).
 import crypto from "node:crypto";
 import fs from "node:fs";
-import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import { assertDiskRoom, explainDiskError } from "./disk-budget.js";
 import { ToolError } from "./tool.js";
@@ -138,7 +137,7 @@ export async function openDirIn(root: string, real: string, options: { create?: 
   try {
     for (let i = 0; i < names.length; i++) {
       const shown = names.slice(0, i + 1).join("/");
-      if (options.create) await fsp.mkdir(fdPath(dir, names[i]!)).catch((err) => (code(err) === "EEXIST" ? undefined : Promise.reject(err)));
+      if (options.create) mkdirUnlessThere(fdPath(dir, names[i]!));
       const next = await openSubdir(dir, names[i]!, shown);
       dir.closeNow();
       dir = next;
@@ -147,6 +146,14 @@ export async function openDirIn(root: string, real: string, options: { create?: 
   } catch (err) {
     dir.closeNow();
     throw err;
+  }
+}
+
+function mkdirUnlessThere(folder: string): void {
+  try {
+    fs.mkdirSync(folder);
+  } catch (err) {
+    if (code(err) !== "EEXIST") throw err;
   }
 }
 
@@ -207,9 +214,12 @@ export async function atomicWriteAt(dir: { readonly fd: number }, name: string, 
   // what the file adds once renamed over the one it replaces
   await assertDiskRoom((options.append ? kept : 0) + total - kept);
   let size = 0;
-  const out = await fsp.open(fdPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode).catch(async (err) => {
+  let out: OpenFile;
+  try {
+    out = OpenFile.open(fdPath(dir, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  } catch (err) {
     throw await explainDiskError(err, shown);
-  });
+  }
   try {
     try {
       if (options.append && keep) {
@@ -233,25 +243,31 @@ export async function atomicWriteAt(dir: { readonly fd: number }, name: string, 
       await out.sync();
       await out.chmod(mode); // the umask may have narrowed the open() mode
     } finally {
-      await out.close();
+      out.closeNow();
     }
     if (options.exclusive) {
-      await fsp.link(fdPath(dir, temp), fdPath(dir, name)).catch((err) => {
+      try {
+        fs.linkSync(fdPath(dir, temp), fdPath(dir, name));
+      } catch (err) {
         throw code(err) === "EEXIST" ? new ToolError(`'${shown}' already exists; pass overwrite: true to replace it.`) : err;
-      });
-      await fsp.unlink(fdPath(dir, temp));
+      }
+      fs.unlinkSync(fdPath(dir, temp));
     } else {
-      await fsp.rename(fdPath(dir, temp), fdPath(dir, name));
+      fs.renameSync(fdPath(dir, temp), fdPath(dir, name));
     }
   } catch (err) {
-    await fsp.unlink(fdPath(dir, temp)).catch(() => undefined);
+    try {
+      fs.unlinkSync(fdPath(dir, temp));
+    } catch {
+      // never made, or already renamed
+    }
     throw await explainDiskError(err, shown);
   }
   return size;
 }
 
 /** Copy everything from an open file (from its start) to another; returns the bytes copied. */
-async function pipe(from: ReadableFile, to: FileHandle, onChunk?: (written: number) => unknown): Promise<number> {
+async function pipe(from: ReadableFile, to: OpenFile, onChunk?: (written: number) => unknown): Promise<number> {
   const buf = Buffer.alloc(CHUNK);
   let position = 0;
   for (;;) {
@@ -272,13 +288,13 @@ export async function copyFileAt(from: OpenedFile, dir: { readonly fd: number },
   const mode = from.stat.mode & 0o7777;
   await assertDiskRoom(from.stat.size);
   try {
-    const out = await fsp.open(fdPath(dir, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+    const out = OpenFile.open(fdPath(dir, name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
     try {
       await pipe(from.handle, out);
       await out.chmod(mode);
       await out.utimes(from.stat.atime, from.stat.mtime);
     } finally {
-      await out.close();
+      out.closeNow();
     }
   } catch (err) {
     throw await explainDiskError(err, name);

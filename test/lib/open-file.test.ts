@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
-import { IN_PLACE_READ_BYTES, OpenFile } from "../../servers/lib/open-file.js";
+import { IN_PLACE_BYTES, OpenFile } from "../../servers/lib/open-file.js";
 import { tempDir } from "../helpers/hub.js";
 
 const dir = tempDir("agentbox-open-file-");
@@ -19,7 +19,7 @@ function file(name: string, content: string | Buffer): string {
 }
 
 const small = file("small.txt", "small file\n");
-const large = file("large.bin", Buffer.alloc(IN_PLACE_READ_BYTES * 3, "L"));
+const large = file("large.bin", Buffer.alloc(IN_PLACE_BYTES * 3, "L"));
 const other = file("other.txt", "the other file\n");
 
 describe("OpenFile", () => {
@@ -29,10 +29,10 @@ describe("OpenFile", () => {
       const head = Buffer.alloc(10);
       assert.equal((await f.read(head, 0, 10, 0)).bytesRead, 10);
       assert.equal(head.toString(), "LLLLLLLLLL");
-      const whole = Buffer.alloc(IN_PLACE_READ_BYTES * 3 + 100);
-      assert.equal((await f.read(whole, 0, whole.length, 0)).bytesRead, IN_PLACE_READ_BYTES * 3);
-      assert.equal((await f.readFile()).length, IN_PLACE_READ_BYTES * 3);
-      assert.equal((await f.stat()).size, IN_PLACE_READ_BYTES * 3);
+      const whole = Buffer.alloc(IN_PLACE_BYTES * 3 + 100);
+      assert.equal((await f.read(whole, 0, whole.length, 0)).bytesRead, IN_PLACE_BYTES * 3);
+      assert.equal((await f.readFile()).length, IN_PLACE_BYTES * 3);
+      assert.equal((await f.stat()).size, IN_PLACE_BYTES * 3);
     } finally {
       await f.close();
     }
@@ -62,7 +62,7 @@ describe("OpenFile", () => {
   test("a read still in the pool when the file is closed keeps its descriptor until it is done", async () => {
     const f = OpenFile.open(large, fs.constants.O_RDONLY);
     const number = f.fd;
-    const buffer = Buffer.alloc(IN_PLACE_READ_BYTES * 2);
+    const buffer = Buffer.alloc(IN_PLACE_BYTES * 2);
     const reading = f.read(buffer, 0, buffer.length, 0);
     f.closeNow();
     // had the number been freed, the next open would get it, and the pool's read could land on that file
@@ -81,8 +81,8 @@ describe("OpenFile", () => {
     const f = OpenFile.open(large, fs.constants.O_RDONLY);
     let total = 0;
     for await (const chunk of f.createReadStream({ start: 0, autoClose: false })) total += (chunk as Buffer).length;
-    assert.equal(total, IN_PLACE_READ_BYTES * 3);
-    assert.equal((await f.stat()).size, IN_PLACE_READ_BYTES * 3, "still open after the stream ended");
+    assert.equal(total, IN_PLACE_BYTES * 3);
+    assert.equal((await f.stat()).size, IN_PLACE_BYTES * 3, "still open after the stream ended");
     const stream = f.createReadStream({ start: 0, autoClose: false });
     await f.close();
     await assert.rejects(
