@@ -34,6 +34,8 @@ const CASES: Case[] = [
   { name: "file: read 1 KB", script: fileServer, tool: "read", args: { path: "one-kb.txt" } },
   { name: "file: info", script: fileServer, tool: "info", args: { path: "one-kb.txt" } },
   { name: "file: list of 20 entries", script: fileServer, tool: "list", args: { path: "dir" } },
+  { name: "file: write 1 KB", script: fileServer, tool: "write", args: { path: "written.txt", content: "y".repeat(1023) + "\n" } },
+  { name: "file: grep of 20 files", script: fileServer, tool: "grep", args: { pattern: "file 1", path: "dir" } },
 ];
 
 interface Running {

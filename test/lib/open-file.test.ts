@@ -77,6 +77,23 @@ describe("OpenFile", () => {
     }
   });
 
+  test("writes in place and in the pool land whole and in order, and sync flushes them", async () => {
+    const target = path.join(dir, "written.bin");
+    const f = OpenFile.open(target, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+    const big = Buffer.alloc(IN_PLACE_BYTES * 2 + 7, "B");
+    try {
+      await f.write(Buffer.from("head:"));
+      await f.write(big);
+      await f.write(Buffer.from(":tail"));
+      await f.sync();
+      await f.chmod(0o640);
+    } finally {
+      await f.close();
+    }
+    assert.deepEqual(fs.readFileSync(target), Buffer.concat([Buffer.from("head:"), big, Buffer.from(":tail")]));
+    assert.equal(fs.statSync(target).mode & 0o777, 0o640);
+  });
+
   test("a stream reads through it and leaves the file open; closing ends the stream's reads", async () => {
     const f = OpenFile.open(large, fs.constants.O_RDONLY);
     let total = 0;
