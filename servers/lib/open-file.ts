@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import { promisify } from "node:util";
 
-/** What readers of an open file use: FileHandle has all of it, and so does OpenFile. */
+/** What readers of an open file use: FileHandle has all of it (the hub's callers may pass either), and so does OpenFile. */
 export interface ReadableFile {
   readonly fd: number;
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
@@ -39,7 +39,7 @@ type ReadCallback = (err: NodeJS.ErrnoException | null, bytesRead: number, buffe
 
 export class OpenFile implements ReadableFile {
   #fd: number;
-  /** Reads running in the pool: the descriptor is closed only once they are done, so none reads a file opened later under the same number. */
+  /** Reads, writes and flushes running in the pool: the descriptor is closed only once they are done, so none reaches a file opened later under the same number. */
   #inPool = 0;
   #closeWhenIdle?: number;
 
