@@ -3,7 +3,8 @@
 import crypto from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { atomicWriteAt, fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../lib/safe-fs.js";
+import { fdPath, lstatAt, openFileAt, withDir, withSubdir } from "../lib/safe-fs.js";
+import { atomicWriteAt } from "../lib/atomic-write.js";
 import { ToolError } from "../lib/tool.js";
 import { toolName } from "../lib/names.js";
 import { RESERVED_DIR, reservedRoot } from "./paths.js";

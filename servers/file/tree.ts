@@ -2,7 +2,8 @@
 // subfolder swapped for a symlink halfway through is refused, never followed, so a recursive copy
 // cannot pull files in from outside the workspace and a recursive delete cannot reach out of it.
 import fsp from "node:fs/promises";
-import { copyFileAt, fdPath, lstatAt, openFileAt, openSubdir, withSubdir } from "../lib/safe-fs.js";
+import { fdPath, lstatAt, openFileAt, openSubdir, withSubdir } from "../lib/safe-fs.js";
+import { copyFileAt } from "../lib/atomic-write.js";
 import type { OpenFile } from "../lib/open-file.js";
 
 export interface CopyCounts {

@@ -3,7 +3,7 @@ import { createTwoFilesPatch } from "diff";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
-import { atomicWriteAt } from "../../lib/safe-fs.js";
+import { atomicWriteAt } from "../../lib/atomic-write.js";
 import { formatSize, kindOf, readAt } from "../content.js";
 import { assertWritable, rel, withOpened, withParent } from "../paths.js";
 import { applyReplacements } from "../replace.js";

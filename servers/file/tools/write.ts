@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { toolName } from "../../lib/names.js";
 import { defineTool, reply, ToolError } from "../../lib/tool.js";
-import { atomicWriteAt } from "../../lib/safe-fs.js";
+import { atomicWriteAt } from "../../lib/atomic-write.js";
 import { formatSize, statOrNull } from "../content.js";
 import { assertWritable, rel, resolveTarget, withParent } from "../paths.js";
 
