@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import { promisify } from "node:util";
 
-/** What readers of an open file use: FileHandle has all of it (the hub's callers may pass either), and so does OpenFile. */
+/** The part of an open file that readers use: OpenFile's, and FileHandle's too, so a reader takes either. */
 export interface ReadableFile {
   readonly fd: number;
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
