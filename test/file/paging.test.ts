@@ -65,6 +65,16 @@ describe("paging a listing, a tree, a search and a file to the end", () => {
     assert.match(textOf(await f.tool("list", { path: "many", offset: 24, limit: 4 })), /\[entries 24-25 of 26; that was the last page\]/);
   });
 
+  test("list: a folder of 600 entries, stat'ed in batches between turns of the event loop, lists every one once", async () => {
+    for (let i = 0; i < 600; i++) f.put(`wide/e${String(i).padStart(3, "0")}`, "");
+    const r = structured(await f.tool("list", { path: "wide", limit: 10_000 }));
+    assert.equal(r.total, 600);
+    assert.deepEqual(
+      r.entries.map((e: { name: string }) => e.name),
+      Array.from({ length: 600 }, (_, i) => `e${String(i).padStart(3, "0")}`),
+    );
+  });
+
   test("tree: entries 5 at a time, depth-first in name order", async () => {
     const pages = await assertPagesCoverAll("tree", { path: "many" }, "entries", 5, 23 + 3 + 12);
     // a walk read to its end knows the total
