@@ -30,6 +30,7 @@ export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolv
 /** Reads and writes up to this many bytes are made in place; longer ones go to the thread pool. */
 export const IN_PLACE_BYTES = 256 * 1024;
 
+const readInPool = promisify(fs.read);
 const readWholeInPool = promisify(fs.readFile);
 const writeInPool = promisify(fs.write);
 const fsyncInPool = promisify(fs.fsync);
@@ -69,10 +70,8 @@ export class OpenFile implements ReadableFile {
   }
 
   /** A read made in the pool whatever its length: for a process whose event loop serves others, as the hub's does. */
-  readOffLoop(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
-    return new Promise((resolve, reject) =>
-      this.readInPool(buffer, offset, length, position, (err, bytesRead) => (err ? reject(err) : resolve({ bytesRead }))),
-    );
+  readOffLoop(buffer: Buffer, offset: number, length: number, position: number | null): Promise<{ bytesRead: number }> {
+    return this.inPool((fd) => readInPool(fd, buffer, offset, length, position));
   }
 
   statNow(): fs.Stats {
@@ -86,43 +85,35 @@ export class OpenFile implements ReadableFile {
   readFile(): Promise<Buffer>;
   readFile(encoding: BufferEncoding): Promise<string>;
   async readFile(encoding?: BufferEncoding): Promise<Buffer | string> {
-    const fd = this.open();
-    let bytes: Buffer;
-    if (this.statNow().size <= IN_PLACE_BYTES) bytes = fs.readFileSync(fd);
-    else {
-      this.#inPool++;
-      bytes = await readWholeInPool(fd).finally(() => this.poolDone());
-    }
+    const bytes = this.statNow().size <= IN_PLACE_BYTES ? fs.readFileSync(this.open()) : await this.inPool((fd) => readWholeInPool(fd));
     return encoding ? bytes.toString(encoding) : bytes;
   }
 
   /** A stream over the file that reads through this object and never closes it: the file is closed by close() alone. */
   createReadStream(options: { encoding?: BufferEncoding; start?: number; end?: number; autoClose: false }): fs.ReadStream {
     const read = (_fd: number, buffer: Buffer, offset: number, length: number, position: number | null, callback: ReadCallback) =>
-      this.readInPool(buffer, offset, length, position, callback);
+      void this.readOffLoop(buffer, offset, length, position).then(
+        ({ bytesRead }) => callback(null, bytesRead, buffer),
+        (err: NodeJS.ErrnoException) => callback(err, 0, buffer),
+      );
     return fs.createReadStream("", { ...options, fd: this.open(), fs: { read, close: (_fd: number, callback: (err: null) => void) => callback(null) } });
   }
 
   /** Write all of `data` at the file's position. */
   async write(data: Buffer): Promise<void> {
-    const fd = this.open();
     if (data.length <= IN_PLACE_BYTES) {
+      const fd = this.open();
       for (let done = 0; done < data.length;) done += fs.writeSync(fd, data, done, data.length - done);
       return;
     }
-    this.#inPool++;
-    try {
+    await this.inPool(async (fd) => {
       for (let done = 0; done < data.length;) done += (await writeInPool(fd, data, done, data.length - done)).bytesWritten;
-    } finally {
-      this.poolDone();
-    }
+    });
   }
 
   /** Flush to the disk: it waits on the disk, so in the pool. */
   async sync(): Promise<void> {
-    const fd = this.open();
-    this.#inPool++;
-    await fsyncInPool(fd).finally(() => this.poolDone());
+    await this.inPool((fd) => fsyncInPool(fd));
   }
 
   /** Its mode and times, set through the descriptor. */
@@ -146,13 +137,15 @@ export class OpenFile implements ReadableFile {
     this.closeNow();
   }
 
-  private readInPool(buffer: Buffer, offset: number, length: number, position: number | null, callback: ReadCallback): void {
-    if (this.#fd < 0) return callback(ebadf(), 0, buffer);
+  /** An operation on the descriptor in the pool, counted so that close waits for it. */
+  private async inPool<T>(operation: (fd: number) => Promise<T>): Promise<T> {
+    const fd = this.open();
     this.#inPool++;
-    fs.read(this.#fd, buffer, offset, length, position, (err, bytesRead, buf) => {
+    try {
+      return await operation(fd);
+    } finally {
       this.poolDone();
-      callback(err, bytesRead, buf);
-    });
+    }
   }
 
   private poolDone(): void {
