@@ -15,19 +15,27 @@ RUN apt-get update \
 # node-gyp builds node-pty against the headers that ship with Node in /usr/local/include/node
 # instead of downloading them, so the build needs the npm registry only.
 ENV npm_config_nodedir=/usr/local
+# Node without its symbol table and debug information (~18 MB): they name Node's own C++ functions
+# to a native debugger or profiler, which the image does not have; the symbols addons link
+# against (node-pty) are the dynamic ones, which stay. strip comes with the compilers here.
+RUN cp /usr/local/bin/node /tmp/node && strip /tmp/node
+
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY hub ./hub
 COPY servers ./servers
-COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
+COPY scripts/build.mjs scripts/bundle.mjs scripts/runtime-modules.mjs ./scripts/
+# node_modules keeps only what is loaded at run time (scripts/runtime-modules.mjs): the packages the
+# bundles leave outside and the code server's JavaScript driver imports, with their dependencies;
+# everything bundled, and the dev dependencies, go (~30 MB).
 # node-pty ships prebuilt binaries for macOS and Windows only (~60 MB); on Linux it loads the
 # one compiled above from build/Release, so the others are dropped.
 # Type declarations, source maps and documents in node_modules are never loaded at run time (~25 MB),
 # nor tsc's source maps in dist/ (the bundles in dist/bundle/ are what runs).
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
+ && node scripts/runtime-modules.mjs --prune \
  && rm -f dist/.tsbuildinfo \
  && find dist -name '*.js.map' -delete \
  && find node_modules/node-pty/prebuilds -mindepth 1 -maxdepth 1 ! -name 'linux-*' -exec rm -rf {} + \
@@ -101,6 +109,8 @@ RUN if id node >/dev/null 2>&1; then userdel --remove node; fi \
  && groupadd --system agentbox-config && usermod -aG agentbox-config agent \
  && install -d -m 0750 -o root -g agentbox-config /etc/agentbox \
  && install -d -m 0711 /var/lib/agentbox
+# Node itself without its symbol table (stripped in the build stage, see there)
+COPY --from=build /tmp/node /usr/local/bin/node
 
 # One layer for the whole system: files removed above from the base's layers would otherwise
 # still be shipped in them (a later layer only hides them). The application's layers stay apart

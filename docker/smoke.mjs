@@ -31,6 +31,8 @@ import { PAGE_TITLE, PAGE_TOKEN, PAPER_TITLE, startFixtures } from "./fixtures.m
 import { phaseReadOnly, phaseReplicas } from "./smoke-deploy.mjs";
 import { phaseTenants } from "./smoke-tenants.mjs";
 import { phaseRootHostUser } from "./smoke-readme.mjs";
+// documents made by the libraries that write each format (built by `npm run build`, which `npm run setup` runs)
+import { makeDocx, makePdf, makeXlsx } from "../dist/test/markitdown/fixtures.js";
 
 const SERVERS = ["file", "terminal", "browser", "markitdown", "arxiv", "code"];
 const CALL_TIMEOUT_MS = 120_000; // Chromium's and Python's first start in a cold container
@@ -203,6 +205,17 @@ async function phaseDefault(fixtures) {
       expect(html.includes("# Smoke Heading") && html.includes("**bold**"), `HTML did not become Markdown:\n${html.slice(0, 400)}`);
     });
 
+    // the converters that load PDF.js, mammoth and SheetJS from node_modules, which the image keeps only in part (scripts/runtime-modules.mjs)
+    await check("markitdown: convert a PDF, a Word and an Excel document", async () => {
+      const converted = async (bytes, name) => textOf(await callOk(client, "markitdown_convert", { content: bytes.toString("base64"), name }));
+      const pdf = await converted(await makePdf(["Smoke PDF line"]), "smoke.pdf");
+      expect(pdf.includes("Smoke PDF line"), `the PDF's text is missing:\n${pdf.slice(0, 400)}`);
+      const docx = await converted(await makeDocx(), "smoke.docx");
+      expect(/^# Quarterly Report/m.test(docx), `the Word document's heading is missing:\n${docx.slice(0, 400)}`);
+      const xlsx = await converted(makeXlsx(), "smoke.xlsx");
+      expect(/\| apple \| 3 +\|/.test(xlsx), `the Excel sheet did not become a table:\n${xlsx.slice(0, 400)}`);
+    });
+
     await check("arxiv: search answered by the local arXiv stand-in", async () => {
       const before = fixtures.requests.length;
       const res = await callOk(client, "arxiv_search", { query: "container smoke", limit: 5 });
@@ -221,6 +234,11 @@ async function phaseDefault(fixtures) {
         code: "import numpy as np, pandas as pd, matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\nint(pd.DataFrame({'a': np.arange(4)})['a'].sum())",
       });
       expect(textOf(stack).trim() === "6", `numpy/pandas/matplotlib gave:\n${textOf(stack)}`);
+    });
+
+    await check("code: JavaScript runs (its driver's packages are in the image)", async () => {
+      const res = await callOk(client, "code_execute", { language: "javascript", code: "const xs = [1, 2, 3];\nxs.reduce((a, b) => a + b, 0) * 7" });
+      expect(textOf(res).trim() === "42", `the JavaScript gave:\n${textOf(res)}`);
     });
 
     await check("a hub that dies is started again, and serves", async () => {

@@ -16,7 +16,7 @@ import * as esbuild from "esbuild";
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const dist = path.join(root, "dist");
 export const SERVERS = ["arxiv", "browser", "code", "file", "markitdown", "terminal"];
-const EXTERNAL = [
+export const EXTERNAL = [
   // Chromium's driver reads its injected scripts and protocol files from its package folder
   "playwright-core",
   // loads PDF.js and its worker, and optional converters, by name at run time
@@ -28,6 +28,14 @@ const EXTERNAL = [
   "bufferutil",
   "utf-8-validate",
 ];
+
+/**
+ * Programs run from tsc's output in dist/, not from a bundle: the npm packages they import are loaded
+ * from node_modules (scripts/runtime-modules.mjs keeps those in the image). The code server's
+ * JavaScript driver (servers/code/config.ts `jsDriver`) is one process per session; it resolves the
+ * session's own packages from the session's folder, never from a bundle.
+ */
+export const UNBUNDLED_ENTRIES = ["servers/code/js/driver.js"];
 
 /** Each module keeps its own `import.meta.url`: its file's URL, relative to the bundle it is put in. */
 function ownImportMetaUrl(outfile) {
