@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Record what the container costs: the image's size and the time from `docker run` to a ready
-// hub (/readyz 200, every child server started), over a few cold starts of a fresh container.
+// Record what the container costs: the image's size, what each of its parts weighs, and the time
+// from `docker run` to a ready hub (/readyz 200, every child server started), over a few cold
+// starts of a fresh container.
 //
 //   node bench/docker.mjs [--image agentbox] [--runs 3] [--out bench/results/docker.json]
 //
@@ -20,6 +21,39 @@ const runs = Number(arg("--runs", "3"));
 const out = arg("--out", "bench/results/docker.json");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * What each part of the image weighs, read inside it (`du`, bytes of the files): the parts an operator
+ * pays for when the image is pulled, and "everything else" (the Debian base, the small packages).
+ * Shared libraries are a part of their own: Chromium's and Python's are among them, and one library
+ * can serve both.
+ */
+const PARTS = [
+  ["Chromium (headless shell)", ["/usr/lib/chromium"]],
+  ["shared libraries (Chromium's, Python's, the system's)", ["/usr/lib/x86_64-linux-gnu"]],
+  ["Python 3.11 with numpy, pandas, matplotlib and pip", ["/usr/lib/python3", "/usr/lib/python3.11", "/usr/share/matplotlib"]],
+  ["Node (the binary)", ["/usr/local/bin/node"]],
+  ["npm and corepack (agents install packages with them)", ["/usr/local/lib/node_modules"]],
+  ["fonts (Latin, CJK)", ["/usr/share/fonts"]],
+  ["git", ["/usr/lib/git-core", "/usr/bin/git"]],
+  ["agentbox: node_modules (what runs outside the bundles)", ["/app/node_modules"]],
+  ["agentbox: dist (the bundles, the pages, tsc's output)", ["/app/dist"]],
+];
+
+async function imageParts(image) {
+  const paths = ["/", ...PARTS.flatMap(([, of]) => of)];
+  // one du per path: a single du counts what it has seen once, so a path inside "/" would read as empty
+  const out = await docker(["run", "--rm", "--network", "host", "--entrypoint", "sh", image, "-c", 'for at in "$@"; do du -sxb "$at"; done', "du", ...paths]);
+  const bytes = Object.fromEntries(
+    out
+      .split("\n")
+      .map((line) => line.split("\t"))
+      .map(([size, at]) => [at, Number(size)]),
+  );
+  const parts = PARTS.map(([part, of]) => ({ part, paths: of.join(" "), MB: Math.round(of.reduce((sum, at) => sum + (bytes[at] ?? 0), 0) / 1e6) }));
+  const rest = Math.round(bytes["/"] / 1e6) - parts.reduce((sum, p) => sum + p.MB, 0);
+  return [...parts, { part: "everything else (the Debian base, small packages)", paths: "", MB: rest }];
+}
 const round = (x) => Math.round(x);
 
 async function main() {
@@ -32,6 +66,8 @@ async function main() {
     .map((line) => line.split("\t"))
     .filter(([size]) => /GB|MB/.test(size))
     .map(([size, by]) => ({ size, createdBy: JSON.parse(by).replace(/\s+/g, " ").slice(0, 160) || "(base image node:22-bookworm-slim)" }));
+
+  const parts = await imageParts(image);
 
   const readyMs = [];
   const stopMs = [];
@@ -64,6 +100,7 @@ async function main() {
     imageTargetMB: 1000,
     baseImageMB: base === null ? null : round(base / 1e6),
     largestLayers: layers,
+    imageParts: parts,
     runToReadyMs: { runs: readyMs.map(round), median: round(median(readyMs)), min: round(Math.min(...readyMs)), max: round(Math.max(...readyMs)) },
     dockerStopMs: { runs: stopMs.map(round), median: round(median(stopMs)) },
     notes:

@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { failed, header, ms, num, range, ratio, table, yes, type J } from "./report-format.js";
 import { density } from "./report-density.js";
+import { docker } from "./report-docker.js";
 import { previews } from "./report-previews.js";
 import { serverCalls } from "./report-server-calls.js";
 import { readResult } from "./results.js";
@@ -109,7 +110,7 @@ function throughput(r: J | undefined): string {
   );
 }
 
-function coldstart(r: J | undefined, docker: J | undefined): string {
+function coldstart(r: J | undefined, dockerResult: J | undefined): string {
   const bad = failed("4. Cold start", r);
   if (bad || !r) return bad!;
   const rows = [
@@ -118,23 +119,6 @@ function coldstart(r: J | undefined, docker: J | undefined): string {
     ["first tools/list holding every server's tools", range(r.allToolsListedMs, (x) => ms(x, 0))],
     ...Object.entries((r.childReadyMs ?? {}) as J).map(([name, s]) => [`child ready: ${name}`, range(s as J, (x) => ms(x, 0))]),
   ];
-  let dockerPart = "\n\n`docker run` to ready: no `bench/results/docker.json` yet (written by `bench/docker.*`).";
-  if (docker) {
-    const flat = Object.entries(docker).filter(([k, v]) => k !== "environment" && (typeof v === "number" || typeof v === "string" || typeof v === "boolean"));
-    const nested = Object.entries(docker).filter(([k, v]) => k !== "environment" && v && typeof v === "object" && !Array.isArray(v));
-    const dockerRows = [
-      ...flat.map(([k, v]) => [k, String(v)]),
-      ...nested.map(([k, v]) => [
-        k,
-        Object.entries(v as J)
-          .map(([kk, vv]) => `${kk}: ${typeof vv === "object" ? JSON.stringify(vv) : vv}`)
-          .join(", "),
-      ]),
-    ];
-    dockerPart =
-      "\n\nFrom `bench/results/docker.json` (targets (issue 41): image ≤ 1,000 MB, `docker run` to ready ≤ 1.5 s):\n\n" +
-      table(["measure", "value"], dockerRows);
-  }
   return (
     [
       "### 4. Cold start (process start → ready)",
@@ -144,7 +128,7 @@ function coldstart(r: J | undefined, docker: J | undefined): string {
       `Target ready (all servers listed) ≤ 1 s: ${yes(r.target?.met)}.` + (r.failures?.length ? ` Failed runs: ${r.failures.join("; ")}` : ""),
     ].join("\n\n") +
     unavailable(r) +
-    dockerPart
+    `\n\n${docker(dockerResult)}`
   );
 }
 
