@@ -41,6 +41,7 @@ docker image prune -f --filter "until=72h" >/dev/null 2>&1 || true
 
 # --- 4. the smoke test ----------------------------------------------------------------------------
 [[ -d node_modules/@modelcontextprotocol/sdk ]] || die "node_modules is missing: run npm ci before docker/ci.sh (the smoke test uses the MCP SDK client)"
+[[ -f dist/test/markitdown/fixtures.js ]] || die "dist/ is not built: run npm run setup (or npm run build) before docker/ci.sh (the smoke test converts documents made by the test fixtures)"
 step "smoke test"
 node docker/smoke.mjs --image "$IMAGE" || die "the container smoke test failed (see the checks above)"
 
