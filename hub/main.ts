@@ -3,13 +3,14 @@
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { createLogger, errorMessage, type Logger } from "../servers/lib/log.js";
-import { ConfigError, loadConfig } from "./config/config.js";
+import { ConfigError, loadConfig, type HubConfig } from "./config/config.js";
 import { createApp } from "./http/app.js";
 import { Hub, VERSION } from "./hub.js";
 import { MintedSecrets } from "./observability/minted-secrets.js";
 import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler } from "./http/listen.js";
 import { hubTools } from "./tools/hub-tools.js";
-import { firstUntraversable } from "./tenants/tenants.js";
+import { firstUntraversable, stateDir } from "./tenants/tenants.js";
+import { WorkspaceHeld, WorkspaceLock } from "./tenants/workspace-lock.js";
 import { callsInFlight, drain } from "./http/replica.js";
 import { upgradesOf } from "./http/live-route.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
@@ -104,6 +105,9 @@ async function main(): Promise<void> {
     process.stderr.write(`agentbox: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
     process.exit(2);
   }
+  // one hub at a time ends processes under a workspace's tenant uids: a second one would end this one's
+  const lock = hub.isolation.mode === "uid" ? takeWorkspace(config, log) : undefined;
+  process.once("exit", () => lock?.release());
   const app = createApp(hub);
 
   const upgrades = upgradesOf(hub.previews, hub.live, new TrustedProxies(config.trustedProxies));
@@ -164,6 +168,19 @@ async function main(): Promise<void> {
       .servers.map((s) => `${s.name}:${s.state}:${s.tools}`)
       .join(" "),
   });
+}
+
+/** The workspace's lock (./tenants/workspace-lock.ts); exits, having touched nothing, when another live hub holds it. */
+function takeWorkspace(config: HubConfig, log: Logger): WorkspaceLock {
+  try {
+    return WorkspaceLock.acquire(stateDir(config), config.workspace);
+  } catch (err) {
+    log.error("refusing to start: another hub serves this workspace", {
+      error: errorMessage(err),
+      ...(err instanceof WorkspaceHeld ? { holder: err.holder.pid } : {}),
+    });
+    process.exit(1);
+  }
 }
 
 /**
