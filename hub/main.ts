@@ -172,13 +172,17 @@ async function main(): Promise<void> {
 
 /** The workspace's lock (./tenants/workspace-lock.ts); exits, having touched nothing, when another live hub holds it. */
 function takeWorkspace(config: HubConfig, log: Logger): WorkspaceLock {
+  const dir = stateDir(config);
   try {
-    return WorkspaceLock.acquire(stateDir(config), config.workspace);
+    return WorkspaceLock.acquire(dir, config.workspace);
   } catch (err) {
-    log.error("refusing to start: another hub serves this workspace", {
-      error: errorMessage(err),
-      ...(err instanceof WorkspaceHeld ? { holder: err.holder.pid } : {}),
-    });
+    if (err instanceof WorkspaceHeld) log.error("refusing to start: another hub serves this workspace", { error: err.message, holder: err.holder.pid });
+    else
+      log.error("cannot start: the workspace's lock cannot be made", {
+        stateDir: dir,
+        error: errorMessage(err),
+        hint: "AGENTBOX_STATE_DIR must be a folder the hub can write",
+      });
     process.exit(1);
   }
 }

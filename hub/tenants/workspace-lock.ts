@@ -52,6 +52,24 @@ function textOf(file: string): string | undefined {
   }
 }
 
+/**
+ * Makes `file` hold `text` unless it exists: written beside it, then linked into place, so no other hub
+ * ever reads it half written (an empty lock would read as unreadable, and be taken over).
+ */
+function linkedIn(file: string, text: string): boolean {
+  const written = `${file}.${process.pid}`;
+  fs.writeFileSync(written, text, { mode: 0o600 });
+  try {
+    fs.linkSync(written, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    return false;
+  } finally {
+    fs.rmSync(written, { force: true });
+  }
+}
+
 function holderIn(text: string): Holder | undefined {
   try {
     const holder = JSON.parse(text) as Partial<Holder>;
@@ -81,12 +99,7 @@ export class WorkspaceLock {
     const text = JSON.stringify(mine);
     // a stale lock is removed and the file made again: another hub starting at the same moment gets one of the two tries
     for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        fs.writeFileSync(file, text, { flag: "wx", mode: 0o600 });
-        return new WorkspaceLock(file, text);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      }
+      if (linkedIn(file, text)) return new WorkspaceLock(file, text);
       const found = textOf(file);
       if (found === undefined) continue; // removed meanwhile: try again
       const holder = holderIn(found);

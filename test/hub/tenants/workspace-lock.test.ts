@@ -114,6 +114,21 @@ describe("two hubs as root on one workspace", { skip: process.getuid?.() === 0 ?
     await third.stop();
     fs.rmSync(shared, { recursive: true, force: true });
   });
+
+  test("a state folder the hub cannot make is named as the reason it does not start, not another hub", async () => {
+    const notAFolder = path.join(stateDir, "a-file");
+    fs.writeFileSync(notAFolder, "");
+    const refused = await startHub({ servers: [], env: { AGENTBOX_STATE_DIR: path.join(notAFolder, "state") } }).then(
+      async (started) => {
+        await started.stop();
+        return "it started";
+      },
+      (err: Error) => err.message,
+    );
+    assert.match(refused, /hub exited with 1/);
+    assert.match(refused, /cannot start: the workspace's lock cannot be made.*AGENTBOX_STATE_DIR must be a folder the hub can write/);
+    assert.doesNotMatch(refused, /another hub serves/);
+  });
 });
 
 test("the lock is named by the workspace's resolved path", () => {
