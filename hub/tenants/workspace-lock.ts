@@ -12,11 +12,12 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { readProc } from "../../servers/lib/proctree.js";
 
 interface Holder {
   pid: number;
-  /** The process's start time (/proc/<pid>/stat, clock ticks since boot): a pid can be reused, this pair cannot. */
-  startTime: string;
+  /** The process's start time (clock ticks since boot): a pid can be reused, this pair cannot. */
+  startTime: number;
   workspace: string;
   since: string;
 }
@@ -33,15 +34,9 @@ export class WorkspaceHeld extends Error {
 }
 
 /** A live process's start time, or undefined when it has ended (a zombie has ended: it only waits to be reaped). */
-export function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    // the command name in parentheses may hold spaces and parentheses of its own: fields count from the last ")"
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return fields[0] === "Z" || fields[0] === "X" ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
+export function startTimeOf(pid: number): number | undefined {
+  const info = readProc(pid);
+  return info && info.state !== "Z" && info.state !== "X" ? info.startTicks : undefined;
 }
 
 function textOf(file: string): string | undefined {
@@ -73,7 +68,7 @@ function linkedIn(file: string, text: string): boolean {
 function holderIn(text: string): Holder | undefined {
   try {
     const holder = JSON.parse(text) as Partial<Holder>;
-    return Number.isSafeInteger(holder.pid) && typeof holder.startTime === "string" ? (holder as Holder) : undefined;
+    return Number.isSafeInteger(holder.pid) && Number.isSafeInteger(holder.startTime) ? (holder as Holder) : undefined;
   } catch {
     return undefined;
   }
@@ -95,7 +90,7 @@ export class WorkspaceLock {
   static acquire(stateDir: string, workspace: string): WorkspaceLock {
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o711 });
     const file = WorkspaceLock.fileFor(stateDir, workspace);
-    const mine: Holder = { pid: process.pid, startTime: startTimeOf(process.pid) ?? "", workspace: path.resolve(workspace), since: new Date().toISOString() };
+    const mine: Holder = { pid: process.pid, startTime: startTimeOf(process.pid) ?? 0, workspace: path.resolve(workspace), since: new Date().toISOString() };
     const text = JSON.stringify(mine);
     // a stale lock is removed and the file made again: another hub starting at the same moment gets one of the two tries
     for (let attempt = 0; attempt < 3; attempt++) {

@@ -13,6 +13,8 @@ export interface ProcInfo {
   rssBytes: number;
   /** user + system CPU time in clock ticks */
   cpuTicks: number;
+  /** when it started, in clock ticks since boot: with the pid, it names one process for good (a pid is reused) */
+  startTicks: number;
 }
 
 const PAGE_SIZE = 4096;
@@ -41,6 +43,7 @@ function parseStat(pid: number, stat: string): ProcInfo {
     sid: Number(fields[3]),
     cpuTicks: Number(fields[11]) + Number(fields[12]),
     rssBytes: Number(fields[21]) * PAGE_SIZE,
+    startTicks: Number(fields[19]),
   };
 }
 

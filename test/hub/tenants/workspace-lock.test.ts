@@ -21,7 +21,7 @@ async function otherProcess(): Promise<ChildProcess> {
   return child;
 }
 
-function heldBy(pid: number, startTime: string | undefined): void {
+function heldBy(pid: number, startTime: number | undefined): void {
   fs.writeFileSync(lockFile, JSON.stringify({ pid, startTime, workspace, since: "2026-11-29T00:00:00.000Z" }));
 }
 
@@ -49,7 +49,7 @@ describe("the lock file", () => {
   test("a lock whose pid another process has now (its start time differs), or that cannot be read, is taken over", async () => {
     const other = await otherProcess();
     try {
-      heldBy(other.pid!, "1");
+      heldBy(other.pid!, 1);
       WorkspaceLock.acquire(stateDir, workspace).release();
       fs.writeFileSync(lockFile, "{ not json");
       WorkspaceLock.acquire(stateDir, workspace).release();
