@@ -40,6 +40,7 @@ import { RecordingLinks } from "./previews/recordings.js";
 import { LiveViews, type LiveKind } from "./live/views.js";
 import { buildTenants, identified, prepareTenant, severalTenants, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 import { People } from "./tenants/people.js";
+import { uidLockDir, UidLocks } from "./tenants/uid-locks.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
 import { systemClock, type Clock } from "./protocol/clock.js";
@@ -91,6 +92,11 @@ export class Hub implements HubServices {
   private hubPort?: number;
   /** A tenant with its servers and catalog, not started (the constructor's tenants, and each person's on sign-in). */
   private readonly serveTenant: (tenant: Tenant) => ServedTenant;
+  /**
+   * The uids this hub gives its tenants, locked against every other hub on the machine (hub/tenants/uid-locks.ts): the
+   * configured tenants' are taken before the start-up sweep (hub/main.ts), a person's when they first sign in.
+   */
+  readonly uidLocks?: UidLocks;
   /** People signed in with OAuth, each a tenant of their own (hub/tenants/people.ts); none without auth.oauth. */
   readonly people?: People<ServedTenant>;
 
@@ -163,6 +169,7 @@ export class Hub implements HubServices {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     };
     this.tenants = buildTenants(config, isolation, this.network).map(this.serveTenant);
+    this.uidLocks = isolation.mode === "uid" ? new UidLocks(uidLockDir(stateDir(config)), config.workspace) : undefined;
     this.people = config.oauth
       ? new People(
           { ...config, oauth: config.oauth },
@@ -175,6 +182,7 @@ export class Hub implements HubServices {
             drop: (tenant) => this.dropPerson(tenant),
           },
           clock,
+          this.uidLocks,
         )
       : undefined;
     this.sessions = new SessionRegistry(config.sessionIdleMs, (session, reason) => this.onSessionClosed(session, reason), this.secrets, clock);

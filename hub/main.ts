@@ -11,6 +11,7 @@ import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler 
 import { hubTools } from "./tools/hub-tools.js";
 import { firstUntraversable, stateDir } from "./tenants/tenants.js";
 import { WorkspaceHeld, WorkspaceLock } from "./tenants/workspace-lock.js";
+import { UidHeld } from "./tenants/uid-locks.js";
 import { callsInFlight, drain } from "./http/replica.js";
 import { upgradesOf } from "./http/live-route.js";
 import { TrustedProxies } from "./http/trusted-proxies.js";
@@ -105,8 +106,8 @@ async function main(): Promise<void> {
     process.stderr.write(`agentbox: ${err instanceof ConfigError ? err.message : errorMessage(err)}\n`);
     process.exit(2);
   }
-  // one hub at a time ends processes under a workspace's tenant uids: a second one would end this one's
-  const lock = hub.isolation.mode === "uid" ? takeWorkspace(config, log) : undefined;
+  // one hub at a time ends processes under a workspace's tenant uids, or under any one uid: a second one would end this one's
+  const lock = hub.isolation.mode === "uid" ? takeWorkspace(config, hub, log) : undefined;
   process.once("exit", () => lock?.release());
   const app = createApp(hub);
 
@@ -170,13 +171,23 @@ async function main(): Promise<void> {
   });
 }
 
-/** The workspace's lock (./tenants/workspace-lock.ts); exits, having touched nothing, when another live hub holds it. */
-function takeWorkspace(config: HubConfig, log: Logger): WorkspaceLock {
+/**
+ * The workspace's lock (./tenants/workspace-lock.ts) and its tenants' uids (./tenants/uid-locks.ts); exits, having
+ * touched nothing, when another live hub holds either.
+ */
+function takeWorkspace(config: HubConfig, hub: Hub, log: Logger): WorkspaceLock {
   const dir = stateDir(config);
+  let lock: WorkspaceLock | undefined;
   try {
-    return WorkspaceLock.acquire(dir, config.workspace);
+    lock = WorkspaceLock.acquire(dir, config.workspace);
+    const explicit = new Set(config.tenants.filter((t) => t.uid !== undefined).map((t) => t.name));
+    hub.uidLocks?.takeAll(hub.tenants.flatMap((t) => (t.identity ? [{ name: t.name, uid: t.identity.uid, explicit: explicit.has(t.name) }] : [])));
+    return lock;
   } catch (err) {
+    lock?.release();
     if (err instanceof WorkspaceHeld) log.error("refusing to start: another hub serves this workspace", { error: err.message, holder: err.holder.pid });
+    else if (err instanceof UidHeld)
+      log.error("refusing to start: a tenant's uid is another hub's", { error: err.message, tenant: err.tenant, uid: err.uid, holder: err.holder.pid });
     else
       log.error("cannot start: the workspace's lock cannot be made", {
         stateDir: dir,

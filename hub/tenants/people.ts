@@ -13,6 +13,7 @@ import type { Isolation } from "./isolation.js";
 import type { NetworkPlan } from "./network.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 import { buildPersonTenant, derivedUid, type Tenant } from "./tenants.js";
+import { UidHeld, type UidLocks } from "./uid-locks.js";
 
 /** Why a person gets no tenant: said to them as the reply's message. */
 export class PersonRefused extends Error {}
@@ -53,6 +54,8 @@ export class People<T extends Tenant> {
     private readonly lifecycle: PersonLifecycle<T>,
     /** The hub's time: how long a person has been away decides when their tenant is dropped. */
     private readonly clock: Clock,
+    /** The uids other hubs on this machine give their tenants (per-tenant uids only): a person never gets one of them. */
+    private readonly uidLocks?: UidLocks,
   ) {
     let entries: string[] = [];
     try {
@@ -148,19 +151,30 @@ export class People<T extends Tenant> {
   /**
    * A uid no other tenant has: the owner of the person's folder when an earlier run made it (their
    * files stay theirs), else one derived from the name, stepping past any other tenant's, or the
-   * owner of another folder in the workspace.
+   * owner of another folder in the workspace, or a uid another hub on this machine gives a tenant.
    */
   private uidFor(name: string): number {
     const taken = new Set(this.tenants().flatMap((t) => (t.identity ? [t.identity.uid] : [])));
     taken.add(process.getuid?.() ?? 0);
     const own = [...this.foldersByUid].find(([, folder]) => folder === name)?.[0];
-    if (own !== undefined && !taken.has(own)) return own;
+    if (own !== undefined && !taken.has(own) && this.locked(own, name)) return own;
     for (let attempt = 0; ; attempt++) {
       const uid = derivedUid(attempt ? `${name}#${attempt}` : name, this.config.workspace);
-      if (!taken.has(uid) && !this.foldersByUid.has(uid)) {
+      if (!taken.has(uid) && !this.foldersByUid.has(uid) && this.locked(uid, name)) {
         this.foldersByUid.set(uid, name);
         return uid;
       }
+    }
+  }
+
+  /** Whether `uid` is now this hub's for `name`: false when another live hub gives it to a tenant of its own (./uid-locks.ts). */
+  private locked(uid: number, name: string): boolean {
+    try {
+      this.uidLocks?.take(uid, name);
+      return true;
+    } catch (err) {
+      if (err instanceof UidHeld) return false;
+      throw err;
     }
   }
 }

@@ -1,0 +1,98 @@
+// No two hubs on one machine give a tenant the same uid. A hub ends every process under its
+// tenants' uids that is not below its own servers (./sweeper.ts): before it listens, and in every
+// sweep after. Two hubs sharing a uid therefore kill each other's servers, terminals and browsers
+// as leftovers or escapees. Two workspaces' derived uids (./tenants.ts) can meet, one time in 40,000
+// for each pair of tenants (a test suite starting hundreds of hubs met it), and an operator can give
+// two hubs' tenants the same explicit uid. So each uid a hub gives a tenant is locked
+// (./lock-file.ts) for as long as the hub serves that tenant; a uid another live hub holds is
+// refused at start, and stepped past for a person signing in (./people.ts). The locks live in one
+// folder for the whole machine, root's, whatever state folder each hub was given.
+import fs from "node:fs";
+import path from "node:path";
+import { liveHolder, LockFile, type Holder } from "./lock-file.js";
+
+/** Where every hub on this machine locks its uids: /run (root's, emptied at boot), else the hub's state folder. */
+export function uidLockDir(stateDir: string): string {
+  return fs.existsSync("/run") ? "/run/agentbox" : stateDir;
+}
+
+interface UidHolder extends Holder {
+  uid: number;
+  tenant: string;
+  workspace: string;
+}
+
+/** A tenant's uid another live hub gives one of its tenants. */
+export class UidHeld extends Error {
+  constructor(
+    readonly tenant: string,
+    readonly uid: number,
+    readonly holder: UidHolder,
+    explicit: boolean,
+  ) {
+    super(
+      `Tenant '${tenant}' would run as uid ${uid}, which another agentbox hub (pid ${holder.pid}, running since ${holder.since}) gives its ` +
+        `tenant '${holder.tenant}' on the workspace ${holder.workspace}. A hub ends every process under its tenants' uids that is not its own, ` +
+        "so two hubs sharing one would kill each other's servers. " +
+        (explicit
+          ? `Give '${tenant}' another "uid" in the config, or stop that hub.`
+          : `The uid is derived from this workspace and the name '${tenant}', and the two happen to meet: give '${tenant}' a "uid" of its own in the config, or stop that hub.`),
+    );
+  }
+}
+
+export class UidLocks {
+  private readonly held = new Map<number, LockFile>();
+  private exitHooked = false;
+
+  constructor(
+    private readonly stateDir: string,
+    private readonly workspace: string,
+  ) {}
+
+  static fileFor(stateDir: string, uid: number): string {
+    return path.join(stateDir, `uid-${uid}.lock`);
+  }
+
+  /** The live hub other than this one that gives `uid` to a tenant, if any. */
+  holderOf(uid: number): UidHolder | undefined {
+    return this.held.has(uid) ? undefined : liveHolder<UidHolder>(UidLocks.fileFor(this.stateDir, uid));
+  }
+
+  /** Takes `uid` for `tenant` until released or the process exits; throws UidHeld when a live hub holds it. `explicit`: the config named it. */
+  take(uid: number, tenant: string, explicit = false): void {
+    if (this.held.has(uid)) return;
+    fs.mkdirSync(this.stateDir, { recursive: true, mode: 0o711 });
+    const mine = LockFile.holder({ uid, tenant, workspace: path.resolve(this.workspace) });
+    const taken = LockFile.acquire(UidLocks.fileFor(this.stateDir, uid), mine, `uid ${uid}`);
+    if ("heldBy" in taken) throw new UidHeld(tenant, uid, taken.heldBy, explicit);
+    this.held.set(uid, taken);
+    if (!this.exitHooked) {
+      this.exitHooked = true;
+      process.once("exit", () => this.releaseAll());
+    }
+  }
+
+  /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidHeld is thrown. */
+  takeAll(tenants: readonly { name: string; uid: number; explicit: boolean }[]): void {
+    const taken: number[] = [];
+    try {
+      for (const t of tenants) {
+        if (!this.held.has(t.uid)) taken.push(t.uid);
+        this.take(t.uid, t.name, t.explicit);
+      }
+    } catch (err) {
+      for (const uid of taken) this.release(uid);
+      throw err;
+    }
+  }
+
+  release(uid: number): void {
+    this.held.get(uid)?.release();
+    this.held.delete(uid);
+  }
+
+  releaseAll(): void {
+    for (const uid of [...this.held.keys()]) this.release(uid);
+  }
+}
