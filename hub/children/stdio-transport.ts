@@ -9,6 +9,7 @@ import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { holdUntilTurnEnds } from "../../servers/lib/turn-writes.js";
+import { LineSplitter } from "../../servers/lib/json-lines.js";
 import { noteSize } from "./message-sizes.js";
 
 export interface StdioChildParams {
@@ -36,10 +37,18 @@ export class StdioChildTransport implements Transport {
   private child?: ChildProcess;
   /** How the process ended, once it has. */
   exit?: { code: number | null; signal: NodeJS.Signals | null };
-  private partial: Buffer[] = [];
-  private partialBytes = 0;
+  private readonly lines: LineSplitter;
 
-  constructor(private readonly params: StdioChildParams) {}
+  constructor(private readonly params: StdioChildParams) {
+    this.lines = new LineSplitter(
+      params.maxLineBytes,
+      (line, bytes) => this.deliver(line, bytes),
+      () => {
+        this.onerror?.(new ReplyTooLargeError(`The server wrote a message longer than ${params.maxLineBytes} bytes.`));
+        void this.close();
+      },
+    );
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -70,32 +79,9 @@ export class StdioChildTransport implements Transport {
       });
       child.stdin!.on("error", (error) => this.onerror?.(error));
       child.stdout!.on("error", (error) => this.onerror?.(error));
-      child.stdout!.on("data", (chunk: Buffer) => this.read(chunk));
+      child.stdout!.on("data", (chunk: Buffer) => this.lines.feed(chunk));
       child.stderr!.pipe(this.stderr);
     });
-  }
-
-  private read(chunk: Buffer): void {
-    let from = 0;
-    for (let newline = chunk.indexOf(10); newline !== -1; newline = chunk.indexOf(10, from)) {
-      const piece = chunk.subarray(from, newline);
-      const bytes = this.partialBytes + piece.length;
-      const line = this.partialBytes ? Buffer.concat([...this.partial, piece]).toString("utf8") : piece.toString("utf8");
-      this.partial = [];
-      this.partialBytes = 0;
-      from = newline + 1;
-      this.deliver(line, bytes);
-    }
-    if (from === chunk.length) return;
-    this.partialBytes += chunk.length - from;
-    if (this.partialBytes > this.params.maxLineBytes) {
-      this.partial = [];
-      this.partialBytes = 0;
-      this.onerror?.(new ReplyTooLargeError(`The server wrote a message longer than ${this.params.maxLineBytes} bytes.`));
-      void this.close();
-      return;
-    }
-    this.partial.push(chunk.subarray(from));
   }
 
   private deliver(line: string, bytes: number): void {

@@ -2,7 +2,6 @@
 // notifications, and shut down cleanly (freeing browsers, ptys, interpreters) on SIGTERM or
 // when the hub goes away (stdin closes).
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ListToolsRequestSchema, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createLogger, errorMessage, type Logger } from "./log.js";
@@ -23,6 +22,7 @@ import { RECORDINGS_LIST_METHOD } from "./recording-names.js";
 import { listRecordings } from "./recordings.js";
 import { serveLive, type LiveProvider } from "./live-host.js";
 import { workspaceRoot } from "./workspace.js";
+import { LineStdioServerTransport } from "./stdio-transport.js";
 import { inSpan, mcpAttributes, mcpSpanName, parentFrom, serviceName, SpanKind, startTracing, stopTracing, TracingConfigError } from "./tracing.js";
 
 export interface ServerSpec {
@@ -199,7 +199,7 @@ export async function serve(spec: ServerSpec): Promise<McpServer> {
   process.stdin.on("close", () => void shutdown("stdin closed"));
   process.on("unhandledRejection", (err) => log.error("unhandled rejection", { error: errorMessage(err) }));
 
-  await server.connect(new StdioServerTransport());
+  await server.connect(new LineStdioServerTransport());
   log.info("ready", { tools: spec.tools.length, workspace });
   return server;
 }
