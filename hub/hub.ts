@@ -40,7 +40,9 @@ import { RecordingLinks } from "./previews/recordings.js";
 import { LiveViews, type LiveKind } from "./live/views.js";
 import { buildTenants, identified, prepareTenant, severalTenants, stateDir, tenantCommand, tenantEnv, type Tenant } from "./tenants/tenants.js";
 import { People } from "./tenants/people.js";
-import { uidLockDir, UidLocks } from "./tenants/uid-locks.js";
+import { UidLocks } from "./tenants/uid-locks.js";
+import { machineLockDir } from "./tenants/lock-file.js";
+import { PortLocks } from "./tenants/port-locks.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
 import { systemClock, type Clock } from "./protocol/clock.js";
@@ -148,6 +150,7 @@ export class Hub implements HubServices {
       tenantsJoin: config.oauth !== undefined,
       hubPort: config.port,
       perTenantUids: isolation.mode === "uid",
+      locks: isolation.mode === "uid" ? new PortLocks(machineLockDir(stateDir(config)), config.workspace) : undefined,
       reachable: collectorPorts(process.env),
       parse: parsePortRange,
     });
@@ -169,7 +172,7 @@ export class Hub implements HubServices {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     };
     this.tenants = buildTenants(config, isolation, this.network).map(this.serveTenant);
-    this.uidLocks = isolation.mode === "uid" ? new UidLocks(uidLockDir(stateDir(config)), config.workspace) : undefined;
+    this.uidLocks = isolation.mode === "uid" ? new UidLocks(machineLockDir(stateDir(config)), config.workspace) : undefined;
     this.people = config.oauth
       ? new People(
           { ...config, oauth: config.oauth },

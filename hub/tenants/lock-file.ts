@@ -2,9 +2,18 @@
 // reach) holding the pid and start time of the hub that holds it, with whatever that hub says of
 // itself. A lock whose process has ended, or whose pid another process now has, is taken over: a
 // hub killed with SIGKILL leaves its locks behind, and the hub started after it must still start.
-// The workspace lock (./workspace-lock.ts) and the tenants' uid locks (./uid-locks.ts) are such files.
+// The workspace lock (./workspace-lock.ts) and the tenants' uid and port locks (./uid-locks.ts,
+// ./port-locks.ts) are such files.
 import fs from "node:fs";
 import { readProc } from "../../servers/lib/proctree.js";
+
+/**
+ * Where the hubs on this machine lock what they must not share (tenants' uids and ports): /run (root's, emptied at
+ * boot), else the hub's state folder.
+ */
+export function machineLockDir(stateDir: string): string {
+  return fs.existsSync("/run") ? "/run/agentbox" : stateDir;
+}
 
 export interface Holder {
   pid: number;

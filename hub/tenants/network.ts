@@ -16,6 +16,7 @@ import path from "node:path";
 import { distRoot } from "../config/config.js";
 import { formatRange, type NetworkConfig, type PortRange } from "../config/network.js";
 import { ConfigError } from "../config/schema.js";
+import type { PortLocks } from "./port-locks.js";
 
 export type { PortRange };
 
@@ -77,16 +78,20 @@ interface TenantPorts {
 const overlaps = (a: PortRange, b: PortRange) => a.low <= b.high && b.low <= a.high;
 const within = (inner: PortRange, outer: PortRange) => inner.low >= outer.low && inner.high <= outer.high;
 
+/** Takes a block for a tenant against the other hubs on the machine (./port-locks.ts): false when another holds part of it. */
+export type ClaimBlock = (block: PortRange, tenant: string) => boolean;
+
 /**
  * Each tenant's block: its own "ports" if it names some, else the next free block of
  * `portsPerTenant` in config order, all inside `region` (a block outside it would be open to every
- * other tenant) and none shared.
+ * other tenant) and none shared, with this hub's other tenants or, through `claim`, another hub's.
  */
 export function assignPorts(
   tenants: readonly TenantPorts[],
   region: PortRange,
   perTenant: number,
   parse: (text: string, where: string) => PortRange,
+  claim: ClaimBlock = () => true,
 ): Map<string, PortRange> {
   const blocks = new Map<string, PortRange>();
   for (const t of tenants) {
@@ -96,11 +101,15 @@ export function assignPorts(
       throw new ConfigError(`tenants.${t.name}.ports (${formatRange(block)}) must lie within the tenants' ports ${formatRange(region)} (network.ports).`);
     const clash = [...blocks].find(([, other]) => overlaps(block, other));
     if (clash) throw new ConfigError(`tenants.${t.name}.ports (${formatRange(block)}) overlaps tenant '${clash[0]}' (${formatRange(clash[1])}).`);
+    if (!claim(block, t.name))
+      throw new ConfigError(
+        `tenants.${t.name}.ports (${formatRange(block)}) overlap ports another agentbox hub on this machine gives one of its tenants: choose other ports, or stop that hub.`,
+      );
     blocks.set(t.name, block);
   }
   for (const t of tenants) {
     if (blocks.has(t.name)) continue;
-    const block = freeBlock(blocks, region, perTenant);
+    const block = claimedBlock(blocks, region, perTenant, t.name, claim);
     if (!block) {
       throw new ConfigError(
         `${tenants.length} tenants need ${perTenant} ports each, more than the tenants' ports ${formatRange(region)} hold: widen network.ports ` +
@@ -110,6 +119,16 @@ export function assignPorts(
     blocks.set(t.name, block);
   }
   return blocks;
+}
+
+/** The lowest block of `perTenant` ports in `region` that overlaps none of `blocks` and that `claim` takes for `tenant`. */
+function claimedBlock(blocks: ReadonlyMap<string, PortRange>, region: PortRange, perTenant: number, tenant: string, claim: ClaimBlock): PortRange | undefined {
+  const passed = new Map(blocks);
+  for (let block = freeBlock(passed, region, perTenant); block; block = freeBlock(passed, region, perTenant)) {
+    if (claim(block, tenant)) return block;
+    passed.set(`another hub's ${formatRange(block)}`, block);
+  }
+  return undefined;
 }
 
 /** The lowest block of `perTenant` ports in `region` that overlaps none of `blocks`. */
@@ -155,6 +174,8 @@ export interface PlanInput {
   perTenantUids: boolean;
   /** Whether tenants are made while the hub runs (people signing in with OAuth): blocks are then allotted on demand. */
   tenantsJoin?: boolean;
+  /** The blocks the other hubs on this machine hold (./port-locks.ts): none of them is given to a tenant here. */
+  locks?: Pick<PortLocks, "claim" | "release">;
   /** Ports the operator's services listen on that every tenant's servers must reach (an OTLP collector). */
   reachable?: number[];
   parse: (text: string, where: string) => PortRange;
@@ -201,7 +222,7 @@ export function planNetwork(input: PlanInput): NetworkPlan {
     );
   if (input.hubPort >= region.low && input.hubPort <= region.high)
     throw new ConfigError(`The hub's port ${input.hubPort} lies within the tenants' ports ${formatRange(region)}: choose another port for one of them.`);
-  const blocks = assignPorts(input.tenants, region, input.network.portsPerTenant, input.parse);
+  const blocks = assignPorts(input.tenants, region, input.network.portsPerTenant, input.parse, input.locks?.claim.bind(input.locks));
   const helper = landlockHelper();
   const tenants = new Map<string, TenantNetwork>();
   const scope = abi >= 6 ? ["--scope-abstract-unix"] : [];
@@ -215,7 +236,7 @@ export function planNetwork(input: PlanInput): NetworkPlan {
   });
   for (const [name, ports] of blocks) tenants.set(name, shareOf(ports));
   const allot = (name: string) => {
-    const block = freeBlock(blocks, region, input.network.portsPerTenant);
+    const block = claimedBlock(blocks, region, input.network.portsPerTenant, name, input.locks ? input.locks.claim.bind(input.locks) : () => true);
     if (!block) return undefined;
     blocks.set(name, block);
     const share = shareOf(block);
@@ -223,6 +244,8 @@ export function planNetwork(input: PlanInput): NetworkPlan {
     return share;
   };
   const release = (name: string) => {
+    const block = blocks.get(name);
+    if (block) input.locks?.release(block);
     blocks.delete(name);
     tenants.delete(name);
   };

@@ -6,15 +6,10 @@
 // two hubs' tenants the same explicit uid. So each uid a hub gives a tenant is locked
 // (./lock-file.ts) for as long as the hub serves that tenant; a uid another live hub holds is
 // refused at start, and stepped past for a person signing in (./people.ts). The locks live in one
-// folder for the whole machine, root's, whatever state folder each hub was given.
+// folder for the whole machine (machineLockDir), whatever state folder each hub was given.
 import fs from "node:fs";
 import path from "node:path";
 import { liveHolder, LockFile, type Holder } from "./lock-file.js";
-
-/** Where every hub on this machine locks its uids: /run (root's, emptied at boot), else the hub's state folder. */
-export function uidLockDir(stateDir: string): string {
-  return fs.existsSync("/run") ? "/run/agentbox" : stateDir;
-}
 
 interface UidHolder extends Holder {
   uid: number;

@@ -64,20 +64,6 @@ export function tempDir(prefix = "agentbox-test-"): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
-/**
- * The span tenants' port blocks are cut from, one of five slices of the default by this test
- * process: test files run two at once, and in one span their hubs' tenants of the same place would
- * get the same block, so an app one file starts could take the port another file just picked.
- * A test that sets the span itself (environment or config file) keeps its own.
- */
-function portSpan(options: HubOptions): Record<string, string> {
-  const config = options.config as { network?: { ports?: unknown } } | undefined;
-  if (options.env?.AGENTBOX_TENANT_PORTS !== undefined || config?.network?.ports !== undefined || options.configFile) return {};
-  const slice = process.pid % 5;
-  const low = 61000 + slice * 900;
-  return { AGENTBOX_TENANT_PORTS: `${low}-${low + 899}` };
-}
-
 export async function startHub(options: HubOptions = {}, attempt = 0): Promise<TestHub> {
   const workspace = options.workspace ?? tempDir("agentbox-ws-");
   const dir = tempDir("agentbox-cfg-");
@@ -94,7 +80,6 @@ export async function startHub(options: HubOptions = {}, attempt = 0): Promise<T
       // servers start with the hub, so tests can find their processes; lazy start has its own tests
       AGENTBOX_START: "eager",
       AGENTBOX_LOG_LEVEL: "info",
-      ...portSpan(options),
       ...options.env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -26,8 +26,8 @@ function isFree(port: number): Promise<boolean> {
 }
 
 /**
- * `count` ports of the range nothing listens on now, picked at random: test files running at once
- * give tenants of the same name the same block.
+ * `count` ports of the range nothing listens on now, picked at random (an app an earlier test of the
+ * file left running may still hold one).
  */
 export async function freePortIn(range: PortRange, count: number): Promise<number[]> {
   const candidates = Array.from({ length: range.high - range.low + 1 }, (_, i) => range.low + i).sort(() => Math.random() - 0.5);
