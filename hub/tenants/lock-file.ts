@@ -7,12 +7,20 @@
 import fs from "node:fs";
 import { readProc } from "../../servers/lib/proctree.js";
 
+const MACHINE_LOCK_DIR = "/run/agentbox";
+
 /**
- * Where the hubs on this machine lock what they must not share (tenants' uids and ports): /run (root's, emptied at
- * boot), else the hub's state folder.
+ * Where the hubs on this machine lock what they must not share (tenants' uids and ports): /run/agentbox (root's,
+ * emptied at boot), else, where it cannot be made (a container with a read-only root), the hub's state folder.
  */
 export function machineLockDir(stateDir: string): string {
-  return fs.existsSync("/run") ? "/run/agentbox" : stateDir;
+  try {
+    fs.mkdirSync(MACHINE_LOCK_DIR, { recursive: true, mode: 0o711 });
+    fs.accessSync(MACHINE_LOCK_DIR, fs.constants.W_OK);
+    return MACHINE_LOCK_DIR;
+  } catch {
+    return stateDir;
+  }
 }
 
 export interface Holder {

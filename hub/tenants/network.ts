@@ -111,9 +111,11 @@ export function assignPorts(
     if (blocks.has(t.name)) continue;
     const block = claimedBlock(blocks, region, perTenant, t.name, claim);
     if (!block) {
+      // room there would be, but other hubs on the machine give it to their tenants
+      const others = freeBlock(blocks, region, perTenant) ? " besides the blocks other agentbox hubs on this machine give their tenants" : "";
       throw new ConfigError(
-        `${tenants.length} tenants need ${perTenant} ports each, more than the tenants' ports ${formatRange(region)} hold: widen network.ports ` +
-          "(AGENTBOX_TENANT_PORTS) or lower network.portsPerTenant (AGENTBOX_PORTS_PER_TENANT).",
+        `${tenants.length} tenants need ${perTenant} ports each, more than the tenants' ports ${formatRange(region)} hold${others}: widen network.ports ` +
+          "(AGENTBOX_TENANT_PORTS), give this hub ports of its own there, or lower network.portsPerTenant (AGENTBOX_PORTS_PER_TENANT).",
       );
     }
     blocks.set(t.name, block);

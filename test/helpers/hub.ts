@@ -116,7 +116,10 @@ export async function startHub(options: HubOptions = {}, attempt = 0): Promise<T
     if (uidClash()) return undefined;
     throw err;
   });
-  if (origin === undefined) return startHub(options, attempt + 1);
+  if (origin === undefined) {
+    process.stderr.write(`# startHub: a tenant's derived uid met another test file's hub's; starting again on a fresh workspace\n`);
+    return startHub(options, attempt + 1);
+  }
 
   if (options.waitReady !== false) {
     // a hub that never got ready is stopped, or it keeps the test process alive after the failure

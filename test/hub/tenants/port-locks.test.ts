@@ -67,6 +67,11 @@ describe("the port locks", () => {
         () => assignPorts([{ name: "dan", ports: "63050-63060" }], region, 100, parsePortRange, claim),
         /tenants\.dan\.ports \(63050-63060\) overlap ports another agentbox hub on this machine gives one of its tenants: choose other ports/,
       );
+      // a span other hubs fill is named as the reason, not only its size
+      assert.throws(
+        () => assignPorts([{ name: "erin" }], { low: 63000, high: 63249 }, 100, parsePortRange, claim),
+        /more than the tenants' ports 63000-63249 hold besides the blocks other agentbox hubs on this machine give their tenants/,
+      );
       locks.releaseAll();
     } finally {
       other.kill("SIGKILL");
