@@ -99,6 +99,8 @@ export class Hub implements HubServices {
    * configured tenants' are taken before the start-up sweep (hub/main.ts), a person's when they first sign in.
    */
   readonly uidLocks?: UidLocks;
+  /** The port blocks this hub gives its tenants, locked the same way (hub/tenants/port-locks.ts). */
+  private readonly portLocks?: PortLocks;
   /** People signed in with OAuth, each a tenant of their own (hub/tenants/people.ts); none without auth.oauth. */
   readonly people?: People<ServedTenant>;
 
@@ -144,13 +146,14 @@ export class Hub implements HubServices {
     ];
     // not minted, but known: an agent that passes its key along is not to have it written down either
     for (const key of keys) this.secrets.remember(config, key);
+    this.portLocks = isolation.mode === "uid" ? new PortLocks(machineLockDir(stateDir(config)), config.workspace) : undefined;
     this.network = planNetwork({
       network: config.network,
       tenants: config.tenants,
       tenantsJoin: config.oauth !== undefined,
       hubPort: config.port,
       perTenantUids: isolation.mode === "uid",
-      locks: isolation.mode === "uid" ? new PortLocks(machineLockDir(stateDir(config)), config.workspace) : undefined,
+      locks: this.portLocks,
       reachable: collectorPorts(process.env),
       parse: parsePortRange,
     });
@@ -498,5 +501,8 @@ export class Hub implements HubServices {
     await Promise.allSettled([...this.children.map((c) => c.stop()), ...this.tenants.map((t) => t.instances.stopAll())]);
     // nothing of a tenant outlives the hub, daemons of live sessions included
     await this.sweeper.killAll("when the hub stopped");
+    // only now may another hub give these uids and ports to its tenants
+    this.uidLocks?.releaseAll();
+    this.portLocks?.releaseAll();
   }
 }

@@ -180,8 +180,10 @@ function takeWorkspace(config: HubConfig, hub: Hub, log: Logger): WorkspaceLock 
   let lock: WorkspaceLock | undefined;
   try {
     lock = WorkspaceLock.acquire(dir, config.workspace);
-    const explicit = new Set(config.tenants.filter((t) => t.uid !== undefined).map((t) => t.name));
-    hub.uidLocks?.takeAll(hub.tenants.flatMap((t) => (t.identity ? [{ name: t.name, uid: t.identity.uid, explicit: explicit.has(t.name) }] : [])));
+    // a hub's single tenant (no "tenants" configured) takes its uid from AGENTBOX_TENANT_UID
+    const setting = config.tenants.length === 1 && config.tenants[0].name === "default" ? "AGENTBOX_TENANT_UID" : '"uid" in its config entry';
+    const source = (name: string) => ({ explicit: config.tenants.some((t) => t.name === name && t.uid !== undefined), setting });
+    hub.uidLocks?.takeAll(hub.tenants.flatMap((t) => (t.identity ? [{ name: t.name, uid: t.identity.uid, source: source(t.name) }] : [])));
     return lock;
   } catch (err) {
     lock?.release();

@@ -17,21 +17,30 @@ interface UidHolder extends Holder {
   workspace: string;
 }
 
+/** Where a tenant's uid comes from: the config (or AGENTBOX_TENANT_UID) names it, or it is derived; and where to set another. */
+export interface UidSource {
+  explicit: boolean;
+  /** The setting that gives the tenant a uid: its config entry's "uid", or AGENTBOX_TENANT_UID for a hub's single tenant. */
+  setting: string;
+}
+
+const CONFIG_UID: UidSource = { explicit: false, setting: '"uid" in its config entry' };
+
 /** A tenant's uid another live hub gives one of its tenants. */
 export class UidHeld extends Error {
   constructor(
     readonly tenant: string,
     readonly uid: number,
     readonly holder: UidHolder,
-    explicit: boolean,
+    source: UidSource,
   ) {
     super(
       `Tenant '${tenant}' would run as uid ${uid}, which another agentbox hub (pid ${holder.pid}, running since ${holder.since}) gives its ` +
         `tenant '${holder.tenant}' on the workspace ${holder.workspace}. A hub ends every process under its tenants' uids that is not its own, ` +
         "so two hubs sharing one would kill each other's servers. " +
-        (explicit
-          ? `Give '${tenant}' another "uid" in the config, or stop that hub.`
-          : `The uid is derived from this workspace and the name '${tenant}', and the two happen to meet: give '${tenant}' a "uid" of its own in the config, or stop that hub.`),
+        (source.explicit
+          ? `Give '${tenant}' another uid (${source.setting}), or stop that hub.`
+          : `The uid is derived from this workspace and the name '${tenant}', and the two happen to meet: give '${tenant}' a uid of its own (${source.setting}), or stop that hub.`),
     );
   }
 }
@@ -54,13 +63,13 @@ export class UidLocks {
     return this.held.has(uid) ? undefined : liveHolder<UidHolder>(UidLocks.fileFor(this.stateDir, uid));
   }
 
-  /** Takes `uid` for `tenant` until released or the process exits; throws UidHeld when a live hub holds it. `explicit`: the config named it. */
-  take(uid: number, tenant: string, explicit = false): void {
+  /** Takes `uid` for `tenant` until released or the process exits; throws UidHeld when a live hub holds it. */
+  take(uid: number, tenant: string, source: UidSource = CONFIG_UID): void {
     if (this.held.has(uid)) return;
     fs.mkdirSync(this.stateDir, { recursive: true, mode: 0o711 });
     const mine = LockFile.holder({ uid, tenant, workspace: path.resolve(this.workspace) });
     const taken = LockFile.acquire(UidLocks.fileFor(this.stateDir, uid), mine, `uid ${uid}`);
-    if ("heldBy" in taken) throw new UidHeld(tenant, uid, taken.heldBy, explicit);
+    if ("heldBy" in taken) throw new UidHeld(tenant, uid, taken.heldBy, source);
     this.held.set(uid, taken);
     if (!this.exitHooked) {
       this.exitHooked = true;
@@ -69,12 +78,12 @@ export class UidLocks {
   }
 
   /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidHeld is thrown. */
-  takeAll(tenants: readonly { name: string; uid: number; explicit: boolean }[]): void {
+  takeAll(tenants: readonly { name: string; uid: number; source: UidSource }[]): void {
     const taken: number[] = [];
     try {
       for (const t of tenants) {
         if (!this.held.has(t.uid)) taken.push(t.uid);
-        this.take(t.uid, t.name, t.explicit);
+        this.take(t.uid, t.name, t.source);
       }
     } catch (err) {
       for (const uid of taken) this.release(uid);

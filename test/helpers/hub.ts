@@ -64,6 +64,14 @@ export function tempDir(prefix = "agentbox-test-"): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
 }
 
+/** `options` with `tenant` given a random uid outside the derived range (20000-59999): its config entry's, or the single tenant's. */
+function withOwnUid(options: HubOptions, tenant: string): HubOptions {
+  const uid = 100_000 + Math.floor(Math.random() * 100_000);
+  const config = (options.config ?? {}) as { tenants?: Record<string, object> };
+  if (config.tenants?.[tenant]) return { ...options, config: { ...config, tenants: { ...config.tenants, [tenant]: { ...config.tenants[tenant], uid } } } };
+  return { ...options, env: { ...options.env, AGENTBOX_TENANT_UID: String(uid) } };
+}
+
 export async function startHub(options: HubOptions = {}, attempt = 0): Promise<TestHub> {
   const workspace = options.workspace ?? tempDir("agentbox-ws-");
   const dir = tempDir("agentbox-cfg-");
@@ -109,16 +117,17 @@ export async function startHub(options: HubOptions = {}, attempt = 0): Promise<T
       reject(new Error(`hub exited with ${code}:\n${logs.join("\n")}`));
     });
   });
-  // tenants' uids are derived from the workspace, and two test files' hubs can meet on one (hub/tenants/uid-locks.ts):
-  // the second refuses to start, and a hub whose workspace is the helper's own starts again on another
-  const uidClash = () => !options.workspace && attempt < 3 && logs.some((line) => line.includes("The uid is derived from this workspace"));
+  // tenants' uids are derived from their workspace and name, and two test files' hubs meet on one now and then
+  // (hub/tenants/uid-locks.ts): the second refuses to start, and is started again with a uid of its own for that tenant
+  const clash = () => (attempt < 3 ? /Tenant '([^']+)' would run as uid \d+[^"]*The uid is derived/.exec(logs.join("\n")) : null);
   const origin = await listening.catch((err: unknown) => {
-    if (uidClash()) return undefined;
+    if (clash()) return undefined;
     throw err;
   });
   if (origin === undefined) {
-    process.stderr.write(`# startHub: a tenant's derived uid met another test file's hub's; starting again on a fresh workspace\n`);
-    return startHub(options, attempt + 1);
+    const tenant = clash()![1];
+    process.stderr.write(`# startHub: tenant '${tenant}''s derived uid met another test file's hub's; starting again with a uid of its own\n`);
+    return startHub(withOwnUid(options, tenant), attempt + 1);
   }
 
   if (options.waitReady !== false) {

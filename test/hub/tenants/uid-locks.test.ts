@@ -3,11 +3,14 @@
 // each other's servers in their sweeps: the browser server of one test file's hub was SIGKILLed
 // by another file's, mid-call.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { after, describe, test } from "node:test";
 import { startTimeOf } from "../../../hub/tenants/lock-file.js";
 import { UidHeld, UidLocks } from "../../../hub/tenants/uid-locks.js";
+import { derivedUid } from "../../../hub/tenants/tenants.js";
+import { bundled } from "../../../hub/config/config.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 
 const lockDir = tempDir("agentbox-uid-locks-");
@@ -41,9 +44,12 @@ describe("the uid locks", () => {
         /Tenant 'alice' would run as uid 41001, which another agentbox hub \(pid \d+, .*\) gives its tenant 'bob' on the workspace \/srv\/other/.test(
           err.message,
         ) &&
-        /derived from this workspace and the name 'alice'.*give 'alice' a "uid" of its own/.test(err.message),
+        /derived from this workspace and the name 'alice'.*give 'alice' a uid of its own \("uid" in its config entry\)/.test(err.message),
     );
-    assert.throws(() => locks.take(41001, "alice", true), /Give 'alice' another "uid" in the config, or stop that hub/);
+    assert.throws(
+      () => locks.take(41001, "default", { explicit: true, setting: "AGENTBOX_TENANT_UID" }),
+      /Give 'default' another uid \(AGENTBOX_TENANT_UID\), or stop that hub/,
+    );
     other.kill("SIGKILL");
     await ended(other);
     assert.equal(locks.holderOf(41001), undefined);
@@ -61,8 +67,8 @@ describe("the uid locks", () => {
       heldBy(41003, other);
       const locks = new UidLocks(lockDir, "/srv/mine");
       const tenants = [
-        { name: "alice", uid: 41002, explicit: false },
-        { name: "carol", uid: 41003, explicit: true },
+        { name: "alice", uid: 41002, source: { explicit: false, setting: "" } },
+        { name: "carol", uid: 41003, source: { explicit: true, setting: "" } },
       ];
       assert.throws(
         () => locks.takeAll(tenants),
@@ -128,5 +134,41 @@ describe("two hubs as root on other workspaces whose tenants share a uid", { ski
     // the uid went with the hub that stopped
     const next = await hubOf("bob");
     await next.stop();
+  });
+
+  test("a hub whose derived uid another hub holds is refused, naming the setting; the test helper starts it again with a uid of its own", async () => {
+    const workspace = tempDir("agentbox-ws-");
+    fs.chmodSync(workspace, 0o755);
+    const derived = derivedUid("default", workspace);
+    // another hub's single tenant, given that uid by AGENTBOX_TENANT_UID
+    const holder = await startHub({ servers: ["terminal"], env: { AGENTBOX_TENANT_UID: String(derived) } });
+    try {
+      const hub = await startHub({ servers: ["terminal"], workspace });
+      try {
+        const refusal = hub.logs.find((line) => line.includes("refusing to start"));
+        assert.equal(refusal, undefined, "the hub the helper returns is the one started again");
+        const client = await hub.connect();
+        const id = /--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })));
+        assert.ok(id && Number(id[1]) !== derived && Number(id[1]) >= 100_000, `the tenant runs as ${id?.[1]}`);
+        await client.close();
+      } finally {
+        await hub.stop();
+      }
+      // what the hub says when nobody starts it again
+      const config = path.join(tempDir("agentbox-cfg-"), "agentbox.json");
+      fs.writeFileSync(config, JSON.stringify({ mcpServers: {} }));
+      const refused = spawnSync(process.execPath, [bundled("hub"), "--port", "0", "--config", config], {
+        env: { ...process.env, AGENTBOX_WORKSPACE: workspace },
+        encoding: "utf8",
+        timeout: 30_000,
+      });
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.match(
+        refused.stdout + refused.stderr,
+        /The uid is derived from this workspace and the name 'default'.*give 'default' a uid of its own \(AGENTBOX_TENANT_UID\)/,
+      );
+    } finally {
+      await holder.stop();
+    }
   });
 });
