@@ -5,6 +5,7 @@
 // The workspace lock (./workspace-lock.ts) and the tenants' uid and port locks (./uid-locks.ts,
 // ./port-locks.ts) are such files.
 import fs from "node:fs";
+import path from "node:path";
 import { readProc } from "../../servers/lib/proctree.js";
 
 const MACHINE_LOCK_DIR = "/run/agentbox";
@@ -108,5 +109,42 @@ export class LockFile {
   /** Gives the lock up; a lock another process took over meanwhile is left to it. Safe to call again. */
   release(): void {
     if (textOf(this.file) === this.text) fs.rmSync(this.file, { force: true });
+  }
+}
+
+/** The lock files a hub holds in one folder (its tenants' uids, their ports), given back when it stops or exits. */
+export class HeldLocks {
+  private readonly held = new Map<string, LockFile>();
+  private exitHooked = false;
+
+  constructor(readonly dir: string) {}
+
+  /** Whether this process holds the lock named `name`. */
+  has(name: string): boolean {
+    return this.held.has(name);
+  }
+
+  /** Takes the lock named `name` for `mine` (a no-op when held already), or names the live process that holds it. */
+  take<H extends Holder>(name: string, mine: H, what: string): true | { heldBy: H } {
+    if (this.held.has(name)) return true;
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o711 });
+    const taken = LockFile.acquire(path.join(this.dir, name), mine, what);
+    if ("heldBy" in taken) return taken;
+    this.held.set(name, taken);
+    if (!this.exitHooked) {
+      this.exitHooked = true;
+      process.once("exit", () => this.releaseAll());
+    }
+    return true;
+  }
+
+  release(name: string): void {
+    this.held.get(name)?.release();
+    this.held.delete(name);
+  }
+
+  releaseAll(): void {
+    for (const lock of this.held.values()) lock.release();
+    this.held.clear();
   }
 }

@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { formatRange, type PortRange } from "../config/network.js";
-import { liveHolder, LockFile, type Holder } from "./lock-file.js";
+import { HeldLocks, liveHolder, LockFile, type Holder } from "./lock-file.js";
 
 interface BlockHolder extends Holder, PortRange {
   tenant: string;
@@ -17,27 +17,30 @@ interface BlockHolder extends Holder, PortRange {
 
 const FILE = /^ports-(\d+)-(\d+)\.lock$/;
 
+const fileOf = (block: PortRange) => `ports-${block.low}-${block.high}.lock`;
+
 export class PortLocks {
-  private readonly held = new Map<string, LockFile>();
-  private exitHooked = false;
+  private readonly held: HeldLocks;
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly workspace: string,
-  ) {}
+  ) {
+    this.held = new HeldLocks(dir);
+  }
 
   /** The live hub other than this one holding a block that overlaps `block`, if any. */
   holderOverlapping(block: PortRange): BlockHolder | undefined {
     let names: string[];
     try {
-      names = fs.readdirSync(this.dir);
+      names = fs.readdirSync(this.held.dir);
     } catch {
       return undefined; // no folder yet: no hub has locked a block
     }
     for (const name of names) {
       const range = FILE.exec(name);
       if (!range || this.held.has(name) || Number(range[1]) > block.high || Number(range[2]) < block.low) continue;
-      const holder = liveHolder<BlockHolder>(path.join(this.dir, name));
+      const holder = liveHolder<BlockHolder>(path.join(this.held.dir, name));
       if (holder) return holder;
     }
     return undefined;
@@ -45,37 +48,23 @@ export class PortLocks {
 
   /** Whether `block` is now this hub's for `tenant`: false when it overlaps a block another live hub holds. */
   claim(block: PortRange, tenant: string): boolean {
-    const name = `ports-${block.low}-${block.high}.lock`;
-    if (this.held.has(name)) return true;
+    if (this.held.has(fileOf(block))) return true;
     if (this.holderOverlapping(block)) return false;
-    fs.mkdirSync(this.dir, { recursive: true, mode: 0o711 });
-    const taken = LockFile.acquire(
-      path.join(this.dir, name),
-      LockFile.holder({ ...block, tenant, workspace: path.resolve(this.workspace) }),
-      `ports ${formatRange(block)}`,
-    );
-    if ("heldBy" in taken) return false;
-    this.held.set(name, taken);
+    const mine = LockFile.holder({ ...block, tenant, workspace: path.resolve(this.workspace) });
+    if (this.held.take(fileOf(block), mine, `ports ${formatRange(block)}`) !== true) return false;
     // a hub taking an overlapping block of another size at the same moment: both see it, and both step past
     if (this.holderOverlapping(block)) {
       this.release(block);
       return false;
     }
-    if (!this.exitHooked) {
-      this.exitHooked = true;
-      process.once("exit", () => this.releaseAll());
-    }
     return true;
   }
 
   release(block: PortRange): void {
-    const name = `ports-${block.low}-${block.high}.lock`;
-    this.held.get(name)?.release();
-    this.held.delete(name);
+    this.held.release(fileOf(block));
   }
 
   releaseAll(): void {
-    for (const lock of this.held.values()) lock.release();
-    this.held.clear();
+    this.held.releaseAll();
   }
 }

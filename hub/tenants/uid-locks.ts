@@ -7,9 +7,8 @@
 // (./lock-file.ts) for as long as the hub serves that tenant; a uid another live hub holds is
 // refused at start, and stepped past for a person signing in (./people.ts). The locks live in one
 // folder for the whole machine (machineLockDir), whatever state folder each hub was given.
-import fs from "node:fs";
 import path from "node:path";
-import { liveHolder, LockFile, type Holder } from "./lock-file.js";
+import { HeldLocks, liveHolder, LockFile, type Holder } from "./lock-file.js";
 
 interface UidHolder extends Holder {
   uid: number;
@@ -45,36 +44,32 @@ export class UidHeld extends Error {
   }
 }
 
+const fileOf = (uid: number) => `uid-${uid}.lock`;
+
 export class UidLocks {
-  private readonly held = new Map<number, LockFile>();
-  private exitHooked = false;
+  private readonly held: HeldLocks;
 
   constructor(
-    private readonly stateDir: string,
+    dir: string,
     private readonly workspace: string,
-  ) {}
+  ) {
+    this.held = new HeldLocks(dir);
+  }
 
-  static fileFor(stateDir: string, uid: number): string {
-    return path.join(stateDir, `uid-${uid}.lock`);
+  static fileFor(dir: string, uid: number): string {
+    return path.join(dir, fileOf(uid));
   }
 
   /** The live hub other than this one that gives `uid` to a tenant, if any. */
   holderOf(uid: number): UidHolder | undefined {
-    return this.held.has(uid) ? undefined : liveHolder<UidHolder>(UidLocks.fileFor(this.stateDir, uid));
+    return this.held.has(fileOf(uid)) ? undefined : liveHolder<UidHolder>(UidLocks.fileFor(this.held.dir, uid));
   }
 
   /** Takes `uid` for `tenant` until released or the process exits; throws UidHeld when a live hub holds it. */
   take(uid: number, tenant: string, source: UidSource = CONFIG_UID): void {
-    if (this.held.has(uid)) return;
-    fs.mkdirSync(this.stateDir, { recursive: true, mode: 0o711 });
     const mine = LockFile.holder({ uid, tenant, workspace: path.resolve(this.workspace) });
-    const taken = LockFile.acquire(UidLocks.fileFor(this.stateDir, uid), mine, `uid ${uid}`);
-    if ("heldBy" in taken) throw new UidHeld(tenant, uid, taken.heldBy, source);
-    this.held.set(uid, taken);
-    if (!this.exitHooked) {
-      this.exitHooked = true;
-      process.once("exit", () => this.releaseAll());
-    }
+    const taken = this.held.take(fileOf(uid), mine, `uid ${uid}`);
+    if (taken !== true) throw new UidHeld(tenant, uid, taken.heldBy, source);
   }
 
   /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidHeld is thrown. */
@@ -82,7 +77,7 @@ export class UidLocks {
     const taken: number[] = [];
     try {
       for (const t of tenants) {
-        if (!this.held.has(t.uid)) taken.push(t.uid);
+        if (!this.held.has(fileOf(t.uid))) taken.push(t.uid);
         this.take(t.uid, t.name, t.source);
       }
     } catch (err) {
@@ -92,11 +87,10 @@ export class UidLocks {
   }
 
   release(uid: number): void {
-    this.held.get(uid)?.release();
-    this.held.delete(uid);
+    this.held.release(fileOf(uid));
   }
 
   releaseAll(): void {
-    for (const uid of [...this.held.keys()]) this.release(uid);
+    this.held.releaseAll();
   }
 }

@@ -230,3 +230,14 @@ export function textOf(result: CallToolResult): string {
     .map((c) => c.text)
     .join("\n");
 }
+
+/** Why a hub started with `options` refused to start (the helper's error, with the hub's log); "it started" (and stopped again) when it did. */
+export function refusalOf(options: HubOptions): Promise<string> {
+  return startHub(options).then(
+    async (started) => {
+      await started.stop();
+      return "it started";
+    },
+    (err: Error) => err.message,
+  );
+}

@@ -3,7 +3,7 @@
 // same block: bob, a tenant of another hub, could connect to alice's services and take her ports.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
@@ -13,20 +13,12 @@ import { assignPorts } from "../../../hub/tenants/network.js";
 import { PortLocks } from "../../../hub/tenants/port-locks.js";
 import { distRoot } from "../../../hub/config/config.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { ended, otherProcess } from "../../helpers/processes.js";
 import { freePortIn, portsOf } from "../../helpers/tenant-ports.js";
 import { startInTerminal } from "../previews/apps.js";
 
 const lockDir = tempDir("agentbox-port-locks-");
 after(() => fs.rmSync(lockDir, { recursive: true, force: true }));
-
-/** A live process other than this one, standing in for another hub. */
-async function otherProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-  await new Promise((resolve) => child.once("spawn", resolve));
-  return child;
-}
-
-const ended = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once("exit", resolve)));
 
 /** `holder` holds ports low-high, as another hub's tenant. */
 function heldBy(holder: ChildProcess, low: number, high: number): void {

@@ -3,7 +3,7 @@
 // each other's servers in their sweeps: the browser server of one test file's hub was SIGKILLed
 // by another file's, mid-call.
 import assert from "node:assert/strict";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
@@ -11,19 +11,11 @@ import { startTimeOf } from "../../../hub/tenants/lock-file.js";
 import { UidHeld, UidLocks } from "../../../hub/tenants/uid-locks.js";
 import { derivedUid } from "../../../hub/tenants/tenants.js";
 import { bundled } from "../../../hub/config/config.js";
-import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { call, refusalOf, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { ended, otherProcess } from "../../helpers/processes.js";
 
 const lockDir = tempDir("agentbox-uid-locks-");
 after(() => fs.rmSync(lockDir, { recursive: true, force: true }));
-
-/** A live process other than this one, standing in for another hub. */
-async function otherProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-  await new Promise((resolve) => child.once("spawn", resolve));
-  return child;
-}
-
-const ended = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once("exit", resolve)));
 
 function heldBy(uid: number, holder: ChildProcess, tenant = "bob"): void {
   const record = { pid: holder.pid, startTime: startTimeOf(holder.pid!), since: "2026-11-29T00:00:00.000Z", uid, tenant, workspace: "/srv/other" };
@@ -102,24 +94,17 @@ const KEY = (name: string) => `${name}-key-${"0123456789abcdef".repeat(2)}`;
 describe("two hubs as root on other workspaces whose tenants share a uid", { skip: process.getuid?.() === 0 ? false : "needs root: per-tenant uids" }, () => {
   test("the second is refused before its start-up sweep: the first one's server is not killed and goes on answering", async () => {
     const uid = 47000 + (process.pid % 1000);
-    const hubOf = (tenant: string) =>
-      startHub({
-        servers: ["terminal"],
-        config: { tenants: { [tenant]: { apiKey: KEY(tenant), uid }, [`${tenant}-other`]: { apiKey: KEY(`${tenant}-other`) } } },
-      });
-    const first = await hubOf("alice");
+    const optionsOf = (tenant: string) => ({
+      servers: ["terminal"],
+      config: { tenants: { [tenant]: { apiKey: KEY(tenant), uid }, [`${tenant}-other`]: { apiKey: KEY(`${tenant}-other`) } } },
+    });
+    const first = await startHub(optionsOf("alice"));
     try {
       const client = await first.connect({ headers: { Authorization: `Bearer ${KEY("alice")}` } });
       assert.match(textOf(await call(client, "terminal_exec", { command: "id -u" })), new RegExp(`\\b${uid}\\b`));
       const pid = await terminalPid(first.origin, KEY("alice"));
       assert.ok(pid);
-      const refused = await hubOf("bob").then(
-        async (started) => {
-          await started.stop();
-          return "it started";
-        },
-        (err: Error) => err.message,
-      );
+      const refused = await refusalOf(optionsOf("bob"));
       assert.match(refused, /hub exited with 1/);
       assert.ok(refused.includes("refusing to start: a tenant's uid is another hub's") && refused.includes(`pid ${first.pid}`), refused);
       assert.ok(refused.includes(`Tenant 'bob' would run as uid ${uid}`) && refused.includes("its tenant 'alice'"), refused);
@@ -132,7 +117,7 @@ describe("two hubs as root on other workspaces whose tenants share a uid", { ski
       await first.stop();
     }
     // the uid went with the hub that stopped
-    const next = await hubOf("bob");
+    const next = await startHub(optionsOf("bob"));
     await next.stop();
   });
 

@@ -2,24 +2,17 @@
 // the same workspace, started as root, used to end the first one's servers in its start-up sweep
 // (their uids are derived from the workspace), even though it then failed to listen.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import { WorkspaceHeld, WorkspaceLock, startTimeOf } from "../../../hub/tenants/workspace-lock.js";
-import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { call, refusalOf, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { otherProcess } from "../../helpers/processes.js";
 
 const stateDir = tempDir("agentbox-state-");
 const workspace = tempDir("agentbox-ws-");
 const lockFile = WorkspaceLock.fileFor(stateDir, workspace);
 after(() => fs.rmSync(stateDir, { recursive: true, force: true }));
-
-/** A live process other than this one, standing in for another hub. */
-async function otherProcess(): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
-  await new Promise((resolve) => child.once("spawn", resolve));
-  return child;
-}
 
 function heldBy(pid: number, startTime: number | undefined): void {
   fs.writeFileSync(lockFile, JSON.stringify({ pid, startTime, workspace, since: "2026-11-29T00:00:00.000Z" }));
@@ -89,13 +82,7 @@ describe("two hubs as root on one workspace", { skip: process.getuid?.() === 0 ?
       assert.ok(pid);
       // the README's start command, run again in another terminal (here on a free port)
       // (a second hub that starts after all is stopped at once: it would keep the test's process alive)
-      const refused = await startHub({ servers: ["terminal"], workspace: shared, env }).then(
-        async (started) => {
-          await started.stop();
-          return "it started";
-        },
-        (err: Error) => err.message,
-      );
+      const refused = await refusalOf({ servers: ["terminal"], workspace: shared, env });
       assert.match(refused, /hub exited with 1/);
       assert.ok(refused.includes("refusing to start: another hub serves this workspace") && refused.includes(`pid ${first.pid}`), refused);
       assert.equal(await terminalPid(first.origin), pid, "the first hub's terminal server is the one it started");
@@ -118,13 +105,7 @@ describe("two hubs as root on one workspace", { skip: process.getuid?.() === 0 ?
   test("a state folder the hub cannot make is named as the reason it does not start, not another hub", async () => {
     const notAFolder = path.join(stateDir, "a-file");
     fs.writeFileSync(notAFolder, "");
-    const refused = await startHub({ servers: [], env: { AGENTBOX_STATE_DIR: path.join(notAFolder, "state") } }).then(
-      async (started) => {
-        await started.stop();
-        return "it started";
-      },
-      (err: Error) => err.message,
-    );
+    const refused = await refusalOf({ servers: [], env: { AGENTBOX_STATE_DIR: path.join(notAFolder, "state") } });
     assert.match(refused, /hub exited with 1/);
     assert.match(refused, /cannot start: the workspace's lock cannot be made.*AGENTBOX_STATE_DIR must be a folder the hub can write/);
     assert.doesNotMatch(refused, /another hub serves/);
