@@ -10,15 +10,16 @@
 // back; one found doing so while frozen is killed, and so is every command of a frozen tenant whose
 // use still grows (what the limit cannot see: fallocate --keep-size, new folders, empty files);
 // the tenant is then locked (hard limits 0 as well) until it is under budget, when its servers
-// restart to get their limit back.
+// restart to get their limit back. Holding a frozen tenant is hub/tenants/frozen-tenant.ts.
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Logger } from "../../servers/lib/log.js";
-import { killTree, listOwners, signal } from "../../servers/lib/proctree.js";
+import { killTree } from "../../servers/lib/proctree.js";
 import type { DiskReserve } from "./disk-reserve.js";
-import { freeBytes, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots } from "./disk-usage.js";
+import { freeBytes, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage } from "./disk-usage.js";
+import { FROZEN_GROWTH_BYTES, FrozenTenant, processesOf, serversOf, setLimit, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
 import { fileSizeLimit, type DiskLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
 
@@ -27,40 +28,21 @@ const MIN_INTERVAL_MS = 2_000;
 // a long walk is repeated less often, so measuring never takes more than a tenth of a core
 const WALK_SHARE = 10;
 const WALK_TIMEOUT_MS = 120_000;
-// while frozen, use may still grow a little (a folder's block): more than this is an evasion
-const FROZEN_GROWTH_BYTES = 1024 * 1024;
 const MAX_TRUNCATED_PER_PASS = 200;
 // between measurements the free space of the tenants' filesystems is watched this often (statfs,
 // no walk): a drop larger than the least room a tenant has left measures at once
 const WATCH_EVERY_MS = 250;
 const WATCH_MIN_DROP_BYTES = 4 * 1024 * 1024;
 
-export interface BudgetedTenant extends Tenant {
-  readonly children: ReadonlyArray<{ readonly pid?: number }>;
-  /** Its sessions' own server instances (hub/children/session-instances.ts): servers as much as the children. */
-  readonly instances?: { running(): ReadonlyArray<{ readonly pid?: number }> };
-}
+export type { BudgetedTenant } from "./frozen-tenant.js";
 
-const serversOf = (tenant: BudgetedTenant) => [...tenant.children, ...(tenant.instances?.running() ?? [])];
-
-/** The command line that runs a program as this tenant (tenants.ts tenantCommand). */
-type TenantCommand = (tenant: BudgetedTenant, command: string, args: string[]) => { command: string; args: string[] };
+/** What a measurement walks: the roots, the uids, and how long it may take (disk-usage.ts measureUsage; a test's own stands in). */
+export type Walk = (roots: string[], uids: number[], timeoutMs: number) => Promise<DiskUsage>;
 
 interface TenantState {
   usedBytes?: number;
-  /** Use when the tenant was frozen, and how many passes have lowered its processes since. */
-  frozenAt?: { usedBytes: number; passes: number };
-}
-
-/** A process's RLIMIT_FSIZE from /proc (readable by anyone), or undefined when it is gone. */
-async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } | undefined> {
-  try {
-    const limits = /^Max file size\s+(\S+)\s+(\S+)/m.exec(await fs.promises.readFile(`/proc/${pid}/limits`, "utf8"));
-    const bytes = (v: string) => (v === "unlimited" ? Infinity : Number(v));
-    return limits ? { soft: bytes(limits[1]), hard: bytes(limits[2]) } : undefined;
-  } catch {
-    return undefined;
-  }
+  /** Set while the tenant is over its budget. */
+  frozen?: FrozenTenant;
 }
 
 export class DiskBudgets {
@@ -72,6 +54,10 @@ export class DiskBudgets {
   /** One folder per filesystem the tenants write to, with its free bytes when the last pass began. */
   private freeAtPass = new Map<string, number>();
   private lastPass = { endedAt: 0, durationMs: 0 };
+  /** While a tenant is frozen: the most free bytes seen per filesystem since its processes were last checked. */
+  private freeAtCheck = new Map<string, number>();
+  private lastCheck = { endedAt: 0, durationMs: 0 };
+  private checking = false;
   private reserve?: DiskReserve;
   private tending = false;
 
@@ -79,6 +65,7 @@ export class DiskBudgets {
     private readonly tenants: BudgetedTenant[],
     private readonly log: Logger,
     private readonly commandFor: TenantCommand,
+    private readonly walk: Walk = measureUsage,
   ) {
     for (const tenant of tenants) if (tenant.identity) this.states.set(tenant, {});
   }
@@ -88,7 +75,7 @@ export class DiskBudgets {
     if (this.states.size === 0 && !expectMore) return;
     this.reserve = reserve;
     void this.measureNow().then(() => this.tendReserve());
-    this.watchTimer = setInterval(() => void this.tendReserve().then(() => this.watchFreeSpace()), WATCH_EVERY_MS);
+    this.watchTimer = setInterval(() => void this.watch(), WATCH_EVERY_MS);
     this.watchTimer.unref();
   }
 
@@ -135,20 +122,53 @@ export class DiskBudgets {
     this.reserve?.release();
   }
 
+  private async watch(): Promise<void> {
+    await this.tendReserve();
+    const frozen = [...this.states.values()].flatMap((state) => state.frozen ?? []);
+    if (frozen.length === 0) this.freeAtCheck.clear();
+    const walkDue = !this.running && Date.now() >= this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE;
+    if (frozen.length === 0 && !walkDue) return;
+    const free = new Map<string, number>();
+    for (const dir of this.freeAtPass.keys()) {
+      const bytes = await freeBytes(dir);
+      if (bytes !== undefined) free.set(dir, bytes);
+    }
+    if (frozen.length) void this.checkFrozen(frozen, free);
+    if (walkDue) this.measureIfFilling(free);
+  }
+
   /**
    * A fast writer can outrun the periodic measurement; the filesystem's free space shows it at
    * once. Measure now when it fell by more than the least room any tenant had left (within the
    * same tenth of a core the periodic walks keep to).
    */
-  private async watchFreeSpace(): Promise<void> {
-    if (this.running || Date.now() < this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE) return;
+  private measureIfFilling(free: Map<string, number>): void {
     const rooms = [...this.states].flatMap(([t, state]) =>
       state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes],
     );
     const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
-    for (const [dir, before] of this.freeAtPass) {
-      const free = await freeBytes(dir);
-      if (free !== undefined && before - free >= drop) return void this.measureNow();
+    for (const [dir, before] of this.freeAtPass) if (before - (free.get(dir) ?? before) >= drop) return void this.measureNow();
+  }
+
+  /**
+   * A frozen tenant that raised its soft limit back writes until it is found; its writes show in
+   * the free space at once, and finding it needs no walk: check the frozen tenants' processes
+   * when the disk filled since the last check (within a tenth of a core, as the walks).
+   */
+  private async checkFrozen(frozen: FrozenTenant[], free: Map<string, number>): Promise<void> {
+    for (const [dir, bytes] of free) this.freeAtCheck.set(dir, Math.max(bytes, this.freeAtCheck.get(dir) ?? bytes));
+    const filled = [...free].some(([dir, bytes]) => this.freeAtCheck.get(dir)! - bytes >= FROZEN_GROWTH_BYTES);
+    if (!filled || this.checking || Date.now() < this.lastCheck.endedAt + this.lastCheck.durationMs * WALK_SHARE) return;
+    this.checking = true;
+    const started = Date.now();
+    this.freeAtCheck = free;
+    try {
+      for (const tenant of frozen) await tenant.check();
+    } catch (err) {
+      this.log.warn("checking frozen tenants' file size limits failed; trying again when the disk fills", { err: String(err) });
+    } finally {
+      this.checking = false;
+      this.lastCheck = { endedAt: Date.now(), durationMs: Date.now() - started };
     }
   }
 
@@ -174,7 +194,7 @@ export class DiskBudgets {
       const tenants = [...this.states.keys()];
       const roots = walkRoots([...tenants.flatMap((t) => [t.workspace, t.home!, t.tmp!]), ...SHARED_WRITABLE_DIRS]);
       this.freeAtPass = await freeSpaceByFilesystem(roots);
-      const usage = await measureUsage(
+      const usage = await this.walk(
         roots,
         tenants.map((t) => t.identity!.uid),
         WALK_TIMEOUT_MS,
@@ -210,49 +230,21 @@ export class DiskBudgets {
       this.log.warn("publishing a tenant's disk use failed", { tenant: tenant.name, err: String(err) });
     }
     const over = usedBytes >= disk.budgetBytes;
-    if (over && !state.frozenAt) {
+    if (over && !state.frozen) {
       disk.frozen = true;
-      state.frozenAt = { usedBytes, passes: 0 };
+      state.frozen = new FrozenTenant(tenant, usedBytes, this.commandFor, this.log);
       this.log.warn("tenant's disk budget used up: its writes are refused until it deletes files", {
         tenant: tenant.name,
         usedMiB: mib(usedBytes),
         budgetMiB: mib(disk.budgetBytes),
       });
-    } else if (!over && state.frozenAt) {
+    } else if (!over && state.frozen) {
+      await state.frozen.end();
+      state.frozen = undefined;
       await this.thaw(tenant, usedBytes, disk);
-      state.frozenAt = undefined;
       return;
     }
-    if (state.frozenAt) await this.holdFrozen(tenant, state.frozenAt, usedBytes, disk);
-  }
-
-  /**
-   * Lower every process of a frozen tenant. One that raised its soft limit again, or every command
-   * of a tenant whose use still grows, is killed, and the tenant is locked: hard limits drop to 0
-   * too, so nothing it runs can raise them again.
-   */
-  private async holdFrozen(tenant: BudgetedTenant, frozenAt: { usedBytes: number; passes: number }, usedBytes: number, disk: DiskLimit): Promise<void> {
-    const pids = await this.processesOf(tenant);
-    const servers = new Set(serversOf(tenant).map((c) => c.pid));
-    const limits = new Map(await Promise.all(pids.map(async (pid) => [pid, await fileSizeOf(pid)] as const)));
-    // measured from the lowest use seen while frozen: deleting and then writing again also counts
-    frozenAt.usedBytes = Math.min(frozenAt.usedBytes, usedBytes);
-    const grows = usedBytes > frozenAt.usedBytes + FROZEN_GROWTH_BYTES;
-    // the first two passes lower what was running (and what forked while the first one ran);
-    // after that nothing of the tenant's starts with a soft limit above 0 unless it raised it
-    const raised = frozenAt.passes >= 2 ? pids.filter((pid) => !servers.has(pid) && (limits.get(pid)?.soft ?? 0) > 0) : [];
-    const killed = new Set([...raised, ...(grows ? pids.filter((pid) => !servers.has(pid)) : [])]);
-    for (const pid of killed) signal(pid, "SIGKILL");
-    if (killed.size) {
-      disk.locked = true;
-      frozenAt.usedBytes = usedBytes;
-      const why = raised.length ? "they raised their file size limit while over budget" : "its disk use still grows while over budget";
-      this.log.warn(`killed a tenant's processes and locked its file size limit: ${why}`, { tenant: tenant.name, count: killed.size, usedMiB: mib(usedBytes) });
-    }
-    frozenAt.passes++;
-    const hard = disk.locked ? 0 : disk.budgetBytes;
-    const loose = pids.filter((pid) => !killed.has(pid) && ((limits.get(pid)?.soft ?? 0) > 0 || (limits.get(pid)?.hard ?? 0) > hard));
-    await this.setLimit(tenant, loose, fileSizeLimit(disk));
+    await state.frozen?.measured(usedBytes);
   }
 
   /** Back under budget: writes allowed again; a locked tenant's servers restart to get their limit back. */
@@ -268,7 +260,7 @@ export class DiskBudgets {
     });
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
     if (wasLocked) for (const child of serversOf(tenant)) if (child.pid) void killTree(child.pid);
-    await this.setLimit(tenant, await this.processesOf(tenant), fileSizeLimit(disk));
+    await setLimit(tenant, await processesOf(tenant), fileSizeLimit(disk), this.commandFor, this.log);
   }
 
   /**
@@ -289,23 +281,6 @@ export class DiskBudgets {
       tenant: tenant.name,
       files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS),
     });
-  }
-
-  /** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
-  private async processesOf(tenant: BudgetedTenant): Promise<number[]> {
-    const uid = tenant.identity!.uid;
-    return (await listOwners()).filter((p) => p.state !== "Z" && p.uid === uid).map((p) => p.pid);
-  }
-
-  /** Set RLIMIT_FSIZE ("soft:hard") of some of the tenant's processes, as the tenant (see the top of this file). */
-  private async setLimit(tenant: BudgetedTenant, pids: number[], limit: string): Promise<void> {
-    if (pids.length === 0) return;
-    // one process at a time: a pid that has exited meanwhile must not stop the others
-    const script = `for p; do prlimit --pid "$p" --fsize=${limit} 2>/dev/null; done; exit 0`;
-    const { command, args } = this.commandFor(tenant, "sh", ["-c", script, "sh", ...pids.map(String)]);
-    await run(command, args, { timeout: 30_000 }).catch((err) =>
-      this.log.warn("changing a tenant's file size limit failed", { tenant: tenant.name, err: String(err) }),
-    );
   }
 }
 

@@ -1,0 +1,165 @@
+// Holding a tenant over its disk budget (hub/tenants/disk-budget.ts): every process of it at a soft
+// RLIMIT_FSIZE of 0, and whatever lifts that again killed. Reading and changing limits needs no
+// walk of the disk, so besides after each measurement the hold is checked whenever the disk fills
+// between them: a walk can take many seconds on a busy machine, and a tenant that raised its soft
+// limit back would write at the disk's speed until the next one ended.
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import { promisify } from "node:util";
+import type { Logger } from "../../servers/lib/log.js";
+import { listOwners, signal } from "../../servers/lib/proctree.js";
+import { fileSizeLimit } from "./isolation.js";
+import type { Tenant } from "./tenants.js";
+
+const run = promisify(execFile);
+// while frozen, use may still grow a little (a folder's block): more than this is an evasion
+export const FROZEN_GROWTH_BYTES = 1024 * 1024;
+const TICKS_PER_SECOND = 100; // USER_HZ, the unit of a process's start time in /proc
+
+export interface BudgetedTenant extends Tenant {
+  readonly children: ReadonlyArray<{ readonly pid?: number }>;
+  /** Its sessions' own server instances (hub/children/session-instances.ts): servers as much as the children. */
+  readonly instances?: { running(): ReadonlyArray<{ readonly pid?: number }> };
+}
+
+export const serversOf = (tenant: BudgetedTenant) => [...tenant.children, ...(tenant.instances?.running() ?? [])];
+
+/** The command line that runs a program as this tenant (tenants.ts tenantCommand). */
+export type TenantCommand = (tenant: BudgetedTenant, command: string, args: string[]) => { command: string; args: string[] };
+
+/** A process's RLIMIT_FSIZE from /proc (readable by anyone), or undefined when it is gone. */
+async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } | undefined> {
+  try {
+    const limits = /^Max file size\s+(\S+)\s+(\S+)/m.exec(await fs.promises.readFile(`/proc/${pid}/limits`, "utf8"));
+    const bytes = (v: string) => (v === "unlimited" ? Infinity : Number(v));
+    return limits ? { soft: bytes(limits[1]), hard: bytes(limits[2]) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** When a process started, in clock ticks since boot (undefined: gone). */
+async function startTicksOf(pid: number): Promise<number | undefined> {
+  const stat = await fs.promises.readFile(`/proc/${pid}/stat`, "latin1").catch(() => undefined);
+  // comm is in parentheses and may hold spaces or ')': the fields after the last ')' are fixed
+  return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+}
+
+async function ticksSinceBoot(): Promise<number> {
+  return Number((await fs.promises.readFile("/proc/uptime", "latin1")).split(" ")[0]) * TICKS_PER_SECOND;
+}
+
+/** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
+export async function processesOf(tenant: BudgetedTenant): Promise<number[]> {
+  const uid = tenant.identity!.uid;
+  return (await listOwners()).filter((p) => p.state !== "Z" && p.uid === uid).map((p) => p.pid);
+}
+
+/** Set RLIMIT_FSIZE ("soft:hard") of some of the tenant's processes, as the tenant (see disk-budget.ts). */
+export async function setLimit(tenant: BudgetedTenant, pids: number[], limit: string, commandFor: TenantCommand, log: Logger): Promise<void> {
+  if (pids.length === 0) return;
+  // one process at a time: a pid that has exited meanwhile must not stop the others
+  const script = `for p; do prlimit --pid "$p" --fsize=${limit} 2>/dev/null; done; exit 0`;
+  const { command, args } = commandFor(tenant, "sh", ["-c", script, "sh", ...pids.map(String)]);
+  await run(command, args, { timeout: 30_000 }).catch((err) =>
+    log.warn("changing a tenant's file size limit failed", { tenant: tenant.name, err: String(err) }),
+  );
+}
+
+/** A tenant over its budget, from the measurement that found it so until one finds it under again. */
+export class FrozenTenant {
+  /** The lowest use measured since the freeze (deleting and then writing again also counts as growth). */
+  private lowestBytes: number;
+  private measurements = 0;
+  /** Pids seen at a soft limit of 0 (or lowered to it) at the last hold: one above 0 again raised it. */
+  private atZero = new Set<number>();
+  /** When the first hold had lowered everything (ticks since boot): a process started later inherits 0 unless it, or a parent, raised it. */
+  private loweredAt?: number;
+  private holding?: Promise<void>;
+  private ended = false;
+
+  constructor(
+    private readonly tenant: BudgetedTenant,
+    usedBytes: number,
+    private readonly commandFor: TenantCommand,
+    private readonly log: Logger,
+  ) {
+    this.lowestBytes = usedBytes;
+  }
+
+  /** After a measurement: hold, and kill every command when the tenant's use still grows. */
+  async measured(usedBytes: number): Promise<void> {
+    await this.settled();
+    this.lowestBytes = Math.min(this.lowestBytes, usedBytes);
+    const grows = usedBytes > this.lowestBytes + FROZEN_GROWTH_BYTES;
+    await this.serve(() => this.hold(grows ? usedBytes : undefined));
+    if (grows) this.lowestBytes = usedBytes;
+    this.measurements++;
+  }
+
+  /** Between measurements (the disk filled): only what the limits show, no walk. Joins a hold under way. */
+  check(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return this.holding ?? this.serve(() => this.hold());
+  }
+
+  /** Under budget again: no hold starts any more, and one under way has ended (before the tenant is thawed). */
+  async end(): Promise<void> {
+    this.ended = true;
+    await this.settled();
+  }
+
+  private async settled(): Promise<void> {
+    while (this.holding) await this.holding;
+  }
+
+  private serve(hold: () => Promise<void>): Promise<void> {
+    return (this.holding = hold().finally(() => (this.holding = undefined)));
+  }
+
+  /**
+   * Lower every process of the tenant. One that raised its soft limit again is killed, or every
+   * command of a tenant whose use still grows (`grownTo`), and the tenant is locked: hard limits
+   * drop to 0 too, so nothing it runs can raise them again.
+   */
+  private async hold(grownTo?: number): Promise<void> {
+    const disk = this.tenant.identity!.disk;
+    const pids = await processesOf(this.tenant);
+    const servers = new Set(serversOf(this.tenant).map((c) => c.pid));
+    const limits = new Map(await Promise.all(pids.map(async (pid) => [pid, await fileSizeOf(pid)] as const)));
+    const commands = pids.filter((pid) => !servers.has(pid));
+    const above = commands.filter((pid) => (limits.get(pid)?.soft ?? 0) > 0);
+    const raised = await this.raisers(above);
+    const killed = new Set([...raised, ...(grownTo !== undefined ? commands : [])]);
+    for (const pid of killed) signal(pid, "SIGKILL");
+    if (killed.size) {
+      disk.locked = true;
+      const why = raised.length ? "they raised their file size limit while over budget" : "its disk use still grows while over budget";
+      this.log.warn(`killed a tenant's processes and locked its file size limit: ${why}`, {
+        tenant: this.tenant.name,
+        count: killed.size,
+        ...(grownTo !== undefined && { usedMiB: Math.round(grownTo / 1024 / 1024) }),
+      });
+    }
+    const hard = disk.locked ? 0 : disk.budgetBytes;
+    const alive = pids.filter((pid) => !killed.has(pid));
+    const loose = alive.filter((pid) => (limits.get(pid)?.soft ?? 0) > 0 || (limits.get(pid)?.hard ?? 0) > hard);
+    await setLimit(this.tenant, loose, fileSizeLimit(disk), this.commandFor, this.log);
+    this.atZero = new Set(alive);
+    this.loweredAt ??= await ticksSinceBoot();
+  }
+
+  /**
+   * Of the tenant's commands above a soft limit of 0, those that raised it: seen at 0 before, or
+   * started after everything was lowered. Only one started between the listing and the lowering
+   * (its parent not lowered yet) has it from its parent; once two measurements have lowered
+   * everything, none has.
+   */
+  private async raisers(above: number[]): Promise<number[]> {
+    if (this.measurements >= 2) return above;
+    const loweredAt = this.loweredAt;
+    if (loweredAt === undefined) return [];
+    const started = await Promise.all(above.map(startTicksOf));
+    return above.filter((pid, i) => this.atZero.has(pid) || (started[i] ?? 0) > loweredAt);
+  }
+}
