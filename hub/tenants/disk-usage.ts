@@ -12,16 +12,32 @@ import path from "node:path";
 export const SHARED_WRITABLE_DIRS = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock"];
 const PREALLOCATED_SLACK = 1024 * 1024;
 
+// Each inode counts at least its filesystem's bytes per inode (its size over its inode count: 16 KiB
+// on ext4's defaults), within these bounds: a budget that is a share of the filesystem's bytes is
+// then as large a share of its inodes, so a tenant that makes empty files cannot take every inode.
+const LEAST_INODE_BYTES = 4096;
+const MOST_INODE_BYTES = 64 * 1024;
+
 // Per uid, the blocks its files take (not their apparent size, so a sparse file counts what it
-// really holds), each inode at least one 4 KiB block (so a flood of empty files or folders counts),
-// a hard-linked inode once. Regular files holding over 1 MiB more than their size (preallocated
-// past their end: fallocate --keep-size) are named too ("P uid inode"), so that space can be freed.
-const SUM_BY_UID = `NF == 6 {
+// really holds), each inode at least its filesystem's charge (so a flood of empty files or folders
+// counts), a hard-linked inode once. Regular files holding over 1 MiB more than their size
+// (preallocated past their end: fallocate --keep-size) are named too ("P uid inode"), so that space
+// can be freed. `least` maps a device to its charge in 512-byte blocks.
+const sumByUid = (least: Map<number, number>) => `BEGIN { ${[...least].map(([dev, blocks]) => `least["${dev}"] = ${blocks}`).join("; ")} }
+NF == 6 {
   if ($4 > 1 && seen[$2]++) next
-  b = $3 < 8 ? 8 : $3; used[$1] += b
-  if ($6 == "f" && $3 * 512 > $5 + ${PREALLOCATED_SLACK}) { split($2, id, ":"); print "P", $1, id[2] }
+  split($2, id, ":"); m = (id[1] in least) ? least[id[1]] : ${LEAST_INODE_BYTES / 512}
+  b = $3 < m ? m : $3; used[$1] += b
+  if ($6 == "f" && $3 * 512 > $5 + ${PREALLOCATED_SLACK}) print "P", $1, id[2]
 }
 END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512 }`;
+
+/** What one inode counts at least on the filesystem that holds `dir`, in bytes (see LEAST_INODE_BYTES). */
+export async function inodeCharge(dir: string): Promise<number> {
+  const info = await fsp.statfs(dir).catch(() => undefined);
+  const perInode = info && info.files > 0 ? (info.blocks * info.bsize) / info.files : 0;
+  return Math.min(MOST_INODE_BYTES, Math.max(LEAST_INODE_BYTES, Math.ceil(perInode / 512) * 512));
+}
 
 export interface DiskUsage {
   /** Bytes per uid (0 for a uid that owns nothing there). */
@@ -53,13 +69,18 @@ export function walkRoots(candidates: string[]): string[] {
  * Bytes used per uid under the roots (each walked on its own filesystem only). A walk that takes
  * longer than `timeoutMs` is killed and reported as an error: the caller keeps its last numbers.
  */
-export function measureUsage(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage> {
+export async function measureUsage(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage> {
+  const usage: DiskUsage = { bytes: new Map(uids.map((uid) => [uid, 0])), preallocated: new Map() };
+  if (roots.length === 0 || uids.length === 0) return usage;
+  const least = new Map<number, number>();
+  for (const root of roots) {
+    const dev = (await fsp.stat(root).catch(() => undefined))?.dev;
+    if (dev !== undefined && !least.has(dev)) least.set(dev, (await inodeCharge(root)) / 512);
+  }
   return new Promise((resolve, reject) => {
-    const usage: DiskUsage = { bytes: new Map(uids.map((uid) => [uid, 0])), preallocated: new Map() };
-    if (roots.length === 0 || uids.length === 0) return resolve(usage);
     const owners = uids.flatMap((uid, i) => [...(i ? ["-o"] : []), "-uid", String(uid)]);
     // roots are absolute paths, so find never takes one for an expression
-    const script = `find "$@" -printf '%U %D:%i %b %n %s %y\\n' 2>/dev/null | awk '${SUM_BY_UID}'`;
+    const script = `find "$@" -printf '%U %D:%i %b %n %s %y\\n' 2>/dev/null | awk '${sumByUid(least)}'`;
     const child = spawn("sh", ["-c", script, "sh", ...roots, "-xdev", "(", ...owners, ")"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));

@@ -12,7 +12,7 @@ import { assertDiskRoom, DISK_BUDGET_FILE_ENV, explainDiskError } from "../../..
 import type { Logger } from "../../../servers/lib/log.js";
 import { loadConfig, type HubConfig } from "../../../hub/config/config.js";
 import { DiskReserve } from "../../../hub/tenants/disk-reserve.js";
-import { measureUsage, walkRoots } from "../../../hub/tenants/disk-usage.js";
+import { inodeCharge, measureUsage, walkRoots } from "../../../hub/tenants/disk-usage.js";
 import { fileSizeLimit, type Isolation } from "../../../hub/tenants/isolation.js";
 import { buildTenants } from "../../../hub/tenants/tenants.js";
 
@@ -45,7 +45,7 @@ test("blocks allocated past the end of a file (fallocate --keep-size) count", as
   assert.deepEqual(usage.preallocated.get(me), [fs.statSync(path.join(dir, "small")).ino]);
 });
 
-test("a hard-linked file counts once, and every inode at least 4 KiB", async () => {
+test("a hard-linked file counts once, and every inode at least its filesystem's bytes per inode: empty files cannot take every inode", async () => {
   const dir = fs.mkdtempSync(path.join(scratch, "links-"));
   fs.writeFileSync(path.join(dir, "data"), Buffer.alloc(2 * MIB, 1));
   const one = await measure(dir);
@@ -53,7 +53,11 @@ test("a hard-linked file counts once, and every inode at least 4 KiB", async () 
   assert.equal(await measure(dir), one, "links to one inode add nothing");
   for (let i = 0; i < 256; i++) fs.writeFileSync(path.join(dir, `empty${i}`), "");
   const after = await measure(dir);
-  assert.ok(after - one >= 256 * 4096, `${after - one} bytes for 256 empty files`);
+  // a budget that is a share of the filesystem's bytes is then at most that share of its inodes
+  const fsInfo = fs.statfsSync(dir);
+  const perInode = Math.min(64 * 1024, Math.max(4096, (fsInfo.blocks * fsInfo.bsize) / fsInfo.files));
+  assert.ok(after - one >= 256 * perInode, `${after - one} bytes for 256 empty files, on a filesystem of ${Math.round(perInode)} bytes per inode`);
+  assert.equal(await inodeCharge(dir), Math.ceil(perInode / 512) * 512);
 });
 
 test("only the given uids' files count, each root once even when nested", async () => {
