@@ -11,33 +11,38 @@
 // use still grows (what the limit cannot see: fallocate --keep-size, new folders, empty files);
 // the tenant is then locked (hard limits 0 as well) until it is under budget, when its servers
 // restart to get their limit back. Holding a frozen tenant is hub/tenants/frozen-tenant.ts.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import type { Logger } from "../../servers/lib/log.js";
 import { killTree } from "../../servers/lib/proctree.js";
 import type { DiskReserve } from "./disk-reserve.js";
-import { freeBytes, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage } from "./disk-usage.js";
+import { freeOn, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage, type Free } from "./disk-usage.js";
 import { FROZEN_GROWTH_BYTES, FrozenTenant, processesOf, serversOf, setLimit, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
 import { fileSizeLimit, type DiskLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
 
-const run = promisify(execFile);
 const MIN_INTERVAL_MS = 2_000;
 // a long walk is repeated less often, so measuring never takes more than a tenth of a core
 const WALK_SHARE = 10;
 const WALK_TIMEOUT_MS = 120_000;
-const MAX_TRUNCATED_PER_PASS = 200;
 // between measurements the free space of the tenants' filesystems is watched this often (statfs,
 // no walk): a drop larger than the least room a tenant has left measures at once
 const WATCH_EVERY_MS = 250;
 const WATCH_MIN_DROP_BYTES = 4 * 1024 * 1024;
+// the periodic walk is skipped while every filesystem has as much free as at the last one (within
+// these), so an idle hub does not walk every 2 s; still at least this often, since one tenant can
+// write what another deletes meanwhile
+const QUIET_BYTES = 1024 * 1024;
+const QUIET_INODES = 64;
+const QUIET_MAX_MS = 30_000;
 
 export type { BudgetedTenant } from "./frozen-tenant.js";
 
-/** What a measurement walks: the roots, the uids, and how long it may take (disk-usage.ts measureUsage; a test's own stands in). */
-export type Walk = (roots: string[], uids: number[], timeoutMs: number) => Promise<DiskUsage>;
+/** How the disk is read: a walk of the roots for the uids' use, and what is free on a folder's filesystem (disk-usage.ts; a test's own stand in). */
+export interface DiskProbes {
+  walk(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage>;
+  freeOn(dir: string): Promise<Free | undefined>;
+}
 
 interface TenantState {
   usedBytes?: number;
@@ -51,8 +56,8 @@ export class DiskBudgets {
   private watchTimer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private stopped = false;
-  /** One folder per filesystem the tenants write to, with its free bytes when the last pass began. */
-  private freeAtPass = new Map<string, number>();
+  /** One folder per filesystem the tenants write to, with what was free on it when the last pass began. */
+  private freeAtPass = new Map<string, Free>();
   private lastPass = { endedAt: 0, durationMs: 0 };
   /** While a tenant is frozen: the most free bytes seen per filesystem since its processes were last checked. */
   private freeAtCheck = new Map<string, number>();
@@ -65,7 +70,7 @@ export class DiskBudgets {
     private readonly tenants: BudgetedTenant[],
     private readonly log: Logger,
     private readonly commandFor: TenantCommand,
-    private readonly walk: Walk = measureUsage,
+    private readonly probes: DiskProbes = { walk: measureUsage, freeOn },
   ) {
     for (const tenant of tenants) if (tenant.identity) this.states.set(tenant, {});
   }
@@ -130,8 +135,8 @@ export class DiskBudgets {
     if (frozen.length === 0 && !walkDue) return;
     const free = new Map<string, number>();
     for (const dir of this.freeAtPass.keys()) {
-      const bytes = await freeBytes(dir);
-      if (bytes !== undefined) free.set(dir, bytes);
+      const now = await this.probes.freeOn(dir);
+      if (now) free.set(dir, now.bytes);
     }
     if (frozen.length) void this.checkFrozen(frozen, free);
     if (walkDue) this.measureIfFilling(free);
@@ -147,7 +152,7 @@ export class DiskBudgets {
       state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes],
     );
     const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
-    for (const [dir, before] of this.freeAtPass) if (before - (free.get(dir) ?? before) >= drop) return void this.measureNow();
+    for (const [dir, before] of this.freeAtPass) if (before.bytes - (free.get(dir) ?? before.bytes) >= drop) return void this.measureNow();
   }
 
   /**
@@ -179,6 +184,11 @@ export class DiskBudgets {
     return disk && state ? { usedBytes: state.usedBytes, budgetBytes: disk.budgetBytes, frozen: disk.frozen } : undefined;
   }
 
+  /** Settles once no measurement is under way (at once when none is). */
+  settled(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
   /** Measure every tenant now (joining a measurement under way), then enforce the budgets. */
   measureNow(): Promise<void> {
     this.running ??= this.pass().finally(() => {
@@ -193,8 +203,8 @@ export class DiskBudgets {
     try {
       const tenants = [...this.states.keys()];
       const roots = walkRoots([...tenants.flatMap((t) => [t.workspace, t.home!, t.tmp!]), ...SHARED_WRITABLE_DIRS]);
-      this.freeAtPass = await freeSpaceByFilesystem(roots);
-      const usage = await this.walk(
+      this.freeAtPass = await freeSpaceByFilesystem(roots, this.probes.freeOn);
+      const usage = await this.probes.walk(
         roots,
         tenants.map((t) => t.identity!.uid),
         WALK_TIMEOUT_MS,
@@ -205,7 +215,8 @@ export class DiskBudgets {
         try {
           await this.enforce(tenant, usage.bytes.get(uid) ?? 0);
           const preallocated = usage.preallocated.get(uid);
-          if (tenant.identity!.disk.frozen && preallocated) await this.freePreallocated(tenant, preallocated);
+          const frozen = this.states.get(tenant)?.frozen;
+          if (frozen && preallocated) await frozen.freePreallocated(preallocated);
         } catch (err) {
           this.log.warn("enforcing a tenant's disk budget failed; trying again at the next measurement", { tenant: tenant.name, err: String(err) });
         }
@@ -215,8 +226,29 @@ export class DiskBudgets {
     }
     this.lastPass = { endedAt: Date.now(), durationMs: Date.now() - started };
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.measureNow(), Math.max(MIN_INTERVAL_MS, this.lastPass.durationMs * WALK_SHARE));
+    this.measureLater(this.lastPass.endedAt);
+  }
+
+  /** The next periodic pass, unless nothing changed since the last walk (which ended at `walkedAt`). */
+  private measureLater(walkedAt: number): void {
+    if (this.stopped) return;
+    const due = async () => {
+      if (this.stopped || this.running) return;
+      if (Date.now() - walkedAt < QUIET_MAX_MS && (await this.quietSincePass())) return this.measureLater(walkedAt);
+      await this.measureNow();
+    };
+    this.timer = setTimeout(() => void due(), Math.max(MIN_INTERVAL_MS, this.lastPass.durationMs * WALK_SHARE));
     this.timer.unref();
+  }
+
+  /** No tenant frozen (one deleting files is to be let write again soon) and no filesystem's free space changed since the last pass began. */
+  private async quietSincePass(): Promise<boolean> {
+    if ([...this.states.values()].some((state) => state.frozen) || this.freeAtPass.size === 0) return false;
+    for (const [dir, before] of this.freeAtPass) {
+      const now = await this.probes.freeOn(dir);
+      if (!now || Math.abs(now.bytes - before.bytes) >= QUIET_BYTES || Math.abs(now.inodes - before.inodes) >= QUIET_INODES) return false;
+    }
+    return true;
   }
 
   private async enforce(tenant: BudgetedTenant, usedBytes: number): Promise<void> {
@@ -261,26 +293,6 @@ export class DiskBudgets {
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
     if (wasLocked) for (const child of serversOf(tenant)) if (child.pid) void killTree(child.pid);
     await setLimit(tenant, await processesOf(tenant), fileSizeLimit(disk), this.commandFor, this.log);
-  }
-
-  /**
-   * Give back what a frozen tenant's files hold past their end (fallocate --keep-size, which no
-   * limit stops): truncating a file to its own size frees that and keeps every byte of it. Done as
-   * the tenant, so nothing but its own files can be touched, whatever it swaps in meanwhile.
-   */
-  private async freePreallocated(tenant: BudgetedTenant, inodes: number[]): Promise<void> {
-    // its own folders named, not reached through a parent it may not list (a workspace in /tmp)
-    const roots = [tenant.workspace, tenant.home!, tenant.tmp!, ...SHARED_WRITABLE_DIRS].filter((dir) => fs.existsSync(dir));
-    const which = inodes.slice(0, MAX_TRUNCATED_PER_PASS).flatMap((inode, i) => [...(i ? ["-o"] : []), "-inum", String(inode)]);
-    // a file it made read-only is made writable for the truncation and gets its mode back
-    const truncate = 'for f; do m=$(stat -c %a "$f") && chmod u+w "$f" && truncate --no-create --size=+0 "$f"; chmod "$m" "$f"; done';
-    const find = [...roots, "-xdev", "-type", "f", "-uid", String(tenant.identity!.uid), "(", ...which, ")", "-exec", "sh", "-c", truncate, "sh", "{}", "+"];
-    const { command, args } = this.commandFor(tenant, "find", find);
-    await run(command, args, { timeout: WALK_TIMEOUT_MS }).catch(() => undefined); // folders it cannot read: the rest is done
-    this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", {
-      tenant: tenant.name,
-      files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS),
-    });
   }
 }
 

@@ -113,23 +113,34 @@ export async function measureUsage(roots: string[], uids: number[], timeoutMs: n
   });
 }
 
-/** The bytes an unprivileged user may still write on the filesystem that holds `dir`. */
-export async function freeBytes(dir: string): Promise<number | undefined> {
-  const info = await fsp.statfs(dir).catch(() => undefined);
-  return info && info.bavail * info.bsize;
+/** What an unprivileged user may still make on a filesystem: bytes, and files (inodes). */
+export interface Free {
+  bytes: number;
+  inodes: number;
 }
 
-/** Free bytes of each filesystem the roots are on, keyed by one root on it. */
-export async function freeSpaceByFilesystem(roots: string[]): Promise<Map<string, number>> {
+/** What is free on the filesystem that holds `dir` (undefined: it cannot be read). */
+export async function freeOn(dir: string): Promise<Free | undefined> {
+  const info = await fsp.statfs(dir).catch(() => undefined);
+  return info && { bytes: info.bavail * info.bsize, inodes: info.ffree };
+}
+
+/** The bytes an unprivileged user may still write on the filesystem that holds `dir`. */
+export async function freeBytes(dir: string): Promise<number | undefined> {
+  return (await freeOn(dir))?.bytes;
+}
+
+/** What is free on each filesystem the roots are on, keyed by one root on it. */
+export async function freeSpaceByFilesystem(roots: string[], probe = freeOn): Promise<Map<string, Free>> {
   const byDevice = new Map<number, string>();
   for (const root of roots) {
     const dev = (await fsp.stat(root).catch(() => undefined))?.dev;
     if (dev !== undefined && !byDevice.has(dev)) byDevice.set(dev, root);
   }
-  const free = new Map<string, number>();
+  const free = new Map<string, Free>();
   for (const root of byDevice.values()) {
-    const bytes = await freeBytes(root);
-    if (bytes !== undefined) free.set(root, bytes);
+    const now = await probe(root);
+    if (now) free.set(root, now);
   }
   return free;
 }

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { promisify } from "node:util";
 import type { Logger } from "../../servers/lib/log.js";
 import { listOwners, signal } from "../../servers/lib/proctree.js";
+import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
 import { fileSizeLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
 
@@ -15,6 +16,8 @@ const run = promisify(execFile);
 // while frozen, use may still grow a little (a folder's block): more than this is an evasion
 export const FROZEN_GROWTH_BYTES = 1024 * 1024;
 const TICKS_PER_SECOND = 100; // USER_HZ, the unit of a process's start time in /proc
+const MAX_TRUNCATED_PER_PASS = 200;
+const TRUNCATE_TIMEOUT_MS = 120_000;
 
 export interface BudgetedTenant extends Tenant {
   readonly children: ReadonlyArray<{ readonly pid?: number }>;
@@ -101,6 +104,27 @@ export class FrozenTenant {
   check(): Promise<void> {
     if (this.ended) return Promise.resolve();
     return this.holding ?? this.serve(() => this.hold());
+  }
+
+  /**
+   * Give back what its files hold past their end (fallocate --keep-size, which no limit stops):
+   * truncating a file to its own size frees that and keeps every byte of it. Done as the tenant,
+   * so nothing but its own files can be touched, whatever it swaps in meanwhile.
+   */
+  async freePreallocated(inodes: number[]): Promise<void> {
+    const tenant = this.tenant;
+    // its own folders named, not reached through a parent it may not list (a workspace in /tmp)
+    const roots = [tenant.workspace, tenant.home!, tenant.tmp!, ...SHARED_WRITABLE_DIRS].filter((dir) => fs.existsSync(dir));
+    const which = inodes.slice(0, MAX_TRUNCATED_PER_PASS).flatMap((inode, i) => [...(i ? ["-o"] : []), "-inum", String(inode)]);
+    // a file it made read-only is made writable for the truncation and gets its mode back
+    const truncate = 'for f; do m=$(stat -c %a "$f") && chmod u+w "$f" && truncate --no-create --size=+0 "$f"; chmod "$m" "$f"; done';
+    const find = [...roots, "-xdev", "-type", "f", "-uid", String(tenant.identity!.uid), "(", ...which, ")", "-exec", "sh", "-c", truncate, "sh", "{}", "+"];
+    const { command, args } = this.commandFor(tenant, "find", find);
+    await run(command, args, { timeout: TRUNCATE_TIMEOUT_MS }).catch(() => undefined); // folders it cannot read: the rest is done
+    this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", {
+      tenant: tenant.name,
+      files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS),
+    });
   }
 
   /** Under budget again: no hold starts any more, and one under way has ended (before the tenant is thawed). */

@@ -11,7 +11,8 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, test } from "node:test";
 import { createLogger } from "../../../servers/lib/log.js";
-import { DiskBudgets, type BudgetedTenant, type Walk } from "../../../hub/tenants/disk-budget.js";
+import { DiskBudgets, type BudgetedTenant, type DiskProbes } from "../../../hub/tenants/disk-budget.js";
+import { freeOn } from "../../../hub/tenants/disk-usage.js";
 import { asTenant, detectIsolation, type ProcessLimits } from "../../../hub/tenants/isolation.js";
 import { until } from "../../helpers/wait.js";
 
@@ -65,13 +66,13 @@ describe("a frozen tenant raising its file size limit back", { skip }, () => {
   let walks = 0;
   let endWalks: () => void = () => {};
   const stuck = new Promise<void>((resolve) => (endWalks = resolve));
-  const walk: Walk = async (_roots, uids) => {
+  const walk: DiskProbes["walk"] = async (_roots, uids) => {
     if (walks++ > 0) await stuck;
     return { bytes: new Map(uids.map((uid) => [uid, BUDGET])), preallocated: new Map() };
   };
   const logged: string[] = [];
   const log = createLogger({}, { write: (line) => void logged.push(line) });
-  const budgets = new DiskBudgets([tenant], log, (t, command, args) => asTenant(isolation, t.identity!, command, args), walk);
+  const budgets = new DiskBudgets([tenant], log, (t, command, args) => asTenant(isolation, t.identity!, command, args), { walk, freeOn });
 
   after(() => {
     budgets.stop();

@@ -1,0 +1,135 @@
+// When the hub walks the disk to measure its tenants (hub/tenants/disk-budget.ts): not every 2 s
+// while nothing on the tenants' filesystems changes (an idle hub spent most of its CPU on walks),
+// but at once when bytes or files are taken, at least every 30 s (one tenant can write what another
+// deletes), and every 2 s while a tenant is frozen (its deletions must let it write again soon).
+// Time is node:test's mock clock; the walk and the free space are stand-ins the test moves.
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, mock, test } from "node:test";
+import { createLogger } from "../../../servers/lib/log.js";
+import { DiskBudgets, type BudgetedTenant } from "../../../hub/tenants/disk-budget.js";
+import type { Free } from "../../../hub/tenants/disk-usage.js";
+
+const MIB = 1024 * 1024;
+const BUDGET = 64 * MIB;
+
+function budgetsUnderTest() {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "disk-walks-"));
+  const tenant: BudgetedTenant = {
+    name: "alice",
+    identity: { uid: 54_321, gid: 54_321, processes: 64, memoryBytes: 64 * MIB, disk: { budgetBytes: BUDGET, frozen: false, locked: false } },
+    workspace: root,
+    home: root,
+    tmp: root,
+    diskStatus: path.join(root, "disk.json"),
+    children: [],
+  };
+  const free: Free = { bytes: 10_000 * MIB, inodes: 1_000_000 };
+  let used = 0;
+  let walks = 0;
+  const budgets = new DiskBudgets(
+    [tenant],
+    createLogger({}, { write: () => undefined }),
+    // a frozen tenant's processes are lowered through this: there are none under its uid
+    () => ({ command: "true", args: [] }),
+    {
+      walk: async (_roots, uids) => {
+        walks++;
+        return { bytes: new Map(uids.map((uid) => [uid, used])), preallocated: new Map() };
+      },
+      freeOn: async () => ({ ...free }),
+    },
+  );
+  return {
+    budgets,
+    tenant,
+    free,
+    setUsed: (bytes: number) => (used = bytes),
+    walks: () => walks,
+    cleanup: () => {
+      budgets.stop();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Let the hub's promises (and any real I/O they wait on) settle after the clock moved. */
+async function settle(turns = 50): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Move the clock in steps of the 250 ms watch, as real time would. */
+async function advance(ms: number): Promise<void> {
+  for (let done = 0; done < ms; done += 250) {
+    mock.timers.tick(250);
+    await settle();
+  }
+}
+
+/**
+ * Wait for the hub to have walked `count` times (a pass reads the filesystems for real first, so
+ * a walk due at a tick may land some turns later), then check it has walked exactly that often.
+ */
+async function walked(count: number, why: string): Promise<void> {
+  for (let i = 0; i < 10_000 && hub.walks() < count; i++) await settle(1);
+  await hub.budgets.settled();
+  await settle();
+  assert.equal(hub.walks(), count, why);
+}
+
+let hub: ReturnType<typeof budgetsUnderTest>;
+beforeEach(() => {
+  mock.timers.enable({ apis: ["setTimeout", "setInterval", "Date"] });
+  hub = budgetsUnderTest();
+});
+afterEach(() => {
+  hub.cleanup();
+  mock.timers.reset();
+});
+
+test("nothing changes: one walk at start, then one every 30 s, not every 2 s", async () => {
+  hub.budgets.start();
+  await walked(1, "the first walk, at start");
+  await advance(28_000);
+  await walked(1, "no walk while every filesystem keeps what it had free");
+  await advance(4_000);
+  await walked(2, "a walk by 30 s anyway: one tenant may write what another deletes");
+});
+
+test("a MiB written, or 64 files made, is walked within the 2 s interval", async () => {
+  hub.budgets.start();
+  await walked(1, "the first walk, at start");
+  await advance(4_000);
+  await walked(1, "nothing changed yet");
+  hub.free.bytes -= MIB;
+  await advance(2_000);
+  await walked(2, "bytes taken");
+  await advance(4_000);
+  await walked(2, "nothing changed since");
+  hub.free.inodes -= 64;
+  await advance(2_000);
+  await walked(3, "files made, however small");
+  // deletions count as a change too: the numbers shown to tenants go down again
+  hub.free.bytes += 5 * MIB;
+  await advance(2_000);
+  await walked(4, "bytes freed");
+});
+
+test("a frozen tenant is walked every 2 s, so deleting files lets it write again soon", async () => {
+  hub.setUsed(BUDGET);
+  hub.budgets.start();
+  await walked(1, "the first walk, at start");
+  assert.equal(hub.tenant.identity!.disk.frozen, true);
+  const frozenAt = hub.walks();
+  // its processes are listed and lowered for real (none): wait for each walk rather than a time
+  for (let step = 1; step <= 3; step++) {
+    mock.timers.tick(2_000);
+    await walked(frozenAt + step, `walk ${step} since the freeze, with no change in free space`);
+  }
+  hub.setUsed(BUDGET / 2);
+  mock.timers.tick(2_000);
+  await walked(frozenAt + 4, "the walk that finds it under budget");
+  assert.equal(hub.tenant.identity!.disk.frozen, false, "thawed at the next walk, with no change in free space");
+});
