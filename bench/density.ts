@@ -3,7 +3,8 @@
 // (terminal_exec), holds a Python value (code_execute) and wrote a file (file_write). Measured as
 // the PSS of the hub's whole process tree (hub, its children, and everything they started:
 // Chromium, interpreters, ptys), added over the idle hub, with 1, 8 and 32 agents open at once;
-// and per process, grouped by kind, so the per-agent cost can be traced to what holds it.
+// and per process, grouped by kind, so the per-agent cost can be traced to what holds it; and the
+// CPU the whole tree spends while those agents sit idle (timers, sweeps, walks of the disk).
 // The hub runs as root (the tenant under a uid of its own), as in the image.
 import fs from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -11,12 +12,13 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { errorMessage } from "../servers/lib/log.js";
 import { startHub, textOf, type TestHub } from "../test/helpers/hub.js";
 import { servePage } from "./operations.js";
-import { descendants, parentMap, pssOf } from "./proc.js";
+import { cpuMs, descendants, parentMap, pssOf } from "./proc.js";
 import { writeResult } from "./results.js";
 import { round, sleep } from "./stats.js";
 
 const LEVELS = (process.env.BENCH_DENSITY_LEVELS ?? "1,8,32").split(",").map(Number);
 const SETTLE_MS = Number(process.env.BENCH_DENSITY_SETTLE_MS ?? 3000);
+const IDLE_CPU_WINDOW_MS = Number(process.env.BENCH_DENSITY_CPU_MS ?? 20_000);
 const TARGET_AGENTS_PER_GIB = 20;
 const KEY = `density-${randomBytes(12).toString("hex")}`;
 
@@ -56,6 +58,8 @@ interface KindTotal {
 interface Reading {
   agents: number;
   totalPssMiB: number;
+  /** CPU of the whole tree while nothing is asked of it, in ms per second. */
+  idleCpuMsPerS?: number;
   processes: number;
   kinds: Record<string, KindTotal>;
 }
@@ -77,6 +81,14 @@ function readTree(hubPid: number, agents: number): Reading {
   }
   for (const entry of Object.values(kinds)) entry.pssMiB = round(entry.pssMiB, 1);
   return { agents, totalPssMiB: mib(total), processes, kinds };
+}
+
+/** The tree's CPU over a window in which nothing is asked of it (a process that ends meanwhile counts in its parent's). */
+async function idleCpu(hubPid: number): Promise<number> {
+  const before = cpuMs(hubPid, true);
+  const started = performance.now();
+  await sleep(IDLE_CPU_WINDOW_MS);
+  return round((cpuMs(hubPid, true) - before) / ((performance.now() - started) / 1000), 1);
 }
 
 /** One agent's work; every call must succeed, or the reading would be of something else. */
@@ -117,8 +129,8 @@ export async function runDensity(log: (msg: string) => void): Promise<Record<str
   const clients: Client[] = [];
   try {
     await sleep(SETTLE_MS);
-    const idle = readTree(hub.pid, 0);
-    log(`density idle: ${idle.totalPssMiB} MiB PSS in ${idle.processes} processes`);
+    const idle = { ...readTree(hub.pid, 0), idleCpuMsPerS: await idleCpu(hub.pid) };
+    log(`density idle: ${idle.totalPssMiB} MiB PSS in ${idle.processes} processes, ${idle.idleCpuMsPerS} ms CPU a second`);
     const levels: Array<Reading & { addedPssMiB: number; pssPerAgentMiB: number; agentsPerGiB: number }> = [];
     for (const level of LEVELS) {
       // agents are added in parallel batches (a loaded 2-core machine would take long one by one)
@@ -127,19 +139,19 @@ export async function runDensity(log: (msg: string) => void): Promise<Record<str
         clients.push(...(await Promise.all(batch.map((i) => startAgent(hub, page.url, i)))));
       }
       await sleep(SETTLE_MS);
-      const reading = readTree(hub.pid, level);
+      const reading = { ...readTree(hub.pid, level), idleCpuMsPerS: await idleCpu(hub.pid) };
       const added = reading.totalPssMiB - idle.totalPssMiB;
       const perAgent = round(added / level, 1);
       levels.push({ ...reading, addedPssMiB: round(added, 1), pssPerAgentMiB: perAgent, agentsPerGiB: round(1024 / perAgent, 1) });
       log(
-        `density ${level} agents: ${reading.totalPssMiB} MiB PSS in ${reading.processes} processes; ${perAgent} MiB per agent (${round(1024 / perAgent, 1)} per GiB)`,
+        `density ${level} agents: ${reading.totalPssMiB} MiB PSS in ${reading.processes} processes; ${perAgent} MiB per agent (${round(1024 / perAgent, 1)} per GiB); idle ${reading.idleCpuMsPerS} ms CPU a second`,
       );
     }
     const lost = await checkValues(clients).catch((err) => [errorMessage(err)]);
     if (lost.length) log(`density: values lost: ${lost.slice(0, 3).join("; ")}`);
     const most = levels.at(-1)!;
     const result = {
-      method: `PSS (/proc/<pid>/smaps_rollup) of every process of the hub's tree, added; per agent = (total with N agents open − idle total) ÷ N; ${SETTLE_MS} ms settle before each reading. An agent: one client session of one tenant (the hub as root: the tenant under its own uid) that ran browser_navigate to a loopback page, terminal_exec, code_execute (Python, x = <n>) and file_write, and stays open. Agents added 8 at a time up to each level; after the last reading every agent's x is read back.`,
+      method: `PSS (/proc/<pid>/smaps_rollup) of every process of the hub's tree, added; per agent = (total with N agents open − idle total) ÷ N; ${SETTLE_MS} ms settle before each reading. An agent: one client session of one tenant (the hub as root: the tenant under its own uid) that ran browser_navigate to a loopback page, terminal_exec, code_execute (Python, x = <n>) and file_write, and stays open. Agents added 8 at a time up to each level; after the last reading every agent's x is read back. Idle CPU: the tree's user and system time (ended processes' in their parents') over ${IDLE_CPU_WINDOW_MS / 1000} s with no call, after each reading.`,
       idle,
       levels,
       valuesKept: { checked: clients.length, lost: lost.length, ...(lost.length ? { examples: lost.slice(0, 5) } : {}) },

@@ -29,7 +29,10 @@ export function density(r: J | undefined, before: J | undefined): string {
       String(l.processes),
       `**${num(l.pssPerAgentMiB, 1)} MiB**`,
       `**${num(l.agentsPerGiB, 1)}**`,
-      o ? `${num(o.pssPerAgentMiB, 1)} MiB, ${num(o.agentsPerGiB, 1)} per GiB, ${o.processes} processes` : "–",
+      l.idleCpuMsPerS === undefined ? "–" : num(l.idleCpuMsPerS, 1),
+      o
+        ? `${num(o.pssPerAgentMiB, 1)} MiB, ${num(o.agentsPerGiB, 1)} per GiB, ${o.processes} processes${o.idleCpuMsPerS === undefined ? "" : `, idle ${num(o.idleCpuMsPerS, 1)} ms/s`}`
+        : "–",
     ];
   });
   const now = kindsPerAgent(r);
@@ -44,9 +47,13 @@ export function density(r: J | undefined, before: J | undefined): string {
     `### ${TITLE}`,
     header(r),
     String(r.method ?? ""),
-    `Idle hub: ${num(r.idle?.totalPssMiB, 1)} MiB PSS in ${r.idle?.processes} processes.` +
-      (old ? ` Before: commit ${old.environment?.commit}, idle ${num(old.idle?.totalPssMiB, 1)} MiB PSS in ${old.idle?.processes} processes.` : ""),
-    table(["agents", "total PSS", "processes", "PSS per agent (over idle)", "agents per GiB", "before"], levelRows),
+    `Idle hub: ${num(r.idle?.totalPssMiB, 1)} MiB PSS in ${r.idle?.processes} processes` +
+      (r.idle?.idleCpuMsPerS === undefined ? "." : `, ${num(r.idle.idleCpuMsPerS, 1)} ms of CPU a second.`) +
+      (old
+        ? ` Before: commit ${old.environment?.commit}, idle ${num(old.idle?.totalPssMiB, 1)} MiB PSS in ${old.idle?.processes} processes` +
+          (old.idle?.idleCpuMsPerS === undefined ? "." : `, ${num(old.idle.idleCpuMsPerS, 1)} ms of CPU a second.`)
+        : ""),
+    table(["agents", "total PSS", "processes", "PSS per agent (over idle)", "agents per GiB", "idle CPU, ms a second", "before"], levelRows),
     `By kind of process with ${agents} agents: processes, PSS in MiB, and MiB per agent over the idle hub's processes of that kind.`,
     table(["kind", "processes", "PSS MiB", "MiB per agent", ...(old ? [`before: processes`, "before: PSS MiB", "before: MiB per agent"] : [])], kindRows),
     `Every agent's Python value read back after the readings: ${kept.lost ?? "–"} of ${kept.checked ?? "–"} lost. Target ≥ ${r.target?.agentsPerGiB} agents per GiB at ${agents} agents: ${yes(r.target?.met)}.`,
