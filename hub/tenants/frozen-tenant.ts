@@ -95,15 +95,17 @@ export class FrozenTenant {
     await this.settled();
     this.lowestBytes = Math.min(this.lowestBytes, usedBytes);
     const grows = usedBytes > this.lowestBytes + FROZEN_GROWTH_BYTES;
-    await this.serve(() => this.hold(grows ? usedBytes : undefined));
-    if (grows) this.lowestBytes = usedBytes;
+    let killed = false;
+    await this.serve(async () => void (killed = await this.hold(grows ? usedBytes : undefined)));
+    // measured from here on: what grew before the kill is not growth again
+    if (killed) this.lowestBytes = usedBytes;
     this.measurements++;
   }
 
   /** Between measurements (the disk filled): only what the limits show, no walk. Joins a hold under way. */
   check(): Promise<void> {
     if (this.ended) return Promise.resolve();
-    return this.holding ?? this.serve(() => this.hold());
+    return this.holding ?? this.serve(async () => void (await this.hold()));
   }
 
   /**
@@ -144,9 +146,9 @@ export class FrozenTenant {
   /**
    * Lower every process of the tenant. One that raised its soft limit again is killed, or every
    * command of a tenant whose use still grows (`grownTo`), and the tenant is locked: hard limits
-   * drop to 0 too, so nothing it runs can raise them again.
+   * drop to 0 too, so nothing it runs can raise them again. True when it killed any.
    */
-  private async hold(grownTo?: number): Promise<void> {
+  private async hold(grownTo?: number): Promise<boolean> {
     const disk = this.tenant.identity!.disk;
     const pids = await processesOf(this.tenant);
     const servers = new Set(serversOf(this.tenant).map((c) => c.pid));
@@ -171,6 +173,7 @@ export class FrozenTenant {
     await setLimit(this.tenant, loose, fileSizeLimit(disk), this.commandFor, this.log);
     this.atZero = new Set(alive);
     this.loweredAt ??= await ticksSinceBoot();
+    return killed.size > 0;
   }
 
   /**
