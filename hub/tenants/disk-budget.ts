@@ -133,11 +133,7 @@ export class DiskBudgets {
     if (frozen.length === 0) this.freeAtCheck.clear();
     const walkDue = !this.running && Date.now() >= this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE;
     if (frozen.length === 0 && !walkDue) return;
-    const free = new Map<string, number>();
-    for (const dir of this.freeAtPass.keys()) {
-      const now = await this.probes.freeOn(dir);
-      if (now) free.set(dir, now.bytes);
-    }
+    const free = await this.freeNow();
     if (frozen.length) void this.checkFrozen(frozen, free);
     if (walkDue) this.measureIfFilling(free);
   }
@@ -147,12 +143,12 @@ export class DiskBudgets {
    * once. Measure now when it fell by more than the least room any tenant had left (within the
    * same tenth of a core the periodic walks keep to).
    */
-  private measureIfFilling(free: Map<string, number>): void {
+  private measureIfFilling(free: Map<string, Free>): void {
     const rooms = [...this.states].flatMap(([t, state]) =>
       state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes],
     );
     const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
-    for (const [dir, before] of this.freeAtPass) if (before.bytes - (free.get(dir) ?? before.bytes) >= drop) return void this.measureNow();
+    for (const [dir, before] of this.freeAtPass) if (before.bytes - (free.get(dir)?.bytes ?? before.bytes) >= drop) return void this.measureNow();
   }
 
   /**
@@ -160,13 +156,13 @@ export class DiskBudgets {
    * the free space at once, and finding it needs no walk: check the frozen tenants' processes
    * when the disk filled since the last check (within a tenth of a core, as the walks).
    */
-  private async checkFrozen(frozen: FrozenTenant[], free: Map<string, number>): Promise<void> {
-    for (const [dir, bytes] of free) this.freeAtCheck.set(dir, Math.max(bytes, this.freeAtCheck.get(dir) ?? bytes));
-    const filled = [...free].some(([dir, bytes]) => this.freeAtCheck.get(dir)! - bytes >= FROZEN_GROWTH_BYTES);
+  private async checkFrozen(frozen: FrozenTenant[], free: Map<string, Free>): Promise<void> {
+    for (const [dir, { bytes }] of free) this.freeAtCheck.set(dir, Math.max(bytes, this.freeAtCheck.get(dir) ?? bytes));
+    const filled = [...free].some(([dir, { bytes }]) => this.freeAtCheck.get(dir)! - bytes >= FROZEN_GROWTH_BYTES);
     if (!filled || this.checking || Date.now() < this.lastCheck.endedAt + this.lastCheck.durationMs * WALK_SHARE) return;
     this.checking = true;
     const started = Date.now();
-    this.freeAtCheck = free;
+    this.freeAtCheck = new Map([...free].map(([dir, { bytes }]) => [dir, bytes]));
     try {
       for (const tenant of frozen) await tenant.check();
     } catch (err) {
@@ -241,11 +237,22 @@ export class DiskBudgets {
     this.timer.unref();
   }
 
+  /** What is free now on each filesystem the last pass found (one that cannot be read is left out). */
+  private async freeNow(): Promise<Map<string, Free>> {
+    const free = new Map<string, Free>();
+    for (const dir of this.freeAtPass.keys()) {
+      const now = await this.probes.freeOn(dir);
+      if (now) free.set(dir, now);
+    }
+    return free;
+  }
+
   /** No tenant frozen (one deleting files is to be let write again soon) and no filesystem's free space changed since the last pass began. */
   private async quietSincePass(): Promise<boolean> {
     if ([...this.states.values()].some((state) => state.frozen) || this.freeAtPass.size === 0) return false;
+    const free = await this.freeNow();
     for (const [dir, before] of this.freeAtPass) {
-      const now = await this.probes.freeOn(dir);
+      const now = free.get(dir);
       if (!now || Math.abs(now.bytes - before.bytes) >= QUIET_BYTES || Math.abs(now.inodes - before.inodes) >= QUIET_INODES) return false;
     }
     return true;

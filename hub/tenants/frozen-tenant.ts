@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { promisify } from "node:util";
 import type { Logger } from "../../servers/lib/log.js";
-import { listOwners, signal } from "../../servers/lib/proctree.js";
+import { listOwners, readProcAsync, signal, ticksSinceBoot } from "../../servers/lib/proctree.js";
 import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
 import { fileSizeLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
@@ -15,7 +15,6 @@ import type { Tenant } from "./tenants.js";
 const run = promisify(execFile);
 // while frozen, use may still grow a little (a folder's block): more than this is an evasion
 export const FROZEN_GROWTH_BYTES = 1024 * 1024;
-const TICKS_PER_SECOND = 100; // USER_HZ, the unit of a process's start time in /proc
 const MAX_TRUNCATED_PER_PASS = 200;
 const TRUNCATE_TIMEOUT_MS = 120_000;
 
@@ -39,17 +38,6 @@ async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } |
   } catch {
     return undefined;
   }
-}
-
-/** When a process started, in clock ticks since boot (undefined: gone). */
-async function startTicksOf(pid: number): Promise<number | undefined> {
-  const stat = await fs.promises.readFile(`/proc/${pid}/stat`, "latin1").catch(() => undefined);
-  // comm is in parentheses and may hold spaces or ')': the fields after the last ')' are fixed
-  return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
-}
-
-async function ticksSinceBoot(): Promise<number> {
-  return Number((await fs.promises.readFile("/proc/uptime", "latin1")).split(" ")[0]) * TICKS_PER_SECOND;
 }
 
 /** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
@@ -186,7 +174,7 @@ export class FrozenTenant {
     if (this.measurements >= 2) return above;
     const loweredAt = this.loweredAt;
     if (loweredAt === undefined) return [];
-    const started = await Promise.all(above.map(startTicksOf));
-    return above.filter((pid, i) => this.atZero.has(pid) || (started[i] ?? 0) > loweredAt);
+    const started = await Promise.all(above.map(async (pid) => (await readProcAsync(pid))?.startTicks ?? 0));
+    return above.filter((pid, i) => this.atZero.has(pid) || started[i] > loweredAt);
   }
 }

@@ -30,6 +30,17 @@ export function readProc(pid: number): ProcInfo | undefined {
   return parseStat(pid, stat);
 }
 
+/** readProc, off the event loop. */
+export async function readProcAsync(pid: number): Promise<ProcInfo | undefined> {
+  const stat = await fs.promises.readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
+  return stat === undefined ? undefined : parseStat(pid, stat);
+}
+
+/** Clock ticks since boot: the unit of ProcInfo.startTicks. */
+export async function ticksSinceBoot(): Promise<number> {
+  return Number((await fs.promises.readFile("/proc/uptime", "latin1")).split(" ")[0]) * TICKS_PER_SECOND;
+}
+
 function parseStat(pid: number, stat: string): ProcInfo {
   // comm is in parentheses and may itself contain spaces or ')': split after the last ')'
   const close = stat.lastIndexOf(")");
