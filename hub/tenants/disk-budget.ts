@@ -22,8 +22,10 @@ import { fileSizeLimit, type DiskLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
 
 const MIN_INTERVAL_MS = 2_000;
-// a long walk is repeated less often, so measuring never takes more than a tenth of a core
+// a long walk is repeated less often: measuring takes at most a tenth of a core, or half a core while
+// the disk fills past a tenant's room (a tenant holding many files makes every walk long)
 const WALK_SHARE = 10;
+const FILLING_WALK_SHARE = 1;
 const WALK_TIMEOUT_MS = 120_000;
 // between measurements the free space of the tenants' filesystems is watched this often (statfs,
 // no walk): a drop larger than the least room a tenant has left measures at once
@@ -131,7 +133,7 @@ export class DiskBudgets {
     await this.tendReserve();
     const frozen = [...this.states.values()].flatMap((state) => state.frozen ?? []);
     if (frozen.length === 0) this.freeAtCheck.clear();
-    const walkDue = !this.running && Date.now() >= this.lastPass.endedAt + this.lastPass.durationMs * WALK_SHARE;
+    const walkDue = !this.running && Date.now() >= this.lastPass.endedAt + this.lastPass.durationMs * FILLING_WALK_SHARE;
     if (frozen.length === 0 && !walkDue) return;
     const free = await this.freeNow();
     if (frozen.length) void this.checkFrozen(frozen, free);
@@ -140,8 +142,8 @@ export class DiskBudgets {
 
   /**
    * A fast writer can outrun the periodic measurement; the filesystem's free space shows it at
-   * once. Measure now when it fell by more than the least room any tenant had left (within the
-   * same tenth of a core the periodic walks keep to).
+   * once. Measure now when it fell by more than the least room any tenant had left (within half a
+   * core: a walk is then at most as long as the pause before it).
    */
   private measureIfFilling(free: Map<string, Free>): void {
     const rooms = [...this.states].flatMap(([t, state]) =>

@@ -1,7 +1,8 @@
 // When the hub walks the disk to measure its tenants (hub/tenants/disk-budget.ts): not every 2 s
 // while nothing on the tenants' filesystems changes (an idle hub spent most of its CPU on walks),
 // but at once when bytes or files are taken, at least every 30 s (one tenant can write what another
-// deletes), and every 2 s while a tenant is frozen (its deletions must let it write again soon).
+// deletes), every 2 s while a tenant is frozen (its deletions must let it write again soon), and
+// after a long walk, not ten walks later while the disk fills past the least room a tenant has.
 // Time is node:test's mock clock; the walk and the free space are stand-ins the test moves.
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -29,6 +30,7 @@ function budgetsUnderTest() {
   const free: Free = { bytes: 10_000 * MIB, inodes: 1_000_000 };
   let used = 0;
   let walks = 0;
+  let walkMs = 0;
   const budgets = new DiskBudgets(
     [tenant],
     createLogger({}, { write: () => undefined }),
@@ -37,6 +39,7 @@ function budgetsUnderTest() {
     {
       walk: async (_roots, uids) => {
         walks++;
+        if (walkMs) await new Promise((resolve) => setTimeout(resolve, walkMs));
         return { bytes: new Map(uids.map((uid) => [uid, used])), preallocated: new Map() };
       },
       freeOn: async () => ({ ...free }),
@@ -47,6 +50,8 @@ function budgetsUnderTest() {
     tenant,
     free,
     setUsed: (bytes: number) => (used = bytes),
+    /** How long each walk takes on the mock clock (a tenant holding many files makes walks long). */
+    setWalkMs: (ms: number) => (walkMs = ms),
     walks: () => walks,
     cleanup: () => {
       budgets.stop();
@@ -76,6 +81,12 @@ async function walked(count: number, why: string): Promise<void> {
   for (let i = 0; i < 10_000 && hub.walks() < count; i++) await settle(1);
   await hub.budgets.settled();
   await settle();
+  assert.equal(hub.walks(), count, why);
+}
+
+/** Wait for walk number `count` to have begun (a pass reads the filesystems for real before it walks). */
+async function begun(count: number, why: string): Promise<void> {
+  for (let i = 0; i < 10_000 && hub.walks() < count; i++) await settle(1);
   assert.equal(hub.walks(), count, why);
 }
 
@@ -132,4 +143,22 @@ test("a frozen tenant is walked every 2 s, so deleting files lets it write again
   mock.timers.tick(2_000);
   await walked(frozenAt + 4, "the walk that finds it under budget");
   assert.equal(hub.tenant.identity!.disk.frozen, false, "thawed at the next walk, with no change in free space");
+});
+
+test("after a long walk, a disk filling past a tenant's room is walked again within the walk's length, not ten times it", async () => {
+  const ROOM = 8 * MIB;
+  hub.setUsed(BUDGET - ROOM);
+  hub.setWalkMs(10_000);
+  hub.budgets.start();
+  await begun(1, "the first walk");
+  for (const next of [2, 3]) {
+    await advance(10_000);
+    await hub.budgets.settled();
+    // the periodic walk is now 100 s away (ten times the walk); the disk fills by more than alice has room for
+    hub.free.bytes -= 2 * ROOM;
+    await advance(9_000);
+    assert.equal(hub.walks(), next - 1, "a pause as long as the walk first: measuring takes at most half a core");
+    await advance(1_500);
+    await begun(next, `then walk ${next} at once, not 100 s after the last`);
+  }
 });
