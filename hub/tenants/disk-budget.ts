@@ -10,15 +10,13 @@
 // back; one found doing so while frozen is killed, and so is every command of a frozen tenant whose
 // use still grows (what the limit cannot see: fallocate --keep-size, new folders, empty files);
 // the tenant is then locked (hard limits 0 as well) until it is under budget, when its servers
-// restart to get their limit back. Holding a frozen tenant is hub/tenants/frozen-tenant.ts.
+// restart to get their limit back. Holding and thawing a frozen tenant is hub/tenants/frozen-tenant.ts.
 import fs from "node:fs";
 import path from "node:path";
 import type { Logger } from "../../servers/lib/log.js";
-import { killTree } from "../../servers/lib/proctree.js";
 import type { DiskReserve } from "./disk-reserve.js";
 import { freeOn, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage, type Free } from "./disk-usage.js";
-import { FROZEN_GROWTH_BYTES, FrozenTenant, processesOf, serversOf, setLimit, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
-import { fileSizeLimit, type DiskLimit } from "./isolation.js";
+import { FROZEN_GROWTH_BYTES, FrozenTenant, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
 import type { Tenant } from "./tenants.js";
 
 const MIN_INTERVAL_MS = 2_000;
@@ -207,11 +205,18 @@ export class DiskBudgets {
         tenants.map((t) => t.identity!.uid),
         WALK_TIMEOUT_MS,
       );
+      if (usage.partial)
+        this.log.warn("measuring tenants' disk use was cut short: those it found over budget are frozen, the others keep their last numbers", {
+          afterMs: WALK_TIMEOUT_MS,
+        });
       for (const tenant of tenants) {
         if (!this.states.has(tenant)) continue; // removed while measured
         const uid = tenant.identity!.uid;
+        const used = usage.bytes.get(uid) ?? 0;
+        // a walk cut short counts at least what a tenant uses: enough to freeze it, never to thaw it
+        if (usage.partial && used < tenant.identity!.disk.budgetBytes) continue;
         try {
-          await this.enforce(tenant, usage.bytes.get(uid) ?? 0);
+          await this.enforce(tenant, used, usage.partial);
           const preallocated = usage.preallocated.get(uid);
           const frozen = this.states.get(tenant)?.frozen;
           if (frozen && preallocated) await frozen.freePreallocated(preallocated);
@@ -260,7 +265,7 @@ export class DiskBudgets {
     return true;
   }
 
-  private async enforce(tenant: BudgetedTenant, usedBytes: number): Promise<void> {
+  private async enforce(tenant: BudgetedTenant, usedBytes: number, partial = false): Promise<void> {
     const state = this.states.get(tenant)!;
     const disk = tenant.identity!.disk;
     state.usedBytes = usedBytes;
@@ -273,35 +278,18 @@ export class DiskBudgets {
     const over = usedBytes >= disk.budgetBytes;
     if (over && !state.frozen) {
       disk.frozen = true;
-      state.frozen = new FrozenTenant(tenant, usedBytes, this.commandFor, this.log);
+      state.frozen = new FrozenTenant(tenant, partial ? undefined : usedBytes, this.commandFor, this.log);
       this.log.warn("tenant's disk budget used up: its writes are refused until it deletes files", {
         tenant: tenant.name,
         usedMiB: mib(usedBytes),
         budgetMiB: mib(disk.budgetBytes),
       });
     } else if (!over && state.frozen) {
-      await state.frozen.end();
+      await state.frozen.end(usedBytes);
       state.frozen = undefined;
-      await this.thaw(tenant, usedBytes, disk);
       return;
     }
-    await state.frozen?.measured(usedBytes);
-  }
-
-  /** Back under budget: writes allowed again; a locked tenant's servers restart to get their limit back. */
-  private async thaw(tenant: BudgetedTenant, usedBytes: number, disk: DiskLimit): Promise<void> {
-    const wasLocked = disk.locked;
-    disk.frozen = false;
-    disk.locked = false;
-    this.log.info("tenant back under its disk budget: writes allowed again", {
-      tenant: tenant.name,
-      usedMiB: mib(usedBytes),
-      budgetMiB: mib(disk.budgetBytes),
-      restartsServers: wasLocked,
-    });
-    // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
-    if (wasLocked) for (const child of serversOf(tenant)) if (child.pid) void killTree(child.pid);
-    await setLimit(tenant, await processesOf(tenant), fileSizeLimit(disk), this.commandFor, this.log);
+    await state.frozen?.measured(partial ? undefined : usedBytes);
   }
 }
 

@@ -11,6 +11,7 @@ import path from "node:path";
  */
 export const SHARED_WRITABLE_DIRS = ["/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock"];
 const PREALLOCATED_SLACK = 1024 * 1024;
+const AWK_GRACE_MS = 10_000;
 
 // Each inode counts at least its filesystem's bytes per inode (its size over its inode count: 16 KiB
 // on ext4's defaults), within these bounds: a budget that is a share of the filesystem's bytes is
@@ -30,6 +31,7 @@ NF == 6 {
   b = $3 < m ? m : $3; used[$1] += b
   if ($6 == "f" && $3 * 512 > $5 + ${PREALLOCATED_SLACK}) print "P", $1, id[2]
 }
+$1 == "T" && $2 == 124 { print "PARTIAL" }
 END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512 }`;
 
 /** What one inode counts at least on the filesystem that holds `dir`, in bytes (see LEAST_INODE_BYTES). */
@@ -44,6 +46,8 @@ export interface DiskUsage {
   bytes: Map<number, number>;
   /** Per uid, inode numbers of its files with blocks preallocated past their end. */
   preallocated: Map<number, number[]>;
+  /** The walk took longer than its time and was cut short: each uid uses at least its bytes, maybe more. */
+  partial?: boolean;
 }
 
 /**
@@ -67,7 +71,8 @@ export function walkRoots(candidates: string[]): string[] {
 
 /**
  * Bytes used per uid under the roots (each walked on its own filesystem only). A walk that takes
- * longer than `timeoutMs` is killed and reported as an error: the caller keeps its last numbers.
+ * longer than `timeoutMs` is cut short and what it counted so far comes back marked `partial`: a
+ * tenant whose files alone make walks that long must still be found over its budget.
  */
 export async function measureUsage(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage> {
   const usage: DiskUsage = { bytes: new Map(uids.map((uid) => [uid, 0])), preallocated: new Map() };
@@ -79,29 +84,34 @@ export async function measureUsage(roots: string[], uids: number[], timeoutMs: n
   }
   return new Promise((resolve, reject) => {
     const owners = uids.flatMap((uid, i) => [...(i ? ["-o"] : []), "-uid", String(uid)]);
-    // roots are absolute paths, so find never takes one for an expression
-    const script = `find "$@" -printf '%U %D:%i %b %n %s %y\\n' 2>/dev/null | awk '${sumByUid(least)}'`;
+    // roots are absolute paths, so find never takes one for an expression; timeout(1) ends find alone,
+    // so awk still sums what it was given, and says so (timeout exits 124) on a line of its own (find
+    // may have been stopped in the middle of one)
+    const walk = `timeout ${timeoutMs / 1000} find "$@" -printf '%U %D:%i %b %n %s %y\\n' 2>/dev/null; printf '\\nT %s\\n' $?`;
+    const script = `{ ${walk}; } | awk '${sumByUid(least)}'`;
     const child = spawn("sh", ["-c", script, "sh", ...roots, "-xdev", "(", ...owners, ")"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+    // a backstop: awk sums as fast as find prints, so it ends soon after find
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid!, "SIGKILL");
       } catch {
         // ended meanwhile
       }
-    }, timeoutMs);
+    }, timeoutMs + AWK_GRACE_MS);
     child.once("error", (err) => {
       clearTimeout(timer);
       reject(err);
     });
     child.once("close", (code, signal) => {
       clearTimeout(timer);
-      if (signal) return reject(new Error(`measuring disk use stopped by ${signal} (a walk over ${timeoutMs} ms is cut short)`));
+      if (signal) return reject(new Error(`measuring disk use stopped by ${signal} (its sum took ${AWK_GRACE_MS} ms past the walk's ${timeoutMs} ms)`));
       if (code !== 0) return reject(new Error(`measuring disk use failed (awk exited ${code})`));
       for (const line of out.split("\n")) {
         const fields = line.split(" ");
-        if (fields[0] === "P") {
+        if (fields[0] === "PARTIAL") usage.partial = true;
+        else if (fields[0] === "P") {
           const [uid, inode] = fields.slice(1).map(Number);
           usage.preallocated.set(uid, [...(usage.preallocated.get(uid) ?? []), inode]);
         } else if (usage.bytes.has(Number(fields[0])) && Number.isFinite(Number(fields[1]))) {

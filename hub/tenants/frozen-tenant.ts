@@ -7,7 +7,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { promisify } from "node:util";
 import type { Logger } from "../../servers/lib/log.js";
-import { listOwners, readProcAsync, signal, ticksSinceBoot } from "../../servers/lib/proctree.js";
+import { killTree, listOwners, readProcAsync, signal, ticksSinceBoot } from "../../servers/lib/proctree.js";
 import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
 import { fileSizeLimit } from "./isolation.js";
 import type { Tenant } from "./tenants.js";
@@ -24,7 +24,7 @@ export interface BudgetedTenant extends Tenant {
   readonly instances?: { running(): ReadonlyArray<{ readonly pid?: number }> };
 }
 
-export const serversOf = (tenant: BudgetedTenant) => [...tenant.children, ...(tenant.instances?.running() ?? [])];
+const serversOf = (tenant: BudgetedTenant) => [...tenant.children, ...(tenant.instances?.running() ?? [])];
 
 /** The command line that runs a program as this tenant (tenants.ts tenantCommand). */
 export type TenantCommand = (tenant: BudgetedTenant, command: string, args: string[]) => { command: string; args: string[] };
@@ -41,13 +41,13 @@ async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } |
 }
 
 /** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
-export async function processesOf(tenant: BudgetedTenant): Promise<number[]> {
+async function processesOf(tenant: BudgetedTenant): Promise<number[]> {
   const uid = tenant.identity!.uid;
   return (await listOwners()).filter((p) => p.state !== "Z" && p.uid === uid).map((p) => p.pid);
 }
 
 /** Set RLIMIT_FSIZE ("soft:hard") of some of the tenant's processes, as the tenant (see disk-budget.ts). */
-export async function setLimit(tenant: BudgetedTenant, pids: number[], limit: string, commandFor: TenantCommand, log: Logger): Promise<void> {
+async function setLimit(tenant: BudgetedTenant, pids: number[], limit: string, commandFor: TenantCommand, log: Logger): Promise<void> {
   if (pids.length === 0) return;
   // one process at a time: a pid that has exited meanwhile must not stop the others
   const script = `for p; do prlimit --pid "$p" --fsize=${limit} 2>/dev/null; done; exit 0`;
@@ -69,24 +69,25 @@ export class FrozenTenant {
   private holding?: Promise<void>;
   private ended = false;
 
+  /** `usedBytes` undefined: found over budget by a walk cut short, which counts too little to compare a later one with. */
   constructor(
     private readonly tenant: BudgetedTenant,
-    usedBytes: number,
+    usedBytes: number | undefined,
     private readonly commandFor: TenantCommand,
     private readonly log: Logger,
   ) {
-    this.lowestBytes = usedBytes;
+    this.lowestBytes = usedBytes ?? Infinity;
   }
 
-  /** After a measurement: hold, and kill every command when the tenant's use still grows. */
-  async measured(usedBytes: number): Promise<void> {
+  /** After a measurement: hold, and kill every command when the tenant's use still grows (undefined: a walk cut short, growth unknown). */
+  async measured(usedBytes: number | undefined): Promise<void> {
     await this.settled();
-    this.lowestBytes = Math.min(this.lowestBytes, usedBytes);
-    const grows = usedBytes > this.lowestBytes + FROZEN_GROWTH_BYTES;
+    if (usedBytes !== undefined) this.lowestBytes = Math.min(this.lowestBytes, usedBytes);
+    const grows = usedBytes !== undefined && usedBytes > this.lowestBytes + FROZEN_GROWTH_BYTES;
     let killed = false;
     await this.serve(async () => void (killed = await this.hold(grows ? usedBytes : undefined)));
     // measured from here on: what grew before the kill is not growth again
-    if (killed) this.lowestBytes = usedBytes;
+    if (killed && usedBytes !== undefined) this.lowestBytes = usedBytes;
     this.measurements++;
   }
 
@@ -118,9 +119,23 @@ export class FrozenTenant {
   }
 
   /** Under budget again: no hold starts any more, and one under way has ended (before the tenant is thawed). */
-  async end(): Promise<void> {
+  /** Back under budget: writes allowed again; a locked tenant's servers restart to get their limit back. */
+  async end(usedBytes: number): Promise<void> {
     this.ended = true;
     await this.settled();
+    const disk = this.tenant.identity!.disk;
+    const wasLocked = disk.locked;
+    disk.frozen = false;
+    disk.locked = false;
+    this.log.info("tenant back under its disk budget: writes allowed again", {
+      tenant: this.tenant.name,
+      usedMiB: Math.round(usedBytes / 1024 / 1024),
+      budgetMiB: Math.round(disk.budgetBytes / 1024 / 1024),
+      restartsServers: wasLocked,
+    });
+    // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
+    if (wasLocked) for (const child of serversOf(this.tenant)) if (child.pid) void killTree(child.pid);
+    await setLimit(this.tenant, await processesOf(this.tenant), fileSizeLimit(disk), this.commandFor, this.log);
   }
 
   private async settled(): Promise<void> {

@@ -73,6 +73,19 @@ test("only the given uids' files count, each root once even when nested", async 
   assert.equal(bytes.get(54_321), 0);
 });
 
+test("a walk that takes longer than its time is cut short and says so: its figures are at least what is used", async () => {
+  const dir = fs.mkdtempSync(path.join(scratch, "many-"));
+  for (let d = 0; d < 20; d++) {
+    fs.mkdirSync(path.join(dir, String(d)));
+    for (let i = 0; i < 1000; i++) fs.closeSync(fs.openSync(path.join(dir, String(d), String(i)), "w"));
+  }
+  const whole = await measureUsage([dir], [me], 30_000);
+  assert.equal(whole.partial, undefined, "a walk within its time is whole");
+  const cut = await measureUsage([dir], [me], 1);
+  assert.equal(cut.partial, true, "20,000 entries take longer than 1 ms");
+  assert.ok(cut.bytes.get(me)! <= whole.bytes.get(me)!, `${cut.bytes.get(me)} counted before the cut, of ${whole.bytes.get(me)}`);
+});
+
 test("the budget: AGENTBOX_DISK_MIB for all, limits.diskMiB per tenant, else a share of the filesystem", () => {
   const workspace = path.join(scratch, "ws");
   const configPath = path.join(scratch, "agentbox.json");

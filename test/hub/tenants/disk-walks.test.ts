@@ -31,6 +31,7 @@ function budgetsUnderTest() {
   let used = 0;
   let walks = 0;
   let walkMs = 0;
+  let partial = false;
   const budgets = new DiskBudgets(
     [tenant],
     createLogger({}, { write: () => undefined }),
@@ -40,7 +41,7 @@ function budgetsUnderTest() {
       walk: async (_roots, uids) => {
         walks++;
         if (walkMs) await new Promise((resolve) => setTimeout(resolve, walkMs));
-        return { bytes: new Map(uids.map((uid) => [uid, used])), preallocated: new Map() };
+        return { bytes: new Map(uids.map((uid) => [uid, used])), preallocated: new Map(), ...(partial ? { partial } : {}) };
       },
       freeOn: async () => ({ ...free }),
     },
@@ -52,6 +53,8 @@ function budgetsUnderTest() {
     setUsed: (bytes: number) => (used = bytes),
     /** How long each walk takes on the mock clock (a tenant holding many files makes walks long). */
     setWalkMs: (ms: number) => (walkMs = ms),
+    /** Walks come back cut short (over their time): each figure is at least what is used. */
+    setPartial: (cut: boolean) => (partial = cut),
     walks: () => walks,
     cleanup: () => {
       budgets.stop();
@@ -161,4 +164,29 @@ test("after a long walk, a disk filling past a tenant's room is walked again wit
     await advance(1_500);
     await begun(next, `then walk ${next} at once, not 100 s after the last`);
   }
+});
+
+test("a walk cut short freezes a tenant it finds over budget, and neither thaws one nor replaces the last numbers", async () => {
+  hub.setUsed(BUDGET / 4);
+  hub.budgets.start();
+  await walked(1, "a whole walk at start");
+  hub.setPartial(true);
+  hub.setUsed(BUDGET / 8);
+  hub.free.bytes -= MIB;
+  await advance(2_000);
+  await walked(2, "a walk cut short");
+  assert.equal(hub.budgets.usage(hub.tenant)?.usedBytes, BUDGET / 4, "what a walk cut short counted under budget proves nothing: the last numbers stay");
+  hub.setUsed(BUDGET + MIB);
+  hub.free.bytes -= MIB;
+  await advance(2_000);
+  await walked(3, "another walk cut short");
+  assert.equal(hub.tenant.identity!.disk.frozen, true, "counted over budget before the cut: frozen");
+  hub.setUsed(BUDGET / 2);
+  mock.timers.tick(2_000);
+  await walked(4, "a frozen tenant's next walk, cut short again");
+  assert.equal(hub.tenant.identity!.disk.frozen, true, "not thawed by a walk that counted less than everything");
+  hub.setPartial(false);
+  mock.timers.tick(2_000);
+  await walked(5, "a whole walk");
+  assert.equal(hub.tenant.identity!.disk.frozen, false, "thawed by a whole walk under budget");
 });
