@@ -32,6 +32,7 @@ NF == 6 {
   if ($6 == "f" && $3 * 512 > $5 + ${PREALLOCATED_SLACK}) print "P", $1, id[2]
 }
 $1 == "T" && $2 == 124 { print "PARTIAL" }
+$1 == "T" && $2 > 124 { print "FAILED", $2 }
 END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512 }`;
 
 /** What one inode counts at least on the filesystem that holds `dir`, in bytes (see LEAST_INODE_BYTES). */
@@ -108,7 +109,11 @@ export async function measureUsage(roots: string[], uids: number[], timeoutMs: n
       clearTimeout(timer);
       if (signal) return reject(new Error(`measuring disk use stopped by ${signal} (its sum took ${AWK_GRACE_MS} ms past the walk's ${timeoutMs} ms)`));
       if (code !== 0) return reject(new Error(`measuring disk use failed (awk exited ${code})`));
-      for (const line of out.split("\n")) {
+      const lines = out.split("\n");
+      // 125-127: timeout(1) or find could not run at all (not installed, say): nothing was counted
+      const failed = lines.find((line) => line.startsWith("FAILED "));
+      if (failed) return reject(new Error(`measuring disk use failed (the walk exited ${failed.slice(7)}: are find and timeout installed?)`));
+      for (const line of lines) {
         const fields = line.split(" ");
         if (fields[0] === "PARTIAL") usage.partial = true;
         else if (fields[0] === "P") {

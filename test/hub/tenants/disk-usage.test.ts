@@ -86,6 +86,15 @@ test("a walk that takes longer than its time is cut short and says so: its figur
   assert.ok(cut.bytes.get(me)! <= whole.bytes.get(me)!, `${cut.bytes.get(me)} counted before the cut, of ${whole.bytes.get(me)}`);
 });
 
+test("a walk that cannot run (timeout(1) missing) fails loudly instead of counting nothing", async (t) => {
+  const bin = fs.mkdtempSync(path.join(scratch, "bin-"));
+  for (const tool of ["sh", "find", "awk"]) fs.symlinkSync(execFileSync("sh", ["-c", `command -v ${tool}`], { encoding: "utf8" }).trim(), path.join(bin, tool));
+  const saved = process.env.PATH;
+  process.env.PATH = bin;
+  t.after(() => (process.env.PATH = saved));
+  await assert.rejects(measureUsage([scratch], [me], 30_000), /measuring disk use failed \(the walk exited 127/);
+});
+
 test("the budget: AGENTBOX_DISK_MIB for all, limits.diskMiB per tenant, else a share of the filesystem", () => {
   const workspace = path.join(scratch, "ws");
   const configPath = path.join(scratch, "agentbox.json");
