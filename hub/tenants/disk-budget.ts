@@ -213,10 +213,11 @@ export class DiskBudgets {
         if (!this.states.has(tenant)) continue; // removed while measured
         const uid = tenant.identity!.uid;
         const used = usage.bytes.get(uid) ?? 0;
-        // a walk cut short counts at least what a tenant uses: enough to freeze it, never to thaw it
-        if (usage.partial && used < tenant.identity!.disk.budgetBytes) continue;
         try {
-          await this.enforce(tenant, used, usage.partial);
+          // a walk cut short counts at least what a tenant uses: enough to freeze it, never to thaw it
+          // (a frozen one is still held) nor to replace its last numbers
+          if (usage.partial && used < tenant.identity!.disk.budgetBytes) await this.states.get(tenant)?.frozen?.measured(undefined);
+          else await this.enforce(tenant, used, usage.partial);
           const preallocated = usage.preallocated.get(uid);
           const frozen = this.states.get(tenant)?.frozen;
           if (frozen && preallocated) await frozen.freePreallocated(preallocated);
