@@ -25,16 +25,17 @@ const UID = 200_000 + Math.floor(Math.random() * 100_000);
 /** Writes 1 MiB files into the folder, once told to; "survived" when it wrote them all. */
 const writeLoop = (dir: string) => `read go; for i in $(seq 1 64); do head -c ${MIB} /dev/zero > ${dir}/$$-$i || exit 3; sleep 0.05; done; echo survived`;
 
-describe("a frozen tenant raising its file size limit back", { skip }, () => {
+/** Alice, a tenant under her own uid (one per suite: a suite's last walk may end after it) with real processes, and the hub's budgets over her; `walk` stands in for the disk walk. */
+function aliceUnder(uid: number, walk: DiskProbes["walk"], probeFree: DiskProbes["freeOn"] = freeOn) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "frozen-"));
   fs.chmodSync(root, 0o755);
   const dir = (name: string) => {
     const at = path.join(root, name);
     fs.mkdirSync(at, { mode: 0o700 });
-    fs.chownSync(at, UID, UID);
+    fs.chownSync(at, uid, uid);
     return at;
   };
-  const identity: ProcessLimits = { uid: UID, gid: UID, processes: 256, memoryBytes: 1024 * MIB, disk: { budgetBytes: BUDGET, frozen: false, locked: false } };
+  const identity: ProcessLimits = { uid, gid: uid, processes: 256, memoryBytes: 1024 * MIB, disk: { budgetBytes: BUDGET, frozen: false, locked: false } };
   const tenant: BudgetedTenant = {
     name: "alice",
     identity,
@@ -59,9 +60,22 @@ describe("a frozen tenant raising its file size limit back", { skip }, () => {
     const said = (line: string) => new Promise<void>((resolve) => lines.on("line", (l) => l === line && resolve()));
     return { child, exit, said, tell: () => child.stdin!.write("go\n") };
   };
-  const ticksSinceBoot = () => Math.floor(Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0]) * 100);
-  const softLimit = (pid: number) => /^Max file size\s+(\S+)\s+(\S+)/m.exec(fs.readFileSync(`/proc/${pid}/limits`, "utf8"))!.slice(1);
+  const logged: string[] = [];
+  const log = createLogger({}, { write: (line) => void logged.push(line) });
+  const budgets = new DiskBudgets([tenant], log, (t, command, args) => asTenant(isolation, t.identity!, command, args), { walk, freeOn: probeFree });
+  const cleanup = () => {
+    budgets.stop();
+    for (const child of running) child.kill("SIGKILL");
+    fs.rmSync(root, { recursive: true, force: true });
+  };
+  return { tenant, identity, asAlice, budgets, logged, cleanup };
+}
 
+const ticksSinceBoot = () => Math.floor(Number(fs.readFileSync("/proc/uptime", "latin1").split(" ")[0]) * 100);
+const softLimit = (pid: number) => /^Max file size\s+(\S+)\s+(\S+)/m.exec(fs.readFileSync(`/proc/${pid}/limits`, "utf8"))!.slice(1);
+const spawned = (...all: { child: ChildProcess }[]) => Promise.all(all.map(({ child }) => new Promise((resolve) => child.once("spawn", resolve))));
+
+describe("a frozen tenant raising its file size limit back", { skip }, () => {
   // the first walk finds alice over budget; every later one is still under way when the test ends
   let walks = 0;
   let endWalks: () => void = () => {};
@@ -70,22 +84,18 @@ describe("a frozen tenant raising its file size limit back", { skip }, () => {
     if (walks++ > 0) await stuck;
     return { bytes: new Map(uids.map((uid) => [uid, BUDGET])), preallocated: new Map() };
   };
-  const logged: string[] = [];
-  const log = createLogger({}, { write: (line) => void logged.push(line) });
-  const budgets = new DiskBudgets([tenant], log, (t, command, args) => asTenant(isolation, t.identity!, command, args), { walk, freeOn });
+  const { tenant, identity, asAlice, budgets, logged, cleanup } = aliceUnder(UID, walk);
 
   after(() => {
-    budgets.stop();
     endWalks();
-    for (const child of running) child.kill("SIGKILL");
-    fs.rmSync(root, { recursive: true, force: true });
+    cleanup();
   });
 
   test("is killed within the walk, alike when it ran before the freeze or started after it; a command that did not raise it lives on", async () => {
     // running before the freeze, so the first hold lowers it; it raises its limit only when told
     const early = asAlice(`read go; ulimit -S -f $(ulimit -H -f); echo raised; ${writeLoop(tenant.workspace)}`);
     const bystander = asAlice("sleep 600");
-    await Promise.all([early, bystander].map(({ child }) => new Promise((resolve) => child.once("spawn", resolve))));
+    await spawned(early, bystander);
     budgets.start();
     await budgets.measureNow();
     assert.equal(identity.disk.frozen, true);
@@ -118,5 +128,36 @@ describe("a frozen tenant raising its file size limit back", { skip }, () => {
     assert.equal(bystander.child.exitCode, null, "the command that never raised its limit lives on");
     await until("the bystander's hard limit to be 0", () => softLimit(bystander.child.pid!)[1] === "0");
     assert.deepEqual(softLimit(bystander.child.pid!), ["0", "0"]);
+  });
+});
+
+describe("a frozen tenant raising its file size limit back while every walk is cut short", { skip }, () => {
+  // the first walk is whole and finds alice over budget; every later one is cut short (over its
+  // time: a disk holding tens of millions of files) and has counted less than her budget
+  let walks = 0;
+  const walk: DiskProbes["walk"] = async (_roots, uids) => {
+    const whole = walks++ === 0;
+    return { bytes: new Map(uids.map((uid) => [uid, whole ? BUDGET : BUDGET / 2])), preallocated: new Map(), ...(whole ? {} : { partial: true }) };
+  };
+  // the free space never moves, so only the walks can find her
+  const { identity, asAlice, budgets, cleanup } = aliceUnder(UID + 1, walk, async () => ({ bytes: 1024 * 1024 * MIB, inodes: 1_000_000 }));
+  after(cleanup);
+
+  test("is still held at those walks: killed, and the tenant locked", async () => {
+    const alice = asAlice("read go; ulimit -S -f $(ulimit -H -f); echo raised; sleep 600");
+    await spawned(alice);
+    await budgets.measureNow();
+    assert.equal(identity.disk.frozen, true);
+    assert.deepEqual(softLimit(alice.child.pid!), ["0", String(BUDGET)], "the freeze lowered it");
+    const raised = alice.said("raised");
+    alice.tell();
+    await raised;
+    await budgets.measureNow();
+    await budgets.measureNow();
+    assert.equal(walks, 3);
+    assert.equal(identity.disk.frozen, true, "a walk cut short does not thaw");
+    await until("alice to be killed", () => alice.child.signalCode !== null || alice.child.exitCode !== null, 10_000);
+    assert.equal(alice.child.signalCode, "SIGKILL", "killed at a walk cut short");
+    assert.equal(identity.disk.locked, true);
   });
 });
