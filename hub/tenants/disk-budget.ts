@@ -16,7 +16,7 @@ import path from "node:path";
 import type { Logger } from "../../servers/lib/log.js";
 import type { DiskReserve } from "./disk-reserve.js";
 import { freeOn, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage, type Free } from "./disk-usage.js";
-import { FROZEN_GROWTH_BYTES, FrozenTenant, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
+import { FROZEN_GROWTH_BYTES, FrozenTenant, mib, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
 import type { Tenant } from "./tenants.js";
 
 const MIN_INTERVAL_MS = 2_000;
@@ -131,11 +131,11 @@ export class DiskBudgets {
     await this.tendReserve();
     const frozen = [...this.states.values()].flatMap((state) => state.frozen ?? []);
     if (frozen.length === 0) this.freeAtCheck.clear();
-    const walkDue = !this.running && Date.now() >= this.lastPass.endedAt + this.lastPass.durationMs * FILLING_WALK_SHARE;
-    if (frozen.length === 0 && !walkDue) return;
+    const mayWalk = !this.running && Date.now() >= this.lastPass.endedAt + this.lastPass.durationMs * FILLING_WALK_SHARE;
+    if (frozen.length === 0 && !mayWalk) return;
     const free = await this.freeNow();
     if (frozen.length) void this.checkFrozen(frozen, free);
-    if (walkDue) this.measureIfFilling(free);
+    if (mayWalk) this.measureIfFilling(free);
   }
 
   /**
@@ -293,8 +293,6 @@ export class DiskBudgets {
     await state.frozen?.measured(partial ? undefined : usedBytes);
   }
 }
-
-const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /** Write the numbers for the tenant's servers: replaced whole (never half-written), readable by the tenant, writable only by the hub. */
 function publish(file: string, use: { usedBytes: number; budgetBytes: number }): void {

@@ -15,6 +15,8 @@ import type { Tenant } from "./tenants.js";
 const run = promisify(execFile);
 // while frozen, use may still grow a little (a folder's block): more than this is an evasion
 export const FROZEN_GROWTH_BYTES = 1024 * 1024;
+/** Bytes in whole MiB, as the budget's log lines give them. */
+export const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
 const MAX_TRUNCATED_PER_PASS = 200;
 const TRUNCATE_TIMEOUT_MS = 120_000;
 
@@ -118,8 +120,10 @@ export class FrozenTenant {
     });
   }
 
-  /** Under budget again: no hold starts any more, and one under way has ended (before the tenant is thawed). */
-  /** Back under budget: writes allowed again; a locked tenant's servers restart to get their limit back. */
+  /**
+   * Back under budget: no hold starts any more, one under way ends first, then writes are allowed
+   * again; a locked tenant's servers restart to get their limit back.
+   */
   async end(usedBytes: number): Promise<void> {
     this.ended = true;
     await this.settled();
@@ -129,8 +133,8 @@ export class FrozenTenant {
     disk.locked = false;
     this.log.info("tenant back under its disk budget: writes allowed again", {
       tenant: this.tenant.name,
-      usedMiB: Math.round(usedBytes / 1024 / 1024),
-      budgetMiB: Math.round(disk.budgetBytes / 1024 / 1024),
+      usedMiB: mib(usedBytes),
+      budgetMiB: mib(disk.budgetBytes),
       restartsServers: wasLocked,
     });
     // a hard limit, once lowered, only CAP_SYS_RESOURCE raises: a server started afresh has it whole
@@ -167,7 +171,7 @@ export class FrozenTenant {
       this.log.warn(`killed a tenant's processes and locked its file size limit: ${why}`, {
         tenant: this.tenant.name,
         count: killed.size,
-        ...(grownTo !== undefined && { usedMiB: Math.round(grownTo / 1024 / 1024) }),
+        ...(grownTo !== undefined && { usedMiB: mib(grownTo) }),
       });
     }
     const hard = disk.locked ? 0 : disk.budgetBytes;
