@@ -20,14 +20,24 @@ export interface ProcInfo {
 const PAGE_SIZE = 4096;
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
+// a stat line is a few hundred bytes (comm is at most 16): one buffer serves every synchronous read
+const statBuffer = Buffer.allocUnsafe(4096);
+
 export function readProc(pid: number): ProcInfo | undefined {
-  let stat: string;
+  // open, read, close: readFileSync would also fstat the file and size a buffer for each process of a scan
+  let fd: number;
   try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    fd = fs.openSync(`/proc/${pid}/stat`, "r");
   } catch {
     return undefined;
   }
-  return parseStat(pid, stat);
+  try {
+    return parseStat(pid, statBuffer.toString("utf8", 0, fs.readSync(fd, statBuffer, 0, statBuffer.length, 0)));
+  } catch {
+    return undefined; // it exited between open and read
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 /** readProc, off the event loop. */
@@ -60,9 +70,30 @@ function parseStat(pid: number, stat: string): ProcInfo {
 
 /** A snapshot of the process table. Processes that vanish while reading are skipped. */
 export function listProcesses(): ProcInfo[] {
+  return readProcesses(() => true);
+}
+
+/**
+ * The processes this one may signal, judged by the owner of each /proc entry: every one for root,
+ * otherwise its own uid's and root's (the kernel shows root as the owner of a process that made
+ * itself undumpable, which may be one of ours). Another uid's processes are not read at all: a
+ * tenant's terminal scans for its command's leftovers at every command, and another tenant's
+ * thousands of processes would make each scan cost four times as much. A process of ours that
+ * took another uid through a setuid program is missed; a tenant's processes cannot (no_new_privs).
+ */
+export function signallableProcesses(): ProcInfo[] {
+  const uid = process.geteuid?.() ?? 0;
+  if (uid === 0) return listProcesses();
+  return readProcesses((name) => {
+    const owner = fs.statSync(`/proc/${name}`, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
+}
+
+function readProcesses(wanted: (name: string) => boolean): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
+    if (!/^\d+$/.test(name) || !wanted(name)) continue;
     const info = readProc(Number(name));
     if (info) out.push(info);
   }
@@ -192,6 +223,12 @@ export const TREE_MARKER_ENV = "AGENTBOX_TERMINAL_TREE";
 export interface Tree {
   root: number;
   marker?: string;
+  /**
+   * The root's ProcInfo.startTicks. A process older than the root cannot be one it started, so
+   * only younger ones have their environment read for the marker: most processes a scan meets are
+   * older than a command, and reading one's environment costs as much as reading its stat.
+   */
+  startTicks?: number;
 }
 
 function carriesMarker(pid: number, marker: string): boolean {
@@ -208,11 +245,16 @@ function carriesMarker(pid: number, marker: string): boolean {
  * given a marker every process carrying it, and those of `known` still there. Zombies are left
  * out (they only wait to be reaped), and so is this process.
  */
-export function membersOf(tree: Tree, procs: ProcInfo[] = listProcesses(), known: number[] = []): number[] {
+export function membersOf(tree: Tree, procs: ProcInfo[] = signallableProcesses(), known: number[] = []): number[] {
   const members = new Set<number>(known);
   for (const p of descendantsOf(tree.root, procs)) members.add(p.pid);
   for (const p of procs) {
-    if (p.pid === tree.root || p.pgrp === tree.root || p.sid === tree.root || (tree.marker && carriesMarker(p.pid, tree.marker))) {
+    if (
+      p.pid === tree.root ||
+      p.pgrp === tree.root ||
+      p.sid === tree.root ||
+      (tree.marker && p.startTicks >= (tree.startTicks ?? 0) && carriesMarker(p.pid, tree.marker))
+    ) {
       members.add(p.pid);
     }
   }
@@ -249,8 +291,9 @@ export async function killTree(target: number | Tree, options: KillOptions = {})
   const tree = typeof target === "number" ? { root: target } : target;
   const graceMs = options.graceMs ?? 0;
   const signalled = new Set<number>();
-  let earlier = membersOf(tree);
   const running = () => ![undefined, "Z"].includes(readProc(tree.root)?.state);
+  // the root's exit during the grace may take its descendants out of the parent chain: seen before it, they are still killed
+  let earlier = graceMs > 0 ? membersOf(tree) : [];
   if (graceMs > 0 && running() && signal(tree.root, "SIGTERM")) {
     signalled.add(tree.root);
     const deadline = Date.now() + graceMs;
@@ -259,7 +302,7 @@ export async function killTree(target: number | Tree, options: KillOptions = {})
   }
   for (let round = 0; round < 50; round++) {
     signal(-tree.root, "SIGSTOP");
-    const members = membersOf(tree, listProcesses(), earlier);
+    const members = membersOf(tree, signallableProcesses(), earlier);
     earlier = [];
     if (members.length === 0) break;
     for (const pid of members) signal(pid, "SIGSTOP");

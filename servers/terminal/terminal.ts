@@ -5,7 +5,7 @@ import * as pty from "node-pty";
 import stripAnsi from "strip-ansi";
 import { childEnv } from "./config.js";
 import { echoDecided, echoEnd } from "./echo.js";
-import { killTree, TREE_MARKER_ENV } from "../lib/proctree.js";
+import { killTree, readProc, TREE_MARKER_ENV } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface TerminalOptions {
@@ -61,6 +61,7 @@ export class Terminal {
   readonly marker = randomUUID();
   readonly createdAt = new Date();
   readonly pid: number;
+  private readonly startTicks?: number;
   cols: number;
   rows: number;
   /** Last time the client used this terminal (for the idle limit). */
@@ -94,6 +95,7 @@ export class Terminal {
       env: childEnv(options.env, TREE_MARKER_ENV, this.marker, options.sessionToken),
     });
     this.pid = this.pty.pid;
+    this.startTicks = readProc(this.pid)?.startTicks;
     this.pty.onData((data) => {
       this.output.append(data);
       this.lastOutputAt = Date.now();
@@ -242,7 +244,7 @@ export class Terminal {
 
   /** Kill the program and everything it started; resolves once the pty has been reaped. */
   async kill(): Promise<number> {
-    const killed = await killTree({ root: this.pid, marker: this.marker });
+    const killed = await killTree({ root: this.pid, marker: this.marker, startTicks: this.startTicks });
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
     return killed;
   }

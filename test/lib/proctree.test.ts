@@ -1,9 +1,12 @@
 // killTree by pid with a grace (how the hub stops a child): a root that ignores SIGTERM, and
-// children that outlive a root which obeys it and so are no longer below it, all end up dead.
+// children that outlive a root which obeys it and so are no longer below it, all end up dead. A
+// tree's marker is looked for only in processes as young as its root, and a tenant's scan reads no
+// other tenant's processes.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { after, describe, test } from "node:test";
-import { descendantsOf, isAlive, killTree, readProc } from "../../servers/lib/proctree.js";
+import { descendantsOf, isAlive, killTree, membersOf, readProc, TREE_MARKER_ENV } from "../../servers/lib/proctree.js";
+import { fileURLToPath } from "node:url";
 import { until } from "../helpers/wait.js";
 
 const started: ChildProcess[] = [];
@@ -46,3 +49,56 @@ describe("killTree with a grace", () => {
     assert.equal(await killTree(root), 0);
   });
 });
+
+describe("a tree's marker", () => {
+  test("names the processes the root started, wherever they went, and no process older than the root", async () => {
+    const marker = `m-${process.pid}-${Date.now()}`;
+    const env = { ...process.env, [TREE_MARKER_ENV]: marker };
+    const older = spawn("sleep", ["305"], { env, stdio: "ignore" });
+    started.push(older);
+    const olderStart = await until("the older process's start", () => readProc(older.pid!)?.startTicks);
+    // start ticks count hundredths of a second since boot: the root starts at a later one
+    await until("a later clock tick", () => startsAfter(olderStart));
+    // the root's setsid child leaves its group and session, and its parent chain once the root is gone
+    const root = spawn("/bin/sh", ["-c", "setsid sleep 306 & wait"], { env, stdio: "ignore", detached: true });
+    started.push(root);
+    const rootStart = readProc(root.pid!)!.startTicks;
+    const escaped = await until("the setsid sleep", () => descendantsOf(root.pid!).find((p) => p.comm === "sleep")?.pid);
+    root.kill("SIGKILL");
+    await until("the root's exit", () => !running(root.pid!));
+
+    const members = membersOf({ root: root.pid!, marker, startTicks: rootStart });
+    assert.ok(members.includes(escaped), `the escaped sleep ${escaped} is not among ${members.join(", ")}`);
+    assert.ok(!members.includes(older.pid!), "a process older than the root was taken for one of its own");
+    // without the root's start, every process's environment is read: the older one is named too
+    assert.ok(membersOf({ root: root.pid!, marker }).includes(older.pid!));
+    await killTree({ root: root.pid!, marker, startTicks: rootStart });
+    assert.equal(running(escaped), false, "the escaped sleep outlived the kill");
+  });
+});
+
+const asRoot = process.getuid?.() === 0 ? false : "needs root: processes under two uids";
+
+describe("the processes a tenant's scan for leftovers reads", { skip: asRoot }, () => {
+  test("are its own uid's and root's, never another tenant's", async () => {
+    const uid = 200_000 + Math.floor(Math.random() * 100_000);
+    const as = (id: number) => [`--reuid=${id}`, `--regid=${id}`, "--clear-groups"];
+    const own = spawn("setpriv", [...as(uid), "sleep", "307"], { stdio: "ignore" });
+    const other = spawn("setpriv", [...as(uid + 1), "sleep", "308"], { stdio: "ignore" });
+    started.push(own, other);
+    for (const child of [own, other]) await until("the sleep", () => readProc(child.pid!)?.comm === "sleep");
+    const module = fileURLToPath(import.meta.resolve("../../servers/lib/proctree.js"));
+    const script = `const { signallableProcesses } = await import(${JSON.stringify(module)}); console.log(JSON.stringify(signallableProcesses().map((p) => p.pid)));`;
+    const seen = JSON.parse(execFileSync("setpriv", [...as(uid), process.execPath, "--input-type=module", "-e", script], { encoding: "utf8" })) as number[];
+    assert.ok(seen.includes(own.pid!), "its own process is missing");
+    assert.ok(seen.includes(process.pid), "a root process (maybe one of its own made undumpable) is missing");
+    assert.ok(!seen.includes(other.pid!), "another uid's process was read");
+  });
+});
+
+/** Whether a process started now starts after `ticks`. */
+function startsAfter(ticks: number): boolean {
+  const probe = spawn("true", { stdio: "ignore" });
+  const start = readProc(probe.pid!)?.startTicks;
+  return start !== undefined && start > ticks;
+}
