@@ -231,6 +231,11 @@ export interface Tree {
   startTicks?: number;
 }
 
+/** The tree of a process just started with `marker` in its environment (its start read now, while it surely runs). */
+export function markedTree(root: number, marker: string): Tree {
+  return { root, marker, startTicks: readProc(root)?.startTicks };
+}
+
 function carriesMarker(pid: number, marker: string): boolean {
   try {
     return fs.readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`${TREE_MARKER_ENV}=${marker}`);
@@ -292,13 +297,16 @@ export async function killTree(target: number | Tree, options: KillOptions = {})
   const graceMs = options.graceMs ?? 0;
   const signalled = new Set<number>();
   const running = () => ![undefined, "Z"].includes(readProc(tree.root)?.state);
-  // the root's exit during the grace may take its descendants out of the parent chain: seen before it, they are still killed
-  let earlier = graceMs > 0 ? membersOf(tree) : [];
-  if (graceMs > 0 && running() && signal(tree.root, "SIGTERM")) {
-    signalled.add(tree.root);
-    const deadline = Date.now() + graceMs;
-    // an exited root counts as gone though its parent has not reaped it yet
-    while (Date.now() < deadline && running()) await pause(50);
+  let earlier: number[] = [];
+  if (graceMs > 0 && running()) {
+    // the root's exit during the grace may take its descendants out of the parent chain: seen before it, they are still killed
+    earlier = membersOf(tree);
+    if (signal(tree.root, "SIGTERM")) {
+      signalled.add(tree.root);
+      const deadline = Date.now() + graceMs;
+      // an exited root counts as gone though its parent has not reaped it yet
+      while (Date.now() < deadline && running()) await pause(50);
+    }
   }
   for (let round = 0; round < 50; round++) {
     signal(-tree.root, "SIGSTOP");

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { childEnv } from "./config.js";
-import { killTree, readProc, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
+import { killTree, markedTree, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface ExecOptions {
@@ -66,7 +66,7 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
       child.once("error", (err) => reject(err));
       return;
     }
-    const tree: Tree = { root: child.pid, marker, startTicks: readProc(child.pid)?.startTicks };
+    const tree: Tree = markedTree(child.pid, marker);
     running.add(tree);
 
     const out = { stdout: new TailBuffer(options.maxOutput), stderr: new TailBuffer(options.maxOutput) };

@@ -5,7 +5,7 @@ import * as pty from "node-pty";
 import stripAnsi from "strip-ansi";
 import { childEnv } from "./config.js";
 import { echoDecided, echoEnd } from "./echo.js";
-import { killTree, readProc, TREE_MARKER_ENV } from "../lib/proctree.js";
+import { killTree, markedTree, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface TerminalOptions {
@@ -61,7 +61,7 @@ export class Terminal {
   readonly marker = randomUUID();
   readonly createdAt = new Date();
   readonly pid: number;
-  private readonly startTicks?: number;
+  private readonly tree: Tree;
   cols: number;
   rows: number;
   /** Last time the client used this terminal (for the idle limit). */
@@ -95,7 +95,7 @@ export class Terminal {
       env: childEnv(options.env, TREE_MARKER_ENV, this.marker, options.sessionToken),
     });
     this.pid = this.pty.pid;
-    this.startTicks = readProc(this.pid)?.startTicks;
+    this.tree = markedTree(this.pid, this.marker);
     this.pty.onData((data) => {
       this.output.append(data);
       this.lastOutputAt = Date.now();
@@ -244,7 +244,7 @@ export class Terminal {
 
   /** Kill the program and everything it started; resolves once the pty has been reaped. */
   async kill(): Promise<number> {
-    const killed = await killTree({ root: this.pid, marker: this.marker, startTicks: this.startTicks });
+    const killed = await killTree(this.tree);
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
     return killed;
   }

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { after, describe, test } from "node:test";
-import { descendantsOf, isAlive, killTree, membersOf, readProc, TREE_MARKER_ENV } from "../../servers/lib/proctree.js";
 import { fileURLToPath } from "node:url";
+import { descendantsOf, isAlive, killTree, membersOf, readProc, TREE_MARKER_ENV } from "../../servers/lib/proctree.js";
 import { until } from "../helpers/wait.js";
 
 const started: ChildProcess[] = [];
