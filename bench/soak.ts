@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../servers/lib/log.js";
-import { listProcesses, realUid } from "../servers/lib/proctree.js";
+import { listProcesses, realUid } from "../servers/lib/proc-table.js";
 import { startHub, textOf, type TestHub } from "../test/helpers/hub.js";
 import { servePage } from "./operations.js";
 import { rssOf } from "./proc.js";

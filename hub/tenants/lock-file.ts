@@ -6,7 +6,7 @@
 // ./port-locks.ts) are such files.
 import fs from "node:fs";
 import path from "node:path";
-import { readProc } from "../../servers/lib/proctree.js";
+import { readProc } from "../../servers/lib/proc-table.js";
 
 const MACHINE_LOCK_DIR = "/run/agentbox";
 

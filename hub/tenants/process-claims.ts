@@ -4,7 +4,7 @@
 // proportion to its size. The servers put the claim first in what they start.
 import { spawn } from "node:child_process";
 import type * as NodeFs from "node:fs";
-import { readStart } from "../../servers/lib/proctree.js";
+import { readStart } from "../../servers/lib/proc-table.js";
 import { SESSION_CLAIM_ENV } from "../../servers/lib/session-claim.js";
 
 /** How much of a process's environment is read for its claim. */

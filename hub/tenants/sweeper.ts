@@ -9,7 +9,8 @@
 // A sweep reads the process table and the claims off the event loop, a bounded number of claims
 // per tenant per sweep, and never runs twice at once: however many processes a tenant keeps,
 // other tenants' calls go on being served.
-import { descendantsOf, listOwners, signal, type ProcOwner } from "../../servers/lib/proctree.js";
+import { descendantsOf, listOwners, type ProcOwner } from "../../servers/lib/proc-table.js";
+import { signal } from "../../servers/lib/proctree.js";
 import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import { z } from "zod";
-import { listProcessesAsync, treeUsage } from "../../servers/lib/proctree.js";
+import { listProcessesAsync, treeUsage } from "../../servers/lib/proc-table.js";
 import { DESCRIBE_SESSION_METHOD } from "../../servers/lib/session-events.js";
 import { assertOffsetInRange, pageFooter, pageOfItems, pagingInput } from "../../servers/lib/paging.js";
 import { defineTool, listedTool, reply, type Tool } from "../../servers/lib/tool.js";

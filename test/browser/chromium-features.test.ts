@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { ChromiumHost, UNUSED_UI_FEATURES } from "../../servers/browser/chromium.js";
 import { createLogger } from "../../servers/lib/log.js";
-import { descendantsOf } from "../../servers/lib/proctree.js";
+import { descendantsOf } from "../../servers/lib/proc-table.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
 
 const cmdlineOf = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);

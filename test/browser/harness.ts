@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { call, startHub, textOf, type TestHub } from "../helpers/hub.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
-import { descendantsOf, realUid } from "../../servers/lib/proctree.js";
+import { descendantsOf, realUid } from "../../servers/lib/proc-table.js";
 
 export { textOf };
 

@@ -9,7 +9,7 @@ import { startHub, type TestHub } from "../helpers/hub.js";
 import { until as untilWithin } from "../helpers/wait.js";
 import { startSite, type Site } from "../fixtures/browser/site.js";
 import { evaluate, freePort, newChromiumListeners, ok, startHarness, tcpListeners, textOf, type Harness } from "./harness.js";
-import { isAlive as alive } from "../../servers/lib/proctree.js";
+import { isAlive as alive } from "../../servers/lib/proc-table.js";
 
 interface Info {
   cdpEnabled: boolean;

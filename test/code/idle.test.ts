@@ -3,7 +3,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { isAlive } from "../../servers/lib/proctree.js";
+import { isAlive } from "../../servers/lib/proc-table.js";
 import { until } from "../helpers/wait.js";
 import { run, openCodeHub, type CodeHub } from "./harness.js";
 

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { run, openCodeHub, type CodeHub } from "./harness.js";
-import { isAlive as alive } from "../../servers/lib/proctree.js";
+import { isAlive as alive } from "../../servers/lib/proc-table.js";
 import { until } from "../helpers/wait.js";
 
 type Listed = Array<{ name: string; language: string; busy: boolean }>;

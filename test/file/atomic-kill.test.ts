@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { descendantsOf } from "../../servers/lib/proctree.js";
+import { descendantsOf } from "../../servers/lib/proc-table.js";
 import { textOf } from "../helpers/hub.js";
 import { startFiles, type FileHarness } from "./harness.js";
 import { until } from "../helpers/wait.js";

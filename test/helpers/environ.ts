@@ -3,7 +3,7 @@
 // another uid's /proc/<pid>/environ.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import { realUid } from "../../servers/lib/proctree.js";
+import { realUid } from "../../servers/lib/proc-table.js";
 
 export function environOf(pid: number): Buffer {
   try {

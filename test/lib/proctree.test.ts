@@ -1,12 +1,14 @@
 // killTree by pid with a grace (how the hub stops a child): a root that ignores SIGTERM, and
-// children that outlive a root which obeys it and so are no longer below it, all end up dead. A
-// tree's marker is looked for only in processes as young as its root, and a tenant's scan reads no
-// other tenant's processes.
+// children that outlive a root which obeys it and so are no longer below it, all end up dead; the
+// hub's kills read the process table without stalling its event loop. A tree's marker is looked
+// for only in processes as young as its root, and a tenant's scan reads no other tenant's processes.
 import assert from "node:assert/strict";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { descendantsOf, isAlive, killTree, membersOf, readProc, TREE_MARKER_ENV } from "../../servers/lib/proctree.js";
+import { descendantsOf, isAlive, PROCESSES_PER_TURN, readProc } from "../../servers/lib/proc-table.js";
+import { killTree, membersOf, TREE_MARKER_ENV } from "../../servers/lib/proctree.js";
 import { until } from "../helpers/wait.js";
 
 const started: ChildProcess[] = [];
@@ -50,6 +52,45 @@ describe("killTree with a grace", () => {
   });
 });
 
+describe("a kill by the hub", () => {
+  // a tenant decides how many processes the table holds: read in one go, 4,000 of them stalled the
+  // hub for every other tenant about 70 ms a scan, three scans a kill
+  test("reads the process table a slice at a time, the event loop turning between slices", async () => {
+    // a table of a few hundred processes, as a tenant with a busy terminal makes it
+    const filler = await treeOf("for i in $(seq 300); do sleep 311 & done; wait", 300);
+    const { root, below } = await treeOf("sleep 309 & sleep 310 & wait", 2);
+    const log: string[] = [];
+    const open = fs.openSync;
+    fs.openSync = ((file: fs.PathLike, ...rest: unknown[]) => {
+      if (/^\/proc\/\d+\/stat$/.test(String(file))) log.push("read");
+      return (open as (...args: unknown[]) => number)(file, ...rest);
+    }) as typeof fs.openSync;
+    let turning = true;
+    const turn = () => {
+      log.push("turn");
+      if (turning) setImmediate(turn);
+    };
+    setImmediate(turn);
+    try {
+      await killTree(root);
+    } finally {
+      turning = false;
+      fs.openSync = open;
+      await killTree(filler.root);
+    }
+    for (const pid of [root, ...below]) assert.equal(running(pid), false, `pid ${pid} still running`);
+    const reads = log.filter((entry) => entry === "read").length;
+    assert.ok(reads >= 300, `only ${reads} processes read`);
+    const longestRun = Math.max(
+      ...log
+        .join(" ")
+        .split("turn")
+        .map((run) => run.split("read").length - 1),
+    );
+    assert.ok(longestRun <= PROCESSES_PER_TURN, `${longestRun} processes read in one turn of the event loop`);
+  });
+});
+
 describe("a tree's marker", () => {
   test("names the processes the root started, wherever they went, and no process older than the root", async () => {
     const marker = `m-${process.pid}-${Date.now()}`;
@@ -87,7 +128,7 @@ describe("the processes a tenant's scan for leftovers reads", { skip: asRoot }, 
     const other = spawn("setpriv", [...as(uid + 1), "sleep", "308"], { stdio: "ignore" });
     started.push(own, other);
     for (const child of [own, other]) await until("the sleep", () => readProc(child.pid!)?.comm === "sleep");
-    const module = fileURLToPath(import.meta.resolve("../../servers/lib/proctree.js"));
+    const module = fileURLToPath(import.meta.resolve("../../servers/lib/proc-table.js"));
     const script = `const { signallableProcesses } = await import(${JSON.stringify(module)}); console.log(JSON.stringify(signallableProcesses().map((p) => p.pid)));`;
     const seen = JSON.parse(execFileSync("setpriv", [...as(uid), process.execPath, "--input-type=module", "-e", script], { encoding: "utf8" })) as number[];
     assert.ok(seen.includes(own.pid!), "its own process is missing");

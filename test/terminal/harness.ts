@@ -6,7 +6,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startHub, type TestHub } from "../helpers/hub.js";
-import { realUid } from "../../servers/lib/proctree.js";
+import { realUid } from "../../servers/lib/proc-table.js";
 
 export { textOf } from "../helpers/hub.js";
 

@@ -2,7 +2,7 @@
 // On shutdown, no process is left behind.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { descendantsOf, isAlive } from "../../../servers/lib/proctree.js";
+import { descendantsOf, isAlive } from "../../../servers/lib/proc-table.js";
 import { call, fixture, startHub, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import net from "node:net";
 import { describe, test } from "node:test";
-import { isAlive } from "../../../servers/lib/proctree.js";
+import { isAlive } from "../../../servers/lib/proc-table.js";
 import { derivedUid } from "../../../hub/tenants/tenants.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";

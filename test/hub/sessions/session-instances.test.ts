@@ -10,7 +10,7 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 import { CallToolResultSchema, CreateMessageRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fs from "node:fs";
 import path from "node:path";
-import { isAlive } from "../../../servers/lib/proctree.js";
+import { isAlive } from "../../../servers/lib/proc-table.js";
 import { ConfigError, loadConfig, type ServerConfig } from "../../../hub/config/config.js";
 import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { isAlive, realUid } from "../../../servers/lib/proctree.js";
+import { isAlive, realUid } from "../../../servers/lib/proc-table.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
 import { json } from "../../helpers/raw-http.js";
 import { until } from "../../helpers/wait.js";

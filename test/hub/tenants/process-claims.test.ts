@@ -9,7 +9,7 @@ import net from "node:net";
 import { describe, test } from "node:test";
 import { bindAddresses, portHolders } from "../../../hub/http/listen.js";
 import { claimIn, ENVIRON_PREFIX_BYTES, readClaims, readClaimsAsTenant } from "../../../hub/tenants/process-claims.js";
-import { listOwners } from "../../../servers/lib/proctree.js";
+import { listOwners } from "../../../servers/lib/proc-table.js";
 import { landlockAbi, planNetwork } from "../../../hub/tenants/network.js";
 import { parsePortRange } from "../../../hub/config/network.js";
 import { tenantCommand, type Tenant } from "../../../hub/tenants/tenants.js";

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { isAlive } from "../../../servers/lib/proctree.js";
+import { isAlive } from "../../../servers/lib/proc-table.js";
 import { environOf } from "../../helpers/environ.js";
 import { call, fixture, startHub, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
