@@ -7,6 +7,7 @@ import { density } from "./report-density.js";
 import { docker } from "./report-docker.js";
 import { previews } from "./report-previews.js";
 import { serverCalls } from "./report-server-calls.js";
+import { procScans } from "./report-proc-scans.js";
 import { readResult } from "./results.js";
 import { projectRoot } from "./targets.js";
 
@@ -377,6 +378,7 @@ export function renderResults(): string {
     density(readResult("density"), readResult("density-before")),
     previews(readResult("previews"), readResult("previews-before")),
     serverCalls(readResult("server-calls"), readResult("server-calls-before")),
+    procScans(readResult("proc-scans")),
   ].join("\n\n");
 }
 

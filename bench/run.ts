@@ -18,6 +18,7 @@ import { runLive } from "./live.js";
 import { runDensity } from "./density.js";
 import { runPreviews } from "./previews.js";
 import { runServerCalls } from "./server-calls.js";
+import { runProcScans } from "./proc-scans.js";
 
 type Benchmark = (log: (msg: string) => void) => Promise<Record<string, unknown>>;
 
@@ -37,6 +38,7 @@ const BENCHMARKS: [string, Benchmark][] = [
   ["density", runDensity],
   ["previews", runPreviews],
   ["server-calls", runServerCalls],
+  ["proc-scans", runProcScans],
 ];
 
 async function main(): Promise<void> {
