@@ -4,7 +4,7 @@
 // figures per read, with the machine's own processes and with a tenant's thousands more: the CPU it
 // costs, and the longest the hub's event loop waits meanwhile (every other tenant's calls wait as
 // long). Contenders in one run: the table read in one go, as the hub's kills read it before, and a
-// slice at a time, as the hub reads it now (servers/lib/proc-table.ts).
+// slice at a time, as the hub and a terminal read it now (servers/lib/proc-table.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { descendantsOf, listOwners, listProcesses, listProcessesAsync } from "../servers/lib/proc-table.js";
 import { killTree } from "../servers/lib/proctree.js";
@@ -60,8 +60,7 @@ const OPERATIONS: Operation[] = [
   ["stat of every process, in one go", async () => listProcesses],
   ["stat of every process, a slice at a time", async () => listProcessesAsync],
   ["status of every process (a sweep), a slice at a time", async () => listOwners],
-  ["a kill of a server's tree, reading in one go", async () => killTree.bind(undefined, await serverTree(), { scan: "sync" })],
-  ["a kill of a server's tree, a slice at a time", async () => killTree.bind(undefined, await serverTree(), {})],
+  ["a kill of a server's tree (three reads of stat), a slice at a time", async () => killTree.bind(undefined, await serverTree(), {})],
 ];
 
 /** Start `count` sleeping processes, under a uid of their own when this process may. */

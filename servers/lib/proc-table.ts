@@ -1,5 +1,6 @@
-// The process table from /proc: one process, every process (in one go, or off the event loop for
-// the hub, whose tenants decide how many there are), the tree below one, and what they use.
+// The process table from /proc: one process, every process (in one go, or a slice at a time for a
+// process that serves others: a tenant decides how many there are), the tree below one, and what
+// they use.
 import fs from "node:fs";
 
 export interface ProcInfo {
@@ -77,30 +78,31 @@ function parseStat(pid: number, stat: string): ProcInfo {
 
 /** A snapshot of the process table. Processes that vanish while reading are skipped. */
 export function listProcesses(): ProcInfo[] {
-  return readProcesses(() => true);
+  return readProcesses();
 }
 
 /**
- * The processes this one may signal, judged by the owner of each /proc entry: every one for root,
- * otherwise its own uid's and root's (the kernel shows root as the owner of a process that made
- * itself undumpable, which may be one of ours). Another uid's processes are not read at all: a
- * tenant's terminal scans for its command's leftovers at every command, and another tenant's
- * thousands of processes would make each scan cost four times as much. A process of ours that
- * took another uid through a setuid program is missed; a tenant's processes cannot (no_new_privs).
+ * The processes this one may signal, a slice at a time (see readEveryProcess), judged by the owner
+ * of each /proc entry: every one for root, otherwise its own uid's and root's (the kernel shows
+ * root as the owner of a process that made itself undumpable, which may be one of ours). Another
+ * uid's processes are not read at all: a tenant's terminal scans for its command's leftovers at
+ * every command, and another tenant's thousands of processes would make each scan cost four times
+ * as much. A process of ours that took another uid through a setuid program is missed; a tenant's
+ * processes cannot (no_new_privs).
  */
-export function signallableProcesses(): ProcInfo[] {
+export function signallableProcesses(): Promise<ProcInfo[]> {
   const uid = process.geteuid?.() ?? 0;
-  if (uid === 0) return listProcesses();
-  return readProcesses((name) => {
+  if (uid === 0) return listProcessesAsync();
+  return readEveryProcess("stat", parseStat, (name) => {
     const owner = fs.statSync(`/proc/${name}`, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
 }
 
-function readProcesses(wanted: (name: string) => boolean): ProcInfo[] {
+function readProcesses(): ProcInfo[] {
   const out: ProcInfo[] = [];
   for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name) || !wanted(name)) continue;
+    if (!/^\d+$/.test(name)) continue;
     const info = readProc(Number(name));
     if (info) out.push(info);
   }
@@ -160,22 +162,28 @@ export function listProcessesAsync(): Promise<ProcInfo[]> {
   return readEveryProcess("stat", parseStat);
 }
 
-/** How many processes the hub reads between two turns of its event loop: about a millisecond's work. */
+/** How many processes a scan reads between two turns of the event loop: about a millisecond's work. */
 export const PROCESSES_PER_TURN = 64;
 
 /**
- * One file of every process, for the hub, whose every tenant may run thousands: read in slices,
- * the event loop turning between them, so no scan holds up other tenants for longer than a slice.
- * Each read is synchronous: through the thread pool (a promise per open, fstat, read and close)
- * the same scan cost three to five times the CPU.
+ * One file of every process (that `wanted` names): for the hub, whose every tenant may run
+ * thousands, and a terminal serving its tenant's sessions. Read in slices, the event loop turning
+ * between them, so no scan holds up anyone else for longer than a slice. Each read is
+ * synchronous: through the thread pool (a promise for each open, fstat, read and close) the same
+ * scan cost three to five times the CPU.
  */
-async function readEveryProcess<T>(file: "stat" | "status", parse: (pid: number, text: string) => T | undefined): Promise<T[]> {
+async function readEveryProcess<T>(
+  file: "stat" | "status",
+  parse: (pid: number, text: string) => T | undefined,
+  wanted?: (name: string) => boolean,
+): Promise<T[]> {
   const names = await fs.promises.readdir("/proc");
   const out: T[] = [];
   let read = 0;
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     if (++read % PROCESSES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (wanted && !wanted(name)) continue;
     const text = readHead(`/proc/${name}/${file}`);
     const parsed = text === undefined ? undefined : parse(Number(name), text);
     if (parsed) out.push(parsed);

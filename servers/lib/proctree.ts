@@ -1,7 +1,7 @@
 // Killing a process with everything it started: one module for the hub (ending a child) and the
 // terminal (ending a command or a pty), which finds what escaped its tree by a marker.
 import fs from "node:fs";
-import { descendantsOf, listProcessesAsync, readProc, signallableProcesses, type ProcInfo } from "./proc-table.js";
+import { descendantsOf, readProc, signallableProcesses, type ProcInfo } from "./proc-table.js";
 
 /**
  * The environment variable carrying a tree's marker into every process it starts. Descendants
@@ -28,15 +28,7 @@ export function markedTree(root: number, marker: string): Tree {
 
 const hasMarker = (environ: string, marker: string) => environ.split("\0").includes(`${TREE_MARKER_ENV}=${marker}`);
 
-function carriesMarker(pid: number, marker: string): boolean {
-  try {
-    return hasMarker(fs.readFileSync(`/proc/${pid}/environ`, "latin1"), marker);
-  } catch {
-    return false;
-  }
-}
-
-async function carriesMarkerAsync(pid: number, marker: string): Promise<boolean> {
+async function carriesMarker(pid: number, marker: string): Promise<boolean> {
   const environ = await fs.promises.readFile(`/proc/${pid}/environ`, "latin1").catch(() => "");
   return hasMarker(environ, marker);
 }
@@ -45,30 +37,19 @@ async function carriesMarkerAsync(pid: number, marker: string): Promise<boolean>
  * Live members of a tree right now: the root, everything below it in the parent chain, whatever
  * is in the root's process group or session (it leads them when spawned detached or on a pty),
  * given a marker every process carrying it, and those of `known` still there. Zombies are left
- * out (they only wait to be reaped), and so is this process.
+ * out (they only wait to be reaped), and so is this process. The table is read a slice at a
+ * time: the hub must not stall for every process a tenant started, nor a terminal for its
+ * tenant's other sessions.
  */
-export function membersOf(tree: Tree, procs: ProcInfo[] = signallableProcesses(), known: number[] = []): number[] {
-  return collectMembers(tree, procs, known, (pid) => carriesMarker(pid, tree.marker!));
-}
-
-/** membersOf, with the process table and the environments read off the event loop. */
-export async function membersOfAsync(tree: Tree, known: number[] = []): Promise<number[]> {
-  const procs = await listProcessesAsync();
-  const carriers = new Set<number>();
-  if (tree.marker) {
-    const candidates = procs.filter((p) => youngEnough(tree, p));
-    await Promise.all(candidates.map(async (p) => (await carriesMarkerAsync(p.pid, tree.marker!)) && carriers.add(p.pid)));
-  }
-  return collectMembers(tree, procs, known, (pid) => carriers.has(pid));
-}
-
-function collectMembers(tree: Tree, procs: ProcInfo[], known: number[], carries: (pid: number) => boolean): number[] {
+export async function membersOf(tree: Tree, known: number[] = []): Promise<number[]> {
+  const procs = await signallableProcesses();
   const members = new Set<number>(known);
   for (const p of descendantsOf(tree.root, procs)) members.add(p.pid);
-  for (const p of procs) {
-    if (p.pid === tree.root || p.pgrp === tree.root || p.sid === tree.root || (tree.marker && youngEnough(tree, p) && carries(p.pid))) {
-      members.add(p.pid);
-    }
+  for (const p of procs) if (p.pid === tree.root || p.pgrp === tree.root || p.sid === tree.root) members.add(p.pid);
+  if (tree.marker) {
+    // only what the tree's links did not name: an escaped process, or another command's
+    const unnamed = procs.filter((p) => !members.has(p.pid) && youngEnough(tree, p));
+    await Promise.all(unnamed.map(async (p) => (await carriesMarker(p.pid, tree.marker!)) && members.add(p.pid)));
   }
   members.delete(process.pid);
   const live = new Set(procs.filter((p) => p.state !== "Z").map((p) => p.pid));
@@ -92,16 +73,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface KillOptions {
   /** SIGTERM the root first and give it this long to exit (and free what it holds) before SIGKILL; 0: SIGKILL at once. */
   graceMs?: number;
-  /**
-   * How the process table is read. Off the event loop by default: a process that serves others
-   * (the hub) must not stall for every process a tenant started, 10 µs each. "sync" reads it in
-   * one go at a quarter of the CPU, for a process whose event loop is its own tenant's (a terminal).
-   */
-  scan?: "async" | "sync";
 }
-
-/** How a tenant's terminal kills a command's or a pty's tree: at once, reading the table in one go. */
-export const TERMINAL_KILL: KillOptions = { scan: "sync" };
 
 /**
  * Kill a process and everything it started. With a grace, the root gets SIGTERM first and up to
@@ -113,13 +85,12 @@ export const TERMINAL_KILL: KillOptions = { scan: "sync" };
 export async function killTree(target: number | Tree, options: KillOptions = {}): Promise<number> {
   const tree = typeof target === "number" ? { root: target } : target;
   const graceMs = options.graceMs ?? 0;
-  const scan = (known: number[] = []) => (options.scan === "sync" ? membersOf(tree, signallableProcesses(), known) : membersOfAsync(tree, known));
   const signalled = new Set<number>();
   const running = () => ![undefined, "Z"].includes(readProc(tree.root)?.state);
   let earlier: number[] = [];
   if (graceMs > 0 && running()) {
     // the root's exit during the grace may take its descendants out of the parent chain: seen before it, they are still killed
-    earlier = await scan();
+    earlier = await membersOf(tree);
     if (signal(tree.root, "SIGTERM")) {
       signalled.add(tree.root);
       const deadline = Date.now() + graceMs;
@@ -129,12 +100,12 @@ export async function killTree(target: number | Tree, options: KillOptions = {})
   }
   for (let round = 0; round < 50; round++) {
     signal(-tree.root, "SIGSTOP");
-    const members = await scan(earlier);
+    const members = await membersOf(tree, earlier);
     earlier = [];
     if (members.length === 0) break;
     for (const pid of members) signal(pid, "SIGSTOP");
     // A stopped tree cannot grow: one more scan catches children forked just before the stop.
-    const all = new Set([...members, ...(await scan())]);
+    const all = new Set([...members, ...(await membersOf(tree))]);
     signal(-tree.root, "SIGKILL");
     for (const pid of all) {
       // counted even if already gone: the group kill just above may have killed and reaped it

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { StringDecoder } from "node:string_decoder";
 import { childEnv } from "./config.js";
-import { killTree, markedTree, TERMINAL_KILL, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
+import { killTree, markedTree, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface ExecOptions {
@@ -40,7 +40,7 @@ export interface ExecResult {
 const running = new Set<Tree>();
 
 export async function killAllExecs(): Promise<void> {
-  await Promise.all([...running].map((tree) => killTree(tree, TERMINAL_KILL)));
+  await Promise.all([...running].map((tree) => killTree(tree)));
 }
 
 // If some process we could not identify still holds the pipes after the tree was killed, stop
@@ -88,7 +88,7 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
     let killed = 0;
     let killing: Promise<void> | undefined;
     const kill = () => {
-      killing ??= killTree(tree, TERMINAL_KILL).then((n) => {
+      killing ??= killTree(tree).then((n) => {
         killed = n;
       });
       return killing;

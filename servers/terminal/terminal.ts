@@ -5,7 +5,7 @@ import * as pty from "node-pty";
 import stripAnsi from "strip-ansi";
 import { childEnv } from "./config.js";
 import { echoDecided, echoEnd } from "./echo.js";
-import { killTree, markedTree, TERMINAL_KILL, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
+import { killTree, markedTree, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface TerminalOptions {
@@ -244,7 +244,7 @@ export class Terminal {
 
   /** Kill the program and everything it started; resolves once the pty has been reaped. */
   async kill(): Promise<number> {
-    const killed = await killTree(this.tree, TERMINAL_KILL);
+    const killed = await killTree(this.tree);
     await Promise.race([this.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
     return killed;
   }
