@@ -6,9 +6,9 @@
 // tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
 // it when the hub stops.
 //
-// A sweep reads the process table and the claims off the event loop, a bounded number of claims
-// per tenant per sweep, and never runs twice at once: however many processes a tenant keeps,
-// other tenants' calls go on being served.
+// A sweep reads the process table a slice at a time and the claims off the event loop, a bounded
+// number of claims per tenant per sweep, and never runs twice at once: however many processes a
+// tenant keeps, other tenants' calls go on being served.
 import { descendantsOf, listOwners, type ProcOwner } from "../../servers/lib/proc-table.js";
 import { signal } from "../../servers/lib/proctree.js";
 import { sessionClaim } from "../../servers/lib/session-claim.js";

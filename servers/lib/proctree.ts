@@ -47,9 +47,10 @@ export async function membersOf(tree: Tree, known: number[] = []): Promise<numbe
   for (const p of descendantsOf(tree.root, procs)) members.add(p.pid);
   for (const p of procs) if (p.pid === tree.root || p.pgrp === tree.root || p.sid === tree.root) members.add(p.pid);
   if (tree.marker) {
-    // only what the tree's links did not name: an escaped process, or another command's
+    // only what the tree's links did not name (an escaped process, or another command's), one at a
+    // time: a tenant may have thousands
     const unnamed = procs.filter((p) => !members.has(p.pid) && youngEnough(tree, p));
-    await Promise.all(unnamed.map(async (p) => (await carriesMarker(p.pid, tree.marker!)) && members.add(p.pid)));
+    for (const p of unnamed) if (await carriesMarker(p.pid, tree.marker)) members.add(p.pid);
   }
   members.delete(process.pid);
   const live = new Set(procs.filter((p) => p.state !== "Z").map((p) => p.pid));
