@@ -81,13 +81,15 @@ describe("a kill", () => {
     for (const pid of [root, ...below]) assert.equal(running(pid), false, `pid ${pid} still running`);
     const reads = log.filter((entry) => entry === "read").length;
     assert.ok(reads >= 300, `only ${reads} processes read`);
+    // one scan's last slice and the next scan's first may meet between two immediates (the poll
+    // phase between them, where other I/O is served, is not seen here): at most two slices
     const longestRun = Math.max(
       ...log
         .join(" ")
         .split("turn")
         .map((run) => run.split("read").length - 1),
     );
-    assert.ok(longestRun <= PROCESSES_PER_TURN, `${longestRun} processes read in one turn of the event loop`);
+    assert.ok(longestRun <= 2 * PROCESSES_PER_TURN, `${longestRun} processes read between two immediates`);
   });
 });
 
