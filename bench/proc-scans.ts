@@ -49,7 +49,7 @@ async function longestTurnOf(work: () => unknown): Promise<number> {
 /** A server's tree as the hub kills it: a shell with two children, in a group of its own. */
 async function serverTree(): Promise<number> {
   const shell = spawn("/bin/sh", ["-c", "sleep 600 & sleep 601 & wait"], { stdio: "ignore", detached: true });
-  await sleep(100);
+  while (descendantsOf(shell.pid!).length < 2) await sleep(10);
   return shell.pid!;
 }
 

@@ -43,7 +43,7 @@ async function fileSizeOf(pid: number): Promise<{ soft: number; hard: number } |
   }
 }
 
-/** Off the event loop, as the sweep reads them: a tenant decides how many processes it has. */
+/** A slice at a time, as the sweep reads them: a tenant decides how many processes it has. */
 async function processesOf(tenant: BudgetedTenant): Promise<number[]> {
   const uid = tenant.identity!.uid;
   return (await listOwners()).filter((p) => p.state !== "Z" && p.uid === uid).map((p) => p.pid);

@@ -78,7 +78,13 @@ function parseStat(pid: number, stat: string): ProcInfo {
 
 /** A snapshot of the process table. Processes that vanish while reading are skipped. */
 export function listProcesses(): ProcInfo[] {
-  return readProcesses();
+  const out: ProcInfo[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = readProc(Number(name));
+    if (info) out.push(info);
+  }
+  return out;
 }
 
 /**
@@ -97,16 +103,6 @@ export function signallableProcesses(): Promise<ProcInfo[]> {
     const owner = fs.statSync(`/proc/${name}`, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
-}
-
-function readProcesses(): ProcInfo[] {
-  const out: ProcInfo[] = [];
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = readProc(Number(name));
-    if (info) out.push(info);
-  }
-  return out;
 }
 
 /** Every process below `root` in the parent chain (not including root), parents first. */
