@@ -190,6 +190,15 @@ async function phaseDefault(fixtures) {
       expect(out.includes(`agent\n${hostUid}\n/workspace`), `expected "agent", ${hostUid} and /workspace, got:\n${out}`);
     });
 
+    // the image's compiled subreaper (servers/terminal/reaper.ts) ends a daemon that left the command's group, session and environment
+    await check("terminal: what a command hid in the background ends with it", async () => {
+      const res = await callOk(client, "terminal_exec", { command: "env -i setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!; sleep 0.3" });
+      const daemon = Number((res.structuredContent?.stdout ?? "").trim());
+      expect(res.structuredContent?.killedProcesses === 1, `killed ${res.structuredContent?.killedProcesses}, expected the daemon:\n${textOf(res)}`);
+      const after = await callOk(client, "terminal_exec", { command: `kill -0 ${daemon} 2>/dev/null && echo alive || echo gone` });
+      expect(after.structuredContent?.stdout === "gone\n", `the daemon ${daemon} is ${after.structuredContent?.stdout}`);
+    });
+
     await check("runtime image has no compilers", async () => {
       const res = await callOk(client, "terminal_exec", { command: "for c in gcc g++ cc c++ make; do command -v $c; done; true" });
       const out = (res.structuredContent?.stdout ?? textOf(res)).trim();

@@ -101,27 +101,35 @@ step(
   () => node(["dist/hub/live/app-build.js"]),
 );
 
+/** Compile one C program into dist/bin/, or say what is missing without it and go on. */
+function compileC(source, binary, withoutIt) {
+  const compiler = ["cc", "gcc", "clang"].find((name) => spawnSync(name, ["--version"], { stdio: "ignore" }).status === 0);
+  if (!compiler) {
+    process.stderr.write(`build: no C compiler (cc, gcc or clang): ${binary} not built, so ${withoutIt} (npm run setup installs one)\n`);
+    return;
+  }
+  fs.mkdirSync(path.join(root, "dist", "bin"), { recursive: true });
+  const result = spawnSync(compiler, ["-O2", "-Wall", "-Wextra", "-Werror", "-o", path.join(root, "dist", "bin", binary), path.join(root, source)], {
+    stdio: "inherit",
+  });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
 // agentbox-landlock (hub/tenants/network.ts) is C: Landlock is a set of system calls Node cannot make.
 // Without a C compiler the hub still runs; a hub with several tenants then says they share the network.
 step(
   "landlock",
   () => digest(filesUnder("hub/tenants/landlock")),
   ["dist/bin/agentbox-landlock"],
-  () => {
-    const compiler = ["cc", "gcc", "clang"].find((name) => spawnSync(name, ["--version"], { stdio: "ignore" }).status === 0);
-    if (!compiler) {
-      process.stderr.write(
-        "build: no C compiler (cc, gcc or clang): agentbox-landlock not built, so tenants will share the network (npm run setup installs one)\n",
-      );
-      return;
-    }
-    fs.mkdirSync(path.join(root, "dist", "bin"), { recursive: true });
-    const source = path.join(root, "hub", "tenants", "landlock", "agentbox-landlock.c");
-    const result = spawnSync(compiler, ["-O2", "-Wall", "-Wextra", "-Werror", "-o", path.join(root, "dist", "bin", "agentbox-landlock"), source], {
-      stdio: "inherit",
-    });
-    if (result.status !== 0) process.exit(result.status ?? 1);
-  },
+  () => compileC("hub/tenants/landlock/agentbox-landlock.c", "agentbox-landlock", "tenants will share the network"),
+);
+
+// agentbox-reaper (servers/terminal/reaper.ts) is C for the same reason: prctl(PR_SET_CHILD_SUBREAPER).
+step(
+  "reaper",
+  () => digest(filesUnder("servers/terminal/reaper")),
+  ["dist/bin/agentbox-reaper"],
+  () => compileC("servers/terminal/reaper/agentbox-reaper.c", "agentbox-reaper", "a command's end scans the process table for its leftovers"),
 );
 
 // the manifest records what the built-in servers list: it changes with their code (compiled, and

@@ -1,11 +1,14 @@
 // Run one command line through bash with separate stdout/stderr, a timeout, cancellation and a
-// guarantee that nothing it started outlives it: when bash exits, on timeout and on cancel the
-// whole tree is killed (see ../lib/proctree.ts) and every process is reaped.
+// guarantee that nothing it started outlives it: when bash exits its subreaper (./reaper.ts) ends
+// what is left, and on timeout, on cancel, or when no report comes, the whole tree is killed (see
+// ../lib/proctree.ts). Every process is reaped.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { childEnv } from "./config.js";
 import { killTree, markedTree, TREE_MARKER_ENV, type Tree } from "../lib/proctree.js";
+import { reportOf, reportStdio, underReaper } from "./reaper.js";
 import { TailBuffer } from "./tail-buffer.js";
 
 export interface ExecOptions {
@@ -56,11 +59,12 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
     // --norc: bash -c reads ~/.bashrc when its stdin is a socket (it takes that for rshd/sshd),
     // and Node's stdin "pipe" is a socketpair, so a command given stdin ran the rc file and one
     // without did not. Neither does now.
-    const child = spawn("/bin/bash", ["--norc", "-c", options.command], {
+    const run = underReaper(["/bin/bash", "--norc", "-c", options.command]);
+    const child = spawn(run.file, run.args, {
       cwd: options.cwd,
       env: childEnv(options.env, TREE_MARKER_ENV, marker, options.sessionToken),
       detached: true,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe", ...reportStdio(run.reported)],
     });
     if (child.pid === undefined) {
       child.once("error", (err) => reject(err));
@@ -68,6 +72,7 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
     }
     const tree: Tree = markedTree(child.pid, marker);
     running.add(tree);
+    const report = reportOf(run.reported ? (child.stdio[3] as Readable) : undefined);
 
     const out = { stdout: new TailBuffer(options.maxOutput), stderr: new TailBuffer(options.maxOutput) };
     for (const name of ["stdout", "stderr"] as const) {
@@ -104,20 +109,27 @@ export function runCommand(options: ExecOptions): Promise<ExecResult> {
     if (options.signal.aborted) onAbort();
     else options.signal.addEventListener("abort", onAbort, { once: true });
 
+    // Whatever bash left running in the background goes with it: ended by the reaper, which says
+    // so, or else killed here. Once those die the pipes close.
+    const endLeftovers = async () => {
+      const left = await report;
+      if (left !== undefined && !killing) killed = left;
+      else await kill();
+    };
     let exit: { code: number | null; signal: string | null } | undefined;
+    let exited: Promise<void> | undefined;
     let graceTimer: NodeJS.Timeout | undefined;
     child.once("exit", (code, signal) => {
       exit = { code, signal };
-      // Whatever bash left running in the background goes with it; once those die the pipes close.
-      void kill().then(() => {
+      exited = endLeftovers().then(() => {
         graceTimer = setTimeout(() => {
-          child.stdout!.destroy();
-          child.stderr!.destroy();
+          for (const stream of child.stdio) stream?.destroy();
         }, PIPE_GRACE_MS);
       });
     });
     const finish = async (): Promise<ExecResult> => {
-      await kill();
+      // "close" comes after "exit", so exited is set
+      await (exited ?? kill());
       clearTimeout(timer);
       clearTimeout(graceTimer);
       options.signal.removeEventListener("abort", onAbort);

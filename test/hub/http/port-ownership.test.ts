@@ -8,6 +8,7 @@ import { describe, test } from "node:test";
 import { isAlive } from "../../../servers/lib/proc-table.js";
 import { derivedUid } from "../../../hub/tenants/tenants.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { execEscaping } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
 
 const asRoot = process.getuid?.() === 0;
@@ -70,10 +71,11 @@ describe("the hub owns its port", () => {
     let waiting: number;
     try {
       const client = await hub.connect();
-      const result = await call(client, "terminal_exec", {
-        command: `env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5`,
-      });
-      waiting = Number((result.structuredContent as { stdout: string }).stdout.trim());
+      const started = await execEscaping(
+        client,
+        `env -i AGENTBOX_SESSION=$AGENTBOX_SESSION PATH=$PATH setsid /usr/bin/python3 -c '${squatter("127.0.0.1", port)}' >/dev/null 2>&1 </dev/null & echo $!`,
+      );
+      waiting = Number(started.trim());
       assert.ok(isAlive(waiting), "the daemon of a live session runs");
     } finally {
       await hub.stop();

@@ -13,6 +13,7 @@ import path from "node:path";
 import { isAlive } from "../../../servers/lib/proc-table.js";
 import { ConfigError, loadConfig, type ServerConfig } from "../../../hub/config/config.js";
 import { call, fixture, startHub, tempDir, textOf, type TestHub } from "../../helpers/hub.js";
+import { execEscaping } from "../../helpers/processes.js";
 import { until } from "../../helpers/wait.js";
 
 const thirdParty = (instances: "shared" | "session"): Record<string, ServerConfig> => ({ tp: { ...fixture("third-party-server"), instances } });
@@ -210,9 +211,9 @@ describe("the process sweeper", { skip: process.getuid?.() === 0 ? false : "need
     const { pid, helper } = JSON.parse(textOf(await call(client, "tp_helper"))) as { pid: number; helper: number };
     // an escapee of the agent's (no session claim, out of every server's tree): each one killed marks a sweep that saw the instance
     for (let sweep = 0; sweep < 2; sweep++) {
-      const started = await call(client, "terminal_exec", { command: "env -i setsid sleep 60 >/dev/null 2>&1 </dev/null & echo $!; sleep 0.5" });
-      const daemon = Number((started.structuredContent as { stdout: string }).stdout.trim());
-      assert.ok(daemon > 0, textOf(started));
+      const started = await execEscaping(client, "env -i setsid sleep 60 >/dev/null 2>&1 </dev/null & echo $!");
+      const daemon = Number(started.trim());
+      assert.ok(daemon > 0 && isAlive(daemon), `the escapee runs: ${started}`);
       await until("a sweep to kill the escapee", () => !isAlive(daemon), 10_000);
     }
     assert.ok(isAlive(pid) && isAlive(helper), "the instance and its helper live");

@@ -10,6 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isAlive } from "../../../servers/lib/proc-table.js";
 import { environOf } from "../../helpers/environ.js";
+import { execEscaping } from "../../helpers/processes.js";
 import { call, fixture, startHub, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -19,13 +20,6 @@ const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
-/** Run a command line as the session's agent and return its stdout (asserting it succeeded). */
-async function sh(client: Client, command: string): Promise<string> {
-  const result = await call(client, "terminal_exec", { command, timeoutMs: 60_000 });
-  assert.ok(!result.isError, `command failed: ${textOf(result).slice(0, 2000)}`);
-  return (result.structuredContent as { stdout: string }).stdout;
-}
-
 const pidsIn = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
 const endSession = async (client: Client) => {
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
@@ -33,10 +27,9 @@ const endSession = async (client: Client) => {
 };
 /** Bytes the process has read so far (any file, pipe or socket). */
 const bytesRead = (pid: number) => Number(/^rchar: (\d+)/m.exec(fs.readFileSync(`/proc/${pid}/io`, "utf8"))![1]);
-// a daemon, as an agent makes one: its own session, out of its server's tree, with the environment given
+// a daemon, as an agent makes one: its own session, out of its server's tree, with the environment
+// given; it outlives its command when the command also kills its reaper (execEscaping)
 const daemon = (env: string, seconds: number) => `env -i ${env} setsid sleep ${seconds} >/dev/null 2>&1 </dev/null & echo $!`;
-// the command's end kills what is still in its group: a daemon has left it by then
-const settle = "; sleep 0.5";
 // a daemon is `sleep` only once env and setsid have exec'd it, which on a busy machine takes a
 // while for a hundred 1 MB environments: wait (up to 30 s) until all of them are, not a fixed time
 const untilSleeping = (count: number) => `for _ in $(seq 150); do [ "$(pgrep -u $(id -u) -x sleep | wc -l)" -ge ${count} ] && break; sleep 0.2; done`;
@@ -96,14 +89,14 @@ describe("process sweeper", { skip }, () => {
       const firstId = ((await call(first, "hub_sessions")).structuredContent as { id: string }).id;
       const forged = randomBytes(32).toString("base64url").slice(0, 43);
       const [byId, byForgery, ofSecond] = pidsIn(
-        await sh(
+        await execEscaping(
           second,
           [daemon(`AGENTBOX_SESSION=${firstId}`, 1000), daemon(`AGENTBOX_SESSION=${forged}`, 1001), daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1002)].join(
             "; ",
-          ) + settle,
+          ),
         ),
       );
-      const [ofFirst] = pidsIn(await sh(first, daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1003) + settle));
+      const [ofFirst] = pidsIn(await execEscaping(first, daemon("AGENTBOX_SESSION=$AGENTBOX_SESSION", 1003)));
       await until("the daemons with a borrowed or forged claim to die", () => !isAlive(byId) && !isAlive(byForgery));
       assert.ok(isAlive(ofSecond) && isAlive(ofFirst), "daemons of live sessions live");
       await endSession(second);
@@ -131,7 +124,7 @@ describe("process sweeper", { skip }, () => {
       const count = 100;
       const big = Array.from({ length: 10 }, (_, i) => `B${i}=$B`).join(" ");
       // the claim first, then 1 MB: a live session's daemons, which every sweep must look at
-      const fat = await sh(
+      const fat = await execEscaping(
         alice,
         `B=$(head -c 100000 /dev/zero | tr '\\0' x); for i in $(seq ${count}); do ${daemon(`AGENTBOX_SESSION=$AGENTBOX_SESSION ${big}`, 1000)} >/dev/null; done; ${untilSleeping(count)}; pgrep -u $(id -u) -x sleep`,
       );
@@ -139,7 +132,7 @@ describe("process sweeper", { skip }, () => {
       assert.equal(fatPids.length, count, `daemons started: ${fat}`);
       assert.ok(environOf(fatPids[0]).length > 1_000_000, "each carries a 1 MB environment");
       const other = await hub.connect(auth(KEY_A));
-      const [orphan] = pidsIn(await sh(other, daemon("", 1001) + settle));
+      const [orphan] = pidsIn(await execEscaping(other, daemon("", 1001)));
 
       const before = bytesRead(hub.pid);
       let served = 0;

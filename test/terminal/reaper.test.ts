@@ -1,0 +1,85 @@
+// A command's subreaper (servers/terminal/reaper/agentbox-reaper.c), attacked as an agent would:
+// what a command leaves behind dies when it exits however it hid (setsid, double forks, `env -i`,
+// a fork storm), its report cannot be forged, and a command that kills its reaper still leaves
+// nothing marked behind, since the server then looks for its processes itself.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { isAlive } from "../../servers/lib/proc-table.js";
+import { leftovers, startTerminal, type Agent, type Harness } from "./harness.js";
+
+interface Outcome {
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  killedProcesses: number;
+}
+
+const pidsIn = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
+
+describe("a command's subreaper", () => {
+  let h: Harness;
+  let agent: Agent;
+
+  before(async () => {
+    h = await startTerminal();
+    agent = await h.connect();
+  });
+  after(async () => {
+    await h?.stop();
+  });
+
+  const run = async (command: string): Promise<Outcome> => (await agent.call("exec", { command, timeoutMs: 30_000 })).structuredContent as never;
+
+  test("daemons with neither the command's group, its session nor its environment die when it exits", async () => {
+    const r = await run(
+      "env -i setsid sleep 110 >/dev/null 2>&1 </dev/null & echo $!; " + "(env -i setsid sh -c 'sleep 111 >/dev/null 2>&1 </dev/null & echo $!' &); sleep 0.3",
+    );
+    const daemons = pidsIn(r.stdout);
+    assert.equal(daemons.length, 2, JSON.stringify(r));
+    assert.equal(r.exitCode, 0);
+    // gone when the call returns: no sweep, no wait
+    assert.deepEqual(
+      daemons.filter((pid) => isAlive(pid)),
+      [],
+    );
+    assert.ok(r.killedProcesses >= 2, `killed ${r.killedProcesses}`);
+  });
+
+  test("a storm of background processes forking on is ended, and the next command runs", async () => {
+    const server = await h.serverPid();
+    const r = await run("(while true; do sleep 112 & done) & sleep 0.3; echo storming");
+    assert.equal(r.stdout, "storming\n");
+    assert.ok(r.killedProcesses > 10, `killed ${r.killedProcesses}`);
+    assert.deepEqual(leftovers(server), []);
+    assert.equal((await agent.ok("exec", { command: "echo next" })).stdout, "next\n");
+  });
+
+  test("the command's exit code or signal is its own, and `kill 0` does not take the reaper with it", async () => {
+    const server = await h.serverPid();
+    assert.equal((await run("exit 42")).exitCode, 42);
+    const killedSelf = await run("kill -TERM $$");
+    assert.deepEqual([killedSelf.exitCode, killedSelf.signal], [null, "SIGTERM"]);
+    // a script ending its own process group: the reaper survives it and still ends the rest
+    const group = await run("setsid sleep 113 & sleep 0.2; kill 0");
+    assert.equal(group.signal, "SIGTERM");
+    assert.ok(group.killedProcesses >= 1, JSON.stringify(group));
+    assert.deepEqual(leftovers(server), []);
+  });
+
+  test("its report cannot be written by the command, through /proc or otherwise", async () => {
+    const r = await run("echo 0 > /proc/$PPID/fd/3; echo 0 >&3; cat /proc/$PPID/environ > /dev/null");
+    assert.match(r.stderr, /\/proc\/\d+\/fd\/3: Permission denied/);
+    assert.match(r.stderr, /3: Bad file descriptor/);
+    assert.match(r.stderr, /environ: Permission denied/);
+  });
+
+  test("a command that kills its reaper leaves nothing that carries its marker", async () => {
+    const server = await h.serverPid();
+    const r = await run("sleep 114 & setsid sleep 115 & (setsid sleep 116 &); sleep 0.3; kill -KILL $PPID; sleep 30");
+    // the reaper died by the command's hand: the server found the rest by the tree's links and marker
+    assert.equal(r.signal, "SIGKILL", JSON.stringify(r));
+    assert.ok(r.killedProcesses >= 4, `killed ${r.killedProcesses}`);
+    assert.deepEqual(leftovers(server), []);
+  });
+});
