@@ -194,7 +194,7 @@ async function phaseDefault(fixtures) {
     await check("terminal: what a command hid in the background ends with it", async () => {
       const res = await callOk(client, "terminal_exec", { command: "env -i setsid sleep 300 >/dev/null 2>&1 </dev/null & echo $!; sleep 0.3" });
       const daemon = Number((res.structuredContent?.stdout ?? "").trim());
-      expect(res.structuredContent?.killedProcesses === 1, `killed ${res.structuredContent?.killedProcesses}, expected the daemon:\n${textOf(res)}`);
+      expect(res.structuredContent?.killedProcesses >= 1, `killed ${res.structuredContent?.killedProcesses}, expected the daemon:\n${textOf(res)}`);
       const after = await callOk(client, "terminal_exec", { command: `kill -0 ${daemon} 2>/dev/null && echo alive || echo gone` });
       expect(after.structuredContent?.stdout === "gone\n", `the daemon ${daemon} is ${after.structuredContent?.stdout}`);
     });

@@ -1,5 +1,6 @@
 // What runs on the machine, as the kernel lists it: for tests that check a call's processes are gone,
-// and a live process standing in for another hub in the lock tests.
+// a live process standing in for another hub in the lock tests, and how an agent keeps a process
+// running past its command.
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -37,7 +38,7 @@ export const ended = (child: ChildProcess) => new Promise((resolve) => (child.ex
  * the command. The server finds the rest of the command by its links and marker; the daemons
  * are the sweeper's to judge (hub/tenants/sweeper.ts). The call ends by SIGKILL, its stdout kept.
  */
-export const escapingReaper = (command: string) => `${command}; sleep 0.5; kill -KILL $PPID; sleep 30`;
+const escapingReaper = (command: string) => `${command}; sleep 0.5; kill -KILL $PPID; sleep 30`;
 
 /** Run `command` through terminal_exec as escapingReaper has it; its stdout. */
 export async function execEscaping(client: Client, command: string): Promise<string> {

@@ -4,7 +4,7 @@
 // nothing marked behind, since the server then looks for its processes itself.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { isAlive } from "../../servers/lib/proc-table.js";
+import { isAlive, readProc } from "../../servers/lib/proc-table.js";
 import { leftovers, startTerminal, type Agent, type Harness } from "./harness.js";
 
 interface Outcome {
@@ -13,6 +13,7 @@ interface Outcome {
   stdout: string;
   stderr: string;
   killedProcesses: number;
+  timedOut: boolean;
 }
 
 const pidsIn = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
@@ -29,7 +30,7 @@ describe("a command's subreaper", () => {
     await h?.stop();
   });
 
-  const run = async (command: string): Promise<Outcome> => (await agent.call("exec", { command, timeoutMs: 30_000 })).structuredContent as never;
+  const run = async (command: string, timeoutMs = 30_000): Promise<Outcome> => (await agent.call("exec", { command, timeoutMs })).structuredContent as never;
 
   test("daemons with neither the command's group, its session nor its environment die when it exits", async () => {
     const r = await run(
@@ -44,6 +45,15 @@ describe("a command's subreaper", () => {
       [],
     );
     assert.ok(r.killedProcesses >= 2, `killed ${r.killedProcesses}`);
+  });
+
+  test("on timeout such a daemon is killed with the tree: the reaper, stopped first, holds it below", async () => {
+    // double-forked: its parent gone at once, it is no descendant of bash
+    const r = await run("(env -i setsid sleep 117 >/dev/null 2>&1 </dev/null & echo $!); sleep 100", 700);
+    const [daemon] = pidsIn(r.stdout);
+    assert.ok(r.timedOut && daemon > 0, JSON.stringify(r));
+    // dead, if perhaps not yet reaped by init (the reaper died with the tree)
+    assert.ok([undefined, "Z"].includes(readProc(daemon)?.state), "the daemon outlived the timed-out command");
   });
 
   test("a storm of background processes forking on is ended, and the next command runs", async () => {
