@@ -4,7 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { ToolError } from "../lib/tool.js";
 
-function executable(file: string): boolean {
+/** Whether `file` is a regular file this process may execute. */
+export function executable(file: string): boolean {
   try {
     return fs.statSync(file).isFile() && (fs.accessSync(file, fs.constants.X_OK), true);
   } catch {

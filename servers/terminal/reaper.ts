@@ -2,22 +2,13 @@
 // it, so when the command exits the reaper ends what is left and reports how many it killed, and
 // the server need not scan the process table for them. Without the compiled helper (no C compiler
 // at build time) commands run as before and every end is a scan.
-import fs from "node:fs";
 import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { executable } from "./program.js";
 
 // dist/servers/terminal/ (the bundle keeps this module's own location): the helper is in dist/bin/
 const helper = fileURLToPath(new URL("../../bin/agentbox-reaper", import.meta.url));
 const reaper = executable(helper) ? helper : undefined;
-
-function executable(file: string): boolean {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The descriptor the reaper writes its report to: the child's fourth stdio entry. */
 const REPORT_FD = 3;
