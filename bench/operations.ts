@@ -4,10 +4,10 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { PDFDocument, StandardFonts } from "pdf-lib";
 import { errorMessage } from "../servers/lib/log.js";
+import { listenForTenants } from "../test/helpers/tenant-ports.js";
 import { startBuiltinHub } from "./builtin.js";
 import { sequential } from "./load.js";
 import { writeResult } from "./results.js";
@@ -31,14 +31,17 @@ export const PAGE_HTML = `<!doctype html><html><head><title>agentbox bench</titl
 <form><label>Name <input name="name"></label><button type="submit">Send</button></form>
 <ul>${Array.from({ length: 20 }, (_, i) => `<li>Item ${i + 1}</li>`).join("")}</ul></body></html>`;
 
-/** A loopback page for the browser: the bench talks to nothing but 127.0.0.1. */
+/**
+ * A loopback page for the browser: the bench talks to nothing but 127.0.0.1. On a port every
+ * tenant may connect to (outside the ephemeral range and the tenants' blocks): a hub with several
+ * tenants refuses their connections to an ephemeral port (hub/tenants/network.ts).
+ */
 export async function servePage(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     res.end(PAGE_HTML);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenForTenants(server);
   return {
     url: `http://127.0.0.1:${port}/`,
     close: () =>
