@@ -16,7 +16,7 @@ import { startHub, textOf, type TestHub } from "../test/helpers/hub.js";
 import { servePage } from "./operations.js";
 import { rssOf } from "./proc.js";
 import { writeResult } from "./results.js";
-import { round, sleep } from "./stats.js";
+import { round } from "./stats.js";
 
 const ROUNDS = Number(process.env.BENCH_SOAK_ROUNDS ?? 3);
 const SESSIONS = Number(process.env.BENCH_SOAK_SESSIONS ?? 12);
@@ -206,6 +206,7 @@ export async function soak(log: (msg: string) => void, rounds = ROUNDS, sessions
   const attacks: Record<string, string> = {};
   let calls = 0;
   let done = false;
+  let giveUp: NodeJS.Timeout | undefined;
   try {
     const hostile = hostileTenant(
       hub,
@@ -225,8 +226,10 @@ export async function soak(log: (msg: string) => void, rounds = ROUNDS, sessions
       log(`round ${r}: ${errors.length - before} errors; hub peak RSS so far ${round(peak / 2 ** 20, 1)} MiB`);
     }
     done = true;
-    await Promise.race([hostile, sleep(180_000)]);
+    // the attacks end soon after `done`, or are given up on (a timer cleared, so nothing waits for it)
+    await Promise.race([hostile, new Promise((resolve) => (giveUp = setTimeout(resolve, 180_000)))]);
   } finally {
+    clearTimeout(giveUp);
     done = true;
     clearInterval(sampler);
     await page.close();
