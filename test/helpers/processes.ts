@@ -28,6 +28,9 @@ export async function otherProcess(): Promise<ChildProcess> {
   return child;
 }
 
+/** The pids a command printed, one per line or word. */
+export const pidsIn = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
+
 /** Resolves once `child` has exited (at once if it has). */
 export const ended = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once("exit", resolve)));
 

@@ -5,6 +5,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { isAlive, readProc } from "../../servers/lib/proc-table.js";
+import { pidsIn } from "../helpers/processes.js";
 import { leftovers, startTerminal, type Agent, type Harness } from "./harness.js";
 
 interface Outcome {
@@ -15,8 +16,6 @@ interface Outcome {
   killedProcesses: number;
   timedOut: boolean;
 }
-
-const pidsIn = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
 
 describe("a command's subreaper", () => {
   let h: Harness;

@@ -9,7 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isAlive, realUid } from "../../../servers/lib/proc-table.js";
 import { call, startHub, textOf, type TestHub } from "../../helpers/hub.js";
-import { execEscaping } from "../../helpers/processes.js";
+import { execEscaping, pidsIn } from "../../helpers/processes.js";
 import { json } from "../../helpers/raw-http.js";
 import { until } from "../../helpers/wait.js";
 
@@ -171,7 +171,7 @@ describe("two tenants on one hub", { skip }, () => {
       other,
       "setsid nohup sleep 1000 >/dev/null 2>&1 & (env -i setsid sh -c 'sleep 1001 >/dev/null 2>&1 &' &) ; sleep 0.3; pgrep -u $(id -u) -x sleep",
     );
-    const pids = started.split(/\s+/).filter(Boolean).map(Number);
+    const pids = pidsIn(started);
     assert.ok(pids.length >= 2, `daemons started: ${started}`);
     assert.ok(pids.some(isAlive), "a daemon outlived its command");
     const uid = Number((await sh(alice, "id -u")).stdout.trim());

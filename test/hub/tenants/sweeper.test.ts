@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { isAlive } from "../../../servers/lib/proc-table.js";
 import { environOf } from "../../helpers/environ.js";
-import { execEscaping } from "../../helpers/processes.js";
+import { execEscaping, pidsIn } from "../../helpers/processes.js";
 import { call, fixture, startHub, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -20,7 +20,6 @@ const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
-const pidsIn = (text: string) => text.split(/\s+/).filter(Boolean).map(Number);
 const endSession = async (client: Client) => {
   await (client.transport as StreamableHTTPClientTransport).terminateSession();
   await client.close();
