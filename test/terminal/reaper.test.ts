@@ -33,7 +33,8 @@ describe("a command's subreaper", () => {
 
   test("daemons with neither the command's group, its session nor its environment die when it exits", async () => {
     const r = await run(
-      "env -i setsid sleep 110 >/dev/null 2>&1 </dev/null & echo $!; " + "(env -i setsid sh -c 'sleep 111 >/dev/null 2>&1 </dev/null & echo $!' &); sleep 0.3",
+      // the second double-forked: sh prints its daemon's pid and exits, leaving it an orphan
+      "env -i setsid sleep 110 >/dev/null 2>&1 </dev/null & echo $!; " + "(env -i setsid sh -c 'sleep 111 >/dev/null 2>&1 </dev/null & echo $!')",
     );
     const daemons = pidsIn(r.stdout);
     assert.equal(daemons.length, 2, JSON.stringify(r));
@@ -57,7 +58,7 @@ describe("a command's subreaper", () => {
 
   test("a storm of background processes forking on is ended, and the next command runs", async () => {
     const server = await h.serverPid();
-    const r = await run("(while true; do sleep 112 & done) & sleep 0.3; echo storming");
+    const r = await run("(while true; do sleep 112 & done) & until [ \"$(pgrep -cf '^sleep 112')\" -gt 10 ]; do :; done; echo storming");
     assert.equal(r.stdout, "storming\n");
     assert.ok(r.killedProcesses > 10, `killed ${r.killedProcesses}`);
     assert.deepEqual(leftovers(server), []);
@@ -70,7 +71,7 @@ describe("a command's subreaper", () => {
     const killedSelf = await run("kill -TERM $$");
     assert.deepEqual([killedSelf.exitCode, killedSelf.signal], [null, "SIGTERM"]);
     // a script ending its own process group: the reaper survives it and still ends the rest
-    const group = await run("setsid sleep 113 & sleep 0.2; kill 0");
+    const group = await run('setsid sleep 113 & until [ "$(ps -o sid= -p $!)" -eq $! ] 2>/dev/null; do :; done; kill 0');
     assert.equal(group.signal, "SIGTERM");
     assert.ok(group.killedProcesses >= 1, JSON.stringify(group));
     assert.deepEqual(leftovers(server), []);
@@ -85,7 +86,7 @@ describe("a command's subreaper", () => {
 
   test("a command that kills its reaper leaves nothing that carries its marker", async () => {
     const server = await h.serverPid();
-    const r = await run("sleep 114 & setsid sleep 115 & (setsid sleep 116 &); sleep 0.3; kill -KILL $PPID; sleep 30");
+    const r = await run("sleep 114 & setsid sleep 115 & (setsid sleep 116 &); kill -KILL $PPID; sleep 30");
     // the reaper died by the command's hand: the server found the rest by the tree's links and marker
     assert.equal(r.signal, "SIGKILL", JSON.stringify(r));
     assert.ok(r.killedProcesses >= 4, `killed ${r.killedProcesses}`);
