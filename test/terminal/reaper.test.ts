@@ -1,9 +1,13 @@
 // A command's subreaper (servers/terminal/reaper/agentbox-reaper.c), attacked as an agent would:
 // what a command leaves behind dies when it exits however it hid (setsid, double forks, `env -i`,
-// a fork storm), its report cannot be forged, and a command that kills its reaper still leaves
-// nothing marked behind, since the server then looks for its processes itself.
+// a fork storm), its report cannot be forged, a library the agent preloads never loads into it,
+// and a command that kills its reaper still leaves nothing marked behind, since the server then
+// looks for its processes itself.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import { isAlive, readProc } from "../../servers/lib/proc-table.js";
 import { pidsIn } from "../helpers/processes.js";
 import { leftovers, startTerminal, type Agent, type Harness } from "./harness.js";
@@ -91,5 +95,26 @@ describe("a command's subreaper", () => {
     assert.equal(r.signal, "SIGKILL", JSON.stringify(r));
     assert.ok(r.killedProcesses >= 4, `killed ${r.killedProcesses}`);
     assert.deepEqual(leftovers(server), []);
+  });
+
+  test("a library the agent preloads loads into its own programs, never into the reaper", async () => {
+    // the agent's shared object notes every process it is loaded into; the agent sets LD_PRELOAD for its command
+    const source = path.join(h.workspace, "note.c");
+    const library = path.join(h.workspace, "note.so");
+    const notes = path.join(h.workspace, "preloaded.txt");
+    fs.writeFileSync(
+      source,
+      `#include <stdio.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void note(void) {\n` +
+        `  char name[64] = ""; FILE *comm = fopen("/proc/self/comm", "r"); if (comm) { fgets(name, sizeof name, comm); fclose(comm); }\n` +
+        `  FILE *out = fopen(getenv("PRELOAD_NOTES"), "a"); if (out) { fputs(name, out); fclose(out); }\n}\n`,
+    );
+    execFileSync("cc", ["-shared", "-fPIC", "-o", library, source]);
+    const r = (await agent.call("exec", { command: "true", env: { LD_PRELOAD: library, PRELOAD_NOTES: notes } })).structuredContent as unknown as Outcome;
+    assert.equal(r.exitCode, 0, JSON.stringify(r));
+    const loadedInto = fs.readFileSync(notes, "utf8").trim().split("\n");
+    // it did load: into bash, which the agent's command is
+    assert.ok(loadedInto.includes("bash"), loadedInto.join(", "));
+    // and not into the reaper (statically linked: no dynamic loader reads the environment)
+    assert.ok(!loadedInto.some((name) => name.startsWith("agentbox-reap")), loadedInto.join(", "));
   });
 });
