@@ -142,6 +142,15 @@ step(
   () => compileC("servers/terminal/reaper/agentbox-reaper.c", "agentbox-reaper", "a command's end scans the process table for its leftovers"),
 );
 
+// agentbox-launcher (servers/terminal/launcher.ts) starts commands so that the terminal server, a
+// Node process, is not forked for each: Node cannot fork anything smaller than itself.
+step(
+  "launcher",
+  () => digest(filesUnder("servers/terminal/launcher"), [C_LINK, ...C_FLAGS]),
+  ["dist/bin/agentbox-launcher"],
+  () => compileC("servers/terminal/launcher/agentbox-launcher.c", "agentbox-launcher", "the terminal server forks itself for each command"),
+);
+
 // the manifest records what the built-in servers list: it changes with their code (compiled, and
 // the non-TypeScript files they load), the hub modules that list them, and the AGENTBOX_* settings
 // the servers' code names (found in it, so the list keeps itself; a new port or key rebuilds nothing)

@@ -19,9 +19,6 @@ export function underReaper(argv: [string, ...string[]]): { file: string; args: 
   return { file: reaper, args: [String(REPORT_FD), ...argv], reported: true };
 }
 
-/** The child's stdio entry for the report, when there is one. */
-export const reportStdio = (reported: boolean): ("pipe" | "ignore")[] => (reported ? ["pipe"] : []);
-
 // a report is one short line; anything longer is not the reaper's
 const MAX_REPORT = 32;
 

@@ -28,6 +28,7 @@ test("with nothing changed every step is up to date; a changed input reruns its 
       "build: live-app up to date",
       "build: landlock up to date",
       "build: reaper up to date",
+      "build: launcher up to date",
       "build: manifest up to date",
     ],
   );

@@ -1,6 +1,7 @@
 // Test plumbing for the terminal server: a hub running only `terminal`, client sessions
 // ("agents") that call its tools, and /proc checks for processes the server left behind.
 import fs from "node:fs";
+import { after, before } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -27,6 +28,19 @@ export interface Harness {
   /** Pid of the terminal server process, from the hub's status page. */
   serverPid(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** For a describe block: a terminal and one agent, started before its tests and stopped after them. */
+export function useTerminal(): { readonly h: Harness; readonly agent: Agent } {
+  const suite = {} as { h: Harness; agent: Agent };
+  before(async () => {
+    suite.h = await startTerminal();
+    suite.agent = await suite.h.connect();
+  });
+  after(async () => {
+    await suite.h?.stop();
+  });
+  return suite;
 }
 
 export async function startTerminal(env: Record<string, string> = {}): Promise<Harness> {
@@ -110,16 +124,19 @@ export function descendants(root: number): number[] {
   return found;
 }
 
-/**
- * Processes the terminal server started that are still around: anything below it (zombies
- * included) and anything anywhere carrying its tree marker in the environment (which catches
- * processes that escaped with setsid and were reparented away from it).
- */
 /** A server's uid, remembered: it is still needed once the server has exited. */
 const serverUids = new Map<number, number | undefined>();
 
+/** The server's command launcher (servers/terminal/launcher.ts): its own helper, there between commands. */
+export const isLauncher = (pid: number) => cmdline(pid).includes("/agentbox-launcher ");
+
+/**
+ * Processes the terminal server started that are still around: anything below it (zombies
+ * included) but its launcher, and anything anywhere carrying its tree marker in the environment
+ * (which catches processes that escaped with setsid and were reparented away from it).
+ */
 export function leftovers(serverPid: number): string[] {
-  const found = new Set(descendants(serverPid));
+  const found = new Set(descendants(serverPid).filter((pid) => !isLauncher(pid)));
   // under its tenant's own uid (tests as root), another hub's terminals are not this server's
   if (!serverUids.has(serverPid) && fs.existsSync(`/proc/${serverPid}`)) serverUids.set(serverPid, realUid(serverPid));
   const serverUid = serverUids.get(serverPid);

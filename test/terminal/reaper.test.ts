@@ -3,14 +3,14 @@
 // a fork storm), its report cannot be forged, a library the agent preloads never loads into it,
 // and a command that kills its reaper still leaves nothing marked behind, since the server then
 // looks for its processes itself.
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { isAlive, readProc } from "../../servers/lib/proc-table.js";
 import { pidsIn } from "../helpers/processes.js";
-import { leftovers, startTerminal, type Agent, type Harness } from "./harness.js";
+import { leftovers, useTerminal } from "./harness.js";
 
 interface Outcome {
   exitCode: number | null;
@@ -22,18 +22,9 @@ interface Outcome {
 }
 
 describe("a command's subreaper", () => {
-  let h: Harness;
-  let agent: Agent;
+  const t = useTerminal();
 
-  before(async () => {
-    h = await startTerminal();
-    agent = await h.connect();
-  });
-  after(async () => {
-    await h?.stop();
-  });
-
-  const run = async (command: string, timeoutMs = 30_000): Promise<Outcome> => (await agent.call("exec", { command, timeoutMs })).structuredContent as never;
+  const run = async (command: string, timeoutMs = 30_000): Promise<Outcome> => (await t.agent.call("exec", { command, timeoutMs })).structuredContent as never;
 
   test("daemons with neither the command's group, its session nor its environment die when it exits", async () => {
     const r = await run(
@@ -61,16 +52,16 @@ describe("a command's subreaper", () => {
   });
 
   test("a storm of background processes forking on is ended, and the next command runs", async () => {
-    const server = await h.serverPid();
+    const server = await t.h.serverPid();
     const r = await run("(while true; do sleep 112 & done) & until [ \"$(pgrep -cf '^sleep 112')\" -gt 10 ]; do :; done; echo storming");
     assert.equal(r.stdout, "storming\n");
     assert.ok(r.killedProcesses > 10, `killed ${r.killedProcesses}`);
     assert.deepEqual(leftovers(server), []);
-    assert.equal((await agent.ok("exec", { command: "echo next" })).stdout, "next\n");
+    assert.equal((await t.agent.ok("exec", { command: "echo next" })).stdout, "next\n");
   });
 
   test("the command's exit code or signal is its own, and `kill 0` does not take the reaper with it", async () => {
-    const server = await h.serverPid();
+    const server = await t.h.serverPid();
     assert.equal((await run("exit 42")).exitCode, 42);
     const killedSelf = await run("kill -TERM $$");
     assert.deepEqual([killedSelf.exitCode, killedSelf.signal], [null, "SIGTERM"]);
@@ -89,7 +80,7 @@ describe("a command's subreaper", () => {
   });
 
   test("a command that kills its reaper leaves nothing that carries its marker", async () => {
-    const server = await h.serverPid();
+    const server = await t.h.serverPid();
     const r = await run("sleep 114 & setsid sleep 115 & (setsid sleep 116 &); kill -KILL $PPID; sleep 30");
     // the reaper died by the command's hand: the server found the rest by the tree's links and marker
     assert.equal(r.signal, "SIGKILL", JSON.stringify(r));
@@ -99,9 +90,9 @@ describe("a command's subreaper", () => {
 
   test("a library the agent preloads loads into its own programs, never into the reaper", async () => {
     // the agent's shared object notes every process it is loaded into; the agent sets LD_PRELOAD for its command
-    const source = path.join(h.workspace, "note.c");
-    const library = path.join(h.workspace, "note.so");
-    const notes = path.join(h.workspace, "preloaded.txt");
+    const source = path.join(t.h.workspace, "note.c");
+    const library = path.join(t.h.workspace, "note.so");
+    const notes = path.join(t.h.workspace, "preloaded.txt");
     fs.writeFileSync(
       source,
       `#include <stdio.h>\n#include <stdlib.h>\n__attribute__((constructor)) static void note(void) {\n` +
@@ -109,7 +100,7 @@ describe("a command's subreaper", () => {
         `  FILE *out = fopen(getenv("PRELOAD_NOTES"), "a"); if (out) { fputs(name, out); fclose(out); }\n}\n`,
     );
     execFileSync("cc", ["-shared", "-fPIC", "-o", library, source]);
-    const r = (await agent.call("exec", { command: "true", env: { LD_PRELOAD: library, PRELOAD_NOTES: notes } })).structuredContent as unknown as Outcome;
+    const r = (await t.agent.call("exec", { command: "true", env: { LD_PRELOAD: library, PRELOAD_NOTES: notes } })).structuredContent as unknown as Outcome;
     assert.equal(r.exitCode, 0, JSON.stringify(r));
     const loadedInto = fs.readFileSync(notes, "utf8").trim().split("\n");
     // it did load: into bash, which the agent's command is
