@@ -199,6 +199,13 @@ async function phaseDefault(fixtures) {
       expect(after.structuredContent?.stdout === "gone\n", `the daemon ${daemon} is ${after.structuredContent?.stdout}`);
     });
 
+    // the image's compiled launcher (servers/terminal/launcher.ts) starts commands: the command's reaper is its child
+    await check("terminal: commands start from the launcher, not from a fork of the server", async () => {
+      const res = await callOk(client, "terminal_exec", { command: "cat /proc/$(cut -d' ' -f4 /proc/$PPID/stat)/comm" });
+      const parent = (res.structuredContent?.stdout ?? textOf(res)).trim();
+      expect(parent === "agentbox-launch", `the command's reaper was started by "${parent}"`);
+    });
+
     await check("runtime image has no compilers", async () => {
       const res = await callOk(client, "terminal_exec", { command: "for c in gcc g++ cc c++ make; do command -v $c; done; true" });
       const out = (res.structuredContent?.stdout ?? textOf(res)).trim();
