@@ -12,10 +12,10 @@
  *   NONCE CWD STREAMS ARGC ARGV[0] ... ARGV[ARGC-1] ENV...
  *
  * STREAMS names the descriptors the command gets as connections to the server's socket at
- * SOCKET_PATH: o (stdout), e (stderr), i (stdin; /dev/null without it), r (descriptor 3). Each
- * connection first says "NONCE KIND\n", so the server knows whose stream it is; every connection
- * is made before the command starts. Then the command runs in a new session, from CWD, as ARGV
- * (an absolute path) with exactly ENV. Answers on stdout, one line each:
+ * SOCKET_PATH: o (stdout), e (stderr), i (stdin), r (descriptor 3); a stdin, stdout or stderr not
+ * named is /dev/null. Each connection first says "NONCE KIND\n", so the server knows whose stream
+ * it is; every connection is made before the command starts. Then the command runs in a new
+ * session, from CWD, as ARGV (an absolute path) with exactly ENV. Answers on stdout, one line each:
  *
  *   started NONCE PID        failed NONCE WHY        exited NONCE CODE SIGNAL   ("-" for neither)
  *
@@ -131,7 +131,9 @@ static void become(int streams[4], const char *cwd, char **argv, char **envp) {
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  if (streams[0] < 0) streams[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  /* a stream not asked for is /dev/null: descriptors 0 and 1 are the launcher's pipes to the server */
+  for (int target = 0; target < 3; target++)
+    if (streams[target] < 0) streams[target] = open("/dev/null", (target ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
   for (int target = 0; target < 4; target++)
     if (streams[target] >= 0 && dup2(streams[target], target) < 0) _exit(126);
   setsid();
