@@ -10,9 +10,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, errorMessage } from "../lib/log.js";
+import { launcherFolder } from "./launcher-folder.js";
 import { executable } from "./program.js";
 import { spawned, type Exit, type Started, type StartOptions } from "./started.js";
 
@@ -108,11 +108,9 @@ class Launcher {
   }
 
   private async open(): Promise<Running> {
-    const dir = (this.dir = fs.mkdtempSync(path.join(os.tmpdir(), "agentbox-launch-")));
+    const { dir, socketPath } = launcherFolder();
+    this.dir = dir;
     try {
-      const socketPath = path.join(dir, "s");
-      // a Unix socket's path holds 107 bytes at most
-      if (Buffer.byteLength(socketPath) > 107) throw new Error(`the temporary folder's path is too long for a socket: ${socketPath}`);
       const server = net.createServer((socket) => this.accept(socket));
       await new Promise<void>((resolve, reject) => {
         server.once("error", reject);
