@@ -6,13 +6,12 @@
 // and per process, grouped by kind, so the per-agent cost can be traced to what holds it; and the
 // CPU the whole tree spends while those agents sit idle (timers, sweeps, walks of the disk).
 // The hub runs as root (the tenant under a uid of its own), as in the image.
-import fs from "node:fs";
 import { randomBytes } from "node:crypto";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { errorMessage } from "../servers/lib/log.js";
 import { startHub, textOf, type TestHub } from "../test/helpers/hub.js";
 import { servePage } from "./operations.js";
-import { cpuMs, descendants, parentMap, pssOf } from "./proc.js";
+import { cmdlineOf, cpuMs, descendants, parentMap, pssOf } from "./proc.js";
 import { writeResult } from "./results.js";
 import { round, sleep } from "./stats.js";
 
@@ -40,14 +39,6 @@ export function kindOf(cmdline: string[]): string {
     return `chromium ${type}${sub ? ` (${sub.split(".").at(-1)})` : ""}`;
   }
   return exe;
-}
-
-function cmdlineOf(pid: number): string[] {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-  } catch {
-    return [];
-  }
 }
 
 interface KindTotal {

@@ -196,3 +196,12 @@ export function cpuMs(pid: number, withChildren = false, map?: Map<number, numbe
   }
   return total;
 }
+
+/** A process's arguments, from /proc; none once it is gone. */
+export function cmdlineOf(pid: number): string[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
+  } catch {
+    return [];
+  }
+}

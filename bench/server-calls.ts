@@ -9,7 +9,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CALL_META_KEY, SESSION_META_KEY } from "../servers/lib/session-events.js";
-import { cpuMs, descendants } from "./proc.js";
+import { cmdlineOf, cpuMs, descendants } from "./proc.js";
 import { writeResult } from "./results.js";
 import { spread } from "./stats.js";
 import { distRoot } from "../hub/config/config.js";
@@ -46,16 +46,8 @@ const CASES: Case[] = [
 
 /** A server's CPU: its own and its helpers' (the terminal's command launcher), not what they run for it. */
 function serverCpuMs(pid: number): number {
-  const helpers = descendants(pid).filter((child) => commandLine(child).includes("/agentbox-launcher"));
+  const helpers = descendants(pid).filter((child) => cmdlineOf(child)[0]?.endsWith("/agentbox-launcher"));
   return helpers.reduce((total, helper) => total + cpuMs(helper), cpuMs(pid));
-}
-
-function commandLine(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, "latin1");
-  } catch {
-    return "";
-  }
 }
 
 interface Running {

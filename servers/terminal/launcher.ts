@@ -12,6 +12,7 @@ import net from "node:net";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { createLogger, errorMessage } from "../lib/log.js";
+import { signal } from "../lib/proctree.js";
 import { launcherFolder } from "./launcher-folder.js";
 import { executable } from "./program.js";
 import { spawned, type Exit, type Started, type StartOptions } from "./started.js";
@@ -60,7 +61,6 @@ interface Running {
 class Launcher {
   private readonly pending = new Map<string, Pending>();
   private running?: Promise<Running>;
-  private current?: Running;
   private broken = !executable(helper);
   /** The socket's folder, removed when the launcher or this server ends. */
   private dir?: string;
@@ -123,14 +123,13 @@ class Launcher {
         throw await new Promise<Error>((resolve) => child.once("error", resolve));
       }
       child.stdin!.on("error", () => undefined); // it ended: "exit" says so
+      const running: Running = { process: child, server, dir, startedAny: false };
       let partial = "";
       child.stdout!.setEncoding("latin1").on("data", (chunk: string) => {
         const lines = (partial + chunk).split("\n");
         partial = lines.pop()!;
-        for (const line of lines) this.heard(line);
+        for (const line of lines) this.heard(line, running);
       });
-      const running: Running = { process: child, server, dir, startedAny: false };
-      this.current = running;
       child.once("exit", () => this.lost(running));
       return running;
     } catch (err) {
@@ -141,18 +140,18 @@ class Launcher {
   }
 
   /** A line from the launcher: started, failed or exited. */
-  private heard(line: string): void {
+  private heard(line: string, running: Running): void {
     const [what, nonce, ...rest] = line.split(" ");
     const p = this.pending.get(nonce);
     if (what === "started") {
       const pid = Number(rest[0]);
-      if (this.current) this.current.startedAny = true;
+      running.startedAny = true;
       if (p) {
         p.pid = pid;
         this.settle(nonce, p);
       } else if (pid > 0) {
         // given up on (timed out): nobody reads it, so it must not run
-        signalGroup(pid, "SIGKILL");
+        signal(-pid, "SIGKILL");
       }
     } else if (what === "failed" && p) {
       this.fail(nonce, new Error(rest.join(" ")));
@@ -240,7 +239,7 @@ class Launcher {
    * new launcher; one that ended before starting anything cannot start commands here at all.
    */
   private lost(running: Running): void {
-    this.running = this.current = this.dir = undefined;
+    this.running = this.dir = undefined;
     running.server.close();
     fs.rmSync(running.dir, { recursive: true, force: true });
     if (!running.startedAny && !this.broken) {
@@ -250,7 +249,7 @@ class Launcher {
     }
     for (const [nonce, p] of [...this.pending]) {
       if (!p.started) {
-        if (p.pid !== undefined) signalGroup(p.pid, "SIGKILL");
+        if (p.pid !== undefined) signal(-p.pid, "SIGKILL");
         if (!running.startedAny) {
           // never started one: the server starts them itself
           this.pending.delete(nonce);
@@ -260,7 +259,7 @@ class Launcher {
         continue;
       }
       this.pending.delete(nonce);
-      signalGroup(p.pid!, "SIGKILL");
+      signal(-p.pid!, "SIGKILL");
       p.exited({ code: null, signal: "SIGKILL" });
     }
   }
@@ -269,14 +268,6 @@ class Launcher {
 class LauncherUnavailable extends Error {
   constructor(readonly cause: unknown) {
     super(`the command launcher could not start: ${errorMessage(cause)}`);
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
   }
 }
 

@@ -61,11 +61,12 @@ describe("the terminal's command launcher", () => {
   test("a connection to its socket that is not the launcher's reaches no command", async () => {
     const { launcher } = await launcherOf();
     const socket = fs.readFileSync(`/proc/${launcher}/cmdline`, "utf8").split("\0")[1];
-    const victim = run("sleep 1; echo real");
+    // running until the attack has been made
+    const victim = run("until [ -e attacked ]; do sleep 0.01; done; echo real");
     // the agent's own process, same user: a guessed nonce with output, garbage, and a connection that says nothing
     const attack = await run(
       `python3 -c '
-import socket, time
+import socket
 held = []
 for hello in [b"0123456789abcdef0123456789abcdef o\\nFORGED\\n", b"garbage " * 20 + b"\\n", b""]:
     s = socket.socket(socket.AF_UNIX)
@@ -73,7 +74,7 @@ for hello in [b"0123456789abcdef0123456789abcdef o\\nFORGED\\n", b"garbage " * 2
     s.sendall(hello)
     held.append(s)
 print("connected", len(held))
-time.sleep(0.3)
+open("attacked", "w").close()
 '`,
     );
     assert.equal(attack.stdout, "connected 3\n", JSON.stringify(attack));
