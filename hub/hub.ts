@@ -42,6 +42,7 @@ import { buildTenants, identified, prepareTenant, severalTenants, stateDir, tena
 import { People } from "./tenants/people.js";
 import { UidLocks } from "./tenants/uid-locks.js";
 import { machineLockDir } from "./tenants/lock-file.js";
+import { machineClaimDir } from "./tenants/uid-claims.js";
 import { PortLocks } from "./tenants/port-locks.js";
 import { collectorPorts, planNetwork, type NetworkPlan } from "./tenants/network.js";
 import { formatRange, parsePortRange } from "./config/network.js";
@@ -175,7 +176,7 @@ export class Hub implements HubServices {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     };
     this.tenants = buildTenants(config, isolation, this.network).map(this.serveTenant);
-    this.uidLocks = isolation.mode === "uid" ? new UidLocks(machineLockDir(stateDir(config)), config.workspace) : undefined;
+    this.uidLocks = isolation.mode === "uid" ? new UidLocks(machineLockDir(stateDir(config)), config.workspace, machineClaimDir(stateDir(config))) : undefined;
     this.people = config.oauth
       ? new People(
           { ...config, oauth: config.oauth },

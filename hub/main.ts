@@ -11,6 +11,7 @@ import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler 
 import { hubTools } from "./tools/hub-tools.js";
 import { firstUntraversable, stateDir } from "./tenants/tenants.js";
 import { WorkspaceHeld, WorkspaceLock } from "./tenants/workspace-lock.js";
+import { UidOwned } from "./tenants/uid-claims.js";
 import { UidHeld } from "./tenants/uid-locks.js";
 import { callsInFlight, drain } from "./http/replica.js";
 import { upgradesOf } from "./http/live-route.js";
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
 
 /**
  * The workspace's lock (./tenants/workspace-lock.ts) and its tenants' uids (./tenants/uid-locks.ts); exits, having
- * touched nothing, when another live hub holds either.
+ * touched nothing, when another live hub holds either, or a uid still owns another tenant's folder (./tenants/uid-claims.ts).
  */
 function takeWorkspace(config: HubConfig, hub: Hub, log: Logger): WorkspaceLock {
   const dir = stateDir(config);
@@ -183,13 +184,20 @@ function takeWorkspace(config: HubConfig, hub: Hub, log: Logger): WorkspaceLock 
     // a hub's single tenant (no "tenants" configured) takes its uid from AGENTBOX_TENANT_UID
     const setting = config.tenants.length === 1 && config.tenants[0].name === "default" ? "AGENTBOX_TENANT_UID" : '"uid" in its config entry';
     const source = (name: string) => ({ explicit: config.tenants.some((t) => t.name === name && t.uid !== undefined), setting });
-    hub.uidLocks?.takeAll(hub.tenants.flatMap((t) => (t.identity ? [{ name: t.name, uid: t.identity.uid, source: source(t.name) }] : [])));
+    hub.uidLocks?.takeAll(hub.tenants.flatMap((t) => (t.identity ? [{ name: t.name, folder: t.workspace, uid: t.identity.uid, source: source(t.name) }] : [])));
     return lock;
   } catch (err) {
     lock?.release();
     if (err instanceof WorkspaceHeld) log.error("refusing to start: another hub serves this workspace", { error: err.message, holder: err.holder.pid });
     else if (err instanceof UidHeld)
       log.error("refusing to start: a tenant's uid is another hub's", { error: err.message, tenant: err.tenant, uid: err.uid, holder: err.holder.pid });
+    else if (err instanceof UidOwned)
+      log.error("refusing to start: a tenant's uid owns another tenant's files", {
+        error: err.message,
+        tenant: err.tenant,
+        uid: err.uid,
+        folder: err.claim.folder,
+      });
     else
       log.error("cannot start: the workspace's lock cannot be made", {
         stateDir: dir,

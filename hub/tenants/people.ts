@@ -12,8 +12,9 @@ import type { HubConfig } from "../config/config.js";
 import type { Isolation } from "./isolation.js";
 import type { NetworkPlan } from "./network.js";
 import type { Clock, Timer } from "../protocol/clock.js";
-import { buildPersonTenant, derivedUid, type Tenant } from "./tenants.js";
-import { UidHeld, type UidLocks } from "./uid-locks.js";
+import { buildPersonTenant, derivedUid, tenantFolder, type Tenant } from "./tenants.js";
+import { UidTaken } from "./uid-claims.js";
+import type { UidLocks } from "./uid-locks.js";
 
 /** Why a person gets no tenant: said to them as the reply's message. */
 export class PersonRefused extends Error {}
@@ -151,7 +152,8 @@ export class People<T extends Tenant> {
   /**
    * A uid no other tenant has: the owner of the person's folder when an earlier run made it (their
    * files stay theirs), else one derived from the name, stepping past any other tenant's, or the
-   * owner of another folder in the workspace, or a uid another hub on this machine gives a tenant.
+   * owner of another folder in the workspace, a uid another hub on this machine gives a tenant, or
+   * one that still owns another workspace's tenant's folder.
    */
   private uidFor(name: string): number {
     const taken = new Set(this.tenants().flatMap((t) => (t.identity ? [t.identity.uid] : [])));
@@ -167,13 +169,16 @@ export class People<T extends Tenant> {
     }
   }
 
-  /** Whether `uid` is now this hub's for `name`: false when another live hub gives it to a tenant of its own (./uid-locks.ts). */
+  /**
+   * Whether `uid` is now this hub's for `name`: false when another live hub gives it to a tenant of its own (./uid-locks.ts),
+   * or another tenant's folder is still the uid's (./uid-claims.ts).
+   */
   private locked(uid: number, name: string): boolean {
     try {
-      this.uidLocks?.take(uid, name);
+      this.uidLocks?.take(uid, { name, folder: tenantFolder(this.config, name) });
       return true;
     } catch (err) {
-      if (err instanceof UidHeld) return false;
+      if (err instanceof UidTaken) return false;
       throw err;
     }
   }

@@ -119,13 +119,18 @@ export function buildPersonTenant(config: HubConfig, isolation: Isolation, name:
   return tenantOf(config, { name, person }, identity, network);
 }
 
+/** A tenant's own folder: `<workspace>/<tenant>` on a hub with several tenants, else the workspace. */
+export function tenantFolder(config: Pick<HubConfig, "workspace" | "tenants" | "oauth">, name: string): string {
+  return severalTenants(config) ? path.join(config.workspace, name) : config.workspace;
+}
+
 function tenantOf(
   config: HubConfig,
   who: Pick<Tenant, "name" | "keyDigest" | "person" | "selection">,
   identity: ProcessLimits | undefined,
   network: NetworkPlan | undefined,
 ): Tenant {
-  const workspace = severalTenants(config) ? path.join(config.workspace, who.name) : config.workspace;
+  const workspace = tenantFolder(config, who.name);
   // named by uid too: two hubs on one machine (other workspaces) never share a tenant's home
   const state = identity ? path.join(stateDir(config), "tenants", `${who.name}-${identity.uid}`) : undefined;
   return {

@@ -6,9 +6,11 @@
 // two hubs' tenants the same explicit uid. So each uid a hub gives a tenant is locked
 // (./lock-file.ts) for as long as the hub serves that tenant; a uid another live hub holds is
 // refused at start, and stepped past for a person signing in (./people.ts). The locks live in one
-// folder for the whole machine (machineLockDir), whatever state folder each hub was given.
+// folder for the whole machine (machineLockDir), whatever state folder each hub was given. What a
+// uid owns once its hub has stopped is guarded by its claim (./uid-claims.ts).
 import path from "node:path";
 import { HeldLocks, liveHolder, LockFile, type Holder } from "./lock-file.js";
+import { CONFIG_UID, UidClaims, UidOwned, UidTaken, type UidSource } from "./uid-claims.js";
 
 interface UidHolder extends Holder {
   uid: number;
@@ -16,44 +18,45 @@ interface UidHolder extends Holder {
   workspace: string;
 }
 
-/** Where a tenant's uid comes from: the config (or AGENTBOX_TENANT_UID) names it, or it is derived; and where to set another. */
-export interface UidSource {
-  explicit: boolean;
-  /** The setting that gives the tenant a uid: its config entry's "uid", or AGENTBOX_TENANT_UID for a hub's single tenant. */
-  setting: string;
-}
-
-const CONFIG_UID: UidSource = { explicit: false, setting: '"uid" in its config entry' };
-
 /** A tenant's uid another live hub gives one of its tenants. */
-export class UidHeld extends Error {
+export class UidHeld extends UidTaken {
   constructor(
-    readonly tenant: string,
-    readonly uid: number,
+    tenant: string,
+    uid: number,
     readonly holder: UidHolder,
     source: UidSource,
   ) {
     super(
-      `Tenant '${tenant}' would run as uid ${uid}, which another agentbox hub (pid ${holder.pid}, running since ${holder.since}) gives its ` +
-        `tenant '${holder.tenant}' on the workspace ${holder.workspace}. A hub ends every process under its tenants' uids that is not its own, ` +
-        "so two hubs sharing one would kill each other's servers. " +
-        (source.explicit
-          ? `Give '${tenant}' another uid (${source.setting}), or stop that hub.`
-          : `The uid is derived from this workspace and the name '${tenant}', and the two happen to meet: give '${tenant}' a uid of its own (${source.setting}), or stop that hub.`),
+      tenant,
+      uid,
+      `which another agentbox hub (pid ${holder.pid}, running since ${holder.since}) gives its tenant '${holder.tenant}' on the workspace ` +
+        `${holder.workspace}. A hub ends every process under its tenants' uids that is not its own, so two hubs sharing one would kill each other's servers.`,
+      source,
+      "stop that hub",
     );
   }
+}
+
+/** A tenant that asks for a uid: its name and its own folder (the claim's proof, ./uid-claims.ts). */
+export interface UidTenant {
+  name: string;
+  folder: string;
 }
 
 const fileOf = (uid: number) => `uid-${uid}.lock`;
 
 export class UidLocks {
   private readonly held: HeldLocks;
+  private readonly claims: UidClaims;
 
   constructor(
-    dir: string,
+    lockDir: string,
     private readonly workspace: string,
+    /** Where uids are claimed for good (./uid-claims.ts, machineClaimDir). */
+    claimDir: string,
   ) {
-    this.held = new HeldLocks(dir);
+    this.held = new HeldLocks(lockDir);
+    this.claims = new UidClaims(claimDir, workspace);
   }
 
   static fileFor(dir: string, uid: number): string {
@@ -65,20 +68,31 @@ export class UidLocks {
     return this.held.has(fileOf(uid)) ? undefined : liveHolder<UidHolder>(UidLocks.fileFor(this.held.dir, uid));
   }
 
-  /** Takes `uid` for `tenant` until released or the process exits; throws UidHeld when a live hub holds it. */
-  take(uid: number, tenant: string, source: UidSource = CONFIG_UID): void {
-    const mine = LockFile.holder({ uid, tenant, workspace: path.resolve(this.workspace) });
+  /**
+   * Takes `uid` for `tenant` until released or the process exits, and claims it for the tenant's folder; throws UidHeld
+   * when a live hub holds it, UidOwned when another tenant's folder is still the uid's (then it holds nothing new).
+   */
+  take(uid: number, tenant: UidTenant, source: UidSource = CONFIG_UID): void {
+    const heldBefore = this.held.has(fileOf(uid));
+    const mine = LockFile.holder({ uid, tenant: tenant.name, workspace: path.resolve(this.workspace) });
     const taken = this.held.take(fileOf(uid), mine, `uid ${uid}`);
-    if (taken !== true) throw new UidHeld(tenant, uid, taken.heldBy, source);
+    if (taken !== true) throw new UidHeld(tenant.name, uid, taken.heldBy, source);
+    // checked under the lock: no other hub can claim the uid between the check and the claim
+    const other = this.claims.otherOwner(uid, tenant.name);
+    if (other) {
+      if (!heldBefore) this.release(uid);
+      throw new UidOwned(tenant.name, uid, other, source);
+    }
+    this.claims.record(uid, tenant.name, tenant.folder);
   }
 
-  /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidHeld is thrown. */
-  takeAll(tenants: readonly { name: string; uid: number; source: UidSource }[]): void {
+  /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidTaken is thrown. */
+  takeAll(tenants: readonly (UidTenant & { uid: number; source: UidSource })[]): void {
     const taken: number[] = [];
     try {
       for (const t of tenants) {
         if (!this.held.has(fileOf(t.uid))) taken.push(t.uid);
-        this.take(t.uid, t.name, t.source);
+        this.take(t.uid, t, t.source);
       }
     } catch (err) {
       for (const uid of taken) this.release(uid);

@@ -15,7 +15,9 @@ import { call, refusalOf, startHub, tempDir, textOf } from "../../helpers/hub.js
 import { ended, otherProcess } from "../../helpers/processes.js";
 
 const lockDir = tempDir("agentbox-uid-locks-");
-after(() => fs.rmSync(lockDir, { recursive: true, force: true }));
+const claimDir = tempDir("agentbox-uid-claims-");
+after(() => [lockDir, claimDir].forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+const alice = { name: "alice", folder: "/srv/mine/alice" };
 
 function heldBy(uid: number, holder: ChildProcess, tenant = "bob"): void {
   const record = { pid: holder.pid, startTime: startTimeOf(holder.pid!), since: "2026-11-29T00:00:00.000Z", uid, tenant, workspace: "/srv/other" };
@@ -26,10 +28,10 @@ describe("the uid locks", () => {
   test("a uid a live hub holds is refused, naming that hub, its tenant and workspace; once it has ended the uid is taken over", async () => {
     const other = await otherProcess();
     heldBy(41001, other);
-    const locks = new UidLocks(lockDir, "/srv/mine");
+    const locks = new UidLocks(lockDir, "/srv/mine", claimDir);
     assert.equal(locks.holderOf(41001)?.pid, other.pid);
     assert.throws(
-      () => locks.take(41001, "alice"),
+      () => locks.take(41001, alice),
       (err: unknown) =>
         err instanceof UidHeld &&
         err.holder.pid === other.pid &&
@@ -39,13 +41,13 @@ describe("the uid locks", () => {
         /derived from this workspace and the name 'alice'.*give 'alice' a uid of its own \("uid" in its config entry\)/.test(err.message),
     );
     assert.throws(
-      () => locks.take(41001, "default", { explicit: true, setting: "AGENTBOX_TENANT_UID" }),
+      () => locks.take(41001, { name: "default", folder: "/srv/mine" }, { explicit: true, setting: "AGENTBOX_TENANT_UID" }),
       /Give 'default' another uid \(AGENTBOX_TENANT_UID\), or stop that hub/,
     );
     other.kill("SIGKILL");
     await ended(other);
     assert.equal(locks.holderOf(41001), undefined);
-    locks.take(41001, "alice");
+    locks.take(41001, alice);
     const record = JSON.parse(fs.readFileSync(UidLocks.fileFor(lockDir, 41001), "utf8"));
     assert.deepEqual([record.pid, record.tenant, record.workspace], [process.pid, "alice", "/srv/mine"]);
     assert.equal(locks.holderOf(41001), undefined, "a uid this hub holds is not another's");
@@ -57,10 +59,10 @@ describe("the uid locks", () => {
     const other = await otherProcess();
     try {
       heldBy(41003, other);
-      const locks = new UidLocks(lockDir, "/srv/mine");
+      const locks = new UidLocks(lockDir, "/srv/mine", claimDir);
       const tenants = [
-        { name: "alice", uid: 41002, source: { explicit: false, setting: "" } },
-        { name: "carol", uid: 41003, source: { explicit: true, setting: "" } },
+        { ...alice, uid: 41002, source: { explicit: false, setting: "" } },
+        { name: "carol", folder: "/srv/mine/carol", uid: 41003, source: { explicit: true, setting: "" } },
       ];
       assert.throws(
         () => locks.takeAll(tenants),

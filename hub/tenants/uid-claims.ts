@@ -1,0 +1,136 @@
+// A uid keeps what it owns after the hub that gave it stops: its tenant's workspace folder, with the
+// agent's files in it. The uid locks (./uid-locks.ts) end with their hub, and a workspace with
+// several tenants is traversable (0711) so each reaches its own folder; so a later hub on another
+// workspace whose tenant met that uid (an explicit uid used twice, or two derived ones) would have
+// given its agent the first tenant's files. Each uid a hub gives a tenant is therefore claimed in
+// a folder for the whole machine that outlives the hub, naming the tenant, its hub's workspace and
+// its folder. A tenant of another workspace, or of another name, is refused that uid while the
+// claimed folder exists and belongs to the uid (a person signing in steps past it, ./people.ts); a
+// claim whose folder is gone or has changed hands is stale and taken over.
+import fs from "node:fs";
+import path from "node:path";
+
+const MACHINE_CLAIM_DIR = "/var/lib/agentbox/uid-claims";
+
+/** Where the hubs on this machine claim uids: /var/lib/agentbox/uid-claims (root's, kept across boots), else the hub's state folder. */
+export function machineClaimDir(stateDir: string): string {
+  try {
+    fs.mkdirSync(MACHINE_CLAIM_DIR, { recursive: true, mode: 0o700 });
+    fs.accessSync(MACHINE_CLAIM_DIR, fs.constants.W_OK);
+    return MACHINE_CLAIM_DIR;
+  } catch {
+    return path.join(stateDir, "uid-claims");
+  }
+}
+
+export interface UidClaim {
+  uid: number;
+  tenant: string;
+  /** The workspace of the hub that gave the uid. */
+  workspace: string;
+  /** The tenant's own folder: the workspace itself for a hub's single tenant. */
+  folder: string;
+  since: string;
+}
+
+/** Where a tenant's uid comes from: the config (or AGENTBOX_TENANT_UID) names it, or it is derived; and where to set another. */
+export interface UidSource {
+  explicit: boolean;
+  /** The setting that gives the tenant a uid: its config entry's "uid", or AGENTBOX_TENANT_UID for a hub's single tenant. */
+  setting: string;
+}
+
+export const CONFIG_UID: UidSource = { explicit: false, setting: '"uid" in its config entry' };
+
+/** A tenant's uid another tenant still has: a live hub gives it (./uid-locks.ts), or its files are another tenant's. */
+export class UidTaken extends Error {
+  constructor(
+    readonly tenant: string,
+    readonly uid: number,
+    why: string,
+    source: UidSource,
+    otherwise: string,
+  ) {
+    super(
+      `Tenant '${tenant}' would run as uid ${uid}, ${why} ` +
+        (source.explicit
+          ? `Give '${tenant}' another uid (${source.setting}), or ${otherwise}.`
+          : `The uid is derived from this workspace and the name '${tenant}', and the two happen to meet: give '${tenant}' a uid of its own (${source.setting}), or ${otherwise}.`),
+    );
+  }
+}
+
+/** A tenant's uid that owns another tenant's folder, kept from an earlier run of some hub. */
+export class UidOwned extends UidTaken {
+  constructor(
+    tenant: string,
+    uid: number,
+    readonly claim: UidClaim,
+    source: UidSource,
+  ) {
+    super(
+      tenant,
+      uid,
+      `which owns the folder ${claim.folder} of tenant '${claim.tenant}' (workspace ${claim.workspace}, given that uid ${claim.since}): ` +
+        "its processes could read and change those files.",
+      source,
+      `remove the folder or give it to root (chown root: ${claim.folder}) if that tenant is gone for good`,
+    );
+  }
+}
+
+const fileOf = (uid: number) => `uid-${uid}.json`;
+
+function claimIn(file: string): UidClaim | undefined {
+  try {
+    const claim = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<UidClaim>;
+    const named = [claim.tenant, claim.workspace, claim.folder, claim.since].every((v) => typeof v === "string");
+    return named && Number.isSafeInteger(claim.uid) ? (claim as UidClaim) : undefined;
+  } catch {
+    return undefined; // none, or unreadable: nothing to honour
+  }
+}
+
+/** Whether `folder` is still there and `uid`'s: a claim's proof that its files are still the uid's. */
+function stillOwned(folder: string, uid: number): boolean {
+  try {
+    const st = fs.lstatSync(folder);
+    return st.isDirectory() && st.uid === uid;
+  } catch {
+    return false;
+  }
+}
+
+export class UidClaims {
+  constructor(
+    readonly dir: string,
+    private readonly workspace: string,
+  ) {}
+
+  static fileFor(dir: string, uid: number): string {
+    return path.join(dir, fileOf(uid));
+  }
+
+  /** The claim on `uid` of a tenant other than `tenant` of this workspace whose folder the uid still owns, if any. */
+  otherOwner(uid: number, tenant: string): UidClaim | undefined {
+    const claim = claimIn(UidClaims.fileFor(this.dir, uid));
+    if (!claim || claim.uid !== uid || this.isMine(claim, tenant)) return undefined;
+    return stillOwned(claim.folder, uid) ? claim : undefined;
+  }
+
+  /** Claims `uid` for `tenant`, whose own folder is `folder` (written beside the claim and renamed into place, never read half written). */
+  record(uid: number, tenant: string, folder: string): void {
+    const file = UidClaims.fileFor(this.dir, uid);
+    const found = claimIn(file);
+    if (found && this.isMine(found, tenant) && found.folder === path.resolve(folder)) return;
+    fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const claim: UidClaim = { uid, tenant, workspace: path.resolve(this.workspace), folder: path.resolve(folder), since: new Date().toISOString() };
+    const written = `${file}.${process.pid}`;
+    fs.writeFileSync(written, JSON.stringify(claim), { mode: 0o600 });
+    fs.renameSync(written, file);
+  }
+
+  private isMine(claim: UidClaim, tenant: string): boolean {
+    return claim.workspace === path.resolve(this.workspace) && claim.tenant === tenant;
+  }
+}
