@@ -176,7 +176,8 @@ export class Hub implements HubServices {
       return { ...tenant, children, catalog: new Catalog(children, reserved), resourceOwners: new Map(), instances };
     };
     this.tenants = buildTenants(config, isolation, this.network).map(this.serveTenant);
-    this.uidLocks = isolation.mode === "uid" ? new UidLocks(machineLockDir(stateDir(config)), config.workspace, machineClaimDir(stateDir(config))) : undefined;
+    this.uidLocks =
+      isolation.mode === "uid" ? new UidLocks(machineLockDir(stateDir(config)), config.workspace, machineClaimDir(stateDir(config)), log) : undefined;
     this.people = config.oauth
       ? new People(
           { ...config, oauth: config.oauth },

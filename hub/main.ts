@@ -9,7 +9,7 @@ import { Hub, VERSION } from "./hub.js";
 import { MintedSecrets } from "./observability/minted-secrets.js";
 import { describeHolders, listenEverywhere, type Listening, type UpgradeHandler } from "./http/listen.js";
 import { hubTools } from "./tools/hub-tools.js";
-import { firstUntraversable, stateDir } from "./tenants/tenants.js";
+import { firstUntraversable, stateDir, tenantStateFolder } from "./tenants/tenants.js";
 import { WorkspaceHeld, WorkspaceLock } from "./tenants/workspace-lock.js";
 import { UidOwned } from "./tenants/uid-claims.js";
 import { UidHeld } from "./tenants/uid-locks.js";
@@ -184,7 +184,11 @@ function takeWorkspace(config: HubConfig, hub: Hub, log: Logger): WorkspaceLock 
     // a hub's single tenant (no "tenants" configured) takes its uid from AGENTBOX_TENANT_UID
     const setting = config.tenants.length === 1 && config.tenants[0].name === "default" ? "AGENTBOX_TENANT_UID" : '"uid" in its config entry';
     const source = (name: string) => ({ explicit: config.tenants.some((t) => t.name === name && t.uid !== undefined), setting });
-    hub.uidLocks?.takeAll(hub.tenants.flatMap((t) => (t.identity ? [{ name: t.name, folder: t.workspace, uid: t.identity.uid, source: source(t.name) }] : [])));
+    hub.uidLocks?.takeAll(
+      hub.tenants.flatMap(({ name, workspace, identity }) =>
+        identity ? [{ name, folder: workspace, state: tenantStateFolder(config, name, identity.uid), uid: identity.uid, source: source(name) }] : [],
+      ),
+    );
     return lock;
   } catch (err) {
     lock?.release();

@@ -12,7 +12,7 @@ import type { HubConfig } from "../config/config.js";
 import type { Isolation } from "./isolation.js";
 import type { NetworkPlan } from "./network.js";
 import type { Clock, Timer } from "../protocol/clock.js";
-import { buildPersonTenant, derivedUid, tenantFolder, type Tenant } from "./tenants.js";
+import { buildPersonTenant, derivedUid, tenantFolder, tenantStateFolder, type Tenant } from "./tenants.js";
 import { UidTaken } from "./uid-claims.js";
 import type { UidLocks } from "./uid-locks.js";
 
@@ -175,7 +175,7 @@ export class People<T extends Tenant> {
    */
   private locked(uid: number, name: string): boolean {
     try {
-      this.uidLocks?.take(uid, { name, folder: tenantFolder(this.config, name) });
+      this.uidLocks?.take(uid, { name, folder: tenantFolder(this.config, name), state: tenantStateFolder(this.config, name, uid) });
       return true;
     } catch (err) {
       if (err instanceof UidTaken) return false;

@@ -124,6 +124,12 @@ export function tenantFolder(config: Pick<HubConfig, "workspace" | "tenants" | "
   return severalTenants(config) ? path.join(config.workspace, name) : config.workspace;
 }
 
+/** A tenant's folder in the state folder (home, temporary folder, disk use). */
+export function tenantStateFolder(config: HubConfig, name: string, uid: number): string {
+  // named by uid too: two hubs on one machine (other workspaces) never share a tenant's home
+  return path.join(stateDir(config), "tenants", `${name}-${uid}`);
+}
+
 function tenantOf(
   config: HubConfig,
   who: Pick<Tenant, "name" | "keyDigest" | "person" | "selection">,
@@ -131,8 +137,7 @@ function tenantOf(
   network: NetworkPlan | undefined,
 ): Tenant {
   const workspace = tenantFolder(config, who.name);
-  // named by uid too: two hubs on one machine (other workspaces) never share a tenant's home
-  const state = identity ? path.join(stateDir(config), "tenants", `${who.name}-${identity.uid}`) : undefined;
+  const state = identity ? tenantStateFolder(config, who.name, identity.uid) : undefined;
   return {
     ...who,
     identity,

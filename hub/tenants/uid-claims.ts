@@ -30,7 +30,16 @@ export interface UidClaim {
   workspace: string;
   /** The tenant's own folder: the workspace itself for a hub's single tenant. */
   folder: string;
+  /** Its folder in its hub's state folder (home, temporary folder). */
+  state?: string;
   since: string;
+}
+
+/** A tenant that asks for a uid: its name, its own folder (a claim's proof) and its state folder. */
+export interface UidTenant {
+  name: string;
+  folder: string;
+  state?: string;
 }
 
 /** Where a tenant's uid comes from: the config (or AGENTBOX_TENANT_UID) names it, or it is derived; and where to set another. */
@@ -85,7 +94,8 @@ function claimIn(file: string): UidClaim | undefined {
   try {
     const claim = JSON.parse(fs.readFileSync(file, "utf8")) as Partial<UidClaim>;
     const named = [claim.tenant, claim.workspace, claim.folder, claim.since].every((v) => typeof v === "string");
-    return named && Number.isSafeInteger(claim.uid) ? (claim as UidClaim) : undefined;
+    const state = claim.state === undefined || typeof claim.state === "string";
+    return named && state && Number.isSafeInteger(claim.uid) ? (claim as UidClaim) : undefined;
   } catch {
     return undefined; // none, or unreadable: nothing to honour
   }
@@ -99,6 +109,23 @@ function stillOwned(folder: string, uid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Closes a gone tenant's state folder (root's, mode 0700): its home and temporary folder, still the uid's, are kept
+ * for the operator but out of reach of the uid's next tenant. Returns the folder, unless there was nothing to close.
+ */
+function lockAway(gone: UidClaim, ownState: string | undefined): string | undefined {
+  if (!gone.state || gone.state === ownState) return undefined;
+  try {
+    const st = fs.lstatSync(gone.state);
+    if (!st.isDirectory() || (st.uid === 0 && (st.mode & 0o077) === 0)) return undefined;
+  } catch {
+    return undefined; // gone with its workspace folder
+  }
+  fs.chownSync(gone.state, 0, 0);
+  fs.chmodSync(gone.state, 0o700);
+  return gone.state;
 }
 
 export class UidClaims {
@@ -118,16 +145,30 @@ export class UidClaims {
     return stillOwned(claim.folder, uid) ? claim : undefined;
   }
 
-  /** Claims `uid` for `tenant`, whose own folder is `folder` (written beside the claim and renamed into place, never read half written). */
-  record(uid: number, tenant: string, folder: string): void {
+  /**
+   * Claims `uid` for `tenant`, once otherOwner found no other tenant's claim that stands. A stale claim of another
+   * tenant is taken over, and that tenant's state folder (its home and temporary folder, which its workspace folder
+   * did not hold) is closed unless it is this tenant's too; that folder is returned. The claim is written beside its
+   * file and renamed into place, never read half written.
+   */
+  record(uid: number, tenant: UidTenant): string | undefined {
     const file = UidClaims.fileFor(this.dir, uid);
+    const claim: UidClaim = {
+      uid,
+      tenant: tenant.name,
+      workspace: path.resolve(this.workspace),
+      folder: path.resolve(tenant.folder),
+      ...(tenant.state ? { state: path.resolve(tenant.state) } : {}),
+      since: new Date().toISOString(),
+    };
     const found = claimIn(file);
-    if (found && this.isMine(found, tenant) && found.folder === path.resolve(folder)) return;
+    if (found && this.isMine(found, tenant.name) && found.folder === claim.folder && found.state === claim.state) return undefined;
+    const lockedAway = found && !this.isMine(found, tenant.name) ? lockAway(found, claim.state) : undefined;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const claim: UidClaim = { uid, tenant, workspace: path.resolve(this.workspace), folder: path.resolve(folder), since: new Date().toISOString() };
     const written = `${file}.${process.pid}`;
     fs.writeFileSync(written, JSON.stringify(claim), { mode: 0o600 });
     fs.renameSync(written, file);
+    return lockedAway;
   }
 
   private isMine(claim: UidClaim, tenant: string): boolean {

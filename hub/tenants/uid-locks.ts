@@ -10,7 +10,8 @@
 // uid owns once its hub has stopped is guarded by its claim (./uid-claims.ts).
 import path from "node:path";
 import { HeldLocks, liveHolder, LockFile, type Holder } from "./lock-file.js";
-import { CONFIG_UID, UidClaims, UidOwned, UidTaken, type UidSource } from "./uid-claims.js";
+import type { Logger } from "../../servers/lib/log.js";
+import { CONFIG_UID, UidClaims, UidOwned, UidTaken, type UidSource, type UidTenant } from "./uid-claims.js";
 
 interface UidHolder extends Holder {
   uid: number;
@@ -37,12 +38,6 @@ export class UidHeld extends UidTaken {
   }
 }
 
-/** A tenant that asks for a uid: its name and its own folder (the claim's proof, ./uid-claims.ts). */
-export interface UidTenant {
-  name: string;
-  folder: string;
-}
-
 const fileOf = (uid: number) => `uid-${uid}.lock`;
 
 export class UidLocks {
@@ -54,6 +49,7 @@ export class UidLocks {
     private readonly workspace: string,
     /** Where uids are claimed for good (./uid-claims.ts, machineClaimDir). */
     claimDir: string,
+    private readonly log?: Logger,
   ) {
     this.held = new HeldLocks(lockDir);
     this.claims = new UidClaims(claimDir, workspace);
@@ -83,7 +79,9 @@ export class UidLocks {
       if (!heldBefore) this.release(uid);
       throw new UidOwned(tenant.name, uid, other, source);
     }
-    this.claims.record(uid, tenant.name, tenant.folder);
+    const lockedAway = this.claims.record(uid, tenant);
+    if (lockedAway)
+      this.log?.warn("gave a gone tenant's state folder to root: its uid now serves another tenant", { uid, tenant: tenant.name, folder: lockedAway });
   }
 
   /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidTaken is thrown. */

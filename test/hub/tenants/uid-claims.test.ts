@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, describe, test } from "node:test";
 import type { HubConfig } from "../../../hub/config/config.js";
+import type { Logger } from "../../../servers/lib/log.js";
 import { systemClock } from "../../../hub/protocol/clock.js";
 import { People, personTenantName } from "../../../hub/tenants/people.js";
 import { derivedUid, type Tenant } from "../../../hub/tenants/tenants.js";
@@ -127,41 +128,89 @@ describe("a person signing in", { skip: me === 0 ? false : "needs root: a folder
   });
 });
 
+describe("a stale claim taken over", { skip: me === 0 ? false : "needs root: folders owned by other uids" }, () => {
+  test("the gone tenant's state folder is given to root, unless it is the new tenant's own", () => {
+    const { lockDir, claimDir } = machine();
+    const uid = 41_020;
+    // as the hub makes it: root's and traversable, the home in it the uid's
+    const goneState = fs.mkdtempSync(path.join(scratch, "bob-state-"));
+    fs.chmodSync(goneState, 0o711);
+    fs.mkdirSync(path.join(goneState, "home"), { mode: 0o700 });
+    fs.chownSync(path.join(goneState, "home"), uid, uid);
+    // bob's workspace folder is gone; his state folder is still the uid's
+    fs.writeFileSync(
+      UidClaims.fileFor((fs.mkdirSync(claimDir, { recursive: true }), claimDir), uid),
+      JSON.stringify({ uid, tenant: "bob", workspace: "/srv/other", folder: "/srv/other/bob", state: goneState, since: "2026-11-28T10:00:00.000Z" }),
+    );
+    const logged: unknown[] = [];
+    const log = { warn: (msg: string, fields: unknown) => logged.push([msg, fields]) } as unknown as Logger;
+    const locks = new UidLocks(lockDir, "/srv/mine", claimDir, log);
+    locks.take(uid, { name: "alice", folder: "/srv/mine/alice", state: "/srv/state/alice" });
+    const st = fs.statSync(goneState);
+    assert.deepEqual([st.uid, st.mode & 0o777], [0, 0o700], "closed to the uid's next tenant, kept for the operator");
+    assert.ok(fs.existsSync(path.join(goneState, "home")));
+    assert.deepEqual(logged, [["gave a gone tenant's state folder to root: its uid now serves another tenant", { uid, tenant: "alice", folder: goneState }]]);
+    assert.equal(claimOf(claimDir, uid).state, "/srv/state/alice");
+    locks.releaseAll();
+
+    // the same state folder for both (the same name and uid, one state folder): it is the new tenant's own
+    const shared = fs.mkdtempSync(path.join(scratch, "shared-state-"));
+    fs.chmodSync(shared, 0o711);
+    fs.writeFileSync(
+      UidClaims.fileFor(claimDir, uid),
+      JSON.stringify({ uid, tenant: "default", workspace: "/srv/other", folder: "/srv/other", state: shared, since: "2026-11-28T10:00:00.000Z" }),
+    );
+    new UidLocks(lockDir, "/srv/mine", claimDir).take(uid, { name: "default", folder: "/srv/mine", state: shared });
+    assert.equal(fs.statSync(shared).mode & 0o777, 0o711, "left open: the new tenant's home is in it");
+  });
+});
+
 describe("two hubs as root, one after the other, whose tenants share a uid", { skip: me === 0 ? false : "needs root: per-tenant uids" }, () => {
-  test("the second is refused while the first one's tenant's folder is the uid's, so its agent never reads those files; once it is gone it starts", async () => {
+  test("the second is refused while the first one's tenant's folder is the uid's; once it is gone it starts, and its agent cannot enter the first tenant's home", async () => {
     // a uid apart from the other root tests' (uid-locks.test.ts takes 47000-47999)
     const uid = 48_000 + (process.pid % 1000);
+    const key = (name: string) => `${name}-key-${"0123456789abcdef".repeat(2)}`;
+    const optionsOf = (tenant: string) => ({ servers: ["file", "terminal"], config: { tenants: { [tenant]: { apiKey: key(tenant), uid } } } });
     const keep = tempDir("agentbox-ws-");
     fs.chmodSync(keep, 0o755);
-    const options = { servers: ["file", "terminal"], env: { AGENTBOX_TENANT_UID: String(uid) } };
-    const first = await startHub({ ...options, workspace: keep });
+    const first = await startHub({ ...optionsOf("alice"), workspace: keep });
+    let aliceHome: string;
     try {
-      const client = await first.connect();
+      const client = await first.connect({ headers: { Authorization: `Bearer ${key("alice")}` } });
       assert.match(textOf(await call(client, "file_write", { path: "secret.txt", content: "alice's secret" })), /Created secret\.txt/);
+      const out = textOf(await call(client, "terminal_exec", { command: 'echo "alice\'s home secret" > ~/home-secret.txt; echo "HOME=$HOME"' }));
+      aliceHome = /HOME=(\S+)/.exec(out)![1];
       await client.close();
     } finally {
       await first.stop();
     }
     assert.equal(fs.statSync(keep).uid, uid);
 
-    const refused = await refusalOf(options);
+    const refused = await refusalOf(optionsOf("bob"));
     assert.match(refused, /hub exited with 1/);
     assert.ok(refused.includes("refusing to start: a tenant's uid owns another tenant's files"), refused);
-    assert.ok(refused.includes(`Tenant 'default' would run as uid ${uid}, which owns the folder ${keep} of tenant 'default' (workspace ${keep}`), refused);
+    assert.ok(refused.includes(`Tenant 'bob' would run as uid ${uid}, which owns the folder ${keep} of tenant 'alice' (workspace ${keep}`), refused);
     assert.ok(
       refused.includes(
-        `Give 'default' another uid (AGENTBOX_TENANT_UID), or remove the folder or give it to root (chown root: ${keep}) if that tenant is gone for good.`,
+        // the log line is JSON: the setting's quotes are escaped
+        `Give 'bob' another uid (\\"uid\\" in its config entry), or remove the folder or give it to root (chown root: ${keep}) if that tenant is gone for good.`,
       ),
       refused,
     );
-    assert.doesNotMatch(refused, /listening/, "the refused hub never served an agent");
+    assert.doesNotMatch(refused, /"msg":"listening"/, "the refused hub never served an agent");
 
     fs.rmSync(keep, { recursive: true });
-    const second = await startHub(options);
+    const second = await startHub(optionsOf("bob"));
     try {
-      const client = await second.connect();
-      const id = textOf(await call(client, "terminal_exec", { command: "id -u" }));
-      assert.match(id, new RegExp(`--- stdout ---\\n${uid}\\n`));
+      assert.ok(
+        second.logs.some((line) => line.includes("gave a gone tenant's state folder to root") && line.includes(path.dirname(aliceHome))),
+        second.logs.join("\n"),
+      );
+      const client = await second.connect({ headers: { Authorization: `Bearer ${key("bob")}` } });
+      const out = textOf(await call(client, "terminal_exec", { command: `id -u; cat ${aliceHome}/home-secret.txt` }));
+      assert.match(out, new RegExp(`--- stdout ---\\n${uid}\\n`));
+      assert.match(out, /Permission denied/);
+      assert.doesNotMatch(out, /alice's home secret/);
       await client.close();
     } finally {
       await second.stop();
