@@ -9,6 +9,7 @@
 // claim whose folder is gone or has changed hands is stale and taken over.
 import fs from "node:fs";
 import path from "node:path";
+import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
 
 const MACHINE_CLAIM_DIR = "/var/lib/agentbox/uid-claims";
 
@@ -103,29 +104,56 @@ function claimIn(file: string): UidClaim | undefined {
 
 /** Whether `folder` is still there and `uid`'s: a claim's proof that its files are still the uid's. */
 function stillOwned(folder: string, uid: number): boolean {
-  try {
-    const st = fs.lstatSync(folder);
-    return st.isDirectory() && st.uid === uid;
-  } catch {
-    return false;
-  }
+  const st = statOf(folder);
+  return st !== undefined && st.isDirectory() && st.uid === uid;
+}
+
+/** Gives `entry` to root, a folder with mode 0700: kept for the operator, out of reach of the uid's next tenant. */
+function close(entry: string, st: fs.Stats): void {
+  fs.lchownSync(entry, 0, 0);
+  if (st.isDirectory()) fs.chmodSync(entry, 0o700);
 }
 
 /**
- * Closes a gone tenant's state folder (root's, mode 0700): its home and temporary folder, still the uid's, are kept
- * for the operator but out of reach of the uid's next tenant. Returns the folder, unless there was nothing to close.
+ * Closes what a gone tenant left outside its workspace folder: its state folder (home, temporary folder) unless it is
+ * the new tenant's own too, and what its uid owns at the top of the shared writable folders (/tmp and the like; no
+ * process of the uid runs now, so all of it is the gone tenant's). Returns what it closed.
  */
-function lockAway(gone: UidClaim, ownState: string | undefined): string | undefined {
-  if (!gone.state || gone.state === ownState) return undefined;
-  try {
-    const st = fs.lstatSync(gone.state);
-    if (!st.isDirectory() || (st.uid === 0 && (st.mode & 0o077) === 0)) return undefined;
-  } catch {
-    return undefined; // gone with its workspace folder
+function lockAway(gone: UidClaim, ownState: string | undefined): string[] {
+  // a tenant never runs as root or as the hub: such a claim is no tenant's, and closing what they own would break the machine
+  if (gone.uid === 0 || gone.uid === process.getuid?.()) return [];
+  const closed: string[] = [];
+  if (gone.state && gone.state !== ownState) {
+    const st = statOf(gone.state);
+    if (st?.isDirectory() && (st.uid !== 0 || (st.mode & 0o077) !== 0)) {
+      close(gone.state, st);
+      closed.push(gone.state);
+    }
   }
-  fs.chownSync(gone.state, 0, 0);
-  fs.chmodSync(gone.state, 0o700);
-  return gone.state;
+  for (const dir of SHARED_WRITABLE_DIRS) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue; // not on this machine
+    }
+    for (const name of names) {
+      const entry = path.join(dir, name);
+      const st = statOf(entry);
+      if (st?.uid !== gone.uid) continue;
+      close(entry, st);
+      closed.push(entry);
+    }
+  }
+  return closed;
+}
+
+function statOf(file: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 export class UidClaims {
@@ -147,11 +175,10 @@ export class UidClaims {
 
   /**
    * Claims `uid` for `tenant`, once otherOwner found no other tenant's claim that stands. A stale claim of another
-   * tenant is taken over, and that tenant's state folder (its home and temporary folder, which its workspace folder
-   * did not hold) is closed unless it is this tenant's too; that folder is returned. The claim is written beside its
-   * file and renamed into place, never read half written.
+   * tenant is taken over, and what that tenant left outside its workspace folder is closed (lockAway) and returned.
+   * The claim is written beside its file and renamed into place, never read half written.
    */
-  record(uid: number, tenant: UidTenant): string | undefined {
+  record(uid: number, tenant: UidTenant): string[] {
     const file = UidClaims.fileFor(this.dir, uid);
     const claim: UidClaim = {
       uid,
@@ -162,8 +189,8 @@ export class UidClaims {
       since: new Date().toISOString(),
     };
     const found = claimIn(file);
-    if (found && this.isMine(found, tenant.name) && found.folder === claim.folder && found.state === claim.state) return undefined;
-    const lockedAway = found && !this.isMine(found, tenant.name) ? lockAway(found, claim.state) : undefined;
+    if (found && this.isMine(found, tenant.name) && found.folder === claim.folder && found.state === claim.state) return [];
+    const lockedAway = found && !this.isMine(found, tenant.name) ? lockAway(found, claim.state) : [];
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const written = `${file}.${process.pid}`;
     fs.writeFileSync(written, JSON.stringify(claim), { mode: 0o600 });

@@ -79,9 +79,14 @@ export class UidLocks {
       if (!heldBefore) this.release(uid);
       throw new UidOwned(tenant.name, uid, other, source);
     }
-    const lockedAway = this.claims.record(uid, tenant);
-    if (lockedAway)
-      this.log?.warn("gave a gone tenant's state folder to root: its uid now serves another tenant", { uid, tenant: tenant.name, folder: lockedAway });
+    const closed = this.claims.record(uid, tenant);
+    if (closed.length > 0)
+      this.log?.warn("closed what a gone tenant of this uid left to the uid's next tenant (given to root)", {
+        uid,
+        tenant: tenant.name,
+        closed: closed.length,
+        first: closed.slice(0, 5),
+      });
   }
 
   /** Takes every uid of `tenants`, or none: on a refusal what was taken is given back before UidTaken is thrown. */

@@ -2,7 +2,8 @@
 // on another workspace whose tenant met a stopped hub's tenant's uid (the same explicit uid, or two
 // derived ones) gave its agent the first tenant's files: `cat <other workspace>/secret.txt` from its
 // terminal printed them. Now such a hub is refused while that folder is the uid's, and a person
-// signing in steps past the uid.
+// signing in steps past the uid; once the folder is gone, what the earlier tenant left elsewhere (its
+// home, its files in /tmp) is closed to the uid's next tenant.
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -129,7 +130,7 @@ describe("a person signing in", { skip: me === 0 ? false : "needs root: a folder
 });
 
 describe("a stale claim taken over", { skip: me === 0 ? false : "needs root: folders owned by other uids" }, () => {
-  test("the gone tenant's state folder is given to root, unless it is the new tenant's own", () => {
+  test("the gone tenant's state folder, unless it is the new tenant's own, and what its uid left in /tmp are given to root", () => {
     const { lockDir, claimDir } = machine();
     const uid = 41_020;
     // as the hub makes it: root's and traversable, the home in it the uid's
@@ -142,6 +143,13 @@ describe("a stale claim taken over", { skip: me === 0 ? false : "needs root: fol
       UidClaims.fileFor((fs.mkdirSync(claimDir, { recursive: true }), claimDir), uid),
       JSON.stringify({ uid, tenant: "bob", workspace: "/srv/other", folder: "/srv/other/bob", state: goneState, since: "2026-11-28T10:00:00.000Z" }),
     );
+    // and what the uid left in the shared /tmp: a file and a folder, private to the uid as its umask (077) makes them
+    const leftFile = path.join("/tmp", `agentbox-left-${process.pid}.txt`);
+    const leftDir = path.join("/tmp", `agentbox-left-${process.pid}`);
+    fs.writeFileSync(leftFile, "bob's", { mode: 0o600 });
+    fs.mkdirSync(leftDir, { mode: 0o755 });
+    for (const left of [leftFile, leftDir]) fs.chownSync(left, uid, uid);
+    after(() => [leftFile, leftDir].forEach((left) => fs.rmSync(left, { recursive: true, force: true })));
     const logged: unknown[] = [];
     const log = { warn: (msg: string, fields: unknown) => logged.push([msg, fields]) } as unknown as Logger;
     const locks = new UidLocks(lockDir, "/srv/mine", claimDir, log);
@@ -149,7 +157,19 @@ describe("a stale claim taken over", { skip: me === 0 ? false : "needs root: fol
     const st = fs.statSync(goneState);
     assert.deepEqual([st.uid, st.mode & 0o777], [0, 0o700], "closed to the uid's next tenant, kept for the operator");
     assert.ok(fs.existsSync(path.join(goneState, "home")));
-    assert.deepEqual(logged, [["gave a gone tenant's state folder to root: its uid now serves another tenant", { uid, tenant: "alice", folder: goneState }]]);
+    assert.deepEqual(
+      [leftFile, leftDir].map((left) => [fs.statSync(left).uid, fs.statSync(left).mode & 0o777]),
+      [
+        [0, 0o600],
+        [0, 0o700],
+      ],
+    );
+    assert.deepEqual(logged, [
+      [
+        "closed what a gone tenant of this uid left to the uid's next tenant (given to root)",
+        { uid, tenant: "alice", closed: 3, first: [goneState, ...[leftFile, leftDir].sort()] },
+      ],
+    ]);
     assert.equal(claimOf(claimDir, uid).state, "/srv/state/alice");
     locks.releaseAll();
 
@@ -166,19 +186,25 @@ describe("a stale claim taken over", { skip: me === 0 ? false : "needs root: fol
 });
 
 describe("two hubs as root, one after the other, whose tenants share a uid", { skip: me === 0 ? false : "needs root: per-tenant uids" }, () => {
-  test("the second is refused while the first one's tenant's folder is the uid's; once it is gone it starts, and its agent cannot enter the first tenant's home", async () => {
+  test("the second is refused while the first one's tenant's folder is the uid's; once it is gone it starts, and its agent can neither enter the first tenant's home nor read what it left in /tmp", async () => {
     // a uid apart from the other root tests' (uid-locks.test.ts takes 47000-47999)
     const uid = 48_000 + (process.pid % 1000);
     const key = (name: string) => `${name}-key-${"0123456789abcdef".repeat(2)}`;
     const optionsOf = (tenant: string) => ({ servers: ["file", "terminal"], config: { tenants: { [tenant]: { apiKey: key(tenant), uid } } } });
     const keep = tempDir("agentbox-ws-");
     fs.chmodSync(keep, 0o755);
+    const leftover = `/tmp/agentbox-alice-left-${process.pid}.txt`;
+    after(() => fs.rmSync(leftover, { force: true }));
     const first = await startHub({ ...optionsOf("alice"), workspace: keep });
     let aliceHome: string;
     try {
       const client = await first.connect({ headers: { Authorization: `Bearer ${key("alice")}` } });
       assert.match(textOf(await call(client, "file_write", { path: "secret.txt", content: "alice's secret" })), /Created secret\.txt/);
-      const out = textOf(await call(client, "terminal_exec", { command: 'echo "alice\'s home secret" > ~/home-secret.txt; echo "HOME=$HOME"' }));
+      const out = textOf(
+        await call(client, "terminal_exec", {
+          command: `echo "alice's home secret" > ~/home-secret.txt; echo "alice's tmp secret" > ${leftover}; echo "HOME=$HOME"`,
+        }),
+      );
       aliceHome = /HOME=(\S+)/.exec(out)![1];
       await client.close();
     } finally {
@@ -203,14 +229,15 @@ describe("two hubs as root, one after the other, whose tenants share a uid", { s
     const second = await startHub(optionsOf("bob"));
     try {
       assert.ok(
-        second.logs.some((line) => line.includes("gave a gone tenant's state folder to root") && line.includes(path.dirname(aliceHome))),
+        second.logs.some((line) => line.includes("closed what a gone tenant of this uid left") && line.includes(path.dirname(aliceHome))),
         second.logs.join("\n"),
       );
       const client = await second.connect({ headers: { Authorization: `Bearer ${key("bob")}` } });
-      const out = textOf(await call(client, "terminal_exec", { command: `id -u; cat ${aliceHome}/home-secret.txt` }));
+      const out = textOf(await call(client, "terminal_exec", { command: `id -u; cat ${aliceHome}/home-secret.txt; cat ${leftover}` }));
       assert.match(out, new RegExp(`--- stdout ---\\n${uid}\\n`));
       assert.match(out, /Permission denied/);
-      assert.doesNotMatch(out, /alice's home secret/);
+      assert.doesNotMatch(out, /alice's (home|tmp) secret/);
+      assert.equal((out.match(/Permission denied/g) ?? []).length, 2, out);
       await client.close();
     } finally {
       await second.stop();
