@@ -206,6 +206,13 @@ async function phaseDefault(fixtures) {
       expect(parent === "agentbox-launch", `the command's reaper was started by "${parent}"`);
     });
 
+    // hub/tenants/ipc-objects.ts removes a tenant's System V IPC objects with ipcrm (util-linux)
+    await check("the hub can remove what tenants leave in System V IPC", async () => {
+      const res = await callOk(client, "terminal_exec", { command: "command -v ipcrm" });
+      const out = (res.structuredContent?.stdout ?? textOf(res)).trim();
+      expect(out.endsWith("/ipcrm"), `no ipcrm in the image: ${out || "(nothing)"}`);
+    });
+
     await check("runtime image has no compilers", async () => {
       const res = await callOk(client, "terminal_exec", { command: "for c in gcc g++ cc c++ make; do command -v $c; done; true" });
       const out = (res.structuredContent?.stdout ?? textOf(res)).trim();

@@ -11,7 +11,7 @@ packages=(
   chromium fonts-liberation python3 python3-venv python3-pip python3-numpy python3-matplotlib
   # node-pty has no Linux prebuild: npm ci compiles it with node-gyp, which needs these
   make g++
-  # setpriv and prlimit (the hub runs servers under other uids, with limits), ps and friends
+  # setpriv and prlimit (the hub runs servers under other uids, with limits), ipcrm (what tenants leave in System V IPC), ps and friends
   util-linux procps
   # the documentation's shell examples use curl, and test/docs runs every one as printed
   curl

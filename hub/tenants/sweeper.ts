@@ -4,7 +4,8 @@
 // so one that is slow to start is never taken for an escapee) or an escapee; escapees live only
 // while the session their claim names lives (servers/lib/session-claim.ts). Nothing of a
 // tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
-// it when the hub stops.
+// it when the hub stops. The same goes for the System V IPC objects its processes leave in the
+// kernel (./ipc-objects.ts), removed once the tenant has no live session.
 //
 // A sweep reads the process table a slice at a time and the claims off the event loop, a bounded
 // number of claims per tenant per sweep, and never runs twice at once: however many processes a
@@ -15,6 +16,7 @@ import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
+import { ipcObjectsOf, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -98,7 +100,11 @@ export class ProcessSweeper {
       this.pending.clear();
       try {
         const procs = await listOwners();
-        for (const tenant of tenants) await this.sweepTenant(tenant, procs);
+        const ipc = await ipcObjectsOf(new Set(tenants.map((t) => t.identity!.uid)));
+        for (const tenant of tenants) {
+          await this.sweepTenant(tenant, procs);
+          await this.removeIpc(tenant, ipc);
+        }
         // what shows that sweeps ran (and found nothing to kill): a test waits on it rather than on time
         this.log.debug("process sweep done", { tenants: tenants.length });
       } catch (err) {
@@ -143,6 +149,15 @@ export class ProcessSweeper {
     if (killed) this.log.info("killed processes that outlived their session", { tenant: tenant.name, count: killed });
   }
 
+  /** Remove the tenant's IPC objects once it has no live session: nothing then works with them. */
+  private async removeIpc(tenant: ServedTenant, ipc: IpcObject[]): Promise<void> {
+    const uid = tenant.identity!.uid;
+    const own = ipc.filter((o) => o.uid === uid || o.cuid === uid);
+    if (own.length === 0 || this.sessions.all().some((s) => s.tenant === tenant)) return;
+    await removeIpcObjects(own);
+    this.log.info("removed System V IPC objects its sessions left", { tenant: tenant.name, ...ipcSummary(own) });
+  }
+
   /** At most CLAIMS_PER_SWEEP of the escapees, taking turns across sweeps. */
   private nextBatch(tenant: ServedTenant, escaped: number[]): number[] {
     if (escaped.length <= CLAIMS_PER_SWEEP) return escaped;
@@ -182,5 +197,18 @@ export class ProcessSweeper {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const [tenant, pids] of killed) this.log.warn(`killed tenant processes ${why}`, { tenant, count: pids.size, pids: [...pids].slice(0, 20) });
+    const ipc = await ipcObjectsOf(new Set(owners.keys()));
+    if (ipc.length === 0) return;
+    await removeIpcObjects(ipc);
+    for (const [uid, tenant] of owners) {
+      const own = ipc.filter((o) => o.uid === uid || o.cuid === uid);
+      if (own.length > 0) this.log.warn(`removed tenant System V IPC objects ${why}`, { tenant, ...ipcSummary(own) });
+    }
   }
+}
+
+/** What a log line says of removed IPC objects: how many of each kind, and the shared memory they held. */
+function ipcSummary(objects: readonly IpcObject[]): Record<string, number> {
+  const count = (kind: IpcObject["kind"]) => objects.filter((o) => o.kind === kind).length;
+  return { sharedMemory: count("shm"), semaphoreSets: count("sem"), messageQueues: count("msg"), bytes: objects.reduce((sum, o) => sum + o.bytes, 0) };
 }

@@ -1,0 +1,67 @@
+// System V IPC objects (shared memory segments, semaphore sets, message queues) outlive the
+// processes that make them: a command can fill a gigabyte of shared memory, detach and exit, and
+// the memory stays taken, past its session and past the hub, counted against no limit of its
+// tenant's processes. So they go the way of a tenant's escaped processes (./sweeper.ts): removed
+// once the tenant has no live session, before the hub listens and when it stops. An object is a
+// tenant's when its uid made it or owns it (its owner can give it to another uid; its creator stays).
+import { execFile } from "node:child_process";
+import fsp from "node:fs/promises";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
+const KINDS = [
+  { kind: "shm", table: "/proc/sysvipc/shm", idColumn: "shmid", flag: "-m" },
+  { kind: "sem", table: "/proc/sysvipc/sem", idColumn: "semid", flag: "-s" },
+  { kind: "msg", table: "/proc/sysvipc/msg", idColumn: "msqid", flag: "-q" },
+] as const;
+// ids per ipcrm run: its arguments stay far below the system's limit however many objects a tenant made
+const IDS_PER_RUN = 500;
+
+export interface IpcObject {
+  kind: (typeof KINDS)[number]["kind"];
+  id: number;
+  uid: number;
+  cuid: number;
+  /** A shared memory segment's size in bytes (0 for the others). */
+  bytes: number;
+}
+
+/** The objects of one /proc/sysvipc table; columns are found by their header's names, which differ by kind and kernel. */
+export function parseIpcTable(kind: IpcObject["kind"], text: string): IpcObject[] {
+  const [header, ...rows] = text.split("\n");
+  const columns = header.trim().split(/\s+/);
+  const at = (name: string) => columns.indexOf(name);
+  const [id, uid, cuid, size] = [at(KINDS.find((k) => k.kind === kind)!.idColumn), at("uid"), at("cuid"), at("size")];
+  if (id < 0 || uid < 0 || cuid < 0) return [];
+  return rows.flatMap((row) => {
+    const cells = row.trim().split(/\s+/);
+    const numbers = [cells[id], cells[uid], cells[cuid]].map(Number);
+    if (cells.length < columns.length || !numbers.every(Number.isSafeInteger)) return [];
+    return [{ kind, id: numbers[0], uid: numbers[1], cuid: numbers[2], bytes: size >= 0 ? Number(cells[size]) || 0 : 0 }];
+  });
+}
+
+/** The IPC objects that a uid of `uids` made or owns. */
+export async function ipcObjectsOf(uids: ReadonlySet<number>): Promise<IpcObject[]> {
+  const tables = await Promise.all(
+    KINDS.map(({ kind, table }) =>
+      fsp.readFile(table, "utf8").then(
+        (text) => parseIpcTable(kind, text),
+        () => [], // no System V IPC in this kernel
+      ),
+    ),
+  );
+  return tables.flat().filter((o) => uids.has(o.uid) || uids.has(o.cuid));
+}
+
+/** Removes `objects` (ipcrm, as the hub: root); one already gone meanwhile is no failure. */
+export async function removeIpcObjects(objects: readonly IpcObject[]): Promise<void> {
+  const args = objects.flatMap((o) => [KINDS.find((k) => k.kind === o.kind)!.flag, String(o.id)]);
+  for (let i = 0; i < args.length; i += 2 * IDS_PER_RUN) {
+    await run("ipcrm", args.slice(i, i + 2 * IDS_PER_RUN)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") throw new Error("ipcrm (util-linux) is not installed: tenants' System V IPC objects cannot be removed");
+      // ipcrm goes on past an id that is gone meanwhile and exits 1: the next listing shows what is left
+    });
+  }
+}

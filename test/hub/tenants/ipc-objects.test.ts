@@ -1,0 +1,160 @@
+// System V IPC objects a tenant's commands leave in the kernel (hub/tenants/ipc-objects.ts). Before,
+// a command could fill shared memory, detach and exit, and the memory stayed taken past its session
+// and past the hub (a tenant's 128 MB were still there after the hub stopped). Now they are removed
+// once the tenant has no live session, before the hub listens and when it stops; one given away to
+// root by its owner is still its creator's.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ipcObjectsOf, parseIpcTable } from "../../../hub/tenants/ipc-objects.js";
+import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
+import { until } from "../../helpers/wait.js";
+
+describe("the /proc/sysvipc tables", () => {
+  test("are read by their headers' names, whatever the kind; rows that are not whole are skipped", () => {
+    const shm = [
+      "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap",
+      "         0          2   600               8388608 32403 32403      0 40777 40777 40777 40777 1795985349 1795985349 1795985349               8388608                     0",
+      "         0          3   600               1048576 32403 32403      0     0 40777 40777 40777 1795985349 1795985349 1795985349               1048576                     0",
+      "  garbage",
+      "",
+    ].join("\n");
+    assert.deepEqual(parseIpcTable("shm", shm), [
+      { kind: "shm", id: 2, uid: 40777, cuid: 40777, bytes: 8388608 },
+      { kind: "shm", id: 3, uid: 0, cuid: 40777, bytes: 1048576 },
+    ]);
+    const sem =
+      "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n         0          5   600          1 40777 40777 40777 40777          0 1795985349\n";
+    assert.deepEqual(parseIpcTable("sem", sem), [{ kind: "sem", id: 5, uid: 40777, cuid: 40777, bytes: 0 }]);
+    const msg =
+      "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n" +
+      "         0          7   600           0          0     0     0 40778 40778 40777 40777          0          0 1795985349\n";
+    assert.deepEqual(parseIpcTable("msg", msg), [{ kind: "msg", id: 7, uid: 40778, cuid: 40777, bytes: 0 }]);
+    assert.deepEqual(parseIpcTable("shm", "no such columns\n1 2 3\n"), []);
+  });
+});
+
+const asRoot = process.getuid?.() === 0;
+const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
+const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
+const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
+
+// the objects as an agent's command makes them: a shared memory segment filled and left, one given
+// away to root (IPC_SET: an owner may name any owner; the creator stays), a semaphore set, a message queue
+const MAKER = `import ctypes, json, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmat.restype = ctypes.c_void_p
+libc.shmdt.argtypes = [ctypes.c_void_p]
+libc.shmctl.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p]
+IPC_CREAT, IPC_SET, IPC_STAT, MB = 0o1000, 1, 2, 1024 * 1024
+def check(value, what):
+    if value is None or value == -1 or value == ctypes.c_void_p(-1).value:
+        sys.exit(f"{what} failed: errno {ctypes.get_errno()}")
+    return value
+def segment(size, fill):
+    sid = check(libc.shmget(0, size, IPC_CREAT | 0o600), "shmget")
+    addr = check(libc.shmat(sid, None, 0), "shmat")
+    ctypes.memset(addr, fill, size)
+    libc.shmdt(addr)
+    return sid
+if sys.argv[1] == "make":
+    kept = segment(8 * MB, 0x5A)
+    given = segment(MB, 1)
+    buf = ctypes.create_string_buffer(256)
+    check(libc.shmctl(given, IPC_STAT, buf), "IPC_STAT")
+    ctypes.c_uint32.from_buffer(buf, 4).value = 0
+    check(libc.shmctl(given, IPC_SET, buf), "IPC_SET")
+    sem = check(libc.semget(0, 1, IPC_CREAT | 0o600), "semget")
+    msg = check(libc.msgget(0, IPC_CREAT | 0o600), "msgget")
+    print("IPC " + json.dumps({"shm": kept, "given": given, "sem": sem, "msg": msg}))
+else:
+    addr = check(libc.shmat(int(sys.argv[2]), None, 0), "shmat")
+    print("byte", ctypes.c_ubyte.from_address(addr).value)
+`;
+
+interface Made {
+  shm: number;
+  given: number;
+  sem: number;
+  msg: number;
+}
+
+describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root: tenants' uids" }, () => {
+  let maker = "";
+  before(() => {
+    const dir = tempDir("agentbox-ipc-");
+    fs.chmodSync(dir, 0o755);
+    maker = path.join(dir, "ipc.py");
+    fs.writeFileSync(maker, MAKER, { mode: 0o644 });
+  });
+  after(() => {
+    if (maker) fs.rmSync(path.dirname(maker), { recursive: true, force: true });
+  });
+
+  const make = async (client: Client): Promise<Made> => {
+    const out = textOf(await call(client, "terminal_exec", { command: `/usr/bin/python3 ${maker} make` }));
+    const json = /IPC (\{.*\})/.exec(out);
+    assert.ok(json, out);
+    return JSON.parse(json[1]);
+  };
+  const present = async (uid: number) => (await ipcObjectsOf(new Set([uid]))).map((o) => `${o.kind} ${o.id}`).sort();
+  const expected = (made: Made) => [`msg ${made.msg}`, `sem ${made.sem}`, `shm ${made.given}`, `shm ${made.shm}`].sort();
+  const uidOf = async (client: Client) => Number(/--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })))![1]);
+
+  test("live while their tenant has a session, the next command uses them; removed once its last session ends, and every tenant's when the hub stops", async () => {
+    const hub = await startHub({
+      servers: ["terminal"],
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+      env: { AGENTBOX_SWEEP_MS: "500" },
+    });
+    let bobUid: number | undefined;
+    try {
+      const alice = await hub.connect(auth(KEY_A));
+      const bob = await hub.connect(auth(KEY_B));
+      const aliceUid = await uidOf(alice);
+      bobUid = await uidOf(bob);
+      const alices = await make(alice);
+      const bobs = await make(bob);
+      assert.deepEqual(await present(aliceUid), expected(alices));
+      // a later command of the session finds what an earlier one left
+      assert.match(textOf(await call(alice, "terminal_exec", { command: `/usr/bin/python3 ${maker} read ${alices.shm}` })), /byte 90/);
+
+      await (alice.transport as StreamableHTTPClientTransport).terminateSession();
+      await alice.close();
+      await until("alice's objects to be removed", async () => (await present(aliceUid)).length === 0);
+      const removed = hub.logs.find((l) => l.includes("removed System V IPC objects its sessions left"));
+      assert.ok(
+        removed && removed.includes('"tenant":"alice"') && removed.includes('"sharedMemory":2') && removed.includes(`"bytes":${9 * 1024 * 1024}`),
+        removed,
+      );
+      assert.deepEqual(await present(bobUid), expected(bobs), "bob's session lives: his stay");
+      await bob.close();
+    } finally {
+      await hub.stop();
+    }
+    assert.deepEqual(await present(bobUid!), [], "nothing of a tenant outlives the hub");
+    assert.ok(hub.logs.some((l) => l.includes("removed tenant System V IPC objects when the hub stopped") && l.includes('"tenant":"bob"')));
+  });
+
+  test("what an earlier run left under a tenant's uid is removed before the hub listens", async () => {
+    const uid = 49_000 + (process.pid % 1000);
+    const left = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", maker, "make"], { encoding: "utf8" });
+    assert.equal(left.status, 0, left.stderr);
+    const made: Made = JSON.parse(/IPC (\{.*\})/.exec(left.stdout)![1]);
+    assert.deepEqual(await present(uid), expected(made));
+    const hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_TENANT_UID: String(uid) } });
+    try {
+      assert.deepEqual(await present(uid), []);
+      assert.ok(hub.logs.some((l) => l.includes("removed tenant System V IPC objects left by an earlier run") && l.includes('"sharedMemory":2')));
+    } finally {
+      await hub.stop();
+    }
+  });
+});
