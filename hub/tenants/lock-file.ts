@@ -15,12 +15,17 @@ const MACHINE_LOCK_DIR = "/run/agentbox";
  * emptied at boot), else, where it cannot be made (a container with a read-only root), the hub's state folder.
  */
 export function machineLockDir(stateDir: string): string {
+  return madeWritable(MACHINE_LOCK_DIR, 0o711) ? MACHINE_LOCK_DIR : stateDir;
+}
+
+/** Whether `dir` is there (made with `mode` if it was not) and this process may write in it. */
+export function madeWritable(dir: string, mode: number): boolean {
   try {
-    fs.mkdirSync(MACHINE_LOCK_DIR, { recursive: true, mode: 0o711 });
-    fs.accessSync(MACHINE_LOCK_DIR, fs.constants.W_OK);
-    return MACHINE_LOCK_DIR;
+    fs.mkdirSync(dir, { recursive: true, mode });
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
   } catch {
-    return stateDir;
+    return false;
   }
 }
 

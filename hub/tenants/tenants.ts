@@ -12,6 +12,7 @@ import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
 import { formatRange } from "../config/network.js";
 import type { NetworkPlan, TenantNetwork } from "./network.js";
 import { selectionOf, type SelectionSpec } from "../config/selection-spec.js";
+import { madeWritable } from "./lock-file.js";
 
 // RLIMIT_NPROC counts threads too: a Chromium tab is about 20, a Python kernel about 5, so 36
 // sessions each with a tab and a kernel reached 1,009 (bench/soak.ts) and 1,024 broke Chromium.
@@ -176,13 +177,7 @@ function filesystemBytes(dir: string): number {
 /** Where tenants' homes live: the configured folder, else /var/lib/agentbox, else (read-only root) a temporary one. */
 export function stateDir(config: HubConfig): string {
   if (config.stateDir) return path.resolve(config.stateDir);
-  try {
-    fs.mkdirSync(DEFAULT_STATE_DIR, { recursive: true, mode: 0o711 });
-    fs.accessSync(DEFAULT_STATE_DIR, fs.constants.W_OK);
-    return DEFAULT_STATE_DIR;
-  } catch {
-    return path.join(os.tmpdir(), "agentbox-state");
-  }
+  return madeWritable(DEFAULT_STATE_DIR, 0o711) ? DEFAULT_STATE_DIR : path.join(os.tmpdir(), "agentbox-state");
 }
 
 /** The tenant a presented API key belongs to (constant-time over every tenant). */

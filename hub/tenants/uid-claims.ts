@@ -10,18 +10,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
+import { madeWritable } from "./lock-file.js";
 
 const MACHINE_CLAIM_DIR = "/var/lib/agentbox/uid-claims";
 
 /** Where the hubs on this machine claim uids: /var/lib/agentbox/uid-claims (root's, kept across boots), else the hub's state folder. */
 export function machineClaimDir(stateDir: string): string {
-  try {
-    fs.mkdirSync(MACHINE_CLAIM_DIR, { recursive: true, mode: 0o700 });
-    fs.accessSync(MACHINE_CLAIM_DIR, fs.constants.W_OK);
-    return MACHINE_CLAIM_DIR;
-  } catch {
-    return path.join(stateDir, "uid-claims");
-  }
+  return madeWritable(MACHINE_CLAIM_DIR, 0o700) ? MACHINE_CLAIM_DIR : path.join(stateDir, "uid-claims");
 }
 
 export interface UidClaim {
