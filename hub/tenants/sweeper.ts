@@ -16,7 +16,7 @@ import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
-import { ipcObjectsOf, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
+import { IPC_SHARE, ipcObjectsOf, overShare, ownedBy, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -149,13 +149,23 @@ export class ProcessSweeper {
     if (killed) this.log.info("killed processes that outlived their session", { tenant: tenant.name, count: killed });
   }
 
-  /** Remove the tenant's IPC objects once it has no live session: nothing then works with them. */
+  /** Remove the tenant's IPC objects once it has no live session (nothing then works with them), and any beyond its share. */
   private async removeIpc(tenant: ServedTenant, ipc: IpcObject[]): Promise<void> {
-    const uid = tenant.identity!.uid;
-    const own = ipc.filter((o) => o.uid === uid || o.cuid === uid);
-    if (own.length === 0 || this.sessions.all().some((s) => s.tenant === tenant)) return;
-    await removeIpcObjects(own);
-    this.log.info("removed System V IPC objects its sessions left", { tenant: tenant.name, ...ipcSummary(own) });
+    const own = ownedBy(ipc, tenant.identity!.uid);
+    if (own.length === 0) return;
+    if (!this.sessions.all().some((s) => s.tenant === tenant)) {
+      await removeIpcObjects(own, this.commandFor(tenant));
+      this.log.info("removed System V IPC objects its sessions left", { tenant: tenant.name, ...ipcSummary(own) });
+      return;
+    }
+    const over = overShare(own);
+    if (over.length === 0) return;
+    await removeIpcObjects(over, this.commandFor(tenant));
+    this.log.warn("removed System V IPC objects beyond the tenant's share (the newest of each kind)", {
+      tenant: tenant.name,
+      share: IPC_SHARE,
+      ...ipcSummary(over),
+    });
   }
 
   /** At most CLAIMS_PER_SWEEP of the escapees, taking turns across sweeps. */
@@ -198,11 +208,11 @@ export class ProcessSweeper {
     }
     for (const [tenant, pids] of killed) this.log.warn(`killed tenant processes ${why}`, { tenant, count: pids.size, pids: [...pids].slice(0, 20) });
     const ipc = await ipcObjectsOf(new Set(owners.keys()));
-    if (ipc.length === 0) return;
-    await removeIpcObjects(ipc);
-    for (const [uid, tenant] of owners) {
-      const own = ipc.filter((o) => o.uid === uid || o.cuid === uid);
-      if (own.length > 0) this.log.warn(`removed tenant System V IPC objects ${why}`, { tenant, ...ipcSummary(own) });
+    for (const tenant of this.tenants) {
+      const own = tenant.identity ? ownedBy(ipc, tenant.identity.uid) : [];
+      if (own.length === 0) continue;
+      await removeIpcObjects(own, this.commandFor(tenant));
+      this.log.warn(`removed tenant System V IPC objects ${why}`, { tenant: tenant.name, ...ipcSummary(own) });
     }
   }
 }

@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ipcObjectsOf, parseIpcTable } from "../../../hub/tenants/ipc-objects.js";
+import { IPC_SHARE, ipcObjectsOf, overShare, parseIpcTable } from "../../../hub/tenants/ipc-objects.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -25,17 +25,26 @@ describe("the /proc/sysvipc tables", () => {
       "",
     ].join("\n");
     assert.deepEqual(parseIpcTable("shm", shm), [
-      { kind: "shm", id: 2, uid: 40777, cuid: 40777, bytes: 8388608 },
-      { kind: "shm", id: 3, uid: 0, cuid: 40777, bytes: 1048576 },
+      { kind: "shm", id: 2, uid: 40777, cuid: 40777, bytes: 8388608, changed: 1795985349 },
+      { kind: "shm", id: 3, uid: 0, cuid: 40777, bytes: 1048576, changed: 1795985349 },
     ]);
     const sem =
       "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n         0          5   600          1 40777 40777 40777 40777          0 1795985349\n";
-    assert.deepEqual(parseIpcTable("sem", sem), [{ kind: "sem", id: 5, uid: 40777, cuid: 40777, bytes: 0 }]);
+    assert.deepEqual(parseIpcTable("sem", sem), [{ kind: "sem", id: 5, uid: 40777, cuid: 40777, bytes: 0, changed: 1795985349 }]);
     const msg =
       "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n" +
       "         0          7   600           0          0     0     0 40778 40778 40777 40777          0          0 1795985349\n";
-    assert.deepEqual(parseIpcTable("msg", msg), [{ kind: "msg", id: 7, uid: 40778, cuid: 40777, bytes: 0 }]);
+    assert.deepEqual(parseIpcTable("msg", msg), [{ kind: "msg", id: 7, uid: 40778, cuid: 40777, bytes: 0, changed: 1795985349 }]);
     assert.deepEqual(parseIpcTable("shm", "no such columns\n1 2 3\n"), []);
+  });
+
+  test("a tenant's objects beyond its share of a kind are the newest of that kind", () => {
+    const of = (kind: "shm" | "sem", id: number, changed: number) => ({ kind, id, uid: 1, cuid: 1, bytes: 0, changed });
+    const own = [of("shm", 9, 30), of("sem", 4, 10), of("shm", 7, 20), of("shm", 8, 20), of("shm", 5, 10), of("sem", 3, 40)];
+    assert.deepEqual(
+      overShare(own, 2).map((o) => `${o.kind} ${o.id}`),
+      ["shm 8", "shm 9"],
+    );
   });
 });
 
@@ -74,6 +83,9 @@ if sys.argv[1] == "make":
     sem = check(libc.semget(0, 1, IPC_CREAT | 0o600), "semget")
     msg = check(libc.msgget(0, IPC_CREAT | 0o600), "msgget")
     print("IPC " + json.dumps({"shm": kept, "given": given, "sem": sem, "msg": msg}))
+elif sys.argv[1] == "many":
+    ids = [check(libc.semget(0, 1, IPC_CREAT | 0o600), "semget") for _ in range(int(sys.argv[2]))]
+    print("MANY " + json.dumps(ids))
 else:
     addr = check(libc.shmat(int(sys.argv[2]), None, 0), "shmat")
     print("byte", ctypes.c_ubyte.from_address(addr).value)
@@ -141,6 +153,28 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
     }
     assert.deepEqual(await present(bobUid!), [], "nothing of a tenant outlives the hub");
     assert.ok(hub.logs.some((l) => l.includes("removed tenant System V IPC objects when the hub stopped") && l.includes('"tenant":"bob"')));
+  });
+
+  test("a tenant with a live session holding more than its share of a kind keeps the oldest; the newest beyond are removed", async () => {
+    const hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_SWEEP_MS: "500" } });
+    try {
+      const client = await hub.connect();
+      const uid = await uidOf(client);
+      const out = textOf(await call(client, "terminal_exec", { command: `/usr/bin/python3 ${maker} many ${IPC_SHARE + 40}` }));
+      const made: number[] = JSON.parse(/MANY (\[.*\])/.exec(out)![1]);
+      await until("the sweep to take the tenant down to its share", async () => (await present(uid)).length === IPC_SHARE);
+      const left = await present(uid);
+      assert.ok(left.includes(`sem ${made[0]}`) && !left.includes(`sem ${made.at(-1)}`), "the first made stays, the last goes");
+      // a sweep may have come while the command was still making them: what all sweeps removed adds up
+      const removed = hub.logs.filter((l) => l.includes("beyond the tenant's share")).map((l) => JSON.parse(l).semaphoreSets as number);
+      assert.equal(
+        removed.reduce((sum, n) => sum + n, 0),
+        40,
+      );
+      await client.close();
+    } finally {
+      await hub.stop();
+    }
   });
 
   test("what an earlier run left under a tenant's uid is removed before the hub listens", async () => {
