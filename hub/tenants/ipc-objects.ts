@@ -22,6 +22,8 @@ const KINDS = [
 ] as const;
 // ids per ipcrm run: its arguments stay far below the system's limit however many objects a tenant made
 const IDS_PER_RUN = 500;
+// rows of a table read between two turns of the event loop (about 2 ms)
+const ROWS_PER_SLICE = 2_000;
 /** Objects of each kind a tenant may hold at once: a sixteenth of the kernel's default count of segments. */
 export const IPC_SHARE = 256;
 
@@ -36,33 +38,41 @@ export interface IpcObject {
   changed: number;
 }
 
-/** The objects of one /proc/sysvipc table; columns are found by their header's names, which differ by kind and kernel. */
-export function parseIpcTable(kind: IpcObject["kind"], text: string): IpcObject[] {
-  const [header, ...rows] = text.split("\n");
+/** Reads one row of a /proc/sysvipc table whose header is `header`; columns are found by name, which differ by kind and kernel. */
+function rowReader(kind: IpcObject["kind"], header: string): ((row: string) => IpcObject | undefined) | undefined {
   const columns = header.trim().split(/\s+/);
   const at = (name: string) => columns.indexOf(name);
   const [id, uid, cuid, size, ctime] = [at(KINDS.find((k) => k.kind === kind)!.idColumn), at("uid"), at("cuid"), at("size"), at("ctime")];
-  if (id < 0 || uid < 0 || cuid < 0) return [];
-  return rows.flatMap((row) => {
+  if (id < 0 || uid < 0 || cuid < 0) return undefined;
+  return (row) => {
     const cells = row.trim().split(/\s+/);
     const numbers = [cells[id], cells[uid], cells[cuid]].map(Number);
-    if (cells.length < columns.length || !numbers.every(Number.isSafeInteger)) return [];
+    if (cells.length < columns.length || !numbers.every(Number.isSafeInteger)) return undefined;
     const [bytes, changed] = [size, ctime].map((column) => (column >= 0 ? Number(cells[column]) || 0 : 0));
-    return [{ kind, id: numbers[0], uid: numbers[1], cuid: numbers[2], bytes, changed }];
-  });
+    return { kind, id: numbers[0], uid: numbers[1], cuid: numbers[2], bytes, changed };
+  };
 }
 
-/** The IPC objects that a uid of `uids` made or owns. */
-export async function ipcObjectsOf(uids: ReadonlySet<number>): Promise<IpcObject[]> {
-  const tables = await Promise.all(
-    KINDS.map(({ kind, table }) =>
-      fsp.readFile(table, "utf8").then(
-        (text) => parseIpcTable(kind, text),
-        () => [], // no System V IPC in this kernel
-      ),
-    ),
-  );
-  return tables.flat().filter((o) => uids.has(o.uid) || uids.has(o.cuid));
+/**
+ * The IPC objects that a uid of `uids` made or owns (rows of a table that are not whole are skipped). A tenant can fill
+ * a table (32,000 semaphore sets: 38 ms to read in one go), so rows are read a slice at a time, other work running
+ * between slices.
+ */
+export async function ipcObjectsOf(uids: ReadonlySet<number>, readTable = (file: string) => fsp.readFile(file, "utf8")): Promise<IpcObject[]> {
+  const found: IpcObject[] = [];
+  for (const { kind, table } of KINDS) {
+    const text = await readTable(table).catch(() => ""); // no System V IPC in this kernel
+    const [header, ...rows] = text.split("\n");
+    const read = rowReader(kind, header);
+    for (let i = 0; read && i < rows.length; i += ROWS_PER_SLICE) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      for (const row of rows.slice(i, i + ROWS_PER_SLICE)) {
+        const o = read(row);
+        if (o && (uids.has(o.uid) || uids.has(o.cuid))) found.push(o);
+      }
+    }
+  }
+  return found;
 }
 
 /** Of one tenant's objects, those beyond its share of their kind: the newest, so what its programs set up first stays. */

@@ -11,31 +11,47 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { IPC_SHARE, ipcObjectsOf, overShare, parseIpcTable } from "../../../hub/tenants/ipc-objects.js";
+import { IPC_SHARE, ipcObjectsOf, overShare } from "../../../hub/tenants/ipc-objects.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
 describe("the /proc/sysvipc tables", () => {
-  test("are read by their headers' names, whatever the kind; rows that are not whole are skipped", () => {
-    const shm = [
-      "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap",
-      "         0          2   600               8388608 32403 32403      0 40777 40777 40777 40777 1795985349 1795985349 1795985349               8388608                     0",
-      "         0          3   600               1048576 32403 32403      0     0 40777 40777 40777 1795985349 1795985349 1795985349               1048576                     0",
-      "  garbage",
-      "",
-    ].join("\n");
-    assert.deepEqual(parseIpcTable("shm", shm), [
+  test("are read by their headers' names, whatever the kind; rows that are not whole, and other uids' objects, are skipped", async () => {
+    const tables: Record<string, string> = {
+      "/proc/sysvipc/shm": [
+        "       key      shmid perms                  size  cpid  lpid nattch   uid   gid  cuid  cgid      atime      dtime      ctime                   rss                  swap",
+        "         0          2   600               8388608 32403 32403      0 40777 40777 40777 40777 1795985349 1795985349 1795985349               8388608                     0",
+        "         0          3   600               1048576 32403 32403      0     0 40777 40777 40777 1795985349 1795985349 1795985349               1048576                     0",
+        "         0          4   600               1048576 32403 32403      0 40999 40999 40999 40999 1795985349 1795985349 1795985349               1048576                     0",
+        "  garbage",
+        "",
+      ].join("\n"),
+      "/proc/sysvipc/sem":
+        "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n         0          5   600          1 40777 40777 40777 40777          0 1795985349\n",
+      "/proc/sysvipc/msg":
+        "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n" +
+        "         0          7   600           0          0     0     0 40778 40778 40777 40777          0          0 1795985349\n",
+    };
+    const read = async (file: string) => tables[file];
+    assert.deepEqual(await ipcObjectsOf(new Set([40777]), read), [
       { kind: "shm", id: 2, uid: 40777, cuid: 40777, bytes: 8388608, changed: 1795985349 },
       { kind: "shm", id: 3, uid: 0, cuid: 40777, bytes: 1048576, changed: 1795985349 },
+      { kind: "sem", id: 5, uid: 40777, cuid: 40777, bytes: 0, changed: 1795985349 },
+      { kind: "msg", id: 7, uid: 40778, cuid: 40777, bytes: 0, changed: 1795985349 },
     ]);
-    const sem =
-      "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime\n         0          5   600          1 40777 40777 40777 40777          0 1795985349\n";
-    assert.deepEqual(parseIpcTable("sem", sem), [{ kind: "sem", id: 5, uid: 40777, cuid: 40777, bytes: 0, changed: 1795985349 }]);
-    const msg =
-      "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n" +
-      "         0          7   600           0          0     0     0 40778 40778 40777 40777          0          0 1795985349\n";
-    assert.deepEqual(parseIpcTable("msg", msg), [{ kind: "msg", id: 7, uid: 40778, cuid: 40777, bytes: 0, changed: 1795985349 }]);
-    assert.deepEqual(parseIpcTable("shm", "no such columns\n1 2 3\n"), []);
+    assert.deepEqual(await ipcObjectsOf(new Set([40777]), async () => "no such columns\n1 2 3\n"), []);
+    assert.deepEqual(await ipcObjectsOf(new Set([40777]), () => Promise.reject(new Error("ENOENT"))), [], "a kernel without System V IPC");
+  });
+
+  test("a full table is read in slices, other work running between them", async () => {
+    const header = "       key      semid perms      nsems   uid   gid  cuid  cgid      otime      ctime";
+    const rows = Array.from({ length: 32_000 }, (_, i) => `         0 ${i}   600          1 40777 40777 40777 40777          0 1795985349`);
+    let turns = 0;
+    const counting = setInterval(() => turns++, 0);
+    const found = await ipcObjectsOf(new Set([40777]), async (file) => (file.endsWith("sem") ? [header, ...rows].join("\n") : ""));
+    clearInterval(counting);
+    assert.equal(found.length, 32_000);
+    assert.ok(turns >= 2, `timers ran ${turns} times while it read`);
   });
 
   test("a tenant's objects beyond its share of a kind are the newest of that kind", () => {
