@@ -10,6 +10,7 @@
 import { execFile } from "node:child_process";
 import fsp from "node:fs/promises";
 import { promisify } from "node:util";
+import { nextTurn } from "../../servers/lib/open-file.js";
 import type { TenantCommand } from "./process-claims.js";
 
 const execFileAsync = promisify(execFile);
@@ -65,7 +66,7 @@ export async function ipcObjectsOf(uids: ReadonlySet<number>, readTable = (file:
     const [header, ...rows] = text.split("\n");
     const read = rowReader(kind, header);
     for (let i = 0; read && i < rows.length; i += ROWS_PER_SLICE) {
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (i > 0) await nextTurn();
       for (const row of rows.slice(i, i + ROWS_PER_SLICE)) {
         const o = read(row);
         if (o && (uids.has(o.uid) || uids.has(o.cuid))) found.push(o);
