@@ -206,11 +206,13 @@ async function phaseDefault(fixtures) {
       expect(parent === "agentbox-launch", `the command's reaper was started by "${parent}"`);
     });
 
-    // hub/tenants/ipc-objects.ts removes a tenant's System V IPC objects with ipcrm (util-linux)
-    await check("the hub can remove what tenants leave in System V IPC", async () => {
-      const res = await callOk(client, "terminal_exec", { command: "command -v ipcrm" });
-      const out = (res.structuredContent?.stdout ?? textOf(res)).trim();
-      expect(out.endsWith("/ipcrm"), `no ipcrm in the image: ${out || "(nothing)"}`);
+    // hub/tenants/ipc-objects.ts removes a tenant's System V IPC objects with ipcrm (util-linux), and
+    // finds its POSIX message queues in /dev/mqueue, which Docker mounts
+    await check("the hub can see and remove what tenants leave in IPC", async () => {
+      const res = await callOk(client, "terminal_exec", { command: "command -v ipcrm; stat -f -c %T /dev/mqueue" });
+      const out = (res.structuredContent?.stdout ?? textOf(res)).trim().split("\n");
+      expect(out[0]?.endsWith("/ipcrm"), `no ipcrm in the image: ${out[0] || "(nothing)"}`);
+      expect(out[1] === "mqueue", `/dev/mqueue is not an mqueue file system: ${out[1] || "(nothing)"}`);
     });
 
     await check("runtime image has no compilers", async () => {

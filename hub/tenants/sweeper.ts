@@ -4,8 +4,8 @@
 // so one that is slow to start is never taken for an escapee) or an escapee; escapees live only
 // while the session their claim names lives (servers/lib/session-claim.ts). Nothing of a
 // tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
-// it when the hub stops. The same goes for the System V IPC objects its processes leave in the
-// kernel (./ipc-objects.ts), removed once the tenant has no live session.
+// it when the hub stops. The same goes for the IPC objects its processes leave in the kernel
+// (./ipc-objects.ts), removed once the tenant has no live session.
 //
 // A sweep reads the process table a slice at a time and the claims off the event loop, a bounded
 // number of claims per tenant per sweep, and never runs twice at once: however many processes a
@@ -16,7 +16,7 @@ import { sessionClaim } from "../../servers/lib/session-claim.js";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
-import { IPC_SHARE, ipcObjectsOf, overShare, ownedBy, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
+import { IPC_SHARES, ipcObjectsOf, MQUEUE_DIR, overShare, ownedBy, queuesVisible, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -54,11 +54,17 @@ export class ProcessSweeper {
     /** When sweeps run: every `everyMs`, and twice after a session ends. */
     private readonly clock: Clock,
     private readonly everyMs = 5_000,
+    /** Where POSIX message queues are listed (./ipc-objects.ts). */
+    private readonly queueDir = MQUEUE_DIR,
   ) {}
 
   /** `expectMore`: tenants come later (people signing in, ./people.ts) into the same list, so sweeps run even with none yet. */
   start(expectMore = false): void {
     if (!expectMore && !this.tenants.some((t) => t.identity)) return;
+    if (!queuesVisible(this.queueDir))
+      this.log.warn(
+        `tenants' POSIX message queues cannot be listed, so they outlive their sessions and one tenant can take all the machine has (256 by default): ${this.queueDir} is not mounted. Mount it (mount -t mqueue none ${this.queueDir}; Docker does in every container).`,
+      );
     this.timer = this.clock.every(this.everyMs, () => void this.sweep(this.tenants));
   }
 
@@ -100,7 +106,7 @@ export class ProcessSweeper {
       this.pending.clear();
       try {
         const procs = await listOwners();
-        const ipc = await ipcObjectsOf(new Set(tenants.map((t) => t.identity!.uid)));
+        const ipc = await ipcObjectsOf(new Set(tenants.map((t) => t.identity!.uid)), { queueDir: this.queueDir });
         for (const tenant of tenants) {
           await this.sweepTenant(tenant, procs);
           await this.removeIpc(tenant, ipc);
@@ -155,15 +161,15 @@ export class ProcessSweeper {
     if (own.length === 0) return;
     if (!this.sessions.all().some((s) => s.tenant === tenant)) {
       await removeIpcObjects(own, this.commandFor(tenant));
-      this.log.info("removed System V IPC objects its sessions left", { tenant: tenant.name, ...ipcSummary(own) });
+      this.log.info("removed IPC objects its sessions left", { tenant: tenant.name, ...ipcSummary(own) });
       return;
     }
     const over = overShare(own);
     if (over.length === 0) return;
     await removeIpcObjects(over, this.commandFor(tenant));
-    this.log.warn("removed System V IPC objects beyond the tenant's share (the newest of each kind)", {
+    this.log.warn("removed IPC objects beyond the tenant's share (the newest of each kind)", {
       tenant: tenant.name,
-      share: IPC_SHARE,
+      shares: IPC_SHARES,
       ...ipcSummary(over),
     });
   }
@@ -207,12 +213,12 @@ export class ProcessSweeper {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     for (const [tenant, pids] of killed) this.log.warn(`killed tenant processes ${why}`, { tenant, count: pids.size, pids: [...pids].slice(0, 20) });
-    const ipc = await ipcObjectsOf(new Set(owners.keys()));
+    const ipc = await ipcObjectsOf(new Set(owners.keys()), { queueDir: this.queueDir });
     for (const tenant of this.tenants) {
       const own = tenant.identity ? ownedBy(ipc, tenant.identity.uid) : [];
       if (own.length === 0) continue;
       await removeIpcObjects(own, this.commandFor(tenant));
-      this.log.warn(`removed tenant System V IPC objects ${why}`, { tenant: tenant.name, ...ipcSummary(own) });
+      this.log.warn(`removed tenant IPC objects ${why}`, { tenant: tenant.name, ...ipcSummary(own) });
     }
   }
 }
@@ -220,5 +226,11 @@ export class ProcessSweeper {
 /** What a log line says of removed IPC objects: how many of each kind, and the shared memory they held. */
 function ipcSummary(objects: readonly IpcObject[]): Record<string, number> {
   const count = (kind: IpcObject["kind"]) => objects.filter((o) => o.kind === kind).length;
-  return { sharedMemory: count("shm"), semaphoreSets: count("sem"), messageQueues: count("msg"), bytes: objects.reduce((sum, o) => sum + o.bytes, 0) };
+  return {
+    sharedMemory: count("shm"),
+    semaphoreSets: count("sem"),
+    messageQueues: count("msg"),
+    posixMessageQueues: count("mqueue"),
+    bytes: objects.reduce((sum, o) => sum + o.bytes, 0),
+  };
 }

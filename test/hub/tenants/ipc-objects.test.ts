@@ -1,8 +1,10 @@
-// System V IPC objects a tenant's commands leave in the kernel (hub/tenants/ipc-objects.ts). Before,
-// a command could fill shared memory, detach and exit, and the memory stayed taken past its session
-// and past the hub (a tenant's 128 MB were still there after the hub stopped). Now they are removed
-// once the tenant has no live session, before the hub listens and when it stops; one given away to
-// root by its owner is still its creator's.
+// IPC objects a tenant's commands leave in the kernel (hub/tenants/ipc-objects.ts). Before, a
+// command could fill shared memory, detach and exit, and the memory stayed taken past its session
+// and past the hub (a tenant's 128 MB were still there after the hub stopped); one tenant could take
+// all 256 POSIX message queues the machine has, so no other tenant could make one. Now they are
+// removed once the tenant has no live session, before the hub listens and when it stops, and those
+// beyond a tenant's share of a kind while it lives; one given away to root by its owner is still its
+// creator's.
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -11,9 +13,12 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { IPC_SHARE, ipcObjectsOf, overShare } from "../../../hub/tenants/ipc-objects.js";
+import { IPC_SHARES, ipcObjectsOf, overShare, queuesVisible, type IpcObject } from "../../../hub/tenants/ipc-objects.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
+
+// the unit tests read no queues of the machine's
+const noQueues = "/nonexistent/mqueue";
 
 describe("the /proc/sysvipc tables", () => {
   test("are read by their headers' names, whatever the kind; rows that are not whole, and other uids' objects, are skipped", async () => {
@@ -32,15 +37,19 @@ describe("the /proc/sysvipc tables", () => {
         "       key      msqid perms      cbytes       qnum lspid lrpid   uid   gid  cuid  cgid      stime      rtime      ctime\n" +
         "         0          7   600           0          0     0     0 40778 40778 40777 40777          0          0 1795985349\n",
     };
-    const read = async (file: string) => tables[file];
-    assert.deepEqual(await ipcObjectsOf(new Set([40777]), read), [
+    const readTable = async (file: string) => tables[file];
+    assert.deepEqual(await ipcObjectsOf(new Set([40777]), { readTable, queueDir: noQueues }), [
       { kind: "shm", id: 2, uid: 40777, cuid: 40777, bytes: 8388608, changed: 1795985349 },
       { kind: "shm", id: 3, uid: 0, cuid: 40777, bytes: 1048576, changed: 1795985349 },
       { kind: "sem", id: 5, uid: 40777, cuid: 40777, bytes: 0, changed: 1795985349 },
       { kind: "msg", id: 7, uid: 40778, cuid: 40777, bytes: 0, changed: 1795985349 },
     ]);
-    assert.deepEqual(await ipcObjectsOf(new Set([40777]), async () => "no such columns\n1 2 3\n"), []);
-    assert.deepEqual(await ipcObjectsOf(new Set([40777]), () => Promise.reject(new Error("ENOENT"))), [], "a kernel without System V IPC");
+    assert.deepEqual(await ipcObjectsOf(new Set([40777]), { readTable: async () => "no such columns\n1 2 3\n", queueDir: noQueues }), []);
+    assert.deepEqual(
+      await ipcObjectsOf(new Set([40777]), { readTable: () => Promise.reject(new Error("ENOENT")), queueDir: noQueues }),
+      [],
+      "a kernel without System V IPC",
+    );
   });
 
   test("a full table is read in slices, other work running between them", async () => {
@@ -48,21 +57,44 @@ describe("the /proc/sysvipc tables", () => {
     const rows = Array.from({ length: 32_000 }, (_, i) => `         0 ${i}   600          1 40777 40777 40777 40777          0 1795985349`);
     let turns = 0;
     const counting = setInterval(() => turns++, 0);
-    const found = await ipcObjectsOf(new Set([40777]), async (file) => (file.endsWith("sem") ? [header, ...rows].join("\n") : ""));
+    const found = await ipcObjectsOf(new Set([40777]), {
+      readTable: async (file) => (file.endsWith("sem") ? [header, ...rows].join("\n") : ""),
+      queueDir: noQueues,
+    });
     clearInterval(counting);
     assert.equal(found.length, 32_000);
     assert.ok(turns >= 2, `timers ran ${turns} times while it read`);
   });
 
   test("a tenant's objects beyond its share of a kind are the newest of that kind", () => {
-    const of = (kind: "shm" | "sem", id: number, changed: number) => ({ kind, id, uid: 1, cuid: 1, bytes: 0, changed });
-    const own = [of("shm", 9, 30), of("sem", 4, 10), of("shm", 7, 20), of("shm", 8, 20), of("shm", 5, 10), of("sem", 3, 40)];
-    assert.deepEqual(
-      overShare(own, 2).map((o) => `${o.kind} ${o.id}`),
-      ["shm 8", "shm 9"],
-    );
+    const of = (kind: "shm" | "sem", id: number, changed: number): IpcObject => ({ kind, id, uid: 1, cuid: 1, bytes: 0, changed });
+    const queue = (name: string, changed: number): IpcObject => ({ kind: "mqueue", path: `/dev/mqueue/${name}`, uid: 1, cuid: 1, bytes: 0, changed });
+    const own = [of("shm", 9, 30), of("sem", 4, 10), of("shm", 7, 20), of("shm", 8, 20), of("shm", 5, 10), of("sem", 3, 40), queue("b", 2.5), queue("a", 2.25)];
+    assert.deepEqual(overShare(own, { shm: 2, sem: 2, msg: 2, mqueue: 1 }).map(named), ["shm 8", "shm 9", "mqueue /dev/mqueue/b"]);
   });
 });
+
+describe("POSIX message queues", () => {
+  test("are the files of the queue folder, by their owner; folders and links are no queues", async () => {
+    const dir = tempDir("agentbox-mqueue-");
+    const uid = process.getuid!();
+    for (const name of ["q1", "q2"]) fs.writeFileSync(path.join(dir, name), "QSIZE:0\n");
+    fs.mkdirSync(path.join(dir, "folder"));
+    fs.symlinkSync(path.join(dir, "q1"), path.join(dir, "link"));
+    const found = await ipcObjectsOf(new Set([uid]), { readTable: async () => "", queueDir: dir });
+    assert.deepEqual(found.map(named).sort(), [`mqueue ${path.join(dir, "q1")}`, `mqueue ${path.join(dir, "q2")}`]);
+    assert.ok(found.every((o) => o.uid === uid && o.cuid === uid && o.changed > 1e9));
+    assert.deepEqual(await ipcObjectsOf(new Set([uid + 1]), { readTable: async () => "", queueDir: dir }), [], "another uid's");
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  test("cannot be listed where their file system is not mounted", () => {
+    assert.equal(queuesVisible(tempDir("agentbox-not-mqueue-")), false);
+    assert.equal(queuesVisible("/nonexistent/mqueue"), false);
+  });
+});
+
+const named = (o: IpcObject) => `${o.kind} ${o.kind === "mqueue" ? o.path : o.id}`;
 
 const asRoot = process.getuid?.() === 0;
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
@@ -132,7 +164,7 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
     assert.ok(json, out);
     return JSON.parse(json[1]);
   };
-  const present = async (uid: number) => (await ipcObjectsOf(new Set([uid]))).map((o) => `${o.kind} ${o.id}`).sort();
+  const present = async (uid: number) => (await ipcObjectsOf(new Set([uid]))).map(named).sort();
   const expected = (made: Made) => [`msg ${made.msg}`, `sem ${made.sem}`, `shm ${made.given}`, `shm ${made.shm}`].sort();
   const uidOf = async (client: Client) => Number(/--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })))![1]);
 
@@ -158,7 +190,7 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
       await alice.close();
       // the hub logs once ipcrm has run: the objects can be gone a moment before the line arrives
       const removed = await until("alice's objects to be removed, and the hub to say so", async () =>
-        (await present(aliceUid)).length === 0 ? hub.logs.find((l) => l.includes("removed System V IPC objects its sessions left")) : undefined,
+        (await present(aliceUid)).length === 0 ? hub.logs.find((l) => l.includes("removed IPC objects its sessions left")) : undefined,
       );
       assert.ok(
         removed && removed.includes('"tenant":"alice"') && removed.includes('"sharedMemory":2') && removed.includes(`"bytes":${9 * 1024 * 1024}`),
@@ -172,7 +204,7 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
     assert.deepEqual(await present(bobUid!), [], "nothing of a tenant outlives the hub");
     // its last lines can come in just after its exit
     await until("the hub to say what it removed when it stopped", () =>
-      hub.logs.some((l) => l.includes("removed tenant System V IPC objects when the hub stopped") && l.includes('"tenant":"bob"')),
+      hub.logs.some((l) => l.includes("removed tenant IPC objects when the hub stopped") && l.includes('"tenant":"bob"')),
     );
   });
 
@@ -181,7 +213,7 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
     try {
       const client = await hub.connect();
       const uid = await uidOf(client);
-      const out = textOf(await call(client, "terminal_exec", { command: `/usr/bin/python3 ${maker} many ${IPC_SHARE + 40}` }));
+      const out = textOf(await call(client, "terminal_exec", { command: `/usr/bin/python3 ${maker} many ${IPC_SHARES.sem + 40}` }));
       const made: number[] = JSON.parse(/MANY (\[.*\])/.exec(out)![1]);
       // a sweep may have come while the command was still making them: what all sweeps removed adds up
       const removed = () =>
@@ -189,7 +221,10 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
           .filter((l) => l.includes("beyond the tenant's share"))
           .map((l) => JSON.parse(l).semaphoreSets as number)
           .reduce((sum, n) => sum + n, 0);
-      await until("the sweeps to take the tenant down to its share, and say so", async () => (await present(uid)).length === IPC_SHARE && removed() === 40);
+      await until(
+        "the sweeps to take the tenant down to its share, and say so",
+        async () => (await present(uid)).length === IPC_SHARES.sem && removed() === 40,
+      );
       const left = await present(uid);
       assert.ok(left.includes(`sem ${made[0]}`) && !left.includes(`sem ${made.at(-1)}`), "the first made stays, the last goes");
       await client.close();
@@ -207,9 +242,145 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
     const hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_TENANT_UID: String(uid) } });
     try {
       assert.deepEqual(await present(uid), []);
-      assert.ok(hub.logs.some((l) => l.includes("removed tenant System V IPC objects left by an earlier run") && l.includes('"sharedMemory":2')));
+      assert.ok(hub.logs.some((l) => l.includes("removed tenant IPC objects left by an earlier run") && l.includes('"sharedMemory":2')));
     } finally {
       await hub.stop();
     }
   });
 });
+
+// POSIX message queues as an agent's command makes them: the smallest there are (one message of
+// one byte, about a hundred bytes of the uid's RLIMIT_MSGQUEUE each), so the machine's count of
+// queues (256), not the tenant's memory, is what runs out
+const QUEUES = `import ctypes, json, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p]
+class Attr(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_long), ("maxmsg", ctypes.c_long), ("msgsize", ctypes.c_long), ("curmsgs", ctypes.c_long), ("reserved", ctypes.c_long * 4)]
+made = []
+for i in range(int(sys.argv[2])):
+    name = "/%s-%d" % (sys.argv[1], i)
+    fd = libc.mq_open(name.encode(), os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600, ctypes.byref(Attr(0, 1, 1, 0)))
+    if fd < 0:
+        print("STOPPED " + os.strerror(ctypes.get_errno()))
+        break
+    os.close(fd)
+    made.append("/dev/mqueue" + name)
+print("QUEUES " + json.dumps(made))
+`;
+
+describe(
+  "a tenant's POSIX message queues",
+  { skip: !asRoot ? "needs root: tenants' uids" : !queuesVisible() ? "needs /dev/mqueue mounted (Docker mounts it)" : false },
+  () => {
+    let script = "";
+    before(() => {
+      const dir = tempDir("agentbox-mq-");
+      fs.chmodSync(dir, 0o755);
+      script = path.join(dir, "queues.py");
+      fs.writeFileSync(script, QUEUES, { mode: 0o644 });
+    });
+    after(() => {
+      if (script) fs.rmSync(path.dirname(script), { recursive: true, force: true });
+    });
+
+    const unique = () => `agentbox-test-${randomBytes(6).toString("hex")}`;
+    const makeQueues = async (client: Client, count: number) => {
+      const out = textOf(await call(client, "terminal_exec", { command: `/usr/bin/python3 ${script} ${unique()} ${count}` }));
+      const json = /QUEUES (\[.*\])/.exec(out);
+      assert.ok(json, out);
+      return { made: JSON.parse(json[1]) as string[], stopped: /STOPPED (.*)/.exec(out)?.[1] };
+    };
+    const queues = async (uid: number) =>
+      (await ipcObjectsOf(new Set([uid])))
+        .filter((o) => o.kind === "mqueue")
+        .map(named)
+        .sort();
+    const uidOf = async (client: Client) => Number(/--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })))![1]);
+    const asListed = (paths: string[]) => paths.map((p) => `mqueue ${p}`).sort();
+
+    test("go with their tenant's last session, and every tenant's when the hub stops", async () => {
+      const hub = await startHub({
+        servers: ["terminal"],
+        config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+        env: { AGENTBOX_SWEEP_MS: "500" },
+      });
+      let bobUid: number | undefined;
+      try {
+        const alice = await hub.connect(auth(KEY_A));
+        const bob = await hub.connect(auth(KEY_B));
+        const aliceUid = await uidOf(alice);
+        bobUid = await uidOf(bob);
+        const alices = await makeQueues(alice, 2);
+        const bobs = await makeQueues(bob, 1);
+        assert.deepEqual(await queues(aliceUid), asListed(alices.made));
+
+        await (alice.transport as StreamableHTTPClientTransport).terminateSession();
+        await alice.close();
+        const removed = await until("alice's queues to be removed, and the hub to say so", async () =>
+          (await queues(aliceUid)).length === 0 ? hub.logs.find((l) => l.includes("removed IPC objects its sessions left")) : undefined,
+        );
+        assert.ok(removed.includes('"tenant":"alice"') && removed.includes('"posixMessageQueues":2'), removed);
+        assert.deepEqual(await queues(bobUid), asListed(bobs.made), "bob's session lives: his stay");
+        await bob.close();
+      } finally {
+        await hub.stop();
+      }
+      assert.deepEqual(await queues(bobUid!), [], "nothing of a tenant outlives the hub");
+      await until("the hub to say what it removed when it stopped", () =>
+        hub.logs.some((l) => l.includes("removed tenant IPC objects when the hub stopped") && l.includes('"posixMessageQueues":1')),
+      );
+    });
+
+    test("a tenant that takes every queue the machine has is taken down to its share, and another tenant can then make one", async () => {
+      const hub = await startHub({
+        servers: ["terminal"],
+        config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+        env: { AGENTBOX_SWEEP_MS: "500" },
+      });
+      try {
+        const alice = await hub.connect(auth(KEY_A));
+        const bob = await hub.connect(auth(KEY_B));
+        const aliceUid = await uidOf(alice);
+        // the attack: queues until the kernel has none left for anyone (its limit is well below 1,024)
+        const taken = await makeQueues(alice, 1024);
+        assert.equal(taken.stopped, "No space left on device", "the machine's queues ran out");
+        assert.ok(taken.made.length > IPC_SHARES.mqueue, `made ${taken.made.length}`);
+        const removed = () =>
+          hub.logs
+            .filter((l) => l.includes("beyond the tenant's share"))
+            .map((l) => JSON.parse(l).posixMessageQueues as number)
+            .reduce((sum, n) => sum + n, 0);
+        await until(
+          "the sweeps to take alice down to her share, and say so",
+          async () => (await queues(aliceUid)).length === IPC_SHARES.mqueue && removed() === taken.made.length - IPC_SHARES.mqueue,
+        );
+        const left = await queues(aliceUid);
+        assert.ok(left.includes(`mqueue ${taken.made[0]}`) && !left.includes(`mqueue ${taken.made.at(-1)}`), "the first made stays, the last goes");
+        const bobs = await makeQueues(bob, 1);
+        assert.equal(bobs.stopped, undefined, "bob can make a queue again");
+        assert.equal(bobs.made.length, 1);
+        await Promise.all([alice.close(), bob.close()]);
+      } finally {
+        await hub.stop();
+      }
+    });
+
+    test("what an earlier run left under a tenant's uid is removed before the hub listens", async () => {
+      const uid = 48_000 + (process.pid % 1000);
+      const left = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", script, unique(), "1"], {
+        encoding: "utf8",
+      });
+      assert.equal(left.status, 0, left.stderr);
+      const made: string[] = JSON.parse(/QUEUES (\[.*\])/.exec(left.stdout)![1]);
+      assert.deepEqual(await queues(uid), asListed(made));
+      const hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_TENANT_UID: String(uid) } });
+      try {
+        assert.deepEqual(await queues(uid), []);
+        assert.ok(hub.logs.some((l) => l.includes("removed tenant IPC objects left by an earlier run") && l.includes('"posixMessageQueues":1')));
+      } finally {
+        await hub.stop();
+      }
+    });
+  },
+);

@@ -4,6 +4,9 @@
 // 2,400 sweeps of /proc, and 10,000 queued ahead of the forced-exit timer kept a stopping hub alive
 // for minutes.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, mock, test } from "node:test";
 import { systemClock } from "../../../hub/protocol/clock.js";
 import type { ServedTenant } from "../../../hub/tenants/served-tenant.js";
@@ -75,4 +78,16 @@ test("a hub without tenant uids never sweeps", () => {
   sweeper.sessionEnded({ token: "s", tenant: shared });
   mock.timers.tick(60_000);
   assert.equal(swept.length, 0);
+});
+
+test("a sweeper that cannot list POSIX message queues says so when it starts, with how to mount them", (t) => {
+  const warned: string[] = [];
+  const log = { ...silent, warn: (line: string) => void warned.push(line) };
+  const notMounted = fs.mkdtempSync(path.join(os.tmpdir(), "agentbox-no-mqueue-"));
+  t.after(() => fs.rmSync(notMounted, { recursive: true }));
+  const sweeper = new ProcessSweeper([tenant], { all: () => [] }, log, () => (command, args) => ({ command, args }), systemClock, 60_000, notMounted);
+  sweeper.start();
+  void sweeper.stop();
+  assert.equal(warned.length, 1);
+  assert.match(warned[0], new RegExp(`POSIX message queues cannot be listed.*${notMounted} is not mounted.*mount -t mqueue none ${notMounted}`));
 });
