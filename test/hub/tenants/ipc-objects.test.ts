@@ -100,6 +100,32 @@ const asRoot = process.getuid?.() === 0;
 const KEY_A = `alice-${randomBytes(16).toString("hex")}`;
 const KEY_B = `bob-${randomBytes(16).toString("hex")}`;
 const auth = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
+const uidOf = async (client: Client) => Number(/--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })))![1]);
+
+/** A hub serving alice and bob, sweeping every half second, with a session of each. */
+async function aliceAndBob() {
+  const hub = await startHub({
+    servers: ["terminal"],
+    config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+    env: { AGENTBOX_SWEEP_MS: "500" },
+  });
+  const alice = await hub.connect(auth(KEY_A));
+  const bob = await hub.connect(auth(KEY_B));
+  return { hub, alice, bob, aliceUid: await uidOf(alice), bobUid: await uidOf(bob) };
+}
+
+/** The client's session ended as a client ends it (DELETE), so the hub knows at once. */
+async function endSession(client: Client): Promise<void> {
+  await (client.transport as StreamableHTTPClientTransport).terminateSession();
+  await client.close();
+}
+
+/** A Python script run as `uid` outside any hub, as an earlier run's tenant would have: its output. */
+function runAs(uid: number, script: string, ...args: string[]): string {
+  const left = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", script, ...args], { encoding: "utf8" });
+  assert.equal(left.status, 0, left.stderr);
+  return left.stdout;
+}
 
 // the objects as an agent's command makes them: a shared memory segment filled and left, one given
 // away to root (IPC_SET: an owner may name any owner; the creator stays), a semaphore set, a message queue
@@ -166,28 +192,16 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
   };
   const present = async (uid: number) => (await ipcObjectsOf(new Set([uid]))).map(named).sort();
   const expected = (made: Made) => [`msg ${made.msg}`, `sem ${made.sem}`, `shm ${made.given}`, `shm ${made.shm}`].sort();
-  const uidOf = async (client: Client) => Number(/--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })))![1]);
-
   test("live while their tenant has a session, the next command uses them; removed once its last session ends, and every tenant's when the hub stops", async () => {
-    const hub = await startHub({
-      servers: ["terminal"],
-      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
-      env: { AGENTBOX_SWEEP_MS: "500" },
-    });
-    let bobUid: number | undefined;
+    const { hub, alice, bob, aliceUid, bobUid } = await aliceAndBob();
     try {
-      const alice = await hub.connect(auth(KEY_A));
-      const bob = await hub.connect(auth(KEY_B));
-      const aliceUid = await uidOf(alice);
-      bobUid = await uidOf(bob);
       const alices = await make(alice);
       const bobs = await make(bob);
       assert.deepEqual(await present(aliceUid), expected(alices));
       // a later command of the session finds what an earlier one left
       assert.match(textOf(await call(alice, "terminal_exec", { command: `/usr/bin/python3 ${maker} read ${alices.shm}` })), /byte 90/);
 
-      await (alice.transport as StreamableHTTPClientTransport).terminateSession();
-      await alice.close();
+      await endSession(alice);
       // the hub logs once ipcrm has run: the objects can be gone a moment before the line arrives
       const removed = await until("alice's objects to be removed, and the hub to say so", async () =>
         (await present(aliceUid)).length === 0 ? hub.logs.find((l) => l.includes("removed IPC objects its sessions left")) : undefined,
@@ -201,7 +215,7 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
     } finally {
       await hub.stop();
     }
-    assert.deepEqual(await present(bobUid!), [], "nothing of a tenant outlives the hub");
+    assert.deepEqual(await present(bobUid), [], "nothing of a tenant outlives the hub");
     // its last lines can come in just after its exit
     await until("the hub to say what it removed when it stopped", () =>
       hub.logs.some((l) => l.includes("removed tenant IPC objects when the hub stopped") && l.includes('"tenant":"bob"')),
@@ -235,9 +249,7 @@ describe("a tenant's System V IPC objects", { skip: asRoot ? false : "needs root
 
   test("what an earlier run left under a tenant's uid is removed before the hub listens", async () => {
     const uid = 49_000 + (process.pid % 1000);
-    const left = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", maker, "make"], { encoding: "utf8" });
-    assert.equal(left.status, 0, left.stderr);
-    const made: Made = JSON.parse(/IPC (\{.*\})/.exec(left.stdout)![1]);
+    const made: Made = JSON.parse(/IPC (\{.*\})/.exec(runAs(uid, maker, "make"))![1]);
     assert.deepEqual(await present(uid), expected(made));
     const hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_TENANT_UID: String(uid) } });
     try {
@@ -296,27 +308,16 @@ describe(
         .filter((o) => o.kind === "mqueue")
         .map(named)
         .sort();
-    const uidOf = async (client: Client) => Number(/--- stdout ---\n(\d+)/.exec(textOf(await call(client, "terminal_exec", { command: "id -u" })))![1]);
     const asListed = (paths: string[]) => paths.map((p) => `mqueue ${p}`).sort();
 
     test("go with their tenant's last session, and every tenant's when the hub stops", async () => {
-      const hub = await startHub({
-        servers: ["terminal"],
-        config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
-        env: { AGENTBOX_SWEEP_MS: "500" },
-      });
-      let bobUid: number | undefined;
+      const { hub, alice, bob, aliceUid, bobUid } = await aliceAndBob();
       try {
-        const alice = await hub.connect(auth(KEY_A));
-        const bob = await hub.connect(auth(KEY_B));
-        const aliceUid = await uidOf(alice);
-        bobUid = await uidOf(bob);
         const alices = await makeQueues(alice, 2);
         const bobs = await makeQueues(bob, 1);
         assert.deepEqual(await queues(aliceUid), asListed(alices.made));
 
-        await (alice.transport as StreamableHTTPClientTransport).terminateSession();
-        await alice.close();
+        await endSession(alice);
         const removed = await until("alice's queues to be removed, and the hub to say so", async () =>
           (await queues(aliceUid)).length === 0 ? hub.logs.find((l) => l.includes("removed IPC objects its sessions left")) : undefined,
         );
@@ -326,22 +327,15 @@ describe(
       } finally {
         await hub.stop();
       }
-      assert.deepEqual(await queues(bobUid!), [], "nothing of a tenant outlives the hub");
+      assert.deepEqual(await queues(bobUid), [], "nothing of a tenant outlives the hub");
       await until("the hub to say what it removed when it stopped", () =>
         hub.logs.some((l) => l.includes("removed tenant IPC objects when the hub stopped") && l.includes('"posixMessageQueues":1')),
       );
     });
 
     test("a tenant that takes every queue the machine has is taken down to its share, and another tenant can then make one", async () => {
-      const hub = await startHub({
-        servers: ["terminal"],
-        config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
-        env: { AGENTBOX_SWEEP_MS: "500" },
-      });
+      const { hub, alice, bob, aliceUid } = await aliceAndBob();
       try {
-        const alice = await hub.connect(auth(KEY_A));
-        const bob = await hub.connect(auth(KEY_B));
-        const aliceUid = await uidOf(alice);
         // the attack: queues until the kernel has none left for anyone (its limit is well below 1,024)
         const taken = await makeQueues(alice, 1024);
         assert.equal(taken.stopped, "No space left on device", "the machine's queues ran out");
@@ -367,12 +361,8 @@ describe(
     });
 
     test("what an earlier run left under a tenant's uid is removed before the hub listens", async () => {
-      const uid = 48_000 + (process.pid % 1000);
-      const left = spawnSync("setpriv", [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "/usr/bin/python3", script, unique(), "1"], {
-        encoding: "utf8",
-      });
-      assert.equal(left.status, 0, left.stderr);
-      const made: string[] = JSON.parse(/QUEUES (\[.*\])/.exec(left.stdout)![1]);
+      const uid = 61_000 + (process.pid % 1000);
+      const made: string[] = JSON.parse(/QUEUES (\[.*\])/.exec(runAs(uid, script, unique(), "1"))![1]);
       assert.deepEqual(await queues(uid), asListed(made));
       const hub = await startHub({ servers: ["terminal"], env: { AGENTBOX_TENANT_UID: String(uid) } });
       try {
