@@ -118,6 +118,8 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv): TenantLimits {
   if (memory !== undefined) limits.memoryMiB = memory;
   const disk = positiveInt(env.AGENTBOX_DISK_MIB, "AGENTBOX_DISK_MIB");
   if (disk !== undefined) limits.diskMiB = disk;
+  const sharedMemory = positiveInt(env.AGENTBOX_SHARED_MEMORY_MIB, "AGENTBOX_SHARED_MEMORY_MIB");
+  if (sharedMemory !== undefined) limits.sharedMemoryMiB = sharedMemory;
   return limits;
 }
 

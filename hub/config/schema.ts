@@ -109,6 +109,7 @@ const tenantLimitsSchema = z
     processes: z.number().int().min(16).optional(),
     memoryMiB: z.number().int().min(64).optional(),
     diskMiB: z.number().int().min(1).optional(),
+    sharedMemoryMiB: z.number().int().min(1).optional(),
   })
   .strict();
 export type TenantLimits = z.infer<typeof tenantLimitsSchema>;

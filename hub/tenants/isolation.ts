@@ -75,6 +75,8 @@ export interface ProcessLimits {
   memoryBytes: number;
   /** The tenant's disk budget; its processes start with it as RLIMIT_FSIZE (hub/tenants/disk-budget.ts). */
   disk: DiskLimit;
+  /** What its files in /dev/shm may hold while it has a live session (hub/tenants/shm-files.ts). */
+  sharedMemoryBytes: number;
 }
 
 export interface DiskLimit {

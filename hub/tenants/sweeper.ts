@@ -5,7 +5,8 @@
 // while the session their claim names lives (servers/lib/session-claim.ts). Nothing of a
 // tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
 // it when the hub stops. The same goes for the IPC objects its processes leave in the kernel
-// (./ipc-objects.ts), removed once the tenant has no live session.
+// (./ipc-objects.ts) and its files in /dev/shm (./shm-files.ts), removed once the tenant has no live
+// session, and while it has one, what is beyond its share.
 //
 // A sweep reads the process table a slice at a time and the claims off the event loop, a bounded
 // number of claims per tenant per sweep, and never runs twice at once: however many processes a
@@ -17,6 +18,7 @@ import { errorMessage, type Logger } from "../../servers/lib/log.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
 import { IPC_SHARES, ipcObjectsOf, MQUEUE_DIR, overShare, ownedBy, queuesVisible, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
+import { SHM_DIR, sweepShmFiles } from "./shm-files.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -37,6 +39,15 @@ const CLAIMS_PER_SWEEP = 1_000;
 // a stopped process cannot fork: stop everything, look again, kill; repeat until nothing is left
 const KILL_ROUNDS = 20;
 
+export interface SweeperOptions {
+  /** How often the periodic sweep runs (it also runs twice after a session ends). */
+  everyMs?: number;
+  /** Where POSIX message queues are listed (./ipc-objects.ts). */
+  queueDir?: string;
+  /** Where POSIX shared memory and semaphores are files (./shm-files.ts). */
+  shmDir?: string;
+}
+
 export class ProcessSweeper {
   private timer?: Timer;
   /** The sweep under way; tenants asked for meanwhile wait in `pending` for the next one. */
@@ -53,10 +64,16 @@ export class ProcessSweeper {
     private readonly commandFor: (tenant: ServedTenant) => TenantCommand,
     /** When sweeps run: every `everyMs`, and twice after a session ends. */
     private readonly clock: Clock,
-    private readonly everyMs = 5_000,
-    /** Where POSIX message queues are listed (./ipc-objects.ts). */
-    private readonly queueDir = MQUEUE_DIR,
-  ) {}
+    options: SweeperOptions = {},
+  ) {
+    this.everyMs = options.everyMs ?? 5_000;
+    this.queueDir = options.queueDir ?? MQUEUE_DIR;
+    this.shmDir = options.shmDir ?? SHM_DIR;
+  }
+
+  private readonly everyMs: number;
+  private readonly queueDir: string;
+  private readonly shmDir: string;
 
   /** `expectMore`: tenants come later (people signing in, ./people.ts) into the same list, so sweeps run even with none yet. */
   start(expectMore = false): void {
@@ -111,6 +128,7 @@ export class ProcessSweeper {
           await this.sweepTenant(tenant, procs);
           await this.removeIpc(tenant, ipc);
         }
+        await this.removeShmFiles(tenants);
         // what shows that sweeps ran (and found nothing to kill): a test waits on it rather than on time
         this.log.debug("process sweep done", { tenants: tenants.length });
       } catch (err) {
@@ -174,6 +192,25 @@ export class ProcessSweeper {
     });
   }
 
+  /** Remove the tenants' files in /dev/shm: all of them once a tenant has no live session (or `why` the hub says), else any beyond its share. */
+  private async removeShmFiles(tenants: ServedTenant[], why?: string): Promise<void> {
+    const live = new Set(this.sessions.all().map((s) => s.tenant));
+    const removals = await sweepShmFiles(
+      tenants.flatMap((t) =>
+        t.identity
+          ? [{ name: t.name, uid: t.identity.uid, shareBytes: t.identity.sharedMemoryBytes, live: !why && live.has(t), asTenant: this.commandFor(t) }]
+          : [],
+      ),
+      this.shmDir,
+    );
+    for (const { tenant, live, entries, heldBytes, shareBytes } of removals) {
+      const what = { tenant, entries, heldBytes };
+      if (why) this.log.warn(`removed tenant files in ${this.shmDir} ${why}`, what);
+      else if (live) this.log.warn(`removed files in ${this.shmDir} beyond the tenant's share (the newest)`, { ...what, shareBytes });
+      else this.log.info(`removed files in ${this.shmDir} its sessions left`, what);
+    }
+  }
+
   /** At most CLAIMS_PER_SWEEP of the escapees, taking turns across sweeps. */
   private nextBatch(tenant: ServedTenant, escaped: number[]): number[] {
     if (escaped.length <= CLAIMS_PER_SWEEP) return escaped;
@@ -220,6 +257,7 @@ export class ProcessSweeper {
       await removeIpcObjects(own, this.commandFor(tenant));
       this.log.warn(`removed tenant IPC objects ${why}`, { tenant: tenant.name, ...ipcSummary(own) });
     }
+    await this.removeShmFiles(this.tenants, why);
   }
 }
 

@@ -13,6 +13,7 @@ import { formatRange } from "../config/network.js";
 import type { NetworkPlan, TenantNetwork } from "./network.js";
 import { selectionOf, type SelectionSpec } from "../config/selection-spec.js";
 import { madeWritable } from "./lock-file.js";
+import { SHM_DIR } from "./shm-files.js";
 
 // RLIMIT_NPROC counts threads too: a Chromium tab is about 20, a Python kernel about 5, so 36
 // sessions each with a tab and a kernel reached 1,009 (bench/soak.ts) and 1,024 broke Chromium.
@@ -23,8 +24,8 @@ const DEFAULT_MEMORY_BYTES = Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 
 const UID_BASE = 20_000;
 const DEFAULT_STATE_DIR = "/var/lib/agentbox";
 const UID_RANGE = 40_000;
-// the share of the workspace's filesystem the tenants' default budgets add up to: the rest stays
-// for the hub, its logs and the system, so tenants that all fill their budgets do not fill the disk
+// the share of the workspace's filesystem (and of /dev/shm) the tenants' default budgets add up to: the
+// rest stays for the hub, its logs and the system, so tenants that all fill their budgets do not fill it
 const DEFAULT_DISK_SHARE = 0.9;
 
 /** Environment variables that hold secrets: never passed to a server or anything it runs. */
@@ -96,9 +97,9 @@ export function buildTenants(config: HubConfig, isolation: Isolation, network?: 
   }
   const uids = new Map<number, string>();
   // budgets hold only under per-tenant uids (hub/tenants/disk-budget.ts)
-  const defaultDiskBytes = defaultDiskBudget(config, isolation);
+  const defaults = defaultShares(config, isolation);
   return config.tenants.map((t) => {
-    const identity = isolation.mode === "uid" ? limitsOf(t, config, defaultDiskBytes) : undefined;
+    const identity = isolation.mode === "uid" ? limitsOf(t, config, defaults) : undefined;
     if (identity) {
       const clash = uids.get(identity.uid);
       if (clash) throw new ConfigError(`Tenants '${clash}' and '${t.name}' would share uid ${identity.uid}; give one of them its own "uid" in the config.`);
@@ -110,13 +111,20 @@ export function buildTenants(config: HubConfig, isolation: Isolation, network?: 
   });
 }
 
-function defaultDiskBudget(config: HubConfig, isolation: Isolation): number {
-  return isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(config.workspace)) / budgetShares(config)) : 0;
+interface DefaultShares {
+  diskBytes: number;
+  sharedMemoryBytes: number;
+}
+
+/** Each tenant's default share of the workspace's filesystem and of /dev/shm. */
+function defaultShares(config: HubConfig, isolation: Isolation): DefaultShares {
+  const shareOf = (dir: string) => (isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(dir)) / budgetShares(config)) : 0);
+  return { diskBytes: shareOf(config.workspace), sharedMemoryBytes: shareOf(SHM_DIR) };
 }
 
 /** A person's tenant, made on their first sign-in: the configured limits, its own uid (./people.ts chooses it) and ports. */
 export function buildPersonTenant(config: HubConfig, isolation: Isolation, name: string, person: string, uid: number, network?: NetworkPlan): Tenant {
-  const identity = limitsOf({ name, uid } as TenantConfig, config, defaultDiskBudget(config, isolation));
+  const identity = limitsOf({ name, uid } as TenantConfig, config, defaultShares(config, isolation));
   return tenantOf(config, { name, person }, identity, network);
 }
 
@@ -150,7 +158,7 @@ function tenantOf(
   };
 }
 
-function limitsOf(t: TenantConfig, config: HubConfig, defaultDiskBytes: number): ProcessLimits {
+function limitsOf(t: TenantConfig, config: HubConfig, defaults: DefaultShares): ProcessLimits {
   const uid = t.uid ?? derivedUid(t.name, config.workspace);
   const limits = { ...config.limits, ...t.limits };
   return {
@@ -158,7 +166,8 @@ function limitsOf(t: TenantConfig, config: HubConfig, defaultDiskBytes: number):
     gid: uid,
     processes: limits.processes ?? DEFAULT_PROCESSES,
     memoryBytes: limits.memoryMiB ? limits.memoryMiB * 1024 * 1024 : DEFAULT_MEMORY_BYTES,
-    disk: { budgetBytes: limits.diskMiB ? limits.diskMiB * 1024 * 1024 : defaultDiskBytes, frozen: false, locked: false },
+    disk: { budgetBytes: limits.diskMiB ? limits.diskMiB * 1024 * 1024 : defaults.diskBytes, frozen: false, locked: false },
+    sharedMemoryBytes: limits.sharedMemoryMiB ? limits.sharedMemoryMiB * 1024 * 1024 : defaults.sharedMemoryBytes,
   };
 }
 

@@ -20,7 +20,14 @@ function budgetsUnderTest() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "disk-walks-"));
   const tenant: BudgetedTenant = {
     name: "alice",
-    identity: { uid: 54_321, gid: 54_321, processes: 64, memoryBytes: 64 * MIB, disk: { budgetBytes: BUDGET, frozen: false, locked: false } },
+    identity: {
+      uid: 54_321,
+      gid: 54_321,
+      processes: 64,
+      memoryBytes: 64 * MIB,
+      disk: { budgetBytes: BUDGET, frozen: false, locked: false },
+      sharedMemoryBytes: MIB,
+    },
     workspace: root,
     home: root,
     tmp: root,

@@ -35,7 +35,14 @@ function aliceUnder(uid: number, walk: DiskProbes["walk"], probeFree: DiskProbes
     fs.chownSync(at, uid, uid);
     return at;
   };
-  const identity: ProcessLimits = { uid, gid: uid, processes: 256, memoryBytes: 1024 * MIB, disk: { budgetBytes: BUDGET, frozen: false, locked: false } };
+  const identity: ProcessLimits = {
+    uid,
+    gid: uid,
+    processes: 256,
+    memoryBytes: 1024 * MIB,
+    disk: { budgetBytes: BUDGET, frozen: false, locked: false },
+    sharedMemoryBytes: MIB,
+  };
   const tenant: BudgetedTenant = {
     name: "alice",
     identity,

@@ -72,7 +72,14 @@ describe("session claims", () => {
       parse: parsePortRange,
     });
     const uid = 20_000 + (process.pid % 10_000);
-    const identity = { uid, gid: uid, processes: 4096, memoryBytes: 2 ** 33, disk: { budgetBytes: 2 ** 40, frozen: false, locked: false } };
+    const identity = {
+      uid,
+      gid: uid,
+      processes: 4096,
+      memoryBytes: 2 ** 33,
+      disk: { budgetBytes: 2 ** 40, frozen: false, locked: false },
+      sharedMemoryBytes: 2 ** 20,
+    };
     const tenant: Tenant = { name: "a", identity, workspace: "/tmp", network: plan.tenants.get("a") };
     const isolation: Isolation = { mode: "uid", summary: "", canDropBoundingSet: false };
     const server = tenantCommand(tenant, isolation, "sleep", ["30"], { hubPort: undefined });

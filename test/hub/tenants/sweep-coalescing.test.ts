@@ -17,7 +17,7 @@ const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => sile
 
 /** A sweeper whose sweeps are only counted: what a sweep does is the other sweeper tests'. */
 function countingSweeper(everyMs?: number): { sweeper: ProcessSweeper; swept: ServedTenant[][] } {
-  const sweeper = new ProcessSweeper([tenant], { all: () => [] }, silent, () => (command, args) => ({ command, args }), systemClock, everyMs);
+  const sweeper = new ProcessSweeper([tenant], { all: () => [] }, silent, () => (command, args) => ({ command, args }), systemClock, { everyMs });
   const swept: ServedTenant[][] = [];
   (sweeper as unknown as { sweep: (tenants: ServedTenant[]) => Promise<void> }).sweep = async (tenants) => void swept.push(tenants);
   return { sweeper, swept };
@@ -71,7 +71,7 @@ test("the periodic sweep runs every AGENTBOX_SWEEP_MS once started, and not afte
 test("a hub without tenant uids never sweeps", () => {
   mock.timers.enable({ apis: ["setInterval", "setTimeout"] });
   const shared = { name: "shared", children: [] } as unknown as ServedTenant;
-  const sweeper = new ProcessSweeper([shared], { all: () => [] }, silent, () => (command, args) => ({ command, args }), systemClock, 5_000);
+  const sweeper = new ProcessSweeper([shared], { all: () => [] }, silent, () => (command, args) => ({ command, args }), systemClock, { everyMs: 5_000 });
   const swept: ServedTenant[][] = [];
   (sweeper as unknown as { sweep: (tenants: ServedTenant[]) => Promise<void> }).sweep = async (tenants) => void swept.push(tenants);
   sweeper.start();
@@ -85,7 +85,10 @@ test("a sweeper that cannot list POSIX message queues says so when it starts, wi
   const log = { ...silent, warn: (line: string) => void warned.push(line) };
   const notMounted = fs.mkdtempSync(path.join(os.tmpdir(), "agentbox-no-mqueue-"));
   t.after(() => fs.rmSync(notMounted, { recursive: true }));
-  const sweeper = new ProcessSweeper([tenant], { all: () => [] }, log, () => (command, args) => ({ command, args }), systemClock, 60_000, notMounted);
+  const sweeper = new ProcessSweeper([tenant], { all: () => [] }, log, () => (command, args) => ({ command, args }), systemClock, {
+    everyMs: 60_000,
+    queueDir: notMounted,
+  });
   sweeper.start();
   void sweeper.stop();
   assert.equal(warned.length, 1);
