@@ -39,6 +39,7 @@ import type { ServerConfig } from "../config/config.js";
 import type { ManifestEntry } from "./manifest.js";
 import { ReplyTooLargeError, StdioChildTransport } from "./stdio-transport.js";
 import { killTree } from "../../servers/lib/proctree.js";
+import { nextTurn } from "../../servers/lib/next-turn.js";
 import { Coalescer, FloodGate } from "./flood-gate.js";
 import { CallQueue, queuedCall } from "./queue.js";
 import { CallCancellation } from "../protocol/cancellation.js";
@@ -448,7 +449,7 @@ export class Child {
         .finally(() => clearTimeout(bound));
     }
     // the messages read before the answer are handled in microtasks queued before it was: all done by the next turn of the loop
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 
   async notify(method: string, params: Record<string, unknown>): Promise<void> {

@@ -13,7 +13,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { nextTurn } from "../../servers/lib/open-file.js";
+import { nextTurn } from "../../servers/lib/next-turn.js";
 import type { TenantCommand } from "./process-claims.js";
 
 const execFileAsync = promisify(execFile);

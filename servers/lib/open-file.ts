@@ -24,9 +24,6 @@ export interface ReadableFile {
 /** Calls made in place between two turns of the event loop, in a loop over a folder's entries: other calls get their turn. */
 export const IN_PLACE_CALLS_PER_TURN = 256;
 
-/** Let the event loop take a turn (what a loop of in-place calls does every IN_PLACE_CALLS_PER_TURN). */
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Reads and writes up to this many bytes are made in place; longer ones go to the thread pool. */
 export const IN_PLACE_BYTES = 256 * 1024;
 

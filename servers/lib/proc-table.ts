@@ -2,6 +2,7 @@
 // process that serves others: a tenant decides how many there are), the tree below one, and what
 // they use.
 import fs from "node:fs";
+import { nextTurn } from "./next-turn.js";
 
 export interface ProcInfo {
   pid: number;
@@ -178,7 +179,7 @@ async function readEveryProcess<T>(
   let read = 0;
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
-    if (++read % PROCESSES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (++read % PROCESSES_PER_TURN === 0) await nextTurn();
     if (wanted && !wanted(name)) continue;
     const text = readHead(`/proc/${name}/${file}`);
     const parsed = text === undefined ? undefined : parse(Number(name), text);

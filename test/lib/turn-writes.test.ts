@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { test } from "node:test";
+import { nextTurn } from "../../servers/lib/next-turn.js";
 import { flushHeldWrites, holdUntilTurnEnds } from "../../servers/lib/turn-writes.js";
 
 /** A stream that records each write it is asked to make, as the batch of chunks it got. */
@@ -21,8 +22,6 @@ function recordingStream() {
   });
   return { stream, batches };
 }
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 test("the writes of one turn leave together, in order, once the turn ends", async () => {
   const { stream, batches } = recordingStream();

@@ -8,7 +8,8 @@ import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { formatSize, typeOf } from "../content.js";
 import { RESERVED_DIR, rel, resolveExisting } from "../paths.js";
 import { DEFAULT_EXCLUDES, walk, type WalkEntry } from "../walk.js";
-import { IN_PLACE_CALLS_PER_TURN, nextTurn } from "../../lib/open-file.js";
+import { IN_PLACE_CALLS_PER_TURN } from "../../lib/open-file.js";
+import { nextTurn } from "../../lib/next-turn.js";
 
 // the folder the tool lists (its title says so), relative to the workspace like every path of this server
 const dirParam = z.string().default(".");
