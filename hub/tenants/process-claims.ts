@@ -2,10 +2,10 @@
 // sweeper. A process makes its environment as large as it likes: only a fixed prefix of each is
 // read, off the event loop, so what a tenant controls never costs the hub's event loop in
 // proportion to its size. The servers put the claim first in what they start.
-import { spawn } from "node:child_process";
 import type * as NodeFs from "node:fs";
 import { readStart } from "../../servers/lib/proc-table.js";
 import { SESSION_CLAIM_ENV } from "../../servers/lib/session-claim.js";
+import { runAsTenantScript, type TenantCommand } from "./tenant-script.js";
 
 /** How much of a process's environment is read for its claim. */
 export const ENVIRON_PREFIX_BYTES = 32 * 1024;
@@ -13,8 +13,7 @@ const READERS_AT_ONCE = 4;
 const AS_TENANT_TIMEOUT_MS = 10_000;
 const CLAIM_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-/** The command line that runs a program as a tenant (tenants.ts tenantCommand, bound to one tenant). */
-export type TenantCommand = (command: string, args: string[]) => { command: string; args: string[] };
+export type { TenantCommand } from "./tenant-script.js";
 
 /** The claim in (the start of) an environment; one cut short by the prefix is no claim. */
 export function claimIn(environ: Buffer): string | undefined {
@@ -58,8 +57,7 @@ export async function readClaims(pids: number[], asTenant: TenantCommand): Promi
 
 // Run by the tenant's uid: prints "<pid> <claim>" per pid, reading the same bounded prefix.
 function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
-  // this function's source runs as `node -e` under the tenant's uid. Not require(): the hub's bundle
-  // rewrites that call to a helper of its own, which the tenant's process does not have
+  // runs as `node -e` under the tenant's uid (./tenant-script.ts)
   const fs = process.getBuiltinModule("node:fs") as typeof NodeFs;
   const buffer = Buffer.alloc(prefixBytes);
   for (const pid of pids) {
@@ -83,21 +81,12 @@ function tenantReader(prefixBytes: number, key: string, pids: string[]): void {
 
 /** The claims read by a process run as the tenant (exported for its test). */
 export async function readClaimsAsTenant(pids: number[], asTenant: TenantCommand): Promise<Map<number, string | undefined>> {
-  const script = `(${tenantReader.toString()})(${ENVIRON_PREFIX_BYTES}, ${JSON.stringify(`${SESSION_CLAIM_ENV}=`)}, process.argv.slice(1))`;
-  const { command, args } = asTenant(process.execPath, ["-e", script, ...pids.map(String)]);
   const claims = new Map<number, string | undefined>();
   const asked = new Set(pids);
-  const out = await new Promise<string>((resolve) => {
-    const child = spawn(command, args, { env: {}, stdio: ["ignore", "pipe", "ignore"], timeout: AS_TENANT_TIMEOUT_MS });
-    let text = "";
-    // one short line per pid: anything longer is not the reader's
-    const limit = pids.length * 96;
-    child.stdout.setEncoding("latin1").on("data", (chunk: string) => {
-      text += chunk;
-      if (text.length > limit) child.kill("SIGKILL");
-    });
-    child.on("error", () => resolve(""));
-    child.on("close", () => resolve(text.slice(0, limit)));
+  // one short line per pid: anything longer is not the reader's
+  const out = await runAsTenantScript(asTenant, tenantReader, [ENVIRON_PREFIX_BYTES, `${SESSION_CLAIM_ENV}=`], pids.map(String), {
+    maxChars: pids.length * 96,
+    timeoutMs: AS_TENANT_TIMEOUT_MS,
   });
   for (const line of out.split("\n")) {
     const [pid, claim] = line.split(" ");

@@ -13,13 +13,12 @@
 // the tenant (a tenant's folder there is its own to change under the hub's feet, and the sticky
 // /dev/shm lets a uid remove only its own entries), so a link or a folder swapped in meanwhile
 // reaches nothing of anyone else's.
-import { spawn } from "node:child_process";
 import fsp from "node:fs/promises";
 import type NodeChildProcess from "node:child_process";
 import type NodeFs from "node:fs";
 import type NodePath from "node:path";
 import { inodeCharge, measureUsage } from "./disk-usage.js";
-import type { TenantCommand } from "./process-claims.js";
+import { runAsTenantScript, type TenantCommand } from "./tenant-script.js";
 
 export const SHM_DIR = "/dev/shm";
 const WALK_TIMEOUT_MS = 30_000;
@@ -79,7 +78,7 @@ export async function sweepShmFiles(tenants: readonly ShmTenant[], dir = SHM_DIR
  * any path's length), and rm(1) removes one however deep it goes.
  */
 function tenantRemover(dir: string, keepBytes: number, leastBytes: number): void {
-  // not require(): the hub's bundle rewrites that call to a helper of its own, which this process does not have
+  // runs as `node -e` under the tenant's uid (./tenant-script.ts)
   const fs = process.getBuiltinModule("node:fs") as typeof NodeFs;
   const path = process.getBuiltinModule("node:path") as typeof NodePath;
   const { execFileSync } = process.getBuiltinModule("node:child_process") as typeof NodeChildProcess;
@@ -116,15 +115,7 @@ function tenantRemover(dir: string, keepBytes: number, leastBytes: number): void
 }
 
 async function removeAsTenant(asTenant: TenantCommand, dir: string, keepBytes: number, leastBytes: number): Promise<number> {
-  const script = `(${tenantRemover.toString()})(${JSON.stringify(dir)}, ${keepBytes}, ${leastBytes})`;
-  const { command, args } = asTenant(process.execPath, ["-e", script]);
-  const out = await new Promise<string>((resolve) => {
-    const child = spawn(command, args, { env: {}, stdio: ["ignore", "pipe", "ignore"], timeout: REMOVE_TIMEOUT_MS });
-    let text = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (text = (text + chunk).slice(0, 32)));
-    child.on("error", () => resolve(""));
-    child.on("close", () => resolve(text));
-  });
+  const out = await runAsTenantScript(asTenant, tenantRemover, [dir, keepBytes, leastBytes], [], { maxChars: 32, timeoutMs: REMOVE_TIMEOUT_MS });
   // nothing (cut short: its time ran out, or the tenant is at its process cap): the next sweep tries again
   const entries = Number(out);
   return Number.isSafeInteger(entries) && out !== "" ? entries : 0;
