@@ -12,7 +12,8 @@
 // anything at all: an empty /dev/shm, the common case, costs one statfs a sweep. The removal runs as
 // the tenant (a tenant's folder there is its own to change under the hub's feet, and the sticky
 // /dev/shm lets a uid remove only its own entries), so a link or a folder swapped in meanwhile
-// reaches nothing of anyone else's.
+// reaches nothing of anyone else's; and while it runs, the tenant's processes are stopped, so none
+// can undo its chmod or lower its limits (./tenant-pause.ts).
 import fsp from "node:fs/promises";
 import type NodeChildProcess from "node:child_process";
 import type NodeFs from "node:fs";
@@ -34,6 +35,8 @@ export interface ShmTenant {
   /** Whether it has a live session: without one, all its files go. */
   live: boolean;
   asTenant: TenantCommand;
+  /** Runs the removal while the tenant's processes are stopped (./tenant-pause.ts), so none of them can race or cripple it. */
+  stopped?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** What was removed of one tenant's files, and why. */
@@ -65,7 +68,8 @@ export async function sweepShmFiles(tenants: readonly ShmTenant[], dir = SHM_DIR
     const heldBytes = usage.bytes.get(tenant.uid) ?? 0;
     if (heldBytes === 0 || (tenant.live && heldBytes <= tenant.shareBytes)) continue;
     const shareBytes = tenant.live ? tenant.shareBytes : 0;
-    const entries = await removeAsTenant(tenant.asTenant, dir, shareBytes, least);
+    const remove = () => removeAsTenant(tenant.asTenant, dir, shareBytes, least);
+    const entries = await (tenant.stopped ? tenant.stopped(remove) : remove());
     if (entries > 0) removals.push({ tenant: tenant.name, live: tenant.live, entries, heldBytes, shareBytes });
   }
   return removals;
@@ -85,6 +89,7 @@ function tenantRemover(dir: string, keepBytes: number, leastBytes: number): void
   const uid = process.getuid!();
   const files: { file: string; changed: number; bytes: number }[] = [];
   const doomed: string[] = [];
+  const folders: string[] = [];
   for (const name of fs.readdirSync(dir)) {
     const file = path.join(dir, name);
     try {
@@ -92,6 +97,7 @@ function tenantRemover(dir: string, keepBytes: number, leastBytes: number): void
       if (stat.uid !== uid) continue;
       if (stat.isFile()) files.push({ file, changed: stat.ctimeMs, bytes: Math.max(stat.blocks * 512, leastBytes) });
       else doomed.push(file);
+      if (stat.isDirectory()) folders.push(file);
     } catch {
       // removed meanwhile
     }
@@ -104,19 +110,24 @@ function tenantRemover(dir: string, keepBytes: number, leastBytes: number): void
     if (full) doomed.push(entry.file);
     else kept += entry.bytes;
   }
-  for (let i = 0; i < doomed.length; i += 100) {
-    try {
-      execFileSync("rm", ["-rf", "--", ...doomed.slice(i, i + 100)], { stdio: "ignore" });
-    } catch {
-      // what is left is counted below, and taken by the next sweep
+  const run = (command: string, options: string[], paths: string[]) => {
+    for (let i = 0; i < paths.length; i += 100) {
+      try {
+        execFileSync(command, [...options, "--", ...paths.slice(i, i + 100)], { stdio: "ignore" });
+      } catch {
+        // what is left is counted below, and taken by the next sweep
+      }
     }
-  }
+  };
+  // a folder it made unreadable (chmod 000, at any depth) is its own to open again: rm alone would stop there
+  run("chmod", ["-R", "u+rwx"], folders);
+  run("rm", ["-rf"], doomed);
   process.stdout.write(String(doomed.filter((file) => !fs.existsSync(file)).length));
 }
 
 async function removeAsTenant(asTenant: TenantCommand, dir: string, keepBytes: number, leastBytes: number): Promise<number> {
   const out = await runAsTenantScript(asTenant, tenantRemover, [dir, keepBytes, leastBytes], [], { maxChars: 32, timeoutMs: REMOVE_TIMEOUT_MS });
-  // nothing (cut short: its time ran out, or the tenant is at its process cap): the next sweep tries again
+  // nothing (cut short: its time ran out): the next sweep tries again
   const entries = Number(out);
   return Number.isSafeInteger(entries) && out !== "" ? entries : 0;
 }

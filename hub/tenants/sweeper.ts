@@ -6,7 +6,8 @@
 // tenant outlives the hub: what an earlier run left is killed before the hub listens, and all of
 // it when the hub stops. The same goes for the IPC objects its processes leave in the kernel
 // (./ipc-objects.ts) and its files in /dev/shm (./shm-files.ts), removed once the tenant has no live
-// session, and while it has one, what is beyond its share.
+// session, and while it has one, what is beyond its share; its processes are stopped meanwhile
+// (./tenant-pause.ts).
 //
 // A sweep reads the process table a slice at a time and the claims off the event loop, a bounded
 // number of claims per tenant per sweep, and never runs twice at once: however many processes a
@@ -19,6 +20,7 @@ import { runningServers, type ServedTenant } from "./served-tenant.js";
 import { readClaims, type TenantCommand } from "./process-claims.js";
 import { IPC_SHARES, ipcObjectsOf, MQUEUE_DIR, overShare, ownedBy, queuesVisible, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
 import { SHM_DIR, sweepShmFiles } from "./shm-files.js";
+import { whileStopped } from "./tenant-pause.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -177,14 +179,15 @@ export class ProcessSweeper {
   private async removeIpc(tenant: ServedTenant, ipc: IpcObject[]): Promise<void> {
     const own = ownedBy(ipc, tenant.identity!.uid);
     if (own.length === 0) return;
+    const remove = (objects: IpcObject[]) => whileStopped(tenant.identity!.uid, () => removeIpcObjects(objects, this.commandFor(tenant)));
     if (!this.sessions.all().some((s) => s.tenant === tenant)) {
-      await removeIpcObjects(own, this.commandFor(tenant));
+      await remove(own);
       this.log.info("removed IPC objects its sessions left", { tenant: tenant.name, ...ipcSummary(own) });
       return;
     }
     const over = overShare(own);
     if (over.length === 0) return;
-    await removeIpcObjects(over, this.commandFor(tenant));
+    await remove(over);
     this.log.warn("removed IPC objects beyond the tenant's share (the newest of each kind)", {
       tenant: tenant.name,
       shares: IPC_SHARES,
@@ -198,7 +201,16 @@ export class ProcessSweeper {
     const removals = await sweepShmFiles(
       tenants.flatMap((t) =>
         t.identity
-          ? [{ name: t.name, uid: t.identity.uid, shareBytes: t.identity.sharedMemoryBytes, live: !why && live.has(t), asTenant: this.commandFor(t) }]
+          ? [
+              {
+                name: t.name,
+                uid: t.identity.uid,
+                shareBytes: t.identity.sharedMemoryBytes,
+                live: !why && live.has(t),
+                asTenant: this.commandFor(t),
+                stopped: <T>(work: () => Promise<T>) => whileStopped(t.identity!.uid, work),
+              },
+            ]
           : [],
       ),
       this.shmDir,

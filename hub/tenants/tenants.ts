@@ -19,6 +19,11 @@ import { SHM_DIR } from "./shm-files.js";
 // sessions each with a tab and a kernel reached 1,009 (bench/soak.ts) and 1,024 broke Chromium.
 // Still a fork-bomb guard: a tenant cannot take the machine's task table (kernel.threads-max).
 const DEFAULT_PROCESSES = 4096;
+// The hub's helpers run as the tenant, whose processes may already hold every task its cap allows
+// (a tenant forks until it cannot): each helper may start this many more, so the sweeps, the disk
+// budget's limits and the removals still run. A node helper takes 7 threads, none takes more than 8,
+// and a few may run at once. The tenant's own processes keep its cap, so they can never take these.
+const HELPER_TASKS = 32;
 // RLIMIT_DATA per process: half the machine, at most 8 GiB, so one process cannot take it all
 const DEFAULT_MEMORY_BYTES = Math.min(8 * 1024 ** 3, Math.floor(os.totalmem() / 2));
 const UID_BASE = 20_000;
@@ -298,7 +303,8 @@ export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.Proces
 /**
  * How a program runs as this tenant: a server, confined to the tenant's ports (./network.ts) and
  * the hub's, or one of the hub's own short helpers, left outside every Landlock domain so it can
- * read the processes of all the tenant's servers (a domain's processes cannot ptrace it).
+ * read the processes of all the tenant's servers (a domain's processes cannot ptrace it), and given
+ * room above the tenant's process cap (HELPER_TASKS).
  */
 export function tenantCommand(
   tenant: Tenant,
@@ -308,6 +314,7 @@ export function tenantCommand(
   server?: { hubPort: number | undefined },
 ): { command: string; args: string[] } {
   if (!tenant.identity) return { command, args };
-  const confinement = tenant.network && server ? tenant.network.confine(server.hubPort) : [];
+  if (!server) return asTenant(isolation, { ...tenant.identity, processes: tenant.identity.processes + HELPER_TASKS }, command, args);
+  const confinement = tenant.network ? tenant.network.confine(server.hubPort) : [];
   return asTenant(isolation, tenant.identity, command, args, confinement);
 }

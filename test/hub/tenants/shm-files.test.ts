@@ -146,6 +146,25 @@ describe("a tenant's files in /dev/shm", { skip: asRoot ? false : "needs root: t
     );
   });
 
+  test("a tenant at its process cap, with folders it made unreadable and processes racing the remover, still loses what is beyond its share", async () => {
+    const prefix = path.join(SHM_DIR, `agentbox-test-${randomBytes(6).toString("hex")}-alice`);
+    const hub = await startHub({
+      servers: ["terminal"],
+      config: { tenants: { alice: { apiKey: KEY_A, limits: { sharedMemoryMiB: 4, processes: 64 } }, bob: { apiKey: KEY_B } } },
+      env: { AGENTBOX_SWEEP_MS: "500" },
+    });
+    try {
+      const alice = await hub.connect(auth(KEY_A));
+      const out = textOf(await call(alice, "terminal_exec", { command: `/usr/bin/python3 - ${prefix} <<'PY'\n${CAPPED_ATTACK}PY` }));
+      assert.match(out, /at the cap after \d+ forks/, out);
+      assert.match(out, /removed: folder True, newest True/, out);
+      assert.ok(exists(`${prefix}-oldest`), "her oldest file, within her share, stays");
+      assert.ok(hub.logs.some((l) => l.includes("beyond the tenant's share") && l.includes('"tenant":"alice"')));
+    } finally {
+      await hub.stop();
+    }
+  });
+
   test("what an earlier run left in /dev/shm under a tenant's uid is removed before the hub listens", async () => {
     const uid = 62_000 + (process.pid % 1000);
     const file = path.join(SHM_DIR, `agentbox-test-${randomBytes(6).toString("hex")}`);
@@ -160,3 +179,47 @@ describe("a tenant's files in /dev/shm", { skip: asRoot ? false : "needs root: t
     }
   });
 });
+
+// The attack as an agent's command runs it: more than the share, in a folder made unreadable at two
+// depths; a process that chmods it back to 000 as fast as it can, and one that sets the CPU limit of
+// every process of its uid running a script it did not start (the hub's remover) to nothing; then
+// forks until the tenant's process cap refuses, and waits for the hub.
+const CAPPED_ATTACK = `import os, resource, sys, time
+prefix = sys.argv[1]
+def write(name, mib):
+    with open(prefix + name, "wb") as f: f.write(bytes(mib << 20))
+write("-oldest", 3)
+time.sleep(0.05)
+folder = prefix + "-folder"
+os.makedirs(folder + "/inner")
+write("-folder/inner/f", 3)
+os.chmod(folder + "/inner", 0)
+os.chmod(folder, 0)
+time.sleep(0.05)
+write("-newest", 2)
+if os.fork() == 0:
+    while True:
+        try: os.chmod(folder, 0)
+        except OSError: pass
+if os.fork() == 0:
+    while True:
+        for name in os.listdir("/proc"):
+            try:
+                if os.stat("/proc/" + name).st_uid != os.getuid(): continue
+                with open("/proc/" + name + "/cmdline", "rb") as f: line = f.read().split(b"\\0")
+                if b"-e" in line: resource.prlimit(int(name), resource.RLIMIT_CPU, (0, 0))
+            except (OSError, ValueError): pass
+forks = 0
+while True:
+    try: pid = os.fork()
+    except OSError: break
+    if pid == 0:
+        time.sleep(600)
+        os._exit(0)
+    forks += 1
+print("at the cap after", forks, "forks", flush=True)
+deadline = time.time() + 45
+while time.time() < deadline and (os.path.lexists(folder) or os.path.lexists(prefix + "-newest")):
+    time.sleep(0.1)
+print(f"removed: folder {not os.path.lexists(folder)}, newest {not os.path.lexists(prefix + '-newest')}")
+`;
