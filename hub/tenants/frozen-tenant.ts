@@ -11,6 +11,7 @@ import { listOwners, readProcAsync, ticksSinceBoot } from "../../servers/lib/pro
 import { killTree, signal } from "../../servers/lib/proctree.js";
 import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
 import { fileSizeLimit } from "./isolation.js";
+import { whileStopped } from "./tenant-pause.js";
 import type { Tenant } from "./tenants.js";
 
 const run = promisify(execFile);
@@ -114,7 +115,8 @@ export class FrozenTenant {
     const truncate = 'for f; do m=$(stat -c %a "$f") && chmod u+w "$f" && truncate --no-create --size=+0 "$f"; chmod "$m" "$f"; done';
     const find = [...roots, "-xdev", "-type", "f", "-uid", String(tenant.identity!.uid), "(", ...which, ")", "-exec", "sh", "-c", truncate, "sh", "{}", "+"];
     const { command, args } = this.commandFor(tenant, "find", find);
-    await run(command, args, { timeout: TRUNCATE_TIMEOUT_MS }).catch(() => undefined); // folders it cannot read: the rest is done
+    // its processes stopped meanwhile: one of its uid could lower the limits of this find until it died (./tenant-pause.ts)
+    await whileStopped(tenant.identity!.uid, () => run(command, args, { timeout: TRUNCATE_TIMEOUT_MS }).catch(() => undefined)); // folders it cannot read: the rest is done
     this.log.warn("freed the space a tenant over its disk budget had preallocated past the end of its files", {
       tenant: tenant.name,
       files: Math.min(inodes.length, MAX_TRUNCATED_PER_PASS),

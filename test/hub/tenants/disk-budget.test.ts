@@ -179,3 +179,41 @@ describe("disk budget per tenant", { skip }, () => {
     }
   });
 });
+
+describe("a tenant that cripples the hub's helpers", { skip }, () => {
+  test("still has the space it preallocated past its files' ends given back", async () => {
+    const hub = await startHub({
+      servers: ["terminal"],
+      env: { AGENTBOX_DISK_MIB: "20" },
+      config: { tenants: { alice: { apiKey: KEY_A }, bob: { apiKey: KEY_B } } },
+    });
+    try {
+      const alice = await hub.connect({ headers: auth(KEY_A) });
+      // under budget until the fallocate, which no limit stops: the measurement after it freezes her and
+      // the hub truncates the file, as her uid, while her process sets the CPU limit of every process
+      // of her uid that runs the truncation to nothing; the command waits for the blocks to go
+      const wait = 'for i in $(seq 450); do [ "$(stat -c %b pre)" -lt 2048 ] && break; sleep 0.1; done; stat -c "blocks %b" pre';
+      const attack = await exec(alice, `/usr/bin/python3 -c '${CRIPPLER}' & sleep 0.5 && touch pre && fallocate --keep-size -l 40M pre && ${wait}`);
+      assert.ok(attack.ok, attack.text);
+      const blocks = Number(/blocks (\d+)/.exec(attack.text)?.[1]);
+      assert.ok(blocks < 2048, `the blocks are given back while her process races the hub: ${attack.text}`);
+      assert.ok(hub.logs.some((l) => l.includes("freed the space a tenant over its disk budget had preallocated")));
+    } finally {
+      await hub.stop();
+    }
+  });
+});
+
+// Lowers to nothing the CPU limit of every process of its uid running find (the hub's truncation runs
+// as the tenant), as soon as it sees one: prlimit(2) needs only the same uid and gid. It leaves the
+// hub's prlimit alone: a freeze that failed would look like a tenant raising its limit, and be killed.
+const CRIPPLER = [
+  "import os, resource",
+  "while True:",
+  '    for name in os.listdir("/proc"):',
+  "        try:",
+  '            if not name.isdigit() or os.stat("/proc/" + name).st_uid != os.getuid(): continue',
+  '            comm = open("/proc/" + name + "/comm").read().strip()',
+  '            if comm == "find": resource.prlimit(int(name), resource.RLIMIT_CPU, (0, 0))',
+  "        except (OSError, ValueError): pass",
+].join("\n");
