@@ -118,10 +118,11 @@ async function hostileTenant(hub: TestHub, stop: () => boolean, report: (attack:
       return `initialize answers by status: ${JSON.stringify(Object.fromEntries(statuses))}`;
     },
     // an environment variable holds at most 128 KiB: ten of 100 KB make each daemon's 1 MB; the
-    // command kills its reaper so that the daemons outlive it and the sweeper has to read them
+    // command kills its reaper so that the daemons outlive it and the sweeper has to read them (once
+    // all have started: on a busy machine 200 starts of 1 MB each take over a second)
     sweep: () =>
       sh(
-        `b=$(head -c 100000 /dev/zero | tr '\\0' x); vars=; for v in 0 1 2 3 4 5 6 7 8 9; do vars="$vars B$v=$b"; done; for i in $(seq 200); do env -i $vars AGENTBOX_SESSION=forged setsid sleep 600 >/dev/null 2>&1 < /dev/null & done; sleep 1; echo "$(pgrep -c -u $(id -u) sleep) daemons"; kill -KILL $PPID; sleep 30`,
+        `b=$(head -c 100000 /dev/zero | tr '\\0' x); vars=; for v in 0 1 2 3 4 5 6 7 8 9; do vars="$vars B$v=$b"; done; for i in $(seq 200); do env -i $vars AGENTBOX_SESSION=forged setsid sleep 600 >/dev/null 2>&1 < /dev/null & done; for i in $(seq 300); do [ "$(pgrep -c -u $(id -u) -x sleep)" -ge 200 ] && break; sleep 0.1; done; echo "$(pgrep -c -u $(id -u) -x sleep) daemons"; kill -KILL $PPID; sleep 30`,
       ),
     disk: () => sh("dd if=/dev/zero of=fill.bin bs=1M count=2048 2>&1 | tail -1; ls -la fill.bin; rm -f fill.bin"),
     // a tenant can write into its own server's stdout and stderr: pidfd_getfd on a process of its uid
