@@ -17,6 +17,8 @@ import type { Logger } from "../../servers/lib/log.js";
 import type { DiskReserve } from "./disk-reserve.js";
 import { freeOn, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage, type Free } from "./disk-usage.js";
 import { FROZEN_GROWTH_BYTES, FrozenTenant, mib, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
+import { otherFilesystems, sharesOf, sizeOn, type FilesystemShares } from "./filesystem-shares.js";
+import type { DiskUse } from "../../servers/lib/disk-budget.js";
 import type { Tenant } from "./tenants.js";
 
 const MIN_INTERVAL_MS = 2_000;
@@ -42,10 +44,14 @@ export type { BudgetedTenant } from "./frozen-tenant.js";
 export interface DiskProbes {
   walk(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage>;
   freeOn(dir: string): Promise<Free | undefined>;
+  /** The size of a folder's filesystem (by default statfs). */
+  sizeOn?(dir: string): Promise<number | undefined>;
 }
 
 interface TenantState {
   usedBytes?: number;
+  /** The least room it had left on a filesystem other than its workspace's, at the last measurement. */
+  filesystemRoomBytes?: number;
   /** Set while the tenant is over its budget. */
   frozen?: FrozenTenant;
 }
@@ -145,7 +151,9 @@ export class DiskBudgets {
    */
   private measureIfFilling(free: Map<string, Free>): void {
     const rooms = [...this.states].flatMap(([t, state]) =>
-      state.usedBytes === undefined || t.identity!.disk.frozen ? [] : [t.identity!.disk.budgetBytes - state.usedBytes],
+      state.usedBytes === undefined || t.identity!.disk.frozen
+        ? []
+        : [Math.min(t.identity!.disk.budgetBytes - state.usedBytes, state.filesystemRoomBytes ?? Infinity)],
     );
     const drop = Math.max(WATCH_MIN_DROP_BYTES, rooms.length ? Math.min(...rooms) : 0);
     for (const [dir, before] of this.freeAtPass) if (before.bytes - (free.get(dir)?.bytes ?? before.bytes) >= drop) return void this.measureNow();
@@ -205,6 +213,7 @@ export class DiskBudgets {
         tenants.map((t) => t.identity!.uid),
         WALK_TIMEOUT_MS,
       );
+      const others = await otherFilesystems(roots, tenants, this.probes.sizeOn ?? sizeOn);
       if (usage.partial)
         this.log.warn("measuring tenants' disk use was cut short: those it found over budget are frozen, the others keep their last numbers", {
           afterMs: WALK_TIMEOUT_MS,
@@ -214,10 +223,11 @@ export class DiskBudgets {
         const uid = tenant.identity!.uid;
         const used = usage.bytes.get(uid) ?? 0;
         try {
+          const shares = await sharesOf(tenant, usage.byDevice?.get(uid), others);
           // a walk cut short counts at least what a tenant uses: enough to freeze it, never to thaw it
           // (a frozen one is still held) nor to replace its last numbers
-          if (usage.partial && used < tenant.identity!.disk.budgetBytes) await this.states.get(tenant)?.frozen?.measured(undefined);
-          else await this.enforce(tenant, used, usage.partial);
+          if (usage.partial && used < tenant.identity!.disk.budgetBytes && !shares.full) await this.states.get(tenant)?.frozen?.measured(undefined);
+          else await this.enforce(tenant, used, shares, usage.partial);
           const preallocated = usage.preallocated.get(uid);
           const frozen = this.states.get(tenant)?.frozen;
           if (frozen && preallocated) await frozen.freePreallocated(preallocated);
@@ -266,25 +276,33 @@ export class DiskBudgets {
     return true;
   }
 
-  private async enforce(tenant: BudgetedTenant, usedBytes: number, partial = false): Promise<void> {
+  private async enforce(tenant: BudgetedTenant, usedBytes: number, shares: FilesystemShares, partial = false): Promise<void> {
     const state = this.states.get(tenant)!;
     const disk = tenant.identity!.disk;
+    const { full } = shares;
     state.usedBytes = usedBytes;
+    state.filesystemRoomBytes = shares.roomBytes;
     try {
-      publish(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes });
+      publish(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes, ...(full ? { full } : {}) });
     } catch (err) {
       // a full disk must not stop the enforcement: the kernel's limit does not need this file
       this.log.warn("publishing a tenant's disk use failed", { tenant: tenant.name, err: String(err) });
     }
-    const over = usedBytes >= disk.budgetBytes;
+    const over = usedBytes >= disk.budgetBytes || full !== undefined;
     if (over && !state.frozen) {
       disk.frozen = true;
       state.frozen = new FrozenTenant(tenant, partial ? undefined : usedBytes, this.commandFor, this.log);
-      this.log.warn("tenant's disk budget used up: its writes are refused until it deletes files", {
-        tenant: tenant.name,
-        usedMiB: mib(usedBytes),
-        budgetMiB: mib(disk.budgetBytes),
-      });
+      this.log.warn(
+        full
+          ? `tenant's share of the filesystem holding ${full.folders.join(", ")} used up: its writes are refused until it deletes files there`
+          : "tenant's disk budget used up: its writes are refused until it deletes files",
+        {
+          tenant: tenant.name,
+          usedMiB: mib(usedBytes),
+          budgetMiB: mib(disk.budgetBytes),
+          ...(full ? { usedThereMiB: mib(full.usedBytes), shareThereMiB: mib(full.shareBytes) } : {}),
+        },
+      );
     } else if (!over && state.frozen) {
       await state.frozen.end(usedBytes);
       state.frozen = undefined;
@@ -295,7 +313,7 @@ export class DiskBudgets {
 }
 
 /** Write the numbers for the tenant's servers: replaced whole (never half-written), readable by the tenant, writable only by the hub. */
-function publish(file: string, use: { usedBytes: number; budgetBytes: number }): void {
+function publish(file: string, use: DiskUse): void {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
   fs.writeFileSync(temp, JSON.stringify(use), { mode: 0o644 });
   fs.chmodSync(temp, 0o644); // the hub's umask is 077 under per-tenant uids

@@ -23,17 +23,17 @@ const MOST_INODE_BYTES = 64 * 1024;
 // really holds), each inode at least its filesystem's charge (so a flood of empty files or folders
 // counts), a hard-linked inode once. Regular files holding over 1 MiB more than their size
 // (preallocated past their end: fallocate --keep-size) are named too ("P uid inode"), so that space
-// can be freed. `least` maps a device to its charge in 512-byte blocks.
+// can be freed; and per uid and filesystem ("D uid device bytes"). `least` maps a device to its charge in 512-byte blocks.
 const sumByUid = (least: Map<number, number>) => `BEGIN { ${[...least].map(([dev, blocks]) => `least["${dev}"] = ${blocks}`).join("; ")} }
 NF == 6 {
   if ($4 > 1 && seen[$2]++) next
   split($2, id, ":"); m = (id[1] in least) ? least[id[1]] : ${LEAST_INODE_BYTES / 512}
-  b = $3 < m ? m : $3; used[$1] += b
+  b = $3 < m ? m : $3; used[$1] += b; on[$1 " " id[1]] += b
   if ($6 == "f" && $3 * 512 > $5 + ${PREALLOCATED_SLACK}) print "P", $1, id[2]
 }
 $1 == "T" && $2 == 124 { print "PARTIAL" }
 $1 == "T" && $2 > 124 { print "FAILED", $2 }
-END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512 }`;
+END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512; for (k in on) printf "D %s %.0f\\n", k, on[k] * 512 }`;
 
 /** What one inode counts at least on the filesystem that holds `dir`, in bytes (see LEAST_INODE_BYTES). */
 export async function inodeCharge(dir: string): Promise<number> {
@@ -47,6 +47,8 @@ export interface DiskUsage {
   bytes: Map<number, number>;
   /** Per uid, inode numbers of its files with blocks preallocated past their end. */
   preallocated: Map<number, number[]>;
+  /** Per uid, its bytes on each filesystem (by device number, as stat gives it). */
+  byDevice?: Map<number, Map<number, number>>;
   /** The walk took longer than its time and was cut short: each uid uses at least its bytes, maybe more. */
   partial?: boolean;
 }
@@ -76,7 +78,7 @@ export function walkRoots(candidates: string[]): string[] {
  * tenant whose files alone make walks that long must still be found over its budget.
  */
 export async function measureUsage(roots: string[], uids: number[], timeoutMs: number): Promise<DiskUsage> {
-  const usage: DiskUsage = { bytes: new Map(uids.map((uid) => [uid, 0])), preallocated: new Map() };
+  const usage: DiskUsage = { bytes: new Map(uids.map((uid) => [uid, 0])), preallocated: new Map(), byDevice: new Map() };
   if (roots.length === 0 || uids.length === 0) return usage;
   const least = new Map<number, number>();
   for (const root of roots) {
@@ -119,6 +121,11 @@ export async function measureUsage(roots: string[], uids: number[], timeoutMs: n
         else if (fields[0] === "P") {
           const [uid, inode] = fields.slice(1).map(Number);
           usage.preallocated.set(uid, [...(usage.preallocated.get(uid) ?? []), inode]);
+        } else if (fields[0] === "D") {
+          const [uid, device, bytes] = fields.slice(1).map(Number);
+          if (!usage.bytes.has(uid) || !Number.isFinite(device) || !Number.isFinite(bytes)) continue;
+          if (!usage.byDevice!.has(uid)) usage.byDevice!.set(uid, new Map());
+          usage.byDevice!.get(uid)!.set(device, bytes);
         } else if (usage.bytes.has(Number(fields[0])) && Number.isFinite(Number(fields[1]))) {
           usage.bytes.set(Number(fields[0]), Number(fields[1]));
         }

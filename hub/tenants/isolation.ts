@@ -81,6 +81,11 @@ export interface ProcessLimits {
 
 export interface DiskLimit {
   readonly budgetBytes: number;
+  /**
+   * What it may hold of any other filesystem it writes (/tmp, /var/tmp, its home's, when not the workspace's), as a
+   * fraction of that filesystem's size; within the budget too. Undefined: only the budget.
+   */
+  readonly filesystemShare?: number;
   /** Over budget: processes start (and running ones are set) with a soft RLIMIT_FSIZE of 0. */
   frozen: boolean;
   /** Over budget and evading it: the hard limit is 0 too, so no process can raise it back. */

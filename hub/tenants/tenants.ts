@@ -119,12 +119,15 @@ export function buildTenants(config: HubConfig, isolation: Isolation, network?: 
 interface DefaultShares {
   diskBytes: number;
   sharedMemoryBytes: number;
+  /** Of every other filesystem a tenant writes: the same fraction (hub/tenants/disk-budget.ts). */
+  filesystemShare: number;
 }
 
-/** Each tenant's default share of the workspace's filesystem and of /dev/shm. */
+/** Each tenant's default share of the workspace's filesystem and of /dev/shm, and the fraction of any other filesystem it may hold. */
 function defaultShares(config: HubConfig, isolation: Isolation): DefaultShares {
-  const shareOf = (dir: string) => (isolation.mode === "uid" ? Math.floor((DEFAULT_DISK_SHARE * filesystemBytes(dir)) / budgetShares(config)) : 0);
-  return { diskBytes: shareOf(config.workspace), sharedMemoryBytes: shareOf(SHM_DIR) };
+  const filesystemShare = DEFAULT_DISK_SHARE / budgetShares(config);
+  const shareOf = (dir: string) => (isolation.mode === "uid" ? Math.floor(filesystemShare * filesystemBytes(dir)) : 0);
+  return { diskBytes: shareOf(config.workspace), sharedMemoryBytes: shareOf(SHM_DIR), filesystemShare };
 }
 
 /** A person's tenant, made on their first sign-in: the configured limits, its own uid (./people.ts chooses it) and ports. */
@@ -171,7 +174,12 @@ function limitsOf(t: TenantConfig, config: HubConfig, defaults: DefaultShares): 
     gid: uid,
     processes: limits.processes ?? DEFAULT_PROCESSES,
     memoryBytes: limits.memoryMiB ? limits.memoryMiB * 1024 * 1024 : DEFAULT_MEMORY_BYTES,
-    disk: { budgetBytes: limits.diskMiB ? limits.diskMiB * 1024 * 1024 : defaults.diskBytes, frozen: false, locked: false },
+    disk: {
+      budgetBytes: limits.diskMiB ? limits.diskMiB * 1024 * 1024 : defaults.diskBytes,
+      filesystemShare: defaults.filesystemShare,
+      frozen: false,
+      locked: false,
+    },
     sharedMemoryBytes: limits.sharedMemoryMiB ? limits.sharedMemoryMiB * 1024 * 1024 : defaults.sharedMemoryBytes,
   };
 }

@@ -6,7 +6,7 @@
 // or the session's browser closes (browser_close, the session's end, the idle limit).
 import fsp from "node:fs/promises";
 import type { BrowserContext } from "playwright-core";
-import { readDiskUse } from "../lib/disk-budget.js";
+import { readDiskUse, usedUp } from "../lib/disk-budget.js";
 import { errorMessage, type Logger } from "../lib/log.js";
 import { BUDGET_NOTE, planRecording, type Recording } from "../lib/recordings.js";
 
@@ -33,7 +33,7 @@ export class BrowserTrace {
     if (!this.recording.active) return;
     const use = await readDiskUse();
     try {
-      if (use && use.usedBytes >= use.budgetBytes) {
+      if (use && usedUp(use)) {
         await this.context.tracing.stop();
         return this.recording.saved(0, `${BUDGET_NOTE} The trace was not written.`);
       }

@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import fsp, { type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { readDiskUse, type DiskUse } from "./disk-budget.js";
+import { readDiskUse, usedUp, type DiskUse } from "./disk-budget.js";
 import { errorMessage } from "./log.js";
 import { fdPath, lstatAt, withDir } from "./safe-fs.js";
 import { onSessionClosed } from "./session-events.js";
@@ -60,7 +60,7 @@ async function roomFor(bytes: number): Promise<boolean> {
     diskUse = { at: now, use, writtenSince: changed ? 0 : (diskUse?.writtenSince ?? 0) };
   }
   const { use } = diskUse;
-  if (use && use.budgetBytes - use.usedBytes - BUDGET_MARGIN_BYTES - diskUse.writtenSince < bytes) return false;
+  if (use && (usedUp(use) || use.budgetBytes - use.usedBytes - BUDGET_MARGIN_BYTES - diskUse.writtenSince < bytes)) return false;
   diskUse.writtenSince += bytes;
   return true;
 }

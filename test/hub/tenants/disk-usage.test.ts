@@ -45,6 +45,23 @@ test("blocks allocated past the end of a file (fallocate --keep-size) count", as
   assert.deepEqual(usage.preallocated.get(me), [fs.statSync(path.join(dir, "small")).ino]);
 });
 
+test("what a uid holds is also told per filesystem, by the device number stat gives", async (t) => {
+  const dir = fs.mkdtempSync(path.join(scratch, "devices-"));
+  const shm = fs.mkdtempSync("/dev/shm/agentbox-devices-");
+  t.after(() => fs.rmSync(shm, { recursive: true, force: true }));
+  fs.writeFileSync(path.join(dir, "here"), Buffer.alloc(2 * MIB, 1));
+  fs.writeFileSync(path.join(shm, "there"), Buffer.alloc(MIB, 1));
+  const usage = await measureUsage([dir, shm], [me], 30_000);
+  const mine = usage.byDevice?.get(me);
+  const [onDisk, inMemory] = [fs.statSync(dir).dev, fs.statSync(shm).dev];
+  assert.notEqual(onDisk, inMemory);
+  assert.ok(mine && mine.get(onDisk)! >= 2 * MIB && mine.get(inMemory)! >= MIB, JSON.stringify([...(mine ?? [])]));
+  assert.equal(
+    [...mine.values()].reduce((a, b) => a + b, 0),
+    usage.bytes.get(me),
+  );
+});
+
 test("a hard-linked file counts once, and every inode at least its filesystem's bytes per inode: empty files cannot take every inode", async () => {
   const dir = fs.mkdtempSync(path.join(scratch, "links-"));
   fs.writeFileSync(path.join(dir, "data"), Buffer.alloc(2 * MIB, 1));
