@@ -204,7 +204,7 @@ export class Hub implements HubServices {
       log,
       (tenant) => (command, args) => tenantCommand(tenant, this.isolation, command, args),
       clock,
-      { everyMs: config.sweepMs },
+      { everyMs: config.sweepMs, memoryReserveMiB: config.memoryReserveMiB },
     );
     this.diskBudgets = new DiskBudgets(this.tenants, log, (tenant, command, args) => tenantCommand(tenant, this.isolation, command, args));
     this.contexts = new Contexts({

@@ -100,6 +100,8 @@ export interface HubConfig {
   sessionLimits: SessionLimits;
   /** How often processes of a tenant's uid that belong to no server and no live session are killed. */
   sweepMs: number;
+  /** Memory kept free for the hub and every tenant (AGENTBOX_MEMORY_RESERVE_MIB): below it, the largest processes of the tenant holding the most end (hub/tenants/memory-guard.ts). Undefined: 5% of the memory, 128 MiB to 1 GiB. */
+  memoryReserveMiB: number | "off" | undefined;
   /** How many tasks (tool calls run as tasks, hub/tasks/) one tenant may hold at once (AGENTBOX_TASKS_PER_TENANT). */
   tasksPerTenant: number;
   /** How long a task's result is kept after it ends, for tasks/get (AGENTBOX_TASK_TTL_SECONDS). */
@@ -252,6 +254,7 @@ export function loadConfig(cli: CliOverrides = {}, env: NodeJS.ProcessEnv = proc
     sessionLimits: sessionLimitsFromEnv(env),
     audit: auditConfigFromEnv(env),
     sweepMs: positiveInt(env.AGENTBOX_SWEEP_MS, "AGENTBOX_SWEEP_MS") ?? 5_000,
+    memoryReserveMiB: env.AGENTBOX_MEMORY_RESERVE_MIB === "off" ? "off" : positiveInt(env.AGENTBOX_MEMORY_RESERVE_MIB, "AGENTBOX_MEMORY_RESERVE_MIB (or off)"),
     previews: previewsFromEnv(env),
     record: recordFrom(env.AGENTBOX_RECORD, file.record),
     network: networkFromEnv(env, file),

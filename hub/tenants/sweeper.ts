@@ -21,6 +21,7 @@ import { readClaims, type TenantCommand } from "./process-claims.js";
 import { IPC_SHARES, ipcObjectsOf, MQUEUE_DIR, overShare, ownedBy, queuesVisible, removeIpcObjects, type IpcObject } from "./ipc-objects.js";
 import { SHM_DIR, sweepShmFiles } from "./shm-files.js";
 import { whileStopped } from "./tenant-pause.js";
+import { MemoryGuard } from "./memory-guard.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 
 /** What a sweep reads of a live client session: whose it is, and the token its claim is made from. */
@@ -48,6 +49,8 @@ export interface SweeperOptions {
   queueDir?: string;
   /** Where POSIX shared memory and semaphores are files (./shm-files.ts). */
   shmDir?: string;
+  /** The memory kept free by ending a tenant's processes (./memory-guard.ts); undefined: its default. */
+  memoryReserveMiB?: number | "off";
 }
 
 export class ProcessSweeper {
@@ -71,7 +74,11 @@ export class ProcessSweeper {
     this.everyMs = options.everyMs ?? 5_000;
     this.queueDir = options.queueDir ?? MQUEUE_DIR;
     this.shmDir = options.shmDir ?? SHM_DIR;
+    const reserve = options.memoryReserveMiB;
+    this.memory = reserve === "off" ? undefined : new MemoryGuard(tenants, log, clock, reserve && reserve * 1024 * 1024);
   }
+
+  private readonly memory?: MemoryGuard;
 
   private readonly everyMs: number;
   private readonly queueDir: string;
@@ -85,11 +92,13 @@ export class ProcessSweeper {
         `tenants' POSIX message queues cannot be listed, so they outlive their sessions and one tenant can take all the machine has (256 by default): ${this.queueDir} is not mounted. Mount it (mount -t mqueue none ${this.queueDir}; Docker does in every container).`,
       );
     this.timer = this.clock.every(this.everyMs, () => void this.sweep(this.tenants));
+    void this.memory?.start();
   }
 
   /** Stop sweeping; settles once a sweep under way has finished. */
   async stop(): Promise<void> {
     this.timer?.cancel();
+    this.memory?.stop();
     this.pending.clear();
     await this.running;
   }

@@ -1,0 +1,140 @@
+// Memory is capped per process here (RLIMIT_DATA), not per tenant: a default container delegates no
+// cgroup to the hub. So one tenant's processes can together take the memory that every tenant and
+// the hub share, and the kernel's OOM killer then ends the largest process anywhere: the hub, or
+// another tenant's browser. The hub looks at what memory is left twice a second (what the
+// container's cgroup limit leaves where it has one, else the machine's MemAvailable) and, when less
+// than its reserve is, ends the largest processes of the tenant holding the most, never one of its
+// servers, until what they held covers what is missing: before the kernel has to choose.
+import fsp from "node:fs/promises";
+import { errorMessage, type Logger } from "../../servers/lib/log.js";
+import { listOwners, readProcAsync } from "../../servers/lib/proc-table.js";
+import { signal } from "../../servers/lib/proctree.js";
+import type { Clock, Timer } from "../protocol/clock.js";
+import { runningServers, type ServedTenant } from "./served-tenant.js";
+
+const LOOK_EVERY_MS = 500;
+const MIB = 1024 * 1024;
+
+export interface MemoryLeft {
+  /** What can still be allocated before the kernel must reclaim by killing. */
+  availableBytes: number;
+  /** What there is in all: the container's limit, else the machine's memory. */
+  totalBytes: number;
+}
+
+/** The reserve when none is configured: 5% of the memory, at least 128 MiB, at most 1 GiB. */
+export const defaultReserve = (totalBytes: number) => Math.min(1024 * MIB, Math.max(128 * MIB, Math.floor(totalBytes / 20)));
+
+/**
+ * What memory is left: the machine's MemAvailable, or less where the cgroup (v2) the hub runs in has
+ * a limit (a container's `--memory`): the limit less what is charged to it, its inactive page cache
+ * counted as free (the kernel takes that back before it kills). Undefined when neither can be read.
+ */
+export async function memoryLeft(meminfo = "/proc/meminfo", cgroup = "/sys/fs/cgroup"): Promise<MemoryLeft | undefined> {
+  const read = (file: string) => fsp.readFile(file, "latin1").catch(() => undefined);
+  const info = await read(meminfo);
+  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(info ?? "")?.[1]) * 1024;
+  let left: MemoryLeft | undefined =
+    info && Number.isFinite(kib("MemAvailable")) ? { availableBytes: kib("MemAvailable"), totalBytes: kib("MemTotal") } : undefined;
+  const limit = Number((await read(`${cgroup}/memory.max`))?.trim());
+  const charged = Number((await read(`${cgroup}/memory.current`))?.trim());
+  if (Number.isFinite(limit) && Number.isFinite(charged)) {
+    const inactiveFile = Number(/^inactive_file (\d+)$/m.exec((await read(`${cgroup}/memory.stat`)) ?? "")?.[1] ?? 0);
+    const available = Math.max(0, limit - charged + inactiveFile);
+    if (!left || available < left.availableBytes) left = { availableBytes: available, totalBytes: Math.min(limit, left?.totalBytes ?? limit) };
+  }
+  return left;
+}
+
+/** A process of a tenant, with what it holds. */
+export interface HeldMemory {
+  pid: number;
+  uid: number;
+  rssBytes: number;
+}
+
+/**
+ * Which processes to end for `neededBytes`: the tenants by what they hold in all (their servers
+ * included), the largest first; of each, its largest processes that are not one of its servers
+ * (`servers`, by uid), until what they held covers the need. A tenant with nothing but its servers
+ * is passed over for the next.
+ */
+export function victims(held: readonly HeldMemory[], servers: ReadonlyMap<number, ReadonlySet<number>>, neededBytes: number): HeldMemory[] {
+  const byTenant = new Map<number, HeldMemory[]>();
+  for (const p of held) byTenant.set(p.uid, [...(byTenant.get(p.uid) ?? []), p]);
+  const total = (procs: HeldMemory[]) => procs.reduce((sum, p) => sum + p.rssBytes, 0);
+  const chosen: HeldMemory[] = [];
+  let freed = 0;
+  for (const [uid, procs] of [...byTenant].sort(([, a], [, b]) => total(b) - total(a))) {
+    const own = servers.get(uid) ?? new Set<number>();
+    for (const p of procs.filter((q) => !own.has(q.pid) && q.rssBytes > 0).sort((a, b) => b.rssBytes - a.rssBytes)) {
+      if (freed >= neededBytes) return chosen;
+      chosen.push(p);
+      freed += p.rssBytes;
+    }
+    if (chosen.length > 0) return chosen; // one tenant at a time: the next look sees what its ending freed
+  }
+  return chosen;
+}
+
+export class MemoryGuard {
+  private timer?: Timer;
+  private looking = false;
+  private stopped = false;
+
+  constructor(
+    private readonly tenants: ServedTenant[],
+    private readonly log: Logger,
+    private readonly clock: Clock,
+    /** Undefined: the default for the memory found at start (defaultReserve). */
+    private reserveBytes: number | undefined,
+    private readonly left: () => Promise<MemoryLeft | undefined> = memoryLeft,
+  ) {}
+
+  async start(): Promise<void> {
+    const now = await this.left();
+    if (!now) return this.log.warn("what memory is left cannot be read (/proc/meminfo): no tenant's processes are ended when it runs short");
+    this.reserveBytes ??= defaultReserve(now.totalBytes);
+    if (!this.stopped) this.timer = this.clock.every(LOOK_EVERY_MS, () => void this.look());
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.timer?.cancel();
+  }
+
+  /** One look: when less than the reserve is left, end what covers the rest. */
+  async look(): Promise<void> {
+    if (this.looking) return;
+    this.looking = true;
+    try {
+      const now = await this.left();
+      if (now && now.availableBytes < this.reserveBytes!) await this.relieve(now);
+    } catch (err) {
+      this.log.warn("ending processes while memory is short failed", { error: errorMessage(err) });
+    } finally {
+      this.looking = false;
+    }
+  }
+
+  private async relieve(now: MemoryLeft): Promise<void> {
+    const byUid = new Map(this.tenants.flatMap((t) => (t.identity ? [[t.identity.uid, t] as const] : [])));
+    const procs = (await listOwners()).filter((p) => byUid.has(p.uid) && p.state !== "Z");
+    const held: HeldMemory[] = [];
+    for (const p of procs) held.push({ pid: p.pid, uid: p.uid, rssBytes: (await readProcAsync(p.pid))?.rssBytes ?? 0 });
+    const servers = new Map([...byUid].map(([uid, t]) => [uid, new Set(runningServers(t).flatMap((c) => (c.pid ? [c.pid] : [])))]));
+    const chosen = victims(held, servers, this.reserveBytes! - now.availableBytes);
+    if (chosen.length === 0) return;
+    const ended = chosen.filter((p) => signal(p.pid, "SIGKILL"));
+    const tenant = byUid.get(chosen[0].uid)!;
+    const tenantBytes = held.filter((p) => p.uid === chosen[0].uid).reduce((sum, p) => sum + p.rssBytes, 0);
+    this.log.warn("memory was short: ended the largest processes of the tenant holding the most", {
+      tenant: tenant.name,
+      pids: ended.map((p) => p.pid),
+      endedMiB: Math.round(ended.reduce((sum, p) => sum + p.rssBytes, 0) / MIB),
+      tenantMiB: Math.round(tenantBytes / MIB),
+      availableMiB: Math.round(now.availableBytes / MIB),
+      reserveMiB: Math.round(this.reserveBytes! / MIB),
+    });
+  }
+}
