@@ -100,7 +100,7 @@ export interface HubConfig {
   sessionLimits: SessionLimits;
   /** How often processes of a tenant's uid that belong to no server and no live session are killed. */
   sweepMs: number;
-  /** Memory kept free for the hub and every tenant (AGENTBOX_MEMORY_RESERVE_MIB): below it, the largest processes of the tenant holding the most end (hub/tenants/memory-guard.ts). Undefined: 5% of the memory, 128 MiB to 1 GiB. */
+  /** Memory kept free for the hub and every tenant (AGENTBOX_MEMORY_RESERVE_MIB): below it, the largest processes of the tenant holding the most end (hub/tenants/memory-guard.ts). Undefined: a tenth of the memory, 256 MiB to 2 GiB. */
   memoryReserveMiB: number | "off" | undefined;
   /** How many tasks (tool calls run as tasks, hub/tasks/) one tenant may hold at once (AGENTBOX_TASKS_PER_TENANT). */
   tasksPerTenant: number;

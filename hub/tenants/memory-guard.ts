@@ -1,18 +1,22 @@
 // Memory is capped per process here (RLIMIT_DATA), not per tenant: a default container delegates no
 // cgroup to the hub. So one tenant's processes can together take the memory that every tenant and
 // the hub share, and the kernel's OOM killer then ends the largest process anywhere: the hub, or
-// another tenant's browser. The hub looks at what memory is left twice a second (what the
+// another tenant's browser. The hub looks at what memory is left ten times a second (what the
 // container's cgroup limit leaves where it has one, else the machine's MemAvailable) and, when less
 // than its reserve is, ends the largest processes of the tenant holding the most, never one of its
-// servers, until what they held covers what is missing: before the kernel has to choose.
-import fsp from "node:fs/promises";
+// servers, until what they held covers what is missing: before the kernel has to choose. (What a
+// tenant allocates faster than that, the kernel still meets first.)
+import fs from "node:fs";
 import { errorMessage, type Logger } from "../../servers/lib/log.js";
-import { listOwners, readProcAsync } from "../../servers/lib/proc-table.js";
+import { listOwners, readProc, readProcAsync } from "../../servers/lib/proc-table.js";
 import { signal } from "../../servers/lib/proctree.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 
-const LOOK_EVERY_MS = 500;
+const LOOK_EVERY_MS = 100;
+// after ending processes: long enough for their commands to end too (a terminal ends what a command
+// left running) and for the memory to show as free, so one tenant's relief is not taken for another's
+const SETTLE_MS = 1_000;
 const MIB = 1024 * 1024;
 
 export interface MemoryLeft {
@@ -22,29 +26,51 @@ export interface MemoryLeft {
   totalBytes: number;
 }
 
-/** The reserve when none is configured: 5% of the memory, at least 128 MiB, at most 1 GiB. */
-export const defaultReserve = (totalBytes: number) => Math.min(1024 * MIB, Math.max(128 * MIB, Math.floor(totalBytes / 20)));
+/** The reserve when none is configured: a tenth of the memory (as earlyoom's), at least 256 MiB, at most 2 GiB. */
+export const defaultReserve = (totalBytes: number) => Math.min(2048 * MIB, Math.max(256 * MIB, Math.floor(totalBytes / 10)));
+
+// cgroup v1 says "no limit" with a number near 2^63
+const NO_LIMIT = 2 ** 60;
+
+const readSmall = (file: string) => {
+  try {
+    return fs.readFileSync(file, "latin1");
+  } catch {
+    return undefined;
+  }
+};
 
 /**
- * What memory is left: the machine's MemAvailable, or less where the cgroup (v2) the hub runs in has
- * a limit (a container's `--memory`): the limit less what is charged to it, its inactive page cache
- * counted as free (the kernel takes that back before it kills). Undefined when neither can be read.
+ * How to read what memory is left: the machine's MemAvailable and free swap, or less where the cgroup the hub runs
+ * in has a limit (a container's `--memory`; cgroup v2, else v1's memory controller): the limit less
+ * what is charged to it, its inactive page cache counted as free (the kernel takes that back before
+ * it kills). Which files hold it is found once; each look reads a few small ones in place (a few
+ * tens of µs: through the thread pool, the same look took 0.7 ms). It gives undefined when
+ * neither can be read.
  */
-export async function memoryLeft(meminfo = "/proc/meminfo", cgroup = "/sys/fs/cgroup"): Promise<MemoryLeft | undefined> {
-  const read = (file: string) => fsp.readFile(file, "latin1").catch(() => undefined);
-  const info = await read(meminfo);
-  const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(info ?? "")?.[1]) * 1024;
-  let left: MemoryLeft | undefined =
-    info && Number.isFinite(kib("MemAvailable")) ? { availableBytes: kib("MemAvailable"), totalBytes: kib("MemTotal") } : undefined;
-  const limit = Number((await read(`${cgroup}/memory.max`))?.trim());
-  const charged = Number((await read(`${cgroup}/memory.current`))?.trim());
-  if (Number.isFinite(limit) && Number.isFinite(charged)) {
-    const inactiveFile = Number(/^inactive_file (\d+)$/m.exec((await read(`${cgroup}/memory.stat`)) ?? "")?.[1] ?? 0);
+export function memorySource(meminfo = "/proc/meminfo", cgroup = "/sys/fs/cgroup"): () => MemoryLeft | undefined {
+  const v2 = { limit: `${cgroup}/memory.max`, charged: `${cgroup}/memory.current`, stat: `${cgroup}/memory.stat` };
+  const v1 = { limit: `${cgroup}/memory/memory.limit_in_bytes`, charged: `${cgroup}/memory/memory.usage_in_bytes`, stat: `${cgroup}/memory/memory.stat` };
+  const limited = [v2, v1].find((files) => Number(readSmall(files.limit)?.trim()) < NO_LIMIT && readSmall(files.charged) !== undefined);
+  return () => {
+    const info = readSmall(meminfo);
+    const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(info ?? "")?.[1]) * 1024;
+    // free swap counts: the kernel ends a process only once that is gone too
+    let left: MemoryLeft | undefined =
+      info && Number.isFinite(kib("MemAvailable")) ? { availableBytes: kib("MemAvailable") + (kib("SwapFree") || 0), totalBytes: kib("MemTotal") } : undefined;
+    if (!limited) return left;
+    const limit = Number(readSmall(limited.limit)?.trim());
+    const charged = Number(readSmall(limited.charged)?.trim());
+    if (!Number.isFinite(limit) || !Number.isFinite(charged)) return left;
+    const inactiveFile = Number(/^inactive_file (\d+)$/m.exec(readSmall(limited.stat) ?? "")?.[1] ?? 0);
     const available = Math.max(0, limit - charged + inactiveFile);
     if (!left || available < left.availableBytes) left = { availableBytes: available, totalBytes: Math.min(limit, left?.totalBytes ?? limit) };
-  }
-  return left;
+    return left;
+  };
 }
+
+/** What memory is left now (memorySource, read once). */
+export const memoryLeft = (meminfo?: string, cgroup?: string) => memorySource(meminfo, cgroup)();
 
 /** A process of a tenant, with what it holds. */
 export interface HeldMemory {
@@ -80,7 +106,10 @@ export function victims(held: readonly HeldMemory[], servers: ReadonlyMap<number
 export class MemoryGuard {
   private timer?: Timer;
   private looking = false;
-  private stopped = false;
+  /** What the last relief ended, until it has exited: memory comes back only then. */
+  private ending: number[] = [];
+  /** No relief before then: what the ending freed takes a moment to show (and a command whose process ended, to end). */
+  private settledAt = 0;
 
   constructor(
     private readonly tenants: ServedTenant[],
@@ -88,18 +117,17 @@ export class MemoryGuard {
     private readonly clock: Clock,
     /** Undefined: the default for the memory found at start (defaultReserve). */
     private reserveBytes: number | undefined,
-    private readonly left: () => Promise<MemoryLeft | undefined> = memoryLeft,
+    private readonly left: () => MemoryLeft | undefined = memorySource(),
   ) {}
 
-  async start(): Promise<void> {
-    const now = await this.left();
+  start(): void {
+    const now = this.left();
     if (!now) return this.log.warn("what memory is left cannot be read (/proc/meminfo): no tenant's processes are ended when it runs short");
     this.reserveBytes ??= defaultReserve(now.totalBytes);
-    if (!this.stopped) this.timer = this.clock.every(LOOK_EVERY_MS, () => void this.look());
+    this.timer = this.clock.every(LOOK_EVERY_MS, () => void this.look());
   }
 
   stop(): void {
-    this.stopped = true;
     this.timer?.cancel();
   }
 
@@ -108,8 +136,9 @@ export class MemoryGuard {
     if (this.looking) return;
     this.looking = true;
     try {
-      const now = await this.left();
-      if (now && now.availableBytes < this.reserveBytes!) await this.relieve(now);
+      this.ending = this.ending.filter((pid) => (readProc(pid)?.state ?? "Z") !== "Z");
+      const now = this.left();
+      if (now && now.availableBytes < this.reserveBytes! && this.ending.length === 0 && this.clock.now() >= this.settledAt) await this.relieve(now);
     } catch (err) {
       this.log.warn("ending processes while memory is short failed", { error: errorMessage(err) });
     } finally {
@@ -126,6 +155,8 @@ export class MemoryGuard {
     const chosen = victims(held, servers, this.reserveBytes! - now.availableBytes);
     if (chosen.length === 0) return;
     const ended = chosen.filter((p) => signal(p.pid, "SIGKILL"));
+    this.ending = ended.map((p) => p.pid);
+    this.settledAt = this.clock.now() + SETTLE_MS;
     const tenant = byUid.get(chosen[0].uid)!;
     const tenantBytes = held.filter((p) => p.uid === chosen[0].uid).reduce((sum, p) => sum + p.rssBytes, 0);
     this.log.warn("memory was short: ended the largest processes of the tenant holding the most", {

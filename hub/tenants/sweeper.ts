@@ -92,7 +92,7 @@ export class ProcessSweeper {
         `tenants' POSIX message queues cannot be listed, so they outlive their sessions and one tenant can take all the machine has (256 by default): ${this.queueDir} is not mounted. Mount it (mount -t mqueue none ${this.queueDir}; Docker does in every container).`,
       );
     this.timer = this.clock.every(this.everyMs, () => void this.sweep(this.tenants));
-    void this.memory?.start();
+    this.memory?.start();
   }
 
   /** Stop sweeping; settles once a sweep under way has finished. */
