@@ -14,8 +14,9 @@ import type { Clock, Timer } from "../protocol/clock.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
 
 const LOOK_EVERY_MS = 100;
-// after ending processes: long enough for their commands to end too (a terminal ends what a command
-// left running) and for the memory to show as free, so one tenant's relief is not taken for another's
+// after ending a tenant's processes, only that tenant's are ended for this long: its commands take a
+// moment to end (a terminal ends what a command left running) and the memory to show as free, and
+// meanwhile another tenant would be ended for what the first still held
 const SETTLE_MS = 1_000;
 const MIB = 1024 * 1024;
 
@@ -108,8 +109,9 @@ export class MemoryGuard {
   private looking = false;
   /** What the last relief ended, until it has exited: memory comes back only then. */
   private ending: number[] = [];
-  /** No relief before then: what the ending freed takes a moment to show (and a command whose process ended, to end). */
+  /** Until then only the tenant relieved last may be relieved again: what its ending freed takes a moment to show. */
   private settledAt = 0;
+  private relievedUid?: number;
 
   constructor(
     private readonly tenants: ServedTenant[],
@@ -138,7 +140,8 @@ export class MemoryGuard {
     try {
       this.ending = this.ending.filter((pid) => (readProc(pid)?.state ?? "Z") !== "Z");
       const now = this.left();
-      if (now && now.availableBytes < this.reserveBytes! && this.ending.length === 0 && this.clock.now() >= this.settledAt) await this.relieve(now);
+      if (now && now.availableBytes < this.reserveBytes! && this.ending.length === 0)
+        await this.relieve(now, this.clock.now() < this.settledAt ? this.relievedUid : undefined);
     } catch (err) {
       this.log.warn("ending processes while memory is short failed", { error: errorMessage(err) });
     } finally {
@@ -146,8 +149,11 @@ export class MemoryGuard {
     }
   }
 
-  private async relieve(now: MemoryLeft): Promise<void> {
-    const byUid = new Map(this.tenants.flatMap((t) => (t.identity ? [[t.identity.uid, t] as const] : [])));
+  /** `onlyUid`: while the last relief settles, the tenant it relieved may still grow; no other is chosen meanwhile. */
+  private async relieve(now: MemoryLeft, onlyUid?: number): Promise<void> {
+    const byUid = new Map(
+      this.tenants.flatMap((t) => (t.identity && (onlyUid === undefined || t.identity.uid === onlyUid) ? [[t.identity.uid, t] as const] : [])),
+    );
     const procs = (await listOwners()).filter((p) => byUid.has(p.uid) && p.state !== "Z");
     const held: HeldMemory[] = [];
     for (const p of procs) held.push({ pid: p.pid, uid: p.uid, rssBytes: (await readProcAsync(p.pid))?.rssBytes ?? 0 });
@@ -157,6 +163,7 @@ export class MemoryGuard {
     const ended = chosen.filter((p) => signal(p.pid, "SIGKILL"));
     this.ending = ended.map((p) => p.pid);
     this.settledAt = this.clock.now() + SETTLE_MS;
+    this.relievedUid = chosen[0].uid;
     const tenant = byUid.get(chosen[0].uid)!;
     const tenantBytes = held.filter((p) => p.uid === chosen[0].uid).reduce((sum, p) => sum + p.rssBytes, 0);
     this.log.warn("memory was short: ended the largest processes of the tenant holding the most", {
