@@ -11,13 +11,12 @@
 // use still grows (what the limit cannot see: fallocate --keep-size, new folders, empty files);
 // the tenant is then locked (hard limits 0 as well) until it is under budget, when its servers
 // restart to get their limit back. Holding and thawing a frozen tenant is hub/tenants/frozen-tenant.ts.
-import fs from "node:fs";
-import path from "node:path";
 import type { Logger } from "../../servers/lib/log.js";
 import type { DiskReserve } from "./disk-reserve.js";
 import { freeOn, freeSpaceByFilesystem, measureUsage, SHARED_WRITABLE_DIRS, walkRoots, type DiskUsage, type Free } from "./disk-usage.js";
 import { FROZEN_GROWTH_BYTES, FrozenTenant, mib, type BudgetedTenant, type TenantCommand } from "./frozen-tenant.js";
 import { otherFilesystems, sharesOf, sizeOn, type FilesystemShares } from "./filesystem-shares.js";
+import { publishForTenant } from "./tenant-status.js";
 import type { DiskUse } from "../../servers/lib/disk-budget.js";
 import type { Tenant } from "./tenants.js";
 
@@ -283,7 +282,7 @@ export class DiskBudgets {
     state.usedBytes = usedBytes;
     state.filesystemRoomBytes = shares.roomBytes;
     try {
-      publish(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes, ...(full ? { full } : {}) });
+      publishForTenant(tenant.diskStatus!, { usedBytes, budgetBytes: disk.budgetBytes, ...(full ? { full } : {}) } satisfies DiskUse);
     } catch (err) {
       // a full disk must not stop the enforcement: the kernel's limit does not need this file
       this.log.warn("publishing a tenant's disk use failed", { tenant: tenant.name, err: String(err) });
@@ -310,12 +309,4 @@ export class DiskBudgets {
     }
     await state.frozen?.measured(partial ? undefined : usedBytes);
   }
-}
-
-/** Write the numbers for the tenant's servers: replaced whole (never half-written), readable by the tenant, writable only by the hub. */
-function publish(file: string, use: DiskUse): void {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
-  fs.writeFileSync(temp, JSON.stringify(use), { mode: 0o644 });
-  fs.chmodSync(temp, 0o644); // the hub's umask is 077 under per-tenant uids
-  fs.renameSync(temp, file);
 }

@@ -12,6 +12,8 @@ import { listOwners, readProc, readProcAsync } from "../../servers/lib/proc-tabl
 import { signal } from "../../servers/lib/proctree.js";
 import type { Clock, Timer } from "../protocol/clock.js";
 import { runningServers, type ServedTenant } from "./served-tenant.js";
+import { publishForTenant } from "./tenant-status.js";
+import type { MemoryRelief } from "../../servers/lib/memory-relief.js";
 
 const LOOK_EVERY_MS = 100;
 // after ending a tenant's processes, only that tenant's are ended for this long: its commands take a
@@ -166,13 +168,23 @@ export class MemoryGuard {
     this.relievedUid = chosen[0].uid;
     const tenant = byUid.get(chosen[0].uid)!;
     const tenantBytes = held.filter((p) => p.uid === chosen[0].uid).reduce((sum, p) => sum + p.rssBytes, 0);
-    this.log.warn("memory was short: ended the largest processes of the tenant holding the most", {
-      tenant: tenant.name,
+    const relief: MemoryRelief = {
+      at: Date.now(),
       pids: ended.map((p) => p.pid),
       endedMiB: Math.round(ended.reduce((sum, p) => sum + p.rssBytes, 0) / MIB),
       tenantMiB: Math.round(tenantBytes / MIB),
+    };
+    this.log.warn("memory was short: ended the largest processes of the tenant holding the most", {
+      tenant: tenant.name,
+      ...relief,
       availableMiB: Math.round(now.availableBytes / MIB),
       reserveMiB: Math.round(this.reserveBytes! / MIB),
     });
+    // so that the tenant's commands that died of it say why (servers/lib/memory-relief.ts)
+    try {
+      if (tenant.memoryRelief) publishForTenant(tenant.memoryRelief, relief);
+    } catch (err) {
+      this.log.warn("telling a tenant's servers of a memory relief failed", { tenant: tenant.name, error: errorMessage(err) });
+    }
   }
 }

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { ConfigError, type HubConfig, type TenantConfig } from "../config/config.js";
 import { DISK_BUDGET_FILE_ENV } from "../../servers/lib/disk-budget.js";
+import { MEMORY_RELIEF_FILE_ENV } from "../../servers/lib/memory-relief.js";
 import { TENANT_PORTS_ENV } from "../../servers/lib/tenant-ports.js";
 import { asTenant, type Isolation, type ProcessLimits } from "./isolation.js";
 import { formatRange } from "../config/network.js";
@@ -60,6 +61,8 @@ export interface Tenant {
   readonly tmp?: string;
   /** Where the hub publishes the tenant's disk use for its servers (servers/lib/disk-budget.ts). */
   readonly diskStatus?: string;
+  /** Where the hub says it ended the tenant's processes because memory ran short (servers/lib/memory-relief.ts). */
+  readonly memoryRelief?: string;
   /** Its sessions' default selection, over the global one (hub/config/selection-spec.ts). */
   readonly selection?: SelectionSpec;
   /** Its own TCP ports, when tenants are kept apart on the network (./network.ts). */
@@ -162,6 +165,7 @@ function tenantOf(
     home: state && path.join(state, "home"),
     tmp: state && path.join(state, "tmp"),
     diskStatus: state && path.join(state, "disk.json"),
+    memoryRelief: state && path.join(state, "memory.json"),
     network: network?.tenants.get(who.name),
   };
 }
@@ -299,7 +303,14 @@ export function tenantEnv(tenant: Tenant, secrets: string[], base: NodeJS.Proces
     for (const [key, value] of Object.entries(env)) {
       if (hubHome && hubHome !== "/" && key !== "PATH" && (value === hubHome || value.startsWith(`${hubHome}/`))) delete env[key];
     }
-    Object.assign(env, { HOME: tenant.home!, TMPDIR: tenant.tmp!, USER: tenant.name, LOGNAME: tenant.name, [DISK_BUDGET_FILE_ENV]: tenant.diskStatus! });
+    Object.assign(env, {
+      HOME: tenant.home!,
+      TMPDIR: tenant.tmp!,
+      USER: tenant.name,
+      LOGNAME: tenant.name,
+      [DISK_BUDGET_FILE_ENV]: tenant.diskStatus!,
+      [MEMORY_RELIEF_FILE_ENV]: tenant.memoryRelief!,
+    });
   }
   if (tenant.network) {
     // PORT: what many dev servers listen on when told nothing; the hub's own PORT would only be refused

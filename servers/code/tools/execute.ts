@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { defineTool, reply } from "../../lib/tool.js";
 import { portNote } from "../../lib/tenant-ports.js";
+import { memoryReliefNote } from "../../lib/memory-relief.js";
 import type { ExecOutcome } from "../kernel.js";
 import { DEFAULT_SESSION } from "../sessions.js";
 import { config, sessions } from "../state.js";
@@ -76,7 +77,8 @@ const execute = defineTool({
       )
       .finally(() => clearInterval(heartbeat));
     const ports = outcome.status === "error" ? portNote(`${outcome.error ?? ""}\n${outcome.stderr}`) : undefined;
-    const note = [outcome.note, ports].filter(Boolean).join(" ") || undefined;
+    const memory = outcome.status === "ok" ? undefined : memoryReliefNote(started);
+    const note = [outcome.note, memory, ports].filter(Boolean).join(" ") || undefined;
     const structured = {
       status: outcome.status,
       stdout: outcome.stdout,

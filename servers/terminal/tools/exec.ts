@@ -5,6 +5,7 @@ import { defineTool, reply, ToolError } from "../../lib/tool.js";
 import { errorMessage } from "../../lib/log.js";
 import { toolName } from "../../lib/names.js";
 import { fileSizeLimitNote } from "../../lib/disk-budget.js";
+import { memoryReliefNote } from "../../lib/memory-relief.js";
 import { portNote } from "../../lib/tenant-ports.js";
 import { runCommand, type ExecResult } from "../exec-runner.js";
 import { ProgressStream } from "../progress.js";
@@ -44,6 +45,7 @@ const exec = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   async run({ command, cwd, env, stdin, timeoutMs }, ctx) {
     const dir = resolveCwd(ctx.workspace, cwd);
+    const startedAt = Date.now();
     const stream = new ProgressStream(ctx);
     let result: ExecResult;
     try {
@@ -65,7 +67,7 @@ const exec = defineTool({
     }
     const outputCut = result.droppedBytes.stdout > 0 || result.droppedBytes.stderr > 0;
     const structured = { ...result, outputCut };
-    const notes = [await fileSizeLimitNote(result), portNote(`${result.stdout}\n${result.stderr}`)].filter(Boolean);
+    const notes = [await fileSizeLimitNote(result), memoryReliefNote(startedAt), portNote(`${result.stdout}\n${result.stderr}`)].filter(Boolean);
     const note = notes.length ? notes.join(" ") : undefined;
     const text = describe(result, timeoutMs, outputCut, note);
     const failed = result.timedOut || result.cancelled || result.exitCode !== 0;

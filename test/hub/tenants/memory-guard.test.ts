@@ -9,6 +9,7 @@ import { test } from "node:test";
 import { loadConfig } from "../../../hub/config/config.js";
 import { defaultReserve, memoryLeft, victims, type HeldMemory } from "../../../hub/tenants/memory-guard.js";
 import { listProcesses, realUid } from "../../../servers/lib/proc-table.js";
+import { memoryReliefNote } from "../../../servers/lib/memory-relief.js";
 import { call, startHub, tempDir, textOf } from "../../helpers/hub.js";
 import { until } from "../../helpers/wait.js";
 
@@ -58,6 +59,22 @@ test("the reserve: AGENTBOX_MEMORY_RESERVE_MIB in MiB, or off; else the default 
   assert.equal(reserve("off"), "off");
   assert.equal(reserve(), undefined);
   assert.throws(() => reserve("lots"), /AGENTBOX_MEMORY_RESERVE_MIB \(or off\) must be a positive whole number/);
+});
+
+test("a command that ran while the hub ended its tenant's processes is told why; one before or after is not", (t) => {
+  const dir = tempDir("agentbox-relief-");
+  t.after(() => fs.rmSync(dir, { recursive: true }));
+  const file = path.join(dir, "memory.json");
+  assert.equal(memoryReliefNote(0, file), undefined, "no relief yet");
+  const at = Date.now() - 1000;
+  fs.writeFileSync(file, JSON.stringify({ at, pids: [41, 42], endedMiB: 900, tenantMiB: 2100 }));
+  assert.match(
+    memoryReliefNote(at - 5000, file)!,
+    /held the most \(2100 MiB\): the hub ended its largest processes \(pids 41, 42, 900 MiB\)[^]*Use less memory at once/,
+  );
+  assert.equal(memoryReliefNote(at + 1, file), undefined, "a command started after it");
+  fs.writeFileSync(file, "{not json");
+  assert.equal(memoryReliefNote(0, file), undefined);
 });
 
 test("the victims: the largest processes of the tenant holding the most that are not its servers, until they cover the need, one tenant at a time", () => {
@@ -116,6 +133,10 @@ test(
     const his = textOf(await call(bob, "terminal_exec", { command: python(BOB(go)), timeoutMs: 60_000 }));
     const herText = textOf(await hers);
     assert.doesNotMatch(herText, /(took all[^]*){4}/, "not all of hers got all they asked for");
+    assert.match(
+      herText,
+      /Memory ran short while this ran, and this tenant held the most \(\d+ MiB\): the hub ended its largest processes \(pids [\d, ]+, \d+ MiB\)/,
+    );
     assert.match(his, /bob still holds his/, his);
     const ended = hub.logs.filter((l) => l.includes("memory was short")).map((l) => JSON.parse(l) as { tenant: string });
     assert.ok(ended.length > 0 && ended.every((e) => e.tenant === "alice"), JSON.stringify(ended));
