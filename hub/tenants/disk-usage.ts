@@ -35,6 +35,9 @@ $1 == "T" && $2 == 124 { print "PARTIAL" }
 $1 == "T" && $2 > 124 { print "FAILED", $2 }
 END { for (u in used) printf "%s %.0f\\n", u, used[u] * 512; for (k in on) printf "D %s %.0f\\n", k, on[k] * 512 }`;
 
+/** The device number of the filesystem that holds `dir` (undefined: it cannot be reached). */
+export const deviceOf = async (dir: string) => (await fsp.stat(dir).catch(() => undefined))?.dev;
+
 /** What one inode counts at least on the filesystem that holds `dir`, in bytes (see LEAST_INODE_BYTES). */
 export async function inodeCharge(dir: string): Promise<number> {
   const info = await fsp.statfs(dir).catch(() => undefined);
@@ -82,7 +85,7 @@ export async function measureUsage(roots: string[], uids: number[], timeoutMs: n
   if (roots.length === 0 || uids.length === 0) return usage;
   const least = new Map<number, number>();
   for (const root of roots) {
-    const dev = (await fsp.stat(root).catch(() => undefined))?.dev;
+    const dev = await deviceOf(root);
     if (dev !== undefined && !least.has(dev)) least.set(dev, (await inodeCharge(root)) / 512);
   }
   return new Promise((resolve, reject) => {
@@ -156,7 +159,7 @@ export async function freeBytes(dir: string): Promise<number | undefined> {
 export async function freeSpaceByFilesystem(roots: string[], probe = freeOn): Promise<Map<string, Free>> {
   const byDevice = new Map<number, string>();
   for (const root of roots) {
-    const dev = (await fsp.stat(root).catch(() => undefined))?.dev;
+    const dev = await deviceOf(root);
     if (dev !== undefined && !byDevice.has(dev)) byDevice.set(dev, root);
   }
   const free = new Map<string, Free>();

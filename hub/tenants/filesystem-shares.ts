@@ -8,7 +8,7 @@
 // its budget; past it the tenant is frozen like a tenant over its budget (./disk-budget.ts).
 // /dev/shm has a share and a sweep of its own (./shm-files.ts).
 import fsp from "node:fs/promises";
-import { SHARED_WRITABLE_DIRS } from "./disk-usage.js";
+import { deviceOf, SHARED_WRITABLE_DIRS } from "./disk-usage.js";
 import type { BudgetedTenant } from "./frozen-tenant.js";
 import { SHM_DIR } from "./shm-files.js";
 
@@ -31,8 +31,6 @@ export interface FilesystemShares {
   /** The least room it has left on any of them (Infinity: none to watch). */
   roomBytes: number;
 }
-
-const deviceOf = async (dir: string) => (await fsp.stat(dir).catch(() => undefined))?.dev;
 
 /** The size of the filesystem that holds `dir`. */
 export async function sizeOn(dir: string): Promise<number | undefined> {

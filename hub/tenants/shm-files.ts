@@ -20,6 +20,7 @@ import type NodeFs from "node:fs";
 import type NodePath from "node:path";
 import { inodeCharge, measureUsage } from "./disk-usage.js";
 import { runAsTenantScript, type TenantCommand } from "./tenant-script.js";
+import { whileStopped } from "./tenant-pause.js";
 
 export const SHM_DIR = "/dev/shm";
 const WALK_TIMEOUT_MS = 30_000;
@@ -35,8 +36,6 @@ export interface ShmTenant {
   /** Whether it has a live session: without one, all its files go. */
   live: boolean;
   asTenant: TenantCommand;
-  /** Runs the removal while the tenant's processes are stopped (./tenant-pause.ts), so none of them can race or cripple it. */
-  stopped?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 /** What was removed of one tenant's files, and why. */
@@ -68,8 +67,7 @@ export async function sweepShmFiles(tenants: readonly ShmTenant[], dir = SHM_DIR
     const heldBytes = usage.bytes.get(tenant.uid) ?? 0;
     if (heldBytes === 0 || (tenant.live && heldBytes <= tenant.shareBytes)) continue;
     const shareBytes = tenant.live ? tenant.shareBytes : 0;
-    const remove = () => removeAsTenant(tenant.asTenant, dir, shareBytes, least);
-    const entries = await (tenant.stopped ? tenant.stopped(remove) : remove());
+    const entries = await whileStopped(tenant.uid, () => removeAsTenant(tenant.asTenant, dir, shareBytes, least));
     if (entries > 0) removals.push({ tenant: tenant.name, live: tenant.live, entries, heldBytes, shareBytes });
   }
   return removals;

@@ -210,16 +210,7 @@ export class ProcessSweeper {
     const removals = await sweepShmFiles(
       tenants.flatMap((t) =>
         t.identity
-          ? [
-              {
-                name: t.name,
-                uid: t.identity.uid,
-                shareBytes: t.identity.sharedMemoryBytes,
-                live: !why && live.has(t),
-                asTenant: this.commandFor(t),
-                stopped: <T>(work: () => Promise<T>) => whileStopped(t.identity!.uid, work),
-              },
-            ]
+          ? [{ name: t.name, uid: t.identity.uid, shareBytes: t.identity.sharedMemoryBytes, live: !why && live.has(t), asTenant: this.commandFor(t) }]
           : [],
       ),
       this.shmDir,
